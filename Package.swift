@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "strivacity",
+  products: [
+    .executable(name: "strivacity", targets: ["strivacity"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+  ],
+  targets: [
+    // MARK: C edges
+    // libcurl's headers only. The library itself is dlopen()ed by CCurlShim on first
+    // network use, so keyring-only commands (`strivacity token` with a cached token)
+    // do not pay for loading libcurl and its ~30 shared objects.
+    .systemLibrary(
+      name: "CCurl",
+      providers: [.apt(["libcurl4-openssl-dev"]), .yum(["libcurl-devel"])]),
+    // Typed, non-variadic wrappers for curl_easy_setopt/getinfo, resolved through dlsym.
+    .target(name: "CCurlShim", dependencies: ["CCurl"], linkerSettings: [.linkedLibrary("dl")]),
+    .systemLibrary(
+      name: "CSecret", pkgConfig: "libsecret-1",
+      providers: [.apt(["libsecret-1-dev"]), .yum(["libsecret-devel"])]),
+
+    // MARK: pure core (no I/O beyond what callers hand in)
+    .target(name: "StrivacityCore"),
+
+    // MARK: edges
+    .target(name: "CurlTransport", dependencies: ["StrivacityCore", "CCurlShim"]),
+    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecret"]),
+    // Small HTTP/1.1 server on loopback sockets: the login redirect listener, the emulator, test servers.
+    .target(name: "LoopbackHTTP"),
+
+    // MARK: command line
+    .target(
+      name: "StrivacityCLI",
+      dependencies: [
+        "StrivacityCore", "CurlTransport", "SecretStore",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+    .executableTarget(name: "strivacity", dependencies: ["StrivacityCLI"]),
+
+    // MARK: tests
+    .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore"]),
+    .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "LoopbackHTTP"]),
+    .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore"]),
+    .testTarget(name: "StrivacityCLITests", dependencies: ["StrivacityCore"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,177 @@
+// HTTP over libcurl, with the policy the whole tool relies on:
+// - never follows redirects (the journey reads `Location` itself);
+// - https only, plain http only to loopback hosts, checked before any connection;
+// - one cookie jar per client (the journey keeps cookies across requests);
+// - connect and total timeouts; proxies from the usual environment variables (never for
+//   loopback); the system CA store (libcurl's defaults, never disabled);
+// - errors name the host only: never a URL query, a header or a body.
+internal import CCurlShim
+import StrivacityCore
+import Synchronization
+
+public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
+  public struct Options: Sendable {
+    public var connectTimeout: Double = 10
+    public var totalTimeout: Double = 30
+    /// Largest response body accepted, in bytes.
+    public var maxBodyBytes = 10 * 1_048_576
+    public var userAgent = "strivacity"
+    public init() {}
+  }
+
+  public let options: Options
+  private let easy: Mutex<CurlEasy?> = Mutex(nil)
+
+  public init(options: Options = Options()) {
+    self.options = options
+  }
+
+  public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+    let parts = try URLPolicy.check(request.url)
+    // The easy handle (and with it the cookie jar and open connections) lives as long as the client.
+    let result: Result<HTTPResponse, TransportError> = easy.withLock { slot in
+      do throws(TransportError) {
+        if slot == nil { slot = try CurlEasy() }
+        return .success(try perform(request, parts: parts, on: slot!))
+      } catch {
+        return .failure(error)
+      }
+    }
+    return try result.get()
+  }
+
+  private func perform(_ request: HTTPRequest, parts: URLParts, on easy: CurlEasy) throws(TransportError) -> HTTPResponse {
+    easy.reset()
+    let sink = ResponseSink(limit: options.maxBodyBytes)
+    let context = Unmanaged.passRetained(sink)
+    defer { context.release() }
+    let timeout = request.timeout ?? options.totalTimeout
+    do throws(CurlOptionError) {
+      try easy.set(CURLOPT_URL, request.url)
+      try easy.set(CURLOPT_FOLLOWLOCATION, 0)
+      try easy.set(CURLOPT_NOSIGNAL, 1)
+      try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
+      try easy.set(CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+      try easy.set(CURLOPT_USERAGENT, options.userAgent)
+      try easy.set(CURLOPT_COOKIEFILE, "")  // in-memory cookie engine for this handle
+      try easy.set(CURLOPT_SSL_VERIFYPEER, 1)
+      try easy.set(CURLOPT_SSL_VERIFYHOST, 2)
+      try setProtocols(parts.scheme, on: easy)
+      // Take only what we can hold: gzip/deflate bodies are decoded by libcurl.
+      try easy.set(CURLOPT_ACCEPT_ENCODING, "")
+      if parts.isLoopback { try easy.set(CURLOPT_PROXY, "") }
+      switch request.method {
+      case "GET": try easy.set(CURLOPT_HTTPGET, 1)
+      case "POST": try easy.set(CURLOPT_POST, 1)
+      case "HEAD": try easy.set(CURLOPT_NOBODY, 1)
+      default: try easy.set(CURLOPT_CUSTOMREQUEST, request.method)
+      }
+      if let body = request.body { try easy.setBody(body) }
+      // An empty "Expect:" stops libcurl from waiting for 100-continue on larger bodies.
+      try easy.setHeaders(request.headers.map { "\($0.name): \($0.value)" } + ["Expect:"])
+      try easy.setCallbacks(write: writeCallback, header: headerCallback, context: context.toOpaque())
+    } catch {
+      throw .protocolError(host: parts.host, detail: error.message)
+    }
+    let rc = easy.perform()
+    if sink.overflowed { throw .tooLarge(host: parts.host, limit: options.maxBodyBytes) }
+    guard rc == CURLE_OK else { throw Self.classify(rc, host: parts.host, timeout: timeout) }
+    return HTTPResponse(status: easy.info(CURLINFO_RESPONSE_CODE), headers: sink.headers, body: sink.body)
+  }
+
+  private func setProtocols(_ scheme: String, on easy: CurlEasy) throws(CurlOptionError) {
+    // CURLOPT_PROTOCOLS_STR exists since 7.85; older libcurl only has the bitmask form.
+    do {
+      try easy.set(CURLOPT_PROTOCOLS_STR, scheme)
+      try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, scheme)
+    } catch {
+      let mask = scheme == "https" ? Int(CURLPROTO_HTTPS) : Int(CURLPROTO_HTTP)
+      try easy.set(CURLOPT_PROTOCOLS, mask)
+      try easy.set(CURLOPT_REDIR_PROTOCOLS, mask)
+    }
+  }
+
+  static func classify(_ rc: CURLcode, host: String, timeout: Double) -> TransportError {
+    let text = String(cString: sc_easy_strerror(rc))
+    switch rc {
+    case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .dns(host: host)
+    case CURLE_COULDNT_CONNECT: return .refused(host: host)
+    case CURLE_OPERATION_TIMEDOUT: return .timeout(host: host, seconds: timeout)
+    case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
+      CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
+      CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+      CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
+      return .tls(host: host, detail: text)
+    case CURLE_UNSUPPORTED_PROTOCOL: return .insecureURL(host: host)
+    case CURLE_URL_MALFORMAT: return .invalidURL
+    default: return .protocolError(host: host, detail: text)
+    }
+  }
+}
+
+/// Collects one response. Header lines of interim responses (1xx, proxy CONNECT) are dropped
+/// when the next status line starts.
+private final class ResponseSink {
+  let limit: Int
+  var body: [UInt8] = []
+  var headers: [HTTPHeader] = []
+  var overflowed = false
+
+  init(limit: Int) { self.limit = limit }
+
+  func appendBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard body.count + bytes.count <= limit else {
+      overflowed = true
+      return false
+    }
+    body.append(contentsOf: bytes)
+    return true
+  }
+
+  func appendHeaderLine(_ bytes: UnsafeBufferPointer<UInt8>) {
+    var line = String(decoding: bytes, as: UTF8.self)
+    while line.last == "\n" || line.last == "\r" { line.removeLast() }
+    if line.hasPrefix("HTTP/") {
+      headers.removeAll()
+      return
+    }
+    if let first = line.first, first == " " || first == "\t", !headers.isEmpty {
+      // obsolete line folding: continue the previous value
+      headers[headers.count - 1].value += " " + line.trimmingSpaces()
+      return
+    }
+    guard let colon = line.firstIndex(of: ":") else { return }
+    let name = String(line[..<colon])
+    let value = String(line[line.index(after: colon)...]).trimmingSpaces()
+    headers.append(HTTPHeader(name, value))
+  }
+}
+
+private let writeCallback: sc_data_callback = { data, size, count, context in
+  let sink = Unmanaged<ResponseSink>.fromOpaque(context!).takeUnretainedValue()
+  let total = size * count
+  guard let data else { return total }
+  let ok = data.withMemoryRebound(to: UInt8.self, capacity: total) {
+    sink.appendBody(UnsafeBufferPointer(start: $0, count: total))
+  }
+  return ok ? total : 0
+}
+
+private let headerCallback: sc_data_callback = { data, size, count, context in
+  let sink = Unmanaged<ResponseSink>.fromOpaque(context!).takeUnretainedValue()
+  let total = size * count
+  guard let data else { return total }
+  data.withMemoryRebound(to: UInt8.self, capacity: total) {
+    sink.appendHeaderLine(UnsafeBufferPointer(start: $0, count: total))
+  }
+  return total
+}
+
+extension String {
+  fileprivate func trimmingSpaces() -> String {
+    var s = Substring(self)
+    while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+    while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+    return String(s)
+  }
+}

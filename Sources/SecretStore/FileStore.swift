@@ -1,0 +1,191 @@
+// Token sets in plain files, for machines without a Secret Service. Chosen explicitly only
+// (`store = "file"` or `--store file`), never as a fallback: the tokens are protected by file
+// permissions alone.
+//
+// Layout: DIR/tokens/PROFILE.json, mode 0600, in a 0700 directory. Writes go to a temporary
+// file that is fsync()ed and renamed over the old one, so a reader (or a crash) sees the old
+// set or the new one, never a torn file. A file readable by group or others, a symlink, or a
+// file owned by someone else is refused rather than read.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Glibc
+import StrivacityCore
+
+public final class FileStore: TokenStore {
+  public let kind = StoreKind.file
+  /// The directory holding one JSON file per profile.
+  public let directory: String
+
+  /// - Parameter stateDirectory: `$XDG_STATE_HOME/strivacity`.
+  public init(stateDirectory: String) {
+    directory = stateDirectory + "/tokens"
+  }
+
+  public static let warning =
+    "tokens are kept in a file protected only by its permissions (store = \"file\"); prefer the Secret Service where one is available"
+
+  public func path(for profile: String) -> String { "\(directory)/\(profile).json" }
+
+  public func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+    guard let record = try read(profile: key.profile) else { return nil }
+    guard record.issuer == key.issuer, record.clientID == key.clientID else { return nil }
+    return record.tokens
+  }
+
+  public func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+    try makeDirectory()
+    let record = Record(profile: key.profile, issuer: key.issuer, clientID: key.clientID, version: 1, tokens: tokens)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    guard var bytes = try? Array(encoder.encode(record)) else {
+      throw .io(path: path(for: key.profile), detail: "cannot encode the token set")
+    }
+    defer { for i in bytes.indices { bytes[i] = 0 } }
+    try writeAtomically(bytes, to: path(for: key.profile))
+  }
+
+  @discardableResult
+  public func delete(profile: String) throws(StoreError) -> Bool {
+    let file = path(for: profile)
+    if unlink(file) == 0 {
+      syncDirectory()
+      return true
+    }
+    if errno == ENOENT { return false }
+    throw .io(path: file, detail: String(cString: strerror(errno)))
+  }
+
+  public func keys() throws(StoreError) -> [StoreKey] {
+    guard let dir = opendir(directory) else {
+      if errno == ENOENT { return [] }
+      throw .io(path: directory, detail: String(cString: strerror(errno)))
+    }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name.hasSuffix(".json"), !name.hasPrefix(".") { names.append(String(name.dropLast(5))) }
+    }
+    var keys: [StoreKey] = []
+    for profile in names.sorted() where ProfileName.isValid(profile) {
+      if let record = try read(profile: profile) {
+        keys.append(StoreKey(profile: record.profile, issuer: record.issuer, clientID: record.clientID))
+      }
+    }
+    return keys
+  }
+
+  // MARK: files
+
+  private struct Record: Codable {
+    var profile: String
+    var issuer: String
+    var clientID: String
+    var version: Int
+    var tokens: TokenSet
+    enum CodingKeys: String, CodingKey {
+      case profile, issuer, clientID = "client_id", version = "v", tokens
+    }
+  }
+
+  private func read(profile: String) throws(StoreError) -> Record? {
+    let file = path(for: profile)
+    let fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    if fd < 0 {
+      if errno == ENOENT { return nil }
+      if errno == ELOOP { throw .io(path: file, detail: "is a symbolic link; refusing to follow it") }
+      throw .io(path: file, detail: String(cString: strerror(errno)))
+    }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw .io(path: file, detail: String(cString: strerror(errno))) }
+    guard info.st_mode & S_IFMT == S_IFREG else { throw .io(path: file, detail: "is not a regular file") }
+    guard info.st_uid == geteuid() else { throw .notOwner(path: file) }
+    guard info.st_mode & 0o077 == 0 else {
+      throw .insecureFile(path: file, mode: String(info.st_mode & 0o777, radix: 8).leftPadded(to: 4))
+    }
+    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+    var filled = 0
+    while filled < bytes.count {
+      let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { break }
+      filled += n
+    }
+    defer { for i in bytes.indices { bytes[i] = 0 } }
+    do {
+      let record = try JSONDecoder().decode(Record.self, from: Data(bytes.prefix(filled)))
+      guard record.version == 1 else {
+        throw StoreError.corrupt(source: file, detail: "format version \(record.version) is newer than this strivacity understands")
+      }
+      return record
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw .corrupt(source: file, detail: "not a strivacity token file")
+    }
+  }
+
+  private func makeDirectory() throws(StoreError) {
+    var path = ""
+    for component in directory.split(separator: "/") {
+      path += "/" + component
+      if mkdir(path, 0o700) != 0 && errno != EEXIST {
+        throw .io(path: path, detail: String(cString: strerror(errno)))
+      }
+    }
+    // Our own directory must stay private even if it existed before.
+    _ = chmod(directory, 0o700)
+  }
+
+  private func writeAtomically(_ bytes: [UInt8], to file: String) throws(StoreError) {
+    var template = Array("\(directory)/.tmp-XXXXXX".utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    guard fd >= 0 else { throw .io(path: directory, detail: String(cString: strerror(errno))) }
+    let temporary = String(cString: template)
+    var ok = false
+    defer {
+      if !ok { unlink(temporary) }
+    }
+    // mkostemp creates 0600 already; fchmod makes it explicit whatever the umask.
+    guard fchmod(fd, 0o600) == 0 else {
+      close(fd)
+      throw .io(path: temporary, detail: String(cString: strerror(errno)))
+    }
+    var written = 0
+    while written < bytes.count {
+      let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else {
+        let detail = String(cString: strerror(errno))
+        close(fd)
+        throw .io(path: temporary, detail: detail)
+      }
+      written += n
+    }
+    guard fsync(fd) == 0, close(fd) == 0 else { throw .io(path: temporary, detail: String(cString: strerror(errno))) }
+    guard rename(temporary, file) == 0 else { throw .io(path: file, detail: String(cString: strerror(errno))) }
+    ok = true
+    syncDirectory()
+  }
+
+  private func syncDirectory() {
+    let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if fd >= 0 {
+      _ = fsync(fd)
+      close(fd)
+    }
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    count >= width ? self : String(repeating: "0", count: width - count) + self
+  }
+}

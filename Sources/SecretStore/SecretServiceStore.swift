@@ -1,0 +1,177 @@
+// Token sets in the Secret Service (gnome-keyring, KeePassXC, …) through libsecret.
+//
+// Schema `com.strivacity.cli.TokenSet`; attributes `profile`, `issuer`, `client_id` (non-secret,
+// visible to any process on the session bus); the secret is the whole token set as one JSON
+// document, so every write replaces the set atomically. Items are labelled
+// `strivacity: PROFILE (ISSUER)` so people can recognise them in seahorse.
+//
+// Only the libsecret `…v_sync` functions are used: the variadic ones cannot be called from Swift.
+internal import CSecret
+import StrivacityCore
+
+public final class SecretServiceStore: TokenStore {
+  public let kind = StoreKind.secretService
+  public static let schemaName = "com.strivacity.cli.TokenSet"
+
+  private let schema: UnsafeMutablePointer<SecretSchema>
+
+  public init() {
+    let names = g_hash_table_new(g_str_hash, g_str_equal)
+    // GINT_TO_POINTER(SECRET_SCHEMA_ATTRIBUTE_STRING) is NULL: a present key with a NULL value.
+    let stringType = UnsafeMutableRawPointer(bitPattern: Int(SECRET_SCHEMA_ATTRIBUTE_STRING.rawValue))
+    for name in ["profile", "issuer", "client_id"] {
+      g_hash_table_insert(names, UnsafeMutableRawPointer(mutating: Self.staticCString(name)), stringType)
+    }
+    schema = secret_schema_newv(Self.schemaName, SECRET_SCHEMA_NONE, names)
+    g_hash_table_unref(names)
+  }
+
+  deinit { secret_schema_unref(schema) }
+
+  public func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+    var error: UnsafeMutablePointer<GError>?
+    let attributes = Attributes(key)
+    let secret = secret_password_lookupv_sync(schema, attributes.table, nil, &error)
+    if let error { throw Self.classify(error) }
+    guard let secret else {
+      // A locked collection looks exactly like a missing item to a lookup: tell them apart.
+      try diagnoseDefaultCollection()
+      return nil
+    }
+    defer { secret_password_free(secret) }
+    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(secret).assumingMemoryBound(to: UInt8.self), count: strlen(secret))
+    return try TokenSet.decode(Array(bytes), source: "the keyring item '\(label(for: key))'")
+  }
+
+  public func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+    try diagnoseDefaultCollection()
+    var error: UnsafeMutablePointer<GError>?
+    let attributes = Attributes(key)
+    var json = tokens.encoded()
+    json.append(0)
+    defer { for i in json.indices { json[i] = 0 } }
+    let stored = json.withUnsafeBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) {
+        secret_password_storev_sync(schema, attributes.table, SECRET_COLLECTION_DEFAULT, label(for: key), $0.baseAddress, nil, &error)
+      }
+    }
+    if let error { throw Self.classify(error) }
+    guard stored != 0 else { throw .failure(detail: "the Secret Service did not store the item") }
+    // The same profile under another tenant or client is an older sign-in: keep one set per profile.
+    for other in try keys() where other.profile == key.profile && other != key {
+      try clear(Attributes(other))
+    }
+  }
+
+  @discardableResult
+  public func delete(profile: String) throws(StoreError) -> Bool {
+    try clear(Attributes(["profile": profile]))
+  }
+
+  public func keys() throws(StoreError) -> [StoreKey] {
+    var error: UnsafeMutablePointer<GError>?
+    let none = Attributes([:])
+    let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue)
+    let list = secret_password_searchv_sync(schema, none.table, flags, nil, &error)
+    if let error { throw Self.classify(error) }
+    defer { g_list_free_full(list, g_object_unref) }
+    var keys: [StoreKey] = []
+    var node = list
+    while let current = node {
+      if let item = current.pointee.data {
+        let attributes = secret_retrievable_get_attributes(OpaquePointer(item))
+        func value(_ name: String) -> String? {
+          guard let raw = g_hash_table_lookup(attributes, name) else { return nil }
+          return String(cString: raw.assumingMemoryBound(to: CChar.self))
+        }
+        if let profile = value("profile"), let issuer = value("issuer"), let client = value("client_id") {
+          keys.append(StoreKey(profile: profile, issuer: issuer, clientID: client))
+        }
+        if let attributes { g_hash_table_unref(attributes) }
+      }
+      node = current.pointee.next
+    }
+    return keys.sorted { ($0.profile, $0.issuer) < ($1.profile, $1.issuer) }
+  }
+
+  // MARK: internals
+
+  private func label(for key: StoreKey) -> String { "strivacity: \(key.profile) (\(key.issuer))" }
+
+  @discardableResult
+  private func clear(_ attributes: Attributes) throws(StoreError) -> Bool {
+    var error: UnsafeMutablePointer<GError>?
+    let removed = secret_password_clearv_sync(schema, attributes.table, nil, &error)
+    if let error { throw Self.classify(error) }
+    return removed != 0
+  }
+
+  /// Throws when the default collection is missing or locked (after trying to unlock it once).
+  private func diagnoseDefaultCollection() throws(StoreError) {
+    var error: UnsafeMutablePointer<GError>?
+    let service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error)
+    if let error { throw Self.classify(error) }
+    guard let service else { throw .noSecretService(detail: "no service object") }
+    defer { g_object_unref(UnsafeMutableRawPointer(service)) }
+    let collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, nil, &error)
+    if let error { throw Self.classify(error) }
+    guard let collection else { throw .noDefaultCollection }
+    defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
+    guard secret_collection_get_locked(collection) != 0 else { return }
+    let name = secret_collection_get_label(collection).map { raw in
+      defer { g_free(raw) }
+      return String(cString: raw)
+    } ?? "default"
+    // Ask the service to unlock it: a desktop shows its unlock prompt; headless, this fails.
+    let objects = g_list_append(nil, UnsafeMutableRawPointer(collection))
+    defer { g_list_free(objects) }
+    var unlocked: UnsafeMutablePointer<GList>?
+    _ = secret_service_unlock_sync(service, objects, nil, &unlocked, &error)
+    if let unlocked { g_list_free_full(unlocked, g_object_unref) }
+    if let error { g_error_free(error) }
+    if secret_collection_get_locked(collection) != 0 { throw .locked(collection: name) }
+  }
+
+  static func classify(_ error: UnsafeMutablePointer<GError>) -> StoreError {
+    defer { g_error_free(error) }
+    let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
+    let dbusError = error.pointee.domain == g_dbus_error_quark()
+    let lower = message.lowercased()
+    if lower.contains("autolaunch") || lower.contains("session bus") || lower.contains("could not connect")
+      || lower.contains("dbus_session_bus_address")
+    {
+      return .noSessionBus(detail: message)
+    }
+    if dbusError && error.pointee.code == Int32(G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue)
+      || lower.contains("org.freedesktop.secrets was not provided")
+    {
+      return .noSecretService(detail: "org.freedesktop.secrets is not provided")
+    }
+    if lower.contains("locked") { return .locked(collection: "default") }
+    if lower.contains("object does not exist") { return .noDefaultCollection }
+    return .failure(detail: message)
+  }
+
+  private static func staticCString(_ name: String) -> UnsafePointer<CChar> {
+    // Schema attribute names must outlive the schema: intern them for the process's lifetime.
+    UnsafePointer(g_intern_string(name))
+  }
+}
+
+/// A GHashTable of attribute names to values, owned for the duration of one call.
+private final class Attributes {
+  let table: OpaquePointer
+
+  convenience init(_ key: StoreKey) {
+    self.init(["profile": key.profile, "issuer": key.issuer, "client_id": key.clientID])
+  }
+
+  init(_ values: [String: String]) {
+    table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)
+    for (name, value) in values {
+      g_hash_table_insert(table, g_strdup(name), g_strdup(value))
+    }
+  }
+
+  deinit { g_hash_table_unref(table) }
+}

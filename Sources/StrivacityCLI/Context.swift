@@ -1,0 +1,84 @@
+// The composition root: environment, paths, config file and the chosen store for one run.
+import Glibc
+import SecretStore
+import StrivacityCore
+
+final class Context {
+  let environment: [String: String]
+  let paths: Paths
+  private var loadedConfig: Config??
+
+  init(environment: [String: String] = Context.processEnvironment(), configPath: String? = nil) {
+    var environment = environment
+    if let configPath { environment["STRIVACITY_CONFIG"] = configPath }
+    self.environment = environment
+    paths = Paths(environment: environment, uid: getuid())
+  }
+
+  /// The config file, or nil when it does not exist. Warnings are printed once.
+  func config() throws(ConfigError) -> Config? {
+    if let loadedConfig { return loadedConfig }
+    let config: Config?
+    switch readFile(paths.config) {
+    case .missing:
+      config = nil
+    case .failed(let detail):
+      throw .unreadable(path: paths.config, detail: detail)
+    case .contents(let bytes):
+      guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw .unreadable(path: paths.config, detail: "not UTF-8 text")
+      }
+      config = try Config.parse(text, path: paths.config)
+      for warning in config?.warnings ?? [] { Console.warning(warning.description) }
+    }
+    loadedConfig = .some(config)
+    return config
+  }
+
+  func resolveProfile(_ options: GlobalOptions) throws(ConfigError) -> ResolvedProfile {
+    try ResolvedProfile.resolve(config: config(), overrides: options.overrides, environment: environment)
+  }
+
+  func store(for kind: StoreKind) -> TokenStore {
+    switch kind {
+    case .secretService: return SecretServiceStore()
+    case .file: return FileStore(stateDirectory: paths.stateDir)
+    }
+  }
+
+  static func processEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+      let pair = String(cString: entry)
+      if let eq = pair.firstIndex(of: "=") {
+        result[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+      }
+      pointer += 1
+    }
+    return result
+  }
+}
+
+enum FileRead {
+  case contents([UInt8])
+  case missing
+  case failed(String)
+}
+
+/// Reads a whole (small) file.
+func readFile(_ path: String, limit: Int = 1_048_576) -> FileRead {
+  let fd = open(path, O_RDONLY | O_CLOEXEC)
+  if fd < 0 { return errno == ENOENT ? .missing : .failed(String(cString: strerror(errno))) }
+  defer { close(fd) }
+  var bytes: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 16_384)
+  while true {
+    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    if n < 0 && errno == EINTR { continue }
+    if n < 0 { return .failed(String(cString: strerror(errno))) }
+    if n == 0 { return .contents(bytes) }
+    bytes.append(contentsOf: chunk[0..<n])
+    if bytes.count > limit { return .failed("larger than \(limit / 1024) KiB") }
+  }
+}

@@ -1,0 +1,67 @@
+// Exit codes and the one place that turns errors into a message and a code.
+import StrivacityCore
+
+/// Documented exit codes (README, `strivacity --help`, man page).
+public enum ExitStatus: Int32, CaseIterable, Sendable {
+  case ok = 0
+  /// An unexpected internal failure.
+  case failure = 1
+  /// Bad arguments or configuration.
+  case usage = 2
+  /// No usable tokens: sign in with `strivacity login`.
+  case signInRequired = 3
+  /// Network trouble or a transient server failure; stored tokens are untouched.
+  case transient = 4
+  /// The server answered with an error or something that breaks the protocol.
+  case server = 5
+  /// The credential store (keyring or token file) cannot be used.
+  case store = 6
+  /// Interrupted (Ctrl-C).
+  case interrupted = 130
+
+  static let helpText = """
+    EXIT STATUS:
+      0    success
+      1    unexpected internal failure
+      2    usage or configuration error
+      3    sign-in required: run `strivacity login`
+      4    network or transient server trouble (stored tokens untouched)
+      5    server or protocol error
+      6    credential store unavailable (no or locked keyring, unsafe file)
+      130  interrupted
+    """
+}
+
+/// An error for people: a one-line message, optional hints, and the exit code.
+struct CLIFailure: Error {
+  var message: String
+  var hints: [String] = []
+  var status: ExitStatus
+
+  init(_ message: String, hints: [String] = [], status: ExitStatus) {
+    self.message = message
+    self.hints = hints
+    self.status = status
+  }
+
+  init(_ error: any Error) {
+    switch error {
+    case let failure as CLIFailure:
+      self = failure
+    case let error as ConfigError:
+      switch error {
+      case .profileNotConfigured: self.init(error.description, status: .signInRequired)
+      default: self.init(error.description, status: .usage)
+      }
+    case let error as StoreError:
+      self.init(error.description, status: .store)
+    case let error as TransportError:
+      switch error {
+      case .insecureURL, .invalidURL: self.init(error.description, status: .usage)
+      default: self.init(error.description, status: .transient)
+      }
+    default:
+      self.init("\(error)", status: .failure)
+    }
+  }
+}

@@ -1,0 +1,99 @@
+// The command tree and the entry point.
+import ArgumentParser
+import StrivacityCore
+
+/// The version, set here only; packaging and the man page read it from `strivacity --version`.
+public let strivacityVersion = "0.1.0"
+
+public struct Strivacity: ParsableCommand {
+  public static let configuration = CommandConfiguration(
+    commandName: "strivacity",
+    abstract: "Sign in to Strivacity from the terminal and hand out fresh tokens.",
+    discussion: """
+      Profiles live in $XDG_CONFIG_HOME/strivacity/config.toml (or --config,
+      STRIVACITY_CONFIG). Tokens live in the Secret Service keyring, or in a
+      0600 file when a profile says store = "file".
+
+      ENVIRONMENT:
+        STRIVACITY_PROFILE    profile to use (else default_profile, "default")
+        STRIVACITY_TENANT     tenant URL, overriding the profile's
+        STRIVACITY_CLIENT_ID  OAuth client id, overriding the profile's
+        STRIVACITY_CONFIG     path of the config file
+        NO_COLOR              disables colour
+
+      \(ExitStatus.helpText)
+      """,
+    version: strivacityVersion,
+    subcommands: [Status.self]
+  )
+
+  public init() {}
+
+  /// Parses `arguments`, runs the command, and exits with a documented code.
+  public static func runMain(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    do {
+      var command = try parseAsRoot(arguments)
+      try command.run()
+      exit(withStatus: .ok)
+    } catch let error as CLIFailure {
+      report(error)
+    } catch let error as ConfigError {
+      report(CLIFailure(error))
+    } catch let error as StoreError {
+      report(CLIFailure(error))
+    } catch let error as TransportError {
+      report(CLIFailure(error))
+    } catch {
+      // Parse errors, --help and --version come from ArgumentParser.
+      let code = exitCode(for: error)
+      let text = fullMessage(for: error)
+      if code == .success {
+        if !text.isEmpty { Console.writeStdout(text + "\n") }
+        exit(withStatus: .ok)
+      }
+      if code.rawValue == ExitCode.validationFailure.rawValue || code.rawValue == 64 {
+        Console.writeStderr(text + "\n")
+        exit(withStatus: .usage)
+      }
+      report(CLIFailure(error))
+    }
+  }
+
+  static func report(_ failure: CLIFailure) -> Never {
+    if !failure.message.isEmpty { Console.error(failure.message) }
+    for hint in failure.hints { Console.hint(hint) }
+    exit(withStatus: failure.status)
+  }
+
+  static func exit(withStatus status: ExitStatus) -> Never {
+    Self.exit(withError: status == .ok ? nil : ExitCode(status.rawValue))
+  }
+}
+
+/// Options every command shares.
+struct GlobalOptions: ParsableArguments {
+  @Option(name: .long, help: ArgumentHelp("Profile to use.", valueName: "name"))
+  var profile: String?
+
+  @Option(name: .long, help: ArgumentHelp("Where tokens are kept: secret-service or file.", valueName: "store"))
+  var store: StoreChoice?
+
+  @Option(name: .long, help: ArgumentHelp("Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).", valueName: "path"))
+  var config: String?
+
+  @Flag(name: .shortAndLong, help: "Describe each step on stderr (secrets are redacted).")
+  var verbose = false
+
+  var overrides: ProfileOverrides {
+    ProfileOverrides(profile: profile, store: store?.kind)
+  }
+
+  func context() -> Context { Context(configPath: config) }
+}
+
+enum StoreChoice: String, ExpressibleByArgument, CaseIterable {
+  case secretService = "secret-service"
+  case file
+
+  var kind: StoreKind { self == .file ? .file : .secretService }
+}

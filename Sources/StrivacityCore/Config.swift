@@ -1,0 +1,180 @@
+// The configuration file: profiles, each a tenant + client + how to keep its tokens.
+//
+//   default_profile = "work"          # optional; otherwise "default"
+//
+//   [profiles.work]
+//   tenant = "https://example.strivacity.com"
+//   client_id = "2fe0…"
+//   scopes = ["openid", "profile", "offline_access"]
+//   redirect_uri = "http://127.0.0.1:0/callback"
+//   store = "secret-service"          # or "file"
+//   git_hosts = ["git.example.com"]
+//
+// Nothing secret is ever written here.
+
+/// One profile as configured.
+public struct Profile: Sendable, Equatable {
+  public var name: String
+  public var tenant: String?
+  public var clientID: String?
+  public var scopes: [String]?
+  public var redirectURI: String?
+  public var store: StoreKind?
+  public var sdkMode: String?
+  public var gitHosts: [String] = []
+  public var gitUsername: String?
+
+  public init(name: String) { self.name = name }
+
+  public static let defaultScopes = ["openid", "profile", "offline_access"]
+}
+
+public struct ConfigWarning: Sendable, Equatable, CustomStringConvertible {
+  public var path: String
+  public var position: SourcePosition
+  public var message: String
+  public var description: String { "\(path):\(position.line): \(message)" }
+}
+
+public enum ConfigError: Error, Equatable, CustomStringConvertible {
+  case syntax(path: String, position: SourcePosition, message: String)
+  case invalid(path: String, position: SourcePosition, message: String)
+  case unreadable(path: String, detail: String)
+  case invalidProfileName(String)
+  case profileNotConfigured(name: String, path: String)
+  case missingSetting(profile: String, setting: String, flag: String, env: String)
+
+  public var description: String {
+    switch self {
+    case .syntax(let path, let position, let message):
+      return "\(path):\(position): \(message)"
+    case .invalid(let path, let position, let message):
+      return "\(path):\(position): \(message)"
+    case .unreadable(let path, let detail):
+      return "cannot read \(path): \(detail)"
+    case .invalidProfileName(let name):
+      return "invalid profile name '\(name)': use letters, digits, '.', '_' and '-' (at most 64)"
+    case .profileNotConfigured(let name, let path):
+      return "profile '\(name)' is not configured in \(path); run `strivacity login --profile \(name) --tenant URL --client-id ID`"
+    case .missingSetting(let profile, let setting, let flag, let env):
+      return "profile '\(profile)' has no \(setting); pass \(flag), set \(env), or run `strivacity login --profile \(profile) \(flag) …`"
+    }
+  }
+}
+
+/// The parsed configuration file.
+public struct Config: Sendable, Equatable {
+  public var path: String
+  public var defaultProfile: String?
+  public var defaultStore: StoreKind?
+  public var profiles: [Profile] = []
+  /// Unknown keys and other things worth telling the user; never fatal.
+  public var warnings: [ConfigWarning] = []
+
+  public init(path: String) { self.path = path }
+
+  public func profile(named name: String) -> Profile? { profiles.first { $0.name == name } }
+
+  /// Parses the text of a config file. `path` is used in messages only.
+  public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
+    let root: TOMLTable
+    do {
+      root = try TOML.parse(text)
+    } catch {
+      throw .syntax(path: path, position: error.position, message: error.message)
+    }
+    var config = Config(path: path)
+    for entry in root.entries {
+      switch entry.key {
+      case "default_profile":
+        let name = try string(entry, path: path)
+        guard ProfileName.isValid(name) else {
+          throw .invalid(path: path, position: entry.position, message: "default_profile: invalid profile name '\(name)'")
+        }
+        config.defaultProfile = name
+      case "store":
+        config.defaultStore = try storeKind(entry, path: path)
+      case "profiles":
+        guard case .table(let table) = entry.value else {
+          throw .invalid(path: path, position: entry.position, message: "'profiles' must be a table of [profiles.NAME] sections")
+        }
+        for profileEntry in table.entries {
+          config.profiles.append(try parseProfile(profileEntry, path: path, warnings: &config.warnings))
+        }
+      default:
+        config.warnings.append(.init(path: path, position: entry.position, message: "unknown key '\(entry.key)' ignored"))
+      }
+    }
+    return config
+  }
+
+  private static func parseProfile(
+    _ entry: TOMLTable.Entry, path: String, warnings: inout [ConfigWarning]
+  ) throws(ConfigError) -> Profile {
+    guard ProfileName.isValid(entry.key) else {
+      throw .invalid(path: path, position: entry.position, message: "invalid profile name '\(entry.key)': use letters, digits, '.', '_' and '-'")
+    }
+    guard case .table(let table) = entry.value else {
+      throw .invalid(path: path, position: entry.position, message: "profiles.\(entry.key) must be a [profiles.\(entry.key)] section")
+    }
+    var profile = Profile(name: entry.key)
+    for field in table.entries {
+      switch field.key {
+      case "tenant": profile.tenant = try string(field, path: path)
+      case "client_id": profile.clientID = try string(field, path: path)
+      case "scopes", "scope":
+        switch field.value {
+        case .string(let text): profile.scopes = text.split(separator: " ").map(String.init)
+        default: profile.scopes = try strings(field, path: path)
+        }
+      case "redirect_uri": profile.redirectURI = try string(field, path: path)
+      case "store": profile.store = try storeKind(field, path: path)
+      case "sdk_mode": profile.sdkMode = try string(field, path: path)
+      case "git_hosts": profile.gitHosts = try strings(field, path: path)
+      case "git_username": profile.gitUsername = try string(field, path: path)
+      default:
+        warnings.append(.init(path: path, position: field.position, message: "unknown key '\(field.key)' in [profiles.\(entry.key)] ignored"))
+      }
+    }
+    return profile
+  }
+
+  private static func string(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> String {
+    guard case .string(let value) = entry.value else {
+      throw .invalid(path: path, position: entry.position, message: "'\(entry.key)' must be a string, not \(entry.value.typeName)")
+    }
+    return value
+  }
+
+  private static func strings(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> [String] {
+    guard case .array(let items) = entry.value else {
+      throw .invalid(path: path, position: entry.position, message: "'\(entry.key)' must be an array of strings, not \(entry.value.typeName)")
+    }
+    var out: [String] = []
+    for item in items {
+      guard case .string(let text) = item else {
+        throw .invalid(path: path, position: entry.position, message: "'\(entry.key)' must contain only strings")
+      }
+      out.append(text)
+    }
+    return out
+  }
+
+  private static func storeKind(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> StoreKind {
+    let value = try string(entry, path: path)
+    guard let kind = StoreKind(configValue: value) else {
+      throw .invalid(path: path, position: entry.position, message: "store must be \"secret-service\" or \"file\", not \"\(value)\"")
+    }
+    return kind
+  }
+}
+
+public enum ProfileName {
+  /// Profile names become file names and keyring attributes: keep them plain.
+  public static func isValid(_ name: String) -> Bool {
+    !name.isEmpty && name.utf8.count <= 64 && !name.hasPrefix(".")
+      && name.unicodeScalars.allSatisfy { c in
+        (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "." || c == "_" || c == "-"
+      }
+  }
+}

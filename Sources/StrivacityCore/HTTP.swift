@@ -1,0 +1,98 @@
+// HTTP as values. The transport (CurlTransport) sends an HTTPRequest and returns an HTTPResponse;
+// everything above it (OAuth, the journey) builds and reads these values without knowing libcurl.
+
+/// One header field as it appeared on the wire; names compare case-insensitively.
+public struct HTTPHeader: Sendable, Equatable {
+  public var name: String
+  public var value: String
+  public init(_ name: String, _ value: String) {
+    self.name = name
+    self.value = value
+  }
+}
+
+/// A request to send. `body` is sent as-is; nothing here is ever logged unredacted.
+public struct HTTPRequest: Sendable {
+  public var method: String
+  public var url: String
+  public var headers: [HTTPHeader]
+  public var body: [UInt8]?
+  /// Overrides the client's total timeout for this request, in seconds.
+  public var timeout: Double?
+
+  public init(
+    method: String = "GET", url: String, headers: [HTTPHeader] = [], body: [UInt8]? = nil,
+    timeout: Double? = nil
+  ) {
+    self.method = method
+    self.url = url
+    self.headers = headers
+    self.body = body
+    self.timeout = timeout
+  }
+}
+
+/// A response: status, every header in order (repeated names kept), and the body.
+public struct HTTPResponse: Sendable {
+  public var status: Int
+  public var headers: [HTTPHeader]
+  public var body: [UInt8]
+
+  public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = []) {
+    self.status = status
+    self.headers = headers
+    self.body = body
+  }
+
+  /// The first value of a header, by case-insensitive name.
+  public func header(_ name: String) -> String? {
+    headers.first { $0.name.lowercased() == name.lowercased() }?.value
+  }
+
+  /// Every value of a header, in the order received.
+  public func headers(named name: String) -> [String] {
+    headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+  }
+
+  public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// Sends requests. Implementations never follow redirects: callers read `Location` themselves.
+public protocol HTTPClient: AnyObject {
+  func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse
+}
+
+/// Why a request got no HTTP response. Messages name the host at most: never a URL's query,
+/// a header or a body, which may carry secrets.
+public enum TransportError: Error, Equatable, CustomStringConvertible {
+  case invalidURL
+  /// Plain http:// to a host that is not loopback, or a scheme other than http(s).
+  case insecureURL(host: String)
+  case dns(host: String)
+  case refused(host: String)
+  case tls(host: String, detail: String)
+  case timeout(host: String, seconds: Double)
+  case tooLarge(host: String, limit: Int)
+  case protocolError(host: String, detail: String)
+  case libraryUnavailable(detail: String)
+
+  public var description: String {
+    switch self {
+    case .invalidURL: return "invalid URL"
+    case .insecureURL(let host):
+      return "refusing plain http:// to \(host): only https is allowed, except to loopback hosts"
+    case .dns(let host): return "cannot resolve host \(host)"
+    case .refused(let host): return "cannot connect to \(host): connection refused"
+    case .tls(let host, let detail): return "TLS failure with \(host): \(detail)"
+    case .timeout(let host, let seconds):
+      return "\(host) did not answer within \(formatSeconds(seconds))"
+    case .tooLarge(let host, let limit): return "response from \(host) exceeds \(limit / 1_048_576) MiB"
+    case .protocolError(let host, let detail): return "HTTP failure with \(host): \(detail)"
+    case .libraryUnavailable(let detail): return detail
+    }
+  }
+}
+
+func formatSeconds(_ seconds: Double) -> String {
+  seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+}

@@ -1,0 +1,88 @@
+// Resolving the effective profile from flags, environment and the config file
+// (in that order of precedence).
+
+/// Where the config file lives: $STRIVACITY_CONFIG, else $XDG_CONFIG_HOME/strivacity/config.toml,
+/// else ~/.config/strivacity/config.toml.
+public struct Paths: Sendable, Equatable {
+  public var config: String
+  /// $XDG_STATE_HOME/strivacity (file store).
+  public var stateDir: String
+  /// $XDG_RUNTIME_DIR/strivacity, else a per-user directory under /tmp (locks).
+  public var runtimeDir: String
+
+  public init(environment env: [String: String], uid: UInt32) {
+    let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
+    func xdg(_ name: String, _ fallback: String) -> String {
+      if let value = env[name], value.hasPrefix("/") { return value }
+      return home + "/" + fallback
+    }
+    if let explicit = env["STRIVACITY_CONFIG"], !explicit.isEmpty {
+      config = explicit
+    } else {
+      config = xdg("XDG_CONFIG_HOME", ".config") + "/strivacity/config.toml"
+    }
+    stateDir = xdg("XDG_STATE_HOME", ".local/state") + "/strivacity"
+    if let runtime = env["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+      runtimeDir = runtime + "/strivacity"
+    } else {
+      runtimeDir = "/tmp/strivacity-\(uid)"
+    }
+  }
+}
+
+/// Values given on the command line for one invocation.
+public struct ProfileOverrides: Sendable, Equatable {
+  public var profile: String?
+  public var tenant: String?
+  public var clientID: String?
+  public var store: StoreKind?
+  public init(profile: String? = nil, tenant: String? = nil, clientID: String? = nil, store: StoreKind? = nil) {
+    self.profile = profile
+    self.tenant = tenant
+    self.clientID = clientID
+    self.store = store
+  }
+}
+
+/// The profile an invocation works with, after flags, environment and file are combined.
+public struct ResolvedProfile: Sendable, Equatable {
+  public var profile: Profile
+  public var store: StoreKind
+  /// True when the profile exists in the config file (not only through flags or environment).
+  public var isConfigured: Bool
+
+  public var name: String { profile.name }
+
+  /// Combines flags > environment > file. Throws when the name is invalid.
+  public static func resolve(
+    config: Config?, overrides: ProfileOverrides, environment env: [String: String]
+  ) throws(ConfigError) -> ResolvedProfile {
+    let name = overrides.profile ?? env["STRIVACITY_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? config?.defaultProfile ?? "default"
+    guard ProfileName.isValid(name) else { throw .invalidProfileName(name) }
+    let configured = config?.profile(named: name)
+    var profile = configured ?? Profile(name: name)
+    if let tenant = overrides.tenant ?? env["STRIVACITY_TENANT"].flatMap({ $0.isEmpty ? nil : $0 }) {
+      profile.tenant = tenant
+    }
+    if let client = overrides.clientID ?? env["STRIVACITY_CLIENT_ID"].flatMap({ $0.isEmpty ? nil : $0 }) {
+      profile.clientID = client
+    }
+    let store = overrides.store ?? profile.store ?? config?.defaultStore ?? .secretService
+    return ResolvedProfile(profile: profile, store: store, isConfigured: configured != nil)
+  }
+
+  /// The tenant URL, or an error that says how to provide it.
+  public func requireTenant(configPath: String) throws(ConfigError) -> String {
+    if let tenant = profile.tenant, !tenant.isEmpty { return tenant }
+    if !isConfigured { throw .profileNotConfigured(name: name, path: configPath) }
+    throw .missingSetting(profile: name, setting: "tenant", flag: "--tenant", env: "STRIVACITY_TENANT")
+  }
+
+  /// The client id, or an error that says how to provide it.
+  public func requireClientID(configPath: String) throws(ConfigError) -> String {
+    if let client = profile.clientID, !client.isEmpty { return client }
+    if !isConfigured { throw .profileNotConfigured(name: name, path: configPath) }
+    throw .missingSetting(profile: name, setting: "client_id", flag: "--client-id", env: "STRIVACITY_CLIENT_ID")
+  }
+}

@@ -1,0 +1,384 @@
+// A strict parser for the subset of TOML 1.0 that strivacity's config uses.
+//
+// Supported: comments, [tables] with dotted and quoted keys, key = value with bare, quoted and
+// dotted keys, basic and literal strings (single line), integers, booleans, and arrays of those
+// (which may span lines). Everything else TOML allows (floats, dates, inline tables, arrays of
+// tables, multi-line strings) is rejected with its position rather than misread.
+
+/// A position in the source: 1-based line and column (columns count Unicode scalars).
+public struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
+  public var line: Int
+  public var column: Int
+  public var description: String { "\(line):\(column)" }
+}
+
+public indirect enum TOMLValue: Sendable, Equatable {
+  case string(String)
+  case integer(Int64)
+  case boolean(Bool)
+  case array([TOMLValue])
+  case table(TOMLTable)
+
+  var typeName: String {
+    switch self {
+    case .string: return "a string"
+    case .integer: return "an integer"
+    case .boolean: return "a boolean"
+    case .array: return "an array"
+    case .table: return "a table"
+    }
+  }
+}
+
+/// An ordered table; each entry remembers where its key was written.
+public struct TOMLTable: Sendable, Equatable {
+  public struct Entry: Sendable, Equatable {
+    public var key: String
+    public var value: TOMLValue
+    public var position: SourcePosition
+  }
+  public var entries: [Entry] = []
+  /// Where the table was opened ([header] or first dotted key); nil for the root.
+  public var position: SourcePosition?
+  /// True when opened by a [header] (a second header for it is an error).
+  var explicitlyDefined = false
+
+  public subscript(key: String) -> TOMLValue? { entries.first { $0.key == key }?.value }
+  func index(of key: String) -> Int? { entries.firstIndex { $0.key == key } }
+}
+
+public struct TOMLError: Error, Sendable, Equatable {
+  public var position: SourcePosition
+  public var message: String
+}
+
+public enum TOML {
+  /// Parses `text` into its root table.
+  public static func parse(_ text: String) throws(TOMLError) -> TOMLTable {
+    var parser = Parser(Array(text.unicodeScalars))
+    return try parser.parseDocument()
+  }
+}
+
+private struct Parser {
+  let s: [Unicode.Scalar]
+  var i = 0
+  var line = 1
+  var lineStart = 0
+  var root = TOMLTable()
+  var currentPath: [String] = []
+
+  init(_ scalars: [Unicode.Scalar]) { s = scalars }
+
+  var position: SourcePosition { SourcePosition(line: line, column: i - lineStart + 1) }
+  var atEnd: Bool { i >= s.count }
+  var peek: Unicode.Scalar? { i < s.count ? s[i] : nil }
+
+  func fail(_ message: String, at position: SourcePosition? = nil) -> TOMLError {
+    TOMLError(position: position ?? self.position, message: message)
+  }
+
+  mutating func skipSpaces() { while let c = peek, c == " " || c == "\t" { i += 1 } }
+
+  mutating func skipComment() throws(TOMLError) {
+    guard peek == "#" else { return }
+    while let c = peek, c != "\n" {
+      if c.value < 0x20 && c != "\t" && c != "\r" || c.value == 0x7f {
+        throw fail("control character in comment")
+      }
+      i += 1
+    }
+  }
+
+  /// Consumes the end of a line (after optional spaces and a comment), or fails.
+  mutating func expectLineEnd() throws(TOMLError) {
+    skipSpaces()
+    try skipComment()
+    if atEnd { return }
+    if peek == "\r", i + 1 < s.count, s[i + 1] == "\n" { i += 1 }
+    guard peek == "\n" else { throw fail("expected the end of the line, found '\(peek!)'") }
+    newline()
+  }
+
+  mutating func newline() {
+    i += 1
+    line += 1
+    lineStart = i
+  }
+
+  /// Skips blank lines, comments and (inside arrays) newlines.
+  mutating func skipBlank() throws(TOMLError) {
+    while true {
+      skipSpaces()
+      try skipComment()
+      if peek == "\r", i + 1 < s.count, s[i + 1] == "\n" { i += 1 }
+      if peek == "\n" { newline() } else { return }
+    }
+  }
+
+  mutating func parseDocument() throws(TOMLError) -> TOMLTable {
+    if peek == "\u{FEFF}" { i += 1; lineStart = i }
+    while true {
+      try skipBlank()
+      guard let c = peek else { return root }
+      if c == "[" {
+        try parseHeader()
+      } else {
+        try parseKeyValue(into: currentPath)
+      }
+      try expectLineEnd()
+    }
+  }
+
+  mutating func parseHeader() throws(TOMLError) {
+    let start = position
+    i += 1
+    if peek == "[" { throw fail("arrays of tables ([[...]]) are not supported in this file", at: start) }
+    skipSpaces()
+    let path = try parseKey()
+    skipSpaces()
+    guard peek == "]" else { throw fail("expected ']' to close the table header") }
+    i += 1
+    try defineTable(path, at: start)
+    currentPath = path
+  }
+
+  mutating func parseKey() throws(TOMLError) -> [String] {
+    var parts: [String] = []
+    while true {
+      skipSpaces()
+      parts.append(try parseSimpleKey())
+      skipSpaces()
+      if peek == "." { i += 1 } else { return parts }
+    }
+  }
+
+  mutating func parseSimpleKey() throws(TOMLError) -> String {
+    guard let c = peek else { throw fail("expected a key") }
+    if c == "\"" { return try parseBasicString() }
+    if c == "'" { return try parseLiteralString() }
+    var key = ""
+    while let c = peek, isBareKeyScalar(c) {
+      key.unicodeScalars.append(c)
+      i += 1
+    }
+    if key.isEmpty { throw fail("expected a key, found '\(c)'") }
+    return key
+  }
+
+  func isBareKeyScalar(_ c: Unicode.Scalar) -> Bool {
+    (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "_" || c == "-"
+  }
+
+  mutating func parseKeyValue(into tablePath: [String]) throws(TOMLError) {
+    let keyPosition = position
+    let key = try parseKey()
+    skipSpaces()
+    guard peek == "=" else {
+      throw fail("expected '=' after the key '\(key.joined(separator: "."))'")
+    }
+    i += 1
+    skipSpaces()
+    let value = try parseValue()
+    try insert(value, at: tablePath + key, keyPosition: keyPosition)
+  }
+
+  mutating func parseValue() throws(TOMLError) -> TOMLValue {
+    guard let c = peek else { throw fail("expected a value") }
+    switch c {
+    case "\"":
+      if i + 2 < s.count, s[i + 1] == "\"", s[i + 2] == "\"" {
+        throw fail("multi-line strings are not supported in this file")
+      }
+      return .string(try parseBasicString())
+    case "'":
+      if i + 2 < s.count, s[i + 1] == "'", s[i + 2] == "'" {
+        throw fail("multi-line strings are not supported in this file")
+      }
+      return .string(try parseLiteralString())
+    case "[": return try parseArray()
+    case "{": throw fail("inline tables are not supported in this file; use a [table] section")
+    case "t", "f": return try parseBoolean()
+    default:
+      if c == "+" || c == "-" || (c >= "0" && c <= "9") { return try parseNumber() }
+      if c == "\n" || c == "\r" || c == "#" { throw fail("expected a value after '='") }
+      throw fail("unexpected '\(c)': strings must be quoted")
+    }
+  }
+
+  mutating func parseBoolean() throws(TOMLError) -> TOMLValue {
+    let start = position
+    var word = ""
+    while let c = peek, isBareKeyScalar(c) {
+      word.unicodeScalars.append(c)
+      i += 1
+    }
+    switch word {
+    case "true": return .boolean(true)
+    case "false": return .boolean(false)
+    default: throw fail("unexpected '\(word)': strings must be quoted", at: start)
+    }
+  }
+
+  mutating func parseNumber() throws(TOMLError) -> TOMLValue {
+    let start = position
+    var text = ""
+    while let c = peek, isBareKeyScalar(c) || c == "+" || c == "." || c == ":" {
+      text.unicodeScalars.append(c)
+      i += 1
+    }
+    var digits = text
+    var negative = false
+    if digits.hasPrefix("+") || digits.hasPrefix("-") {
+      negative = digits.hasPrefix("-")
+      digits.removeFirst()
+    }
+    let underscoresOK = !digits.hasPrefix("_") && !digits.hasSuffix("_") && !digits.contains("__")
+    let plain = digits.replacingUnderscores()
+    guard underscoresOK, !plain.isEmpty, plain.allSatisfy({ $0 >= "0" && $0 <= "9" }),
+      plain == "0" || !plain.hasPrefix("0"), let magnitude = Int64(plain)
+    else {
+      throw fail("'\(text)' is not a supported number (only decimal integers are)", at: start)
+    }
+    return .integer(negative ? -magnitude : magnitude)
+  }
+
+  mutating func parseArray() throws(TOMLError) -> TOMLValue {
+    i += 1
+    var items: [TOMLValue] = []
+    while true {
+      try skipBlank()
+      if peek == "]" {
+        i += 1
+        return .array(items)
+      }
+      if atEnd { throw fail("unterminated array: expected ']'") }
+      items.append(try parseValue())
+      try skipBlank()
+      if peek == "," {
+        i += 1
+      } else if peek == "]" {
+        i += 1
+        return .array(items)
+      } else if atEnd {
+        throw fail("unterminated array: expected ']'")
+      } else {
+        throw fail("expected ',' or ']' in array, found '\(peek!)'")
+      }
+    }
+  }
+
+  mutating func parseLiteralString() throws(TOMLError) -> String {
+    i += 1
+    var out = ""
+    while let c = peek {
+      if c == "'" {
+        i += 1
+        return out
+      }
+      if c == "\n" || c == "\r" { break }
+      if c.value < 0x20 && c != "\t" || c.value == 0x7f { throw fail("control character in string") }
+      out.unicodeScalars.append(c)
+      i += 1
+    }
+    throw fail("unterminated string: expected a closing '")
+  }
+
+  mutating func parseBasicString() throws(TOMLError) -> String {
+    i += 1
+    var out = ""
+    while let c = peek {
+      switch c {
+      case "\"":
+        i += 1
+        return out
+      case "\n", "\r":
+        throw fail("unterminated string: expected a closing \"")
+      case "\\":
+        let escapeStart = position
+        i += 1
+        guard let e = peek else { break }
+        i += 1
+        switch e {
+        case "\"": out += "\""
+        case "\\": out += "\\"
+        case "b": out += "\u{8}"
+        case "f": out += "\u{C}"
+        case "n": out += "\n"
+        case "r": out += "\r"
+        case "t": out += "\t"
+        case "u", "U":
+          let count = e == "u" ? 4 : 8
+          guard i + count <= s.count else { throw fail("truncated unicode escape", at: escapeStart) }
+          var hex = ""
+          for k in 0..<count { hex.unicodeScalars.append(s[i + k]) }
+          guard let v = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(v) else {
+            throw fail("invalid unicode escape '\\\(e)\(hex)'", at: escapeStart)
+          }
+          out.unicodeScalars.append(scalar)
+          i += count
+        default:
+          throw fail("invalid escape '\\\(e)'", at: escapeStart)
+        }
+      default:
+        if c.value < 0x20 && c != "\t" || c.value == 0x7f { throw fail("control character in string") }
+        out.unicodeScalars.append(c)
+        i += 1
+      }
+    }
+    throw fail("unterminated string: expected a closing \"")
+  }
+
+  // MARK: building the tree
+
+  mutating func defineTable(_ path: [String], at position: SourcePosition) throws(TOMLError) {
+    try withTable(path, creatingAt: position) { (table: inout TOMLTable) throws(TOMLError) in
+      if table.explicitlyDefined {
+        throw TOMLError(position: position, message: "the table [\(path.joined(separator: "."))] is defined twice")
+      }
+      table.explicitlyDefined = true
+    }
+  }
+
+  mutating func insert(_ value: TOMLValue, at path: [String], keyPosition: SourcePosition) throws(TOMLError) {
+    let parent = Array(path.dropLast())
+    let key = path.last!
+    try withTable(parent, creatingAt: keyPosition) { (table: inout TOMLTable) throws(TOMLError) in
+      if table.index(of: key) != nil {
+        throw TOMLError(position: keyPosition, message: "the key '\(path.joined(separator: "."))' is defined twice")
+      }
+      table.entries.append(.init(key: key, value: value, position: keyPosition))
+    }
+  }
+
+  mutating func withTable(
+    _ path: [String], creatingAt position: SourcePosition,
+    _ body: (inout TOMLTable) throws(TOMLError) -> Void
+  ) throws(TOMLError) {
+    try Self.descend(&root, path[...], fullPath: path, position: position, body)
+  }
+
+  static func descend(
+    _ table: inout TOMLTable, _ path: ArraySlice<String>, fullPath: [String],
+    position: SourcePosition, _ body: (inout TOMLTable) throws(TOMLError) -> Void
+  ) throws(TOMLError) {
+    guard let head = path.first else { return try body(&table) }
+    if let index = table.index(of: head) {
+      guard case .table(var child) = table.entries[index].value else {
+        throw TOMLError(position: position, message: "'\(fullPath.joined(separator: "."))' would redefine the key '\(head)', which is not a table")
+      }
+      table.entries[index].value = .string("")  // release the copy before mutating
+      defer { table.entries[index].value = .table(child) }
+      try descend(&child, path.dropFirst(), fullPath: fullPath, position: position, body)
+    } else {
+      var child = TOMLTable()
+      child.position = position
+      try descend(&child, path.dropFirst(), fullPath: fullPath, position: position, body)
+      table.entries.append(.init(key: head, value: .table(child), position: position))
+    }
+  }
+}
+
+extension String {
+  fileprivate func replacingUnderscores() -> String { String(filter { $0 != "_" }) }
+}

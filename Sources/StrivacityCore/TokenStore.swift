@@ -1,0 +1,78 @@
+// Where token sets live. Implementations: the Secret Service (SecretStore) and an explicit
+// 0600 file store for machines without one. Never a silent fallback from one to the other.
+
+/// Which backend holds a profile's tokens.
+public enum StoreKind: String, Sendable, CaseIterable {
+  case secretService = "secret-service"
+  case file
+
+  /// Accepts the config/flag spellings.
+  public init?(configValue: String) {
+    switch configValue.lowercased() {
+    case "secret-service", "secretservice", "keyring", "libsecret": self = .secretService
+    case "file": self = .file
+    default: return nil
+    }
+  }
+}
+
+/// Identifies one stored token set. All three parts are non-secret attributes.
+public struct StoreKey: Hashable, Sendable, CustomStringConvertible {
+  public var profile: String
+  public var issuer: String
+  public var clientID: String
+
+  public init(profile: String, issuer: String, clientID: String) {
+    self.profile = profile
+    self.issuer = issuer
+    self.clientID = clientID
+  }
+
+  public var description: String { "\(profile) (\(issuer))" }
+}
+
+/// A store of token sets, one per profile.
+public protocol TokenStore: AnyObject {
+  var kind: StoreKind { get }
+  /// The token set for `key`, or nil when none is stored.
+  func load(_ key: StoreKey) throws(StoreError) -> TokenSet?
+  /// Stores `tokens` for `key`, replacing any earlier set of the same profile atomically.
+  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError)
+  /// Deletes every set stored for `profile`; returns whether there was one.
+  @discardableResult func delete(profile: String) throws(StoreError) -> Bool
+  /// Every stored key, sorted by profile.
+  func keys() throws(StoreError) -> [StoreKey]
+}
+
+/// Why the store could not be used. Messages are one line with an actionable hint.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+  case noSessionBus(detail: String)
+  case noSecretService(detail: String)
+  case locked(collection: String)
+  case noDefaultCollection
+  case failure(detail: String)
+  case insecureFile(path: String, mode: String)
+  case notOwner(path: String)
+  case corrupt(source: String, detail: String)
+  case io(path: String, detail: String)
+
+  public var description: String {
+    switch self {
+    case .noSessionBus(let detail):
+      return "no D-Bus session bus (\(detail)); run inside a desktop or `dbus-run-session`, or choose the file store with --store file"
+    case .noSecretService(let detail):
+      return "no Secret Service on the session bus (\(detail)); install and start gnome-keyring or KeePassXC, or choose the file store with --store file"
+    case .locked(let collection):
+      return "the keyring collection '\(collection)' is locked and could not be unlocked; unlock it (for example with seahorse, or by signing in to the desktop) and try again"
+    case .noDefaultCollection:
+      return "the Secret Service has no default keyring collection; create one (for example with seahorse) and try again"
+    case .failure(let detail): return "keyring failure: \(detail)"
+    case .insecureFile(let path, let mode):
+      return "refusing to read \(path): its mode is \(mode), readable by others; run `chmod 600 \(path)` if you trust its content, or delete it and sign in again"
+    case .notOwner(let path):
+      return "refusing to read \(path): it belongs to another user"
+    case .corrupt(let source, let detail): return "stored tokens in \(source) are unreadable (\(detail)); run `strivacity login` again"
+    case .io(let path, let detail): return "\(path): \(detail)"
+    }
+  }
+}

@@ -1,0 +1,3 @@
+import StrivacityCLI
+
+Strivacity.runMain()
