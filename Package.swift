@@ -42,10 +42,13 @@ let package = Package(
     .executableTarget(name: "strivacity", dependencies: ["StrivacityCLI"]),
 
     // MARK: tests
+    // Helpers shared by the test targets only: running the built binaries, temporary dirs.
+    .target(name: "StrivacityTestSupport", path: "Tests/Support"),
     .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore"]),
-    .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "LoopbackHTTP"]),
-    .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore"]),
-    .testTarget(name: "StrivacityCLITests", dependencies: ["StrivacityCore"]),
+    .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
+    .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "LoopbackHTTP", "StrivacityTestSupport"]),
+    .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "StrivacityTestSupport"]),
+    .testTarget(name: "StrivacityCLITests", dependencies: ["StrivacityCore", "StrivacityTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -76,7 +76,10 @@ CURL *sc_easy_init(void) { return api.easy_init(); }
 void sc_easy_cleanup(CURL *handle) { api.easy_cleanup(handle); }
 void sc_easy_reset(CURL *handle) { api.easy_reset(handle); }
 CURLcode sc_easy_perform(CURL *handle) { return api.easy_perform(handle); }
-const char *sc_easy_strerror(CURLcode code) { return api.easy_strerror(code); }
+const char *sc_easy_strerror(CURLcode code) {
+  // Callable before sc_load(): error text is needed on paths that never loaded libcurl.
+  return load_status == 0 ? api.easy_strerror(code) : "libcurl error";
+}
 
 CURLcode sc_setopt_long(CURL *handle, CURLoption option, long value) {
   return api.easy_setopt(handle, option, value);

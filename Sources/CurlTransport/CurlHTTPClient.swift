@@ -130,7 +130,7 @@ private final class ResponseSink {
 
   func appendHeaderLine(_ bytes: UnsafeBufferPointer<UInt8>) {
     var line = String(decoding: bytes, as: UTF8.self)
-    while line.last == "\n" || line.last == "\r" { line.removeLast() }
+    while let last = line.last, last.isNewline { line.removeLast() }
     if line.hasPrefix("HTTP/") {
       headers.removeAll()
       return
@@ -174,4 +174,10 @@ extension String {
     while let l = s.last, l == " " || l == "\t" { s.removeLast() }
     return String(s)
   }
+}
+
+/// libcurl result codes the tests name without importing the C module.
+enum CURLcodeValue {
+  static let couldntResolveHost = CURLE_COULDNT_RESOLVE_HOST
+  static let peerFailedVerification = CURLE_PEER_FAILED_VERIFICATION
 }

@@ -14,7 +14,7 @@ import Foundation
 import Glibc
 import StrivacityCore
 
-public final class FileStore: TokenStore {
+public final class FileStore: TokenStore, Sendable {
   public let kind = StoreKind.file
   /// The directory holding one JSON file per profile.
   public let directory: String
@@ -148,7 +148,7 @@ public final class FileStore: TokenStore {
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
     guard fd >= 0 else { throw .io(path: directory, detail: String(cString: strerror(errno))) }
-    let temporary = String(cString: template)
+    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     var ok = false
     defer {
       if !ok { unlink(temporary) }

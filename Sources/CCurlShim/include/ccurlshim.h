@@ -10,7 +10,8 @@
 #include <curl/curl.h>
 #include <stddef.h>
 
-/// Loads libcurl and runs curl_global_init once (thread-safe). Returns 0 on success; otherwise
+/// Loads libcurl and runs curl_global_init once (thread-safe). sc_easy_strerror and sc_version
+/// may be called before it; every other function only after it succeeded. Returns 0 on success; otherwise
 /// writes a one-line reason into errbuf (NUL-terminated) and returns -1.
 int sc_load(char *errbuf, size_t errlen);
 

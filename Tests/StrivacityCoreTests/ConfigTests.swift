@@ -1,0 +1,120 @@
+import Testing
+@testable import StrivacityCore
+
+@Suite struct ConfigTests {
+  static let sample = """
+    default_profile = "work"
+    store = "file"
+    colour = "always"
+
+    [profiles.work]
+    tenant = "https://work.example.com"
+    client_id = "cli-work"
+    scopes = ["openid", "offline_access"]
+    redirect_uri = "http://127.0.0.1:8400/callback"
+    git_hosts = ["git.work.example.com"]
+    frobnicate = true
+
+    [profiles.home]
+    tenant = "https://home.example.com"
+    client_id = "cli-home"
+    scope = "openid profile"
+    store = "secret-service"
+    """
+
+  @Test func parsesProfilesAndWarnsAboutUnknownKeys() throws {
+    let config = try Config.parse(Self.sample, path: "/c.toml")
+    #expect(config.defaultProfile == "work")
+    #expect(config.defaultStore == .file)
+    #expect(config.profiles.map(\.name) == ["work", "home"])
+    let work = try #require(config.profile(named: "work"))
+    #expect(work.tenant == "https://work.example.com")
+    #expect(work.scopes == ["openid", "offline_access"])
+    #expect(work.gitHosts == ["git.work.example.com"])
+    #expect(config.profile(named: "home")?.scopes == ["openid", "profile"])
+    #expect(config.warnings.map(\.description) == [
+      "/c.toml:3: unknown key 'colour' ignored",
+      "/c.toml:11: unknown key 'frobnicate' in [profiles.work] ignored",
+    ])
+  }
+
+  @Test func syntaxErrorsCarryPathLineAndColumn() {
+    #expect(throws: ConfigError.syntax(path: "/c.toml", position: .init(line: 2, column: 10), message: "expected a value after '='")) {
+      try Config.parse("[profiles.x]\ntenant = \n", path: "/c.toml")
+    }
+    do {
+      _ = try Config.parse("[profiles.x]\ntenant = \n", path: "/c.toml")
+    } catch {
+      #expect(error.description == "/c.toml:2:10: expected a value after '='")
+    }
+  }
+
+  @Test func typeErrorsAreReported() {
+    #expect(throws: ConfigError.invalid(path: "p", position: .init(line: 2, column: 1), message: "'tenant' must be a string, not an integer")) {
+      try Config.parse("[profiles.x]\ntenant = 5", path: "p")
+    }
+    #expect(throws: ConfigError.invalid(path: "p", position: .init(line: 1, column: 1), message: "store must be \"secret-service\" or \"file\", not \"plaintext\"")) {
+      try Config.parse("store = \"plaintext\"", path: "p")
+    }
+    #expect(throws: ConfigError.self) { try Config.parse("[profiles.\"a/b\"]\ntenant = \"x\"", path: "p") }
+    #expect(throws: ConfigError.self) { try Config.parse("profiles = 1", path: "p") }
+  }
+
+  @Test func resolutionPrefersFlagsThenEnvironmentThenFile() throws {
+    let config = try Config.parse(Self.sample, path: "/c.toml")
+    var resolved = try ResolvedProfile.resolve(config: config, overrides: .init(), environment: [:])
+    #expect(resolved.name == "work")
+    #expect(resolved.store == .file)
+    #expect(resolved.isConfigured)
+
+    resolved = try ResolvedProfile.resolve(config: config, overrides: .init(), environment: ["STRIVACITY_PROFILE": "home"])
+    #expect(resolved.name == "home")
+    #expect(resolved.store == .secretService)
+
+    resolved = try ResolvedProfile.resolve(
+      config: config, overrides: .init(profile: "work", store: .secretService),
+      environment: ["STRIVACITY_PROFILE": "home", "STRIVACITY_TENANT": "https://env.example", "STRIVACITY_CLIENT_ID": "env-client"])
+    #expect(resolved.name == "work")
+    #expect(resolved.profile.tenant == "https://env.example")
+    #expect(resolved.profile.clientID == "env-client")
+    #expect(resolved.store == .secretService)
+
+    resolved = try ResolvedProfile.resolve(
+      config: config, overrides: .init(tenant: "https://flag.example"), environment: ["STRIVACITY_TENANT": "https://env.example"])
+    #expect(resolved.profile.tenant == "https://flag.example")
+  }
+
+  @Test func missingProfilesAndSettingsSayWhatToDo() throws {
+    let none = try ResolvedProfile.resolve(config: nil, overrides: .init(), environment: [:])
+    #expect(none.name == "default")
+    #expect(!none.isConfigured)
+    #expect(throws: ConfigError.profileNotConfigured(name: "default", path: "/c.toml")) {
+      try none.requireTenant(configPath: "/c.toml")
+    }
+    let adHoc = try ResolvedProfile.resolve(
+      config: nil, overrides: .init(), environment: ["STRIVACITY_TENANT": "https://t.example", "STRIVACITY_CLIENT_ID": "c"])
+    #expect(try adHoc.requireTenant(configPath: "x") == "https://t.example")
+
+    let config = try Config.parse("[profiles.half]\ntenant = \"https://t.example\"", path: "/c.toml")
+    let half = try ResolvedProfile.resolve(config: config, overrides: .init(profile: "half"), environment: [:])
+    #expect(throws: ConfigError.missingSetting(profile: "half", setting: "client_id", flag: "--client-id", env: "STRIVACITY_CLIENT_ID")) {
+      try half.requireClientID(configPath: "/c.toml")
+    }
+    #expect(throws: ConfigError.invalidProfileName("../etc")) {
+      try ResolvedProfile.resolve(config: nil, overrides: .init(profile: "../etc"), environment: [:])
+    }
+  }
+
+  @Test func pathsFollowXDG() {
+    var paths = Paths(environment: ["HOME": "/home/u"], uid: 1000)
+    #expect(paths.config == "/home/u/.config/strivacity/config.toml")
+    #expect(paths.stateDir == "/home/u/.local/state/strivacity")
+    #expect(paths.runtimeDir == "/tmp/strivacity-1000")
+    paths = Paths(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "/x/c", "XDG_STATE_HOME": "/x/s", "XDG_RUNTIME_DIR": "/run/user/1000"], uid: 1000)
+    #expect(paths.config == "/x/c/strivacity/config.toml")
+    #expect(paths.stateDir == "/x/s/strivacity")
+    #expect(paths.runtimeDir == "/run/user/1000/strivacity")
+    paths = Paths(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "relative", "STRIVACITY_CONFIG": "/etc/s.toml"], uid: 1)
+    #expect(paths.config == "/etc/s.toml")
+  }
+}
