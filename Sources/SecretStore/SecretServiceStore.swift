@@ -7,6 +7,7 @@
 //
 // Only the libsecret `…v_sync` functions are used: the variadic ones cannot be called from Swift.
 internal import CSecret
+import Glibc
 import StrivacityCore
 
 public final class SecretServiceStore: TokenStore {
@@ -29,6 +30,7 @@ public final class SecretServiceStore: TokenStore {
   deinit { secret_schema_unref(schema) }
 
   public func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+    try Self.requireSessionBus()
     var error: UnsafeMutablePointer<GError>?
     let attributes = Attributes(key)
     let secret = secret_password_lookupv_sync(schema, attributes.table, nil, &error)
@@ -44,6 +46,7 @@ public final class SecretServiceStore: TokenStore {
   }
 
   public func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+    try Self.requireSessionBus()
     try diagnoseDefaultCollection()
     var error: UnsafeMutablePointer<GError>?
     let attributes = Attributes(key)
@@ -65,10 +68,12 @@ public final class SecretServiceStore: TokenStore {
 
   @discardableResult
   public func delete(profile: String) throws(StoreError) -> Bool {
-    try clear(Attributes(["profile": profile]))
+    try Self.requireSessionBus()
+    return try clear(Attributes(["profile": profile]))
   }
 
   public func keys() throws(StoreError) -> [StoreKey] {
+    try Self.requireSessionBus()
     var error: UnsafeMutablePointer<GError>?
     let none = Attributes([:])
     let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue)
@@ -130,6 +135,19 @@ public final class SecretServiceStore: TokenStore {
     if let unlocked { g_list_free_full(unlocked, g_object_unref) }
     if let error { g_error_free(error) }
     if secret_collection_get_locked(collection) != 0 { throw .locked(collection: name) }
+  }
+
+  /// Fails fast when no session bus can be found, before GLib looks for one: GLib would
+  /// otherwise create ~/.cache as a stand-in runtime directory and try X11 autolaunch.
+  static func requireSessionBus() throws(StoreError) {
+    if let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0 { return }
+    if let runtime = getenv("XDG_RUNTIME_DIR"), runtime.pointee != 0 {
+      var info = stat()
+      if stat(String(cString: runtime) + "/bus", &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK { return }
+    }
+    // With a display, GLib can still autolaunch a bus through X11.
+    if let display = getenv("DISPLAY"), display.pointee != 0 { return }
+    throw .noSessionBus(detail: "DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist")
   }
 
   static func classify(_ error: UnsafeMutablePointer<GError>) -> StoreError {

@@ -38,7 +38,7 @@ struct Status: ParsableCommand {
     } else {
       lines.append(("signed in", "no (run `strivacity login\(resolved.name == "default" ? "" : " --profile \(resolved.name)")`)"))
     }
-    let width = lines.map(\.0.count).max() ?? 0
+    let width = 13  // "refresh token": a fixed column keeps the output stable for scripts
     Console.writeStdout(lines.map { $0.0.padding(to: width) + "  " + $0.1 }.joined(separator: "\n") + "\n")
     // The table already says so; the exit code tells scripts.
     if tokens == nil { throw CLIFailure("", status: .signInRequired) }

@@ -1,6 +1,7 @@
 // Helpers for the test targets: run the built binaries, make scratch directories, and know
 // whether the real keyring harness is around.
 import Foundation
+import Glibc
 
 public enum TestEnvironment {
   /// Set by Scripts/with-keyring: a real gnome-keyring is on this process's session bus.
@@ -53,47 +54,102 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs `arguments[0]` with `arguments[1...]`, an explicit environment and optional stdin.
+///
+/// Spawned with posix_spawn, an empty signal mask and default signal dispositions, in a process
+/// group of its own: test threads block most signals, and a child inheriting that mask could
+/// never be stopped with SIGTERM (dbus-run-session relies on that). On timeout the whole group
+/// is killed.
 public func run(
   _ arguments: [String], environment: [String: String], stdin: String? = nil,
   currentDirectory: String? = nil, timeout: TimeInterval = 60
 ) throws -> ProcessResult {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: arguments[0])
-  process.arguments = Array(arguments.dropFirst())
-  process.environment = environment
-  if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-  let outPipe = Pipe()
-  let errPipe = Pipe()
-  let inPipe = Pipe()
-  process.standardOutput = outPipe
-  process.standardError = errPipe
-  process.standardInput = inPipe
-  try process.run()
-  if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
-  try? inPipe.fileHandleForWriting.close()
-  // Read both pipes concurrently so a chatty child cannot block on a full pipe.
-  let group = DispatchGroup()
-  nonisolated(unsafe) var outData = Data()
-  nonisolated(unsafe) var errData = Data()
-  group.enter()
+  var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
+  guard pipe(&inPipe) == 0, pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw TestFailure("pipe failed") }
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+  posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+  posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+  for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+  var attributes = posix_spawnattr_t()
+  posix_spawnattr_init(&attributes)
+  defer { posix_spawnattr_destroy(&attributes) }
+  var empty = sigset_t()
+  sigemptyset(&empty)
+  var all = sigset_t()
+  sigfillset(&all)
+  posix_spawnattr_setsigmask(&attributes, &empty)
+  posix_spawnattr_setsigdefault(&attributes, &all)
+  posix_spawnattr_setpgroup(&attributes, 0)
+  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+  // coreutils env(1) changes directory for us (posix_spawn has no portable chdir action).
+  let arguments = currentDirectory.map { ["/usr/bin/env", "-C", $0] + arguments } ?? arguments
+  let argv = arguments.map { strdup($0) } + [nil]
+  let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+  defer {
+    argv.forEach { free($0) }
+    envp.forEach { free($0) }
+  }
+  var pid: pid_t = 0
+  let rc = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+  close(inPipe[0])
+  close(outPipe[1])
+  close(errPipe[1])
+  guard rc == 0 else {
+    [inPipe[1], outPipe[0], errPipe[0]].forEach { close($0) }
+    throw TestFailure("cannot run \(arguments[0]): \(String(cString: strerror(rc)))")
+  }
+  // Feed stdin from a thread so a child that does not read cannot block us.
+  let input = Array((stdin ?? "").utf8)
+  let writer = inPipe[1]
+  let fed = DispatchSemaphore(value: 0)
   DispatchQueue.global().async {
-    outData = outPipe.fileHandleForReading.readDataToEndOfFile()
-    group.leave()
+    _ = signal(SIGPIPE, SIG_IGN)
+    var offset = 0
+    while offset < input.count {
+      let n = input.withUnsafeBytes { write(writer, $0.baseAddress! + offset, $0.count - offset) }
+      if n <= 0 { break }
+      offset += n
+    }
+    close(writer)
+    fed.signal()
   }
-  group.enter()
-  DispatchQueue.global().async {
-    errData = errPipe.fileHandleForReading.readDataToEndOfFile()
-    group.leave()
+  var out: [UInt8] = [], err: [UInt8] = []
+  var fds = [pollfd(fd: outPipe[0], events: Int16(POLLIN), revents: 0), pollfd(fd: errPipe[0], events: Int16(POLLIN), revents: 0)]
+  let deadline = Date().addingTimeInterval(timeout)
+  var buffer = [UInt8](repeating: 0, count: 65536)
+  var timedOut = false
+  while fds.contains(where: { $0.fd >= 0 }) {
+    let left = deadline.timeIntervalSinceNow
+    if left <= 0 {
+      timedOut = true
+      break
+    }
+    let ready = poll(&fds, nfds_t(fds.count), Int32(min(left, 1) * 1000))
+    if ready < 0 && errno != EINTR { break }
+    for i in fds.indices where fds[i].fd >= 0 && fds[i].revents != 0 {
+      let n = buffer.withUnsafeMutableBytes { read(fds[i].fd, $0.baseAddress, $0.count) }
+      if n > 0 {
+        if i == 0 { out += buffer[0..<n] } else { err += buffer[0..<n] }
+      } else if n == 0 || errno != EINTR {
+        close(fds[i].fd)
+        fds[i].fd = -1
+      }
+    }
   }
-  if group.wait(timeout: .now() + timeout) == .timedOut {
-    process.terminate()
-    throw TestFailure("timed out after \(timeout) s: \(arguments.joined(separator: " "))")
+  if timedOut {
+    kill(-pid, SIGKILL)
+    kill(pid, SIGKILL)
   }
-  process.waitUntilExit()
+  fds.filter { $0.fd >= 0 }.forEach { close($0.fd) }
+  var status: Int32 = 0
+  while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+  fed.wait()
+  if timedOut { throw TestFailure("timed out after \(timeout) s: \(arguments.joined(separator: " "))") }
+  let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
   return ProcessResult(
-    status: process.terminationStatus,
-    stdout: String(decoding: outData, as: UTF8.self),
-    stderr: String(decoding: errData, as: UTF8.self))
+    status: exitCode, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
 }
 
 public struct TestFailure: Error, CustomStringConvertible {

@@ -1,0 +1,218 @@
+// The built `strivacity` binary, run as a user would: exit codes, stdout/stderr discipline,
+// one-line errors, nothing written on failure, and the keyring's error paths for real.
+import Foundation
+import StrivacityTestSupport
+import Testing
+
+/// A private HOME with an optional config file, and a way to run the binary in it.
+final class Sandbox: @unchecked Sendable {
+  let dir: ScratchDirectory
+  var home: String { dir.path }
+
+  init(config: String? = nil) throws {
+    dir = try ScratchDirectory("cli")
+    if let config { try dir.write(".config/strivacity/config.toml", config) }
+  }
+
+  /// An environment with nothing inherited but PATH; `bus` adds this process's session bus.
+  func environment(bus: Bool = false, extra: [String: String] = [:]) -> [String: String] {
+    var env = ["HOME": home, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"]
+    if bus, let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] {
+      env["DBUS_SESSION_BUS_ADDRESS"] = address
+    }
+    return env.merging(extra) { _, new in new }
+  }
+
+  func strivacity(_ arguments: [String], bus: Bool = false, extra: [String: String] = [:]) throws -> ProcessResult {
+    try run([TestEnvironment.binary("strivacity")] + arguments, environment: environment(bus: bus, extra: extra))
+  }
+}
+
+let profileConfig = """
+  [profiles.default]
+  tenant = "https://tenant.example/"
+  client_id = "cli-client"
+
+  [profiles.filed]
+  tenant = "https://tenant.example/"
+  client_id = "cli-client"
+  store = "file"
+  """
+
+/// The one line a failing command prints, checked for shape.
+func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+  #expect(result.status == status, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+  #expect(result.stdout.isEmpty, "stdout: \(result.stdout)", sourceLocation: sourceLocation)
+  let lines = result.ownStderr.split(separator: "\n")
+  #expect(lines.count == 1, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+  #expect(lines.first?.hasPrefix("strivacity: error: ") == true, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+  #expect(result.stderr.contains(fragment), "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+}
+
+@Suite struct CLIBasicsTests {
+  @Test func versionAndHelp() throws {
+    let sandbox = try Sandbox()
+    let version = try sandbox.strivacity(["--version"])
+    #expect(version.status == 0)
+    #expect(version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
+    let help = try sandbox.strivacity(["--help"])
+    #expect(help.status == 0)
+    #expect(help.stdout.contains("USAGE: strivacity"))
+    #expect(help.stdout.contains("EXIT STATUS:"))
+    #expect(help.stdout.contains("status"))
+    #expect(sandbox.dir.listing().isEmpty, "help wrote files: \(sandbox.dir.listing())")
+  }
+
+  @Test func usageErrorsExitTwo() throws {
+    let sandbox = try Sandbox()
+    let result = try sandbox.strivacity(["no-such-command"])
+    #expect(result.status == 2)
+    #expect(result.stdout.isEmpty)
+    #expect(result.stderr.contains("Unexpected argument 'no-such-command'"))
+    let badStore = try sandbox.strivacity(["status", "--store", "plaintext"])
+    #expect(badStore.status == 2)
+  }
+
+  @Test func malformedConfigIsOneLineWithPosition() throws {
+    let sandbox = try Sandbox(config: "[profiles.default]\ntenant = \"https://t.example/\nclient_id = \"x\"\n")
+    let before = sandbox.dir.listing()
+    let result = try sandbox.strivacity(["status"])
+    expectOneLineError(result, status: 2, containing: "config.toml:2:29: unterminated string")
+    #expect(sandbox.dir.listing() == before)
+  }
+
+  @Test func unknownConfigKeysWarnButWork() throws {
+    let sandbox = try Sandbox(config: "colour = \"always\"\n" + profileConfig)
+    let result = try sandbox.strivacity(["status", "--profile", "filed"])
+    #expect(result.stderr.contains("strivacity: warning: \(sandbox.home)/.config/strivacity/config.toml:1: unknown key 'colour' ignored"))
+  }
+
+  @Test func missingProfileSaysHowToSignIn() throws {
+    let sandbox = try Sandbox(config: profileConfig)
+    let result = try sandbox.strivacity(["status", "--profile", "nosuch"])
+    expectOneLineError(result, status: 3, containing: "profile 'nosuch' is not configured")
+    #expect(result.stderr.contains("strivacity login --profile nosuch"))
+    let noConfig = try Sandbox()
+    expectOneLineError(try noConfig.strivacity(["status"]), status: 3, containing: "profile 'default' is not configured")
+    #expect(noConfig.dir.listing().isEmpty)
+  }
+
+  @Test func invalidProfileNamesAreRefused() throws {
+    let sandbox = try Sandbox(config: profileConfig)
+    expectOneLineError(try sandbox.strivacity(["status", "--profile", "../../etc"]), status: 2, containing: "invalid profile name")
+  }
+
+  @Test func environmentOverridesWork() throws {
+    let sandbox = try Sandbox(config: profileConfig)
+    let result = try sandbox.strivacity(
+      ["status"], extra: ["STRIVACITY_PROFILE": "filed", "STRIVACITY_TENANT": "https://env.example/"])
+    #expect(result.stdout.contains("profile        filed"))
+    #expect(result.stdout.contains("tenant         https://env.example/"))
+    let explicit = try Sandbox()
+    try explicit.dir.write("elsewhere.toml", profileConfig)
+    let viaConfig = try explicit.strivacity(["status", "--profile", "filed"], extra: ["STRIVACITY_CONFIG": explicit.dir.file("elsewhere.toml")])
+    #expect(viaConfig.stdout.contains("client         cli-client"), "\(viaConfig.stderr)")
+  }
+}
+
+@Suite struct CLIFileStoreTests {
+  static let tokenFile = """
+    {"client_id":"cli-client","issuer":"https://tenant.example/","profile":"filed","tokens":{"access_token":"AT-SECRET","expires_at":4102444800,"id_token":"ID-SECRET","obtained_at":4102441200,"refresh_token":"RT-SECRET","scope":"openid profile","token_type":"Bearer"},"v":1}
+    """
+
+  @Test func statusReadsTheFileStoreAndNeverPrintsSecrets() throws {
+    let sandbox = try Sandbox(config: profileConfig)
+    try sandbox.dir.write(".local/state/strivacity/tokens/filed.json", Self.tokenFile, mode: 0o600)
+    let result = try sandbox.strivacity(["status", "--profile", "filed"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("signed in      yes"))
+    #expect(result.stdout.contains("refresh token  held"))
+    #expect(result.stdout.contains("store          file"))
+    #expect(result.stderr.contains("warning: tokens are kept in a file"))
+    #expect(!(result.stdout + result.stderr).contains("SECRET"))
+  }
+
+  @Test func worldReadableTokenFilesAreRefused() throws {
+    let sandbox = try Sandbox(config: profileConfig)
+    let path = try sandbox.dir.write(".local/state/strivacity/tokens/filed.json", Self.tokenFile, mode: 0o644)
+    let result = try sandbox.strivacity(["status", "--profile", "filed"])
+    #expect(result.status == 6)
+    #expect(result.stderr.contains("strivacity: error: refusing to read \(path): its mode is 0644"))
+    #expect(!result.stderr.contains("SECRET"))
+  }
+
+  @Test func notSignedInExitsThree() throws {
+    let sandbox = try Sandbox(config: profileConfig)
+    let result = try sandbox.strivacity(["status", "--store", "file"])
+    #expect(result.status == 3)
+    #expect(result.stdout.contains("signed in      no"))
+    #expect(sandbox.dir.listing() == [".config", ".config/strivacity", ".config/strivacity/config.toml"])
+  }
+}
+
+@Suite struct CLIKeyringTests {
+  @Test func noSessionBusIsOneActionableLine() throws {
+    let sandbox = try Sandbox(config: profileConfig)
+    let result = try sandbox.strivacity(["status"])  // no DBUS_SESSION_BUS_ADDRESS, no DISPLAY
+    expectOneLineError(result, status: 6, containing: "no D-Bus session bus")
+    #expect(result.stderr.contains("--store file"))
+    #expect(sandbox.dir.listing() == [".config", ".config/strivacity", ".config/strivacity/config.toml"])
+  }
+
+  @Test func aBusWithoutSecretServiceIsNamed() throws {
+    let sandbox = try Sandbox(config: profileConfig)
+    // A session bus that can activate nothing: no service directories at all.
+    let busConfig = try sandbox.dir.write("bus.conf", """
+      <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+       "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+      <busconfig>
+        <type>session</type>
+        <listen>unix:tmpdir=/tmp</listen>
+        <auth>EXTERNAL</auth>
+        <policy context="default">
+          <allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/>
+        </policy>
+      </busconfig>
+      """)
+    let result = try run(
+      ["/usr/bin/dbus-run-session", "--config-file=\(busConfig)", "--", TestEnvironment.binary("strivacity"), "status"],
+      environment: sandbox.environment())
+    #expect(result.status == 6, "\(result.stderr)")
+    #expect(result.ownStderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains("strivacity: error: no Secret Service on the session bus"))
+  }
+
+  @Test func aLockedCollectionIsReportedNotMistakenForSignedOut() throws {
+    let sandbox = try Sandbox(config: profileConfig)
+    // A keyring of its own (nested harness), locked before strivacity runs.
+    let script = """
+      gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
+        --method org.freedesktop.Secret.Service.Lock "['/org/freedesktop/secrets/aliases/default']" >/dev/null
+      exec "$@"
+      """
+    let result = try run(
+      [TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/with-keyring").path, "bash", "-c", script, "lock",
+       TestEnvironment.binary("strivacity"), "status"],
+      environment: sandbox.environment())
+    #expect(result.status == 6, "\(result.stderr)")
+    #expect(result.ownStderr.split(separator: "\n").count == 1, "\(result.ownStderr)")
+    #expect(result.stderr.contains("strivacity: error: the keyring collection 'Login' is locked and could not be unlocked"))
+  }
+
+  @Test func statusReadsTheRealKeyring() throws {
+    try #require(TestEnvironment.hasRealKeyring, "run through `make test` for a real keyring")
+    let sandbox = try Sandbox(config: profileConfig.replacingOccurrences(of: "[profiles.default]", with: "[profiles.keyring-status]"))
+    let payload = #"{"tokens":{"access_token":"AT-SECRET","expires_at":4102444800,"obtained_at":4102441200,"token_type":"Bearer"},"v":1}"#
+    let stored = try run(
+      ["/usr/bin/secret-tool", "store", "--label", "t", "xdg:schema", "com.strivacity.cli.TokenSet",
+       "profile", "keyring-status", "issuer", "https://tenant.example/", "client_id", "cli-client"],
+      environment: ProcessInfo.processInfo.environment, stdin: payload)
+    #expect(stored.status == 0)
+    let result = try sandbox.strivacity(["status", "--profile", "keyring-status"], bus: true)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("signed in      yes"))
+    #expect(result.stdout.contains("refresh token  none"))
+    #expect(!result.stdout.contains("SECRET"))
+    _ = try run(["/usr/bin/secret-tool", "clear", "profile", "keyring-status"], environment: ProcessInfo.processInfo.environment)
+  }
+}
