@@ -48,7 +48,7 @@ public struct ProcessResult: Sendable {
   /// stderr without noise from helper daemons (dbus-daemon, gcr-prompter) that share it.
   public var ownStderr: String {
     stderr.split(separator: "\n", omittingEmptySubsequences: false)
-      .filter { !$0.hasPrefix("dbus-daemon[") && !$0.contains("gcr-prompter") && !$0.contains("Gtk-WARNING") && !$0.isEmpty }
+      .filter { !$0.hasPrefix("dbus-daemon[") && !$0.hasPrefix("with-keyring: ") && !$0.contains("gcr-prompter") && !$0.contains("Gtk-WARNING") && !$0.isEmpty }
       .joined(separator: "\n")
   }
 }
