@@ -5,9 +5,12 @@ let package = Package(
   name: "strivacity",
   products: [
     .executable(name: "strivacity", targets: ["strivacity"]),
+    .executable(name: "strivacity-emulator", targets: ["strivacity-emulator"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    // 4.x builds on FoundationEssentials: no full Foundation (ICU) in the CLI.
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
   ],
   targets: [
     // MARK: C edges
@@ -25,6 +28,14 @@ let package = Package(
 
     // MARK: pure core (no I/O beyond what callers hand in)
     .target(name: "StrivacityCore"),
+    // OAuth/OIDC values: base64url, PKCE (RFC 7636), JWT signing and verification, JWKS.
+    .target(
+      name: "OAuthCore",
+      dependencies: [
+        "StrivacityCore",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
+      ]),
 
     // MARK: edges
     .target(name: "CurlTransport", dependencies: ["StrivacityCore", "CCurlShim"]),
@@ -41,11 +52,24 @@ let package = Package(
       ]),
     .executableTarget(name: "strivacity", dependencies: ["StrivacityCLI"]),
 
+    // MARK: the local tenant
+    .target(
+      name: "Emulator",
+      dependencies: ["StrivacityCore", "OAuthCore", "LoopbackHTTP"],
+      resources: [.copy("Journeys")]),
+    .executableTarget(
+      name: "strivacity-emulator",
+      dependencies: ["Emulator", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
     // MARK: tests
     // Helpers shared by the test targets only: running the built binaries, temporary dirs.
     .target(name: "StrivacityTestSupport", path: "Tests/Support"),
     .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore"]),
     .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
+    .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
+    .testTarget(
+      name: "EmulatorTests",
+      dependencies: ["Emulator", "OAuthCore", "CurlTransport", "StrivacityTestSupport"]),
     .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "LoopbackHTTP", "StrivacityTestSupport"]),
     .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "StrivacityTestSupport"]),
     .testTarget(name: "StrivacityCLITests", dependencies: ["StrivacityCore", "StrivacityTestSupport"]),

@@ -36,7 +36,7 @@ public struct ServerReply: Sendable {
     return reply
   }
 
-  func encoded() -> [UInt8] {
+  public func encoded() -> [UInt8] {
     var head = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
     for (name, value) in headers { head += "\(name): \(value)\r\n" }
     if !headers.contains(where: { $0.name.lowercased() == "content-length" }) {

@@ -1,0 +1,277 @@
+// POST /flow/api/v1/init and /flow/api/v1/form/{formId}: the screen loop (protocol §4, §7, §8).
+import Foundation
+import LoopbackHTTP
+import OAuthCore
+import StrivacityCore
+
+/// What a form submission leads to. The JSON API and the hosted pages render it differently.
+enum SubmitOutcome {
+  case screen(JourneySession)
+  /// 400 with messages (global or per widget); the screen stays.
+  case invalid(JourneySession, messages: JSONValue)
+  case finish(JourneySession, finishToken: String)
+  case hosted(JourneySession)
+  case respond(JourneySession, status: Int, body: JSONValue)
+  case sessionExpired
+  case badRequest(String)
+}
+
+extension Emulator {
+  func hostedURL(_ session: JourneySession) -> String {
+    issuer + "provider/flow?" + FormEncoding.encode([("challenge", session.id), ("redirect_uri", session.redirectURI)])
+  }
+
+  /// The live session named by `Authorization: Bearer <session_id>`.
+  func session(fromBearer request: ServerRequest, now: Int64) -> JourneySession? {
+    guard let header = request.header("Authorization"), header.lowercased().hasPrefix("bearer ") else { return nil }
+    return liveSession(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), now: now)
+  }
+
+  func liveSession(_ id: String, now: Int64) -> JourneySession? {
+    state.withLock { state in
+      guard let session = state.sessions[id], !session.finished, session.expiresAt > now else { return nil }
+      return session
+    }
+  }
+
+  func journeyHeaders() -> [(name: String, value: String)] { [("X-Event-ID", UUID().uuidString.lowercased())] }
+
+  func sessionExpiredReply() -> ServerReply {
+    json(403, ["error": "session_expired", "error_description": "the sign-in session is unknown or has expired; start again"],
+      headers: journeyHeaders())
+  }
+
+  // MARK: init
+
+  func journeyInit(_ request: ServerRequest) -> ServerReply {
+    guard request.method == "POST" else { return json(405, ["error": "method_not_allowed"]) }
+    guard let session = session(fromBearer: request, now: now()) else { return sessionExpiredReply() }
+    // Empty, {} and null are all fine (protocol §4.1); anything else must at least be JSON.
+    if !request.body.isEmpty && JSONValue.parse(request.body) == nil {
+      return json(400, ["hostedUrl": .string(hostedURL(session)), "messages": ["global": ["type": "error", "text": "Malformed request body"]]],
+        headers: journeyHeaders())
+    }
+    if journey.mode == .hostedOnly {
+      return json(200, ["hostedUrl": .string(hostedURL(session))], headers: journeyHeaders())
+    }
+    return json(200, render(session, messages: nil), headers: journeyHeaders())
+  }
+
+  // MARK: form
+
+  func journeyForm(_ request: ServerRequest) -> ServerReply {
+    guard request.method == "POST" else { return json(405, ["error": "method_not_allowed"]) }
+    let now = self.now()
+    guard let session = session(fromBearer: request, now: now) else { return sessionExpiredReply() }
+    guard let formID = FormPath.formID(request.path) else { return json(404, ["error": "not_found"]) }
+    func bad(_ text: String) -> ServerReply {
+      json(400, ["hostedUrl": .string(hostedURL(session)), "messages": ["global": ["type": "error", "text": .string(text)]]],
+        headers: journeyHeaders())
+    }
+    guard request.header("Content-Type")?.lowercased().hasPrefix("application/json") == true else {
+      return bad("Content-Type must be application/json")
+    }
+    let body: [String: JSONValue]
+    switch request.body.isEmpty ? JSONValue.null : JSONValue.parse(request.body) {
+    case .object(let object)?: body = object
+    case .null?: body = [:]
+    default: return bad("Malformed request body: expected a JSON object")
+    }
+    return reply(for: submit(session.id, formID: formID, body: body, now: now))
+  }
+
+  func reply(for outcome: SubmitOutcome) -> ServerReply {
+    let headers = journeyHeaders()
+    switch outcome {
+    case .screen(let session):
+      return json(200, render(session, messages: nil), headers: headers)
+    case .invalid(let session, let messages):
+      if journey.errorsWithScreen { return json(400, render(session, messages: messages), headers: headers) }
+      return json(400, ["hostedUrl": .string(hostedURL(session)), "messages": messages], headers: headers)
+    case .finish(let session, let token):
+      return json(200, [
+        "hostedUrl": .string(hostedURL(session)),
+        "finalizeUrl": .string(issuer + "provider/oauth2/v1/finish?" + FormEncoding.encode([("token", token)])),
+      ], headers: headers)
+    case .hosted(let session):
+      return json(200, ["hostedUrl": .string(hostedURL(session))], headers: headers)
+    case .respond(let session, let status, let body):
+      return json(status, substitute(body, session: session, user: nil), headers: headers)
+    case .sessionExpired:
+      return sessionExpiredReply()
+    case .badRequest(let text):
+      return json(400, ["messages": ["global": ["type": "error", "text": .string(text)]]], headers: headers)
+    }
+  }
+
+  /// Runs one submission of `formID` with `body` against the session's current screen.
+  func submit(_ sessionID: String, formID: String, body: [String: JSONValue], now: Int64) -> SubmitOutcome {
+    state.withLock { state -> SubmitOutcome in
+      guard var session = state.sessions[sessionID], !session.finished, session.expiresAt > now else { return .sessionExpired }
+      guard let screen = journey.screens[session.screen] else { return .badRequest("the journey has no screen \(session.screen)") }
+      guard let form = screen.form(formID) else {
+        return .invalid(session, messages: global("This action is not available on this screen"))
+      }
+      // Widget validators first: a malformed submission never reaches the checks.
+      let problems = FormValidation.validate(form, body: body)
+      if !problems.isEmpty {
+        return .invalid(session, messages: .object([form.id: .object(problems.mapValues { ["type": "error", "text": .string($0)] })]))
+      }
+      guard let transition = screen.transitions.first(where: { $0.form == formID && matches($0.when, body) }) else {
+        return .invalid(session, messages: global("Nothing happens for this action here (the journey declares no transition)"))
+      }
+      if let check = transition.check {
+        if let messages = run(check, transition, form: form, body: body, session: &session, state: &state) {
+          state.sessions[session.id] = session
+          return .invalid(session, messages: messages)
+        }
+      }
+      if let respond = transition.respond {
+        state.sessions[session.id] = session
+        return .respond(session, status: respond.status, body: respond.body)
+      }
+      switch transition.next {
+      case .screen(let next):
+        if next == journey.start {
+          session.user = nil
+          session.factor = nil
+        }
+        session.screen = next
+        state.sessions[session.id] = session
+        return .screen(session)
+      case .hosted:
+        state.sessions[session.id] = session
+        return .hosted(session)
+      case .finish:
+        guard session.user != nil else {
+          return .invalid(session, messages: global("The journey finished without identifying a user"))
+        }
+        let token = SecureRandom.token()
+        state.finishTokens[token] = session.id
+        state.sessions[session.id] = session
+        return .finish(session, finishToken: token)
+      }
+    }
+  }
+
+  private func matches(_ when: [String: JSONValue], _ body: [String: JSONValue]) -> Bool {
+    when.allSatisfy { FormValidation.value(of: $0.key, in: body) == $0.value }
+  }
+
+  private func global(_ text: String) -> JSONValue { ["global": ["type": "error", "text": .string(text)]] }
+
+  private func widgetMessage(_ form: Form, _ widget: String, _ text: String) -> JSONValue {
+    [form.id: [widget: ["type": "error", "text": .string(text)]]]
+  }
+
+  /// Runs a transition's check; returns messages when it fails.
+  private func run(
+    _ check: Transition.Check, _ transition: Transition, form: Form, body: [String: JSONValue],
+    session: inout JourneySession, state: inout TenantState
+  ) -> JSONValue? {
+    func text(_ field: String) -> String? { FormValidation.value(of: field, in: body)?.string }
+    switch check {
+    case .identify:
+      let field = transition.field ?? "identifier"
+      let identifier = text(field) ?? ""
+      session.identifier = identifier
+      guard let user = state.user(identifier) else {
+        return widgetMessage(form, field, transition.message ?? "No account found for \(identifier)")
+      }
+      session.user = user.identifier
+    case .password:
+      let field = transition.field ?? "password"
+      guard let user = state.user(session.user), user.password != nil, user.password == text(field) else {
+        return global(transition.message ?? "Incorrect password")
+      }
+    case .mfaMethod:
+      let field = transition.field ?? "id"
+      guard let user = state.user(session.user), let chosen = text(field), user.factors.contains(where: { $0.id == chosen }) else {
+        return widgetMessage(form, field, transition.message ?? "Choose one of your registered methods")
+      }
+      session.factor = chosen
+    case .passcode:
+      let field = transition.field ?? "passcode"
+      let user = state.user(session.user)
+      let factor = user?.factors.first { $0.id == session.factor } ?? user?.factors.first
+      guard let factor, factor.passcode == text(field) else {
+        return widgetMessage(form, field, transition.message ?? "Incorrect code")
+      }
+    case .register:
+      let field = transition.field ?? (form.widgets.contains { $0.id == "email" } ? "email" : "identifier")
+      guard let identifier = text(field), !identifier.isEmpty else { return widgetMessage(form, field, "This field is required") }
+      if state.user(identifier) != nil {
+        return widgetMessage(form, field, transition.message ?? "An account with this identifier already exists")
+      }
+      if let confirmation = text("passwordConfirmation"), confirmation != text("password") {
+        return widgetMessage(form, "passwordConfirmation", "Passwords do not match")
+      }
+      var claims: [String: JSONValue] = ["email": .string(identifier)]
+      for key in ["name", "given_name", "family_name", "phone_number"] { if let value = body[key] { claims[key] = value } }
+      state.users.append(User(
+        identifier: identifier, password: text("password"), claims: claims, factors: [], passkey: false, activationCode: nil))
+      session.user = identifier
+      session.identifier = identifier
+    case .activation:
+      let field = transition.field ?? "passcode"
+      let expected = state.user(session.user)?.activationCode ?? "111111"
+      guard text(field) == expected else { return widgetMessage(form, field, transition.message ?? "Incorrect code") }
+    case .passkey:
+      if session.user == nil { session.user = state.users.first(where: \.passkey)?.identifier }
+      guard let user = state.user(session.user), user.passkey else {
+        return global(transition.message ?? "No passkey is registered for this account")
+      }
+    }
+    return nil
+  }
+
+  // MARK: rendering
+
+  /// The screen as the Journey-flow API sends it, for the session's sdk mode.
+  func render(_ session: JourneySession, messages: JSONValue?) -> JSONValue {
+    guard let screen = journey.screens[session.screen] else { return ["hostedUrl": .string(hostedURL(session))] }
+    let user = state.withLock { $0.user(session.user) }
+    var forms = screen.forms.map(\.raw)
+    if session.minimal {
+      forms = forms.map { form in
+        guard var object = form.object, let widgets = object["widgets"]?.array else { return form }
+        object["widgets"] = .array(widgets.map { widget in
+          guard var w = widget.object else { return widget }
+          w["render"] = nil
+          return .object(w)
+        })
+        return .object(object)
+      }
+    }
+    var body: [String: JSONValue] = [
+      "screen": .string(screen.id), "hostedUrl": .string(hostedURL(session)), "forms": .array(forms),
+    ]
+    if !session.minimal {
+      if let layout = screen.layout { body["layout"] = layout }
+      body["branding"] = screen.branding ?? [
+        "logoUrl": nil, "copyright": "© 2026 strivacity-emulator", "siteTermUrl": nil, "privacyPolicyUrl": nil,
+      ]
+    }
+    if let messages { body["messages"] = messages }
+    return substitute(.object(body), session: session, user: user)
+  }
+
+  /// Replaces `{{identifier}}`, `{{user.CLAIM}}`, `{{factor.label}}` and `{{hostedUrl}}` in every string.
+  func substitute(_ value: JSONValue, session: JourneySession, user: User?) -> JSONValue {
+    switch value {
+    case .string(let text) where text.contains("{{"):
+      var out = text
+      out = out.replacingOccurrences(of: "{{identifier}}", with: user?.identifier ?? session.identifier ?? "")
+      out = out.replacingOccurrences(of: "{{hostedUrl}}", with: hostedURL(session))
+      let factor = user?.factors.first { $0.id == session.factor } ?? user?.factors.first
+      out = out.replacingOccurrences(of: "{{factor.label}}", with: factor?.label ?? "")
+      for (key, claim) in user?.claims ?? [:] {
+        out = out.replacingOccurrences(of: "{{user.\(key)}}", with: claim.string ?? claim.text)
+      }
+      return .string(out)
+    case .array(let items): return .array(items.map { substitute($0, session: session, user: user) })
+    case .object(let object): return .object(object.mapValues { substitute($0, session: session, user: user) })
+    default: return value
+    }
+  }
+}

@@ -1,0 +1,336 @@
+// /oauth2/auth, the finish URL, /oauth2/token, /oauth2/revoke, /userinfo, logout, introspection.
+import Crypto
+import Foundation
+import LoopbackHTTP
+import OAuthCore
+import StrivacityCore
+
+extension Emulator {
+  static let knownSDKModes: Set<String> = ["web", "web-minimal", "ios", "ios-minimal", "android", "android-minimal"]
+
+  func client(_ id: String?) -> Client? { journey.clients.first { $0.clientID == id } }
+
+  /// RFC 8252 §7.3: a registered loopback redirect URI matches the same URI on any port.
+  func redirectAllowed(_ uri: String, for client: Client) -> Bool {
+    if client.redirectURIs.contains(uri) { return true }
+    guard let given = URLParts(uri), given.scheme == "http", given.isLoopback else { return false }
+    return client.redirectURIs.contains { registered in
+      guard let r = URLParts(registered), r.scheme == "http", r.isLoopback else { return false }
+      return r.host == given.host && r.pathAndQuery == given.pathAndQuery
+    }
+  }
+
+  // MARK: authorization
+
+  func authorize(_ request: ServerRequest) -> ServerReply {
+    let query = FormEncoding.dictionary(request.query)
+    guard let client = client(query["client_id"]) else {
+      return html(400, page("Unknown client", "The client_id \(HTML.escape(query["client_id"] ?? "(missing)")) is not registered with this tenant."))
+    }
+    guard let redirect = query["redirect_uri"], redirectAllowed(redirect, for: client) else {
+      return html(400, page("Invalid redirect URI", "The redirect_uri is not registered for this client."))
+    }
+    let sdk = query["sdk"] ?? "native"
+    let answersWithBody = sdk.hasPrefix("web")
+    func fail(_ error: String, _ description: String) -> ServerReply {
+      var pairs = [("error", error), ("error_description", description)]
+      if let state = query["state"] { pairs.append(("state", state)) }
+      return nativeAnswer(FormEncoding.appending(pairs, to: redirect), withBody: answersWithBody)
+    }
+    if sdk != "native" && !Self.knownSDKModes.contains(sdk) { return fail("invalid_request", "unknown sdk mode \(sdk)") }
+    guard query["response_type"] == "code" else { return fail("unsupported_response_type", "only response_type=code is supported") }
+    guard let challenge = query["code_challenge"], query["code_challenge_method"] == "S256", challenge.utf8.count == 43 else {
+      return fail("invalid_request", "PKCE with code_challenge_method=S256 is required")
+    }
+    let scope = query["scope"] ?? "openid"
+    let now = self.now()
+    if journey.mode == .sso && query["prompt"] != "login" {
+      // The user already has a session at the tenant: answer with a code at once.
+      let code = state.withLock { state -> String in
+        let code = SecureRandom.token()
+        state.codes[code] = AuthorizationCode(
+          clientID: client.clientID, redirectURI: redirect, codeChallenge: challenge, nonce: query["nonce"], scope: scope,
+          user: journey.ssoUser ?? "", sid: SecureRandom.token(bytes: 12), authTime: now - 300, expiresAt: now + 60)
+        return code
+      }
+      var pairs = [("code", code)]
+      if let state = query["state"] { pairs.append(("state", state)) }
+      return nativeAnswer(FormEncoding.appending(pairs, to: redirect), withBody: answersWithBody)
+    }
+    let session = JourneySession(
+      id: SecureRandom.token(bytes: 24), clientID: client.clientID, redirectURI: redirect, state: query["state"],
+      nonce: query["nonce"], codeChallenge: challenge, scope: scope, sdkMode: sdk, screen: journey.start,
+      user: nil, factor: nil, identifier: query["login_hint"], expiresAt: now + Int64(journey.sessionTTL))
+    state.withLock { $0.sessions[session.id] = session }
+    let native = FormEncoding.appending([("session_id", session.id)], to: redirect)
+    if answersWithBody { return nativeAnswer(native, withBody: true) }
+    // Other modes: a 302 chain through the provider, as a real tenant does (protocol §3.3).
+    let hop = issuer + "provider/native?" + FormEncoding.encode([("challenge", session.id)])
+    return ServerReply(status: 302, headers: [("Location", hop), ("Content-Type", "text/plain")], body: Array(hop.utf8))
+  }
+
+  /// The second hop of the 302 chain: on to the native URL.
+  func authorizeContinue(_ request: ServerRequest) -> ServerReply {
+    let query = FormEncoding.dictionary(request.query)
+    guard let id = query["challenge"], let session = state.withLock({ $0.sessions[id] }) else {
+      return html(403, page("Session expired", "This sign-in session is unknown or has expired."))
+    }
+    return nativeAnswer(FormEncoding.appending([("session_id", session.id)], to: session.redirectURI), withBody: false)
+  }
+
+  /// `web*` modes: 200 with the URL as body; others: 302 with the URL in Location and body.
+  func nativeAnswer(_ url: String, withBody: Bool) -> ServerReply {
+    if withBody { return ServerReply(status: 200, contentType: "text/plain; charset=utf-8", text: url) }
+    return ServerReply(status: 302, headers: [("Location", url), ("Content-Type", "text/plain; charset=utf-8")], body: Array(url.utf8))
+  }
+
+  /// GET {finalizeUrl}: the journey is done; redirect to the client with a code.
+  func finalize(_ request: ServerRequest) -> ServerReply {
+    let token = FormEncoding.dictionary(request.query)["token"] ?? ""
+    let now = self.now()
+    let outcome = state.withLock { state -> (JourneySession, String)? in
+      guard let id = state.finishTokens.removeValue(forKey: token), let session = state.sessions[id], let user = session.user else {
+        return nil
+      }
+      let code = issueCode(for: session, user: user, now: now, in: &state)
+      return (session, code)
+    }
+    guard let (session, code) = outcome else {
+      return json(400, ["error": "invalid_request", "error_description": "unknown or used finalize URL"])
+    }
+    return nativeAnswer(codeRedirect(session, code: code), withBody: session.answersWithBody)
+  }
+
+  func issueCode(for session: JourneySession, user: String, now: Int64, in state: inout TenantState) -> String {
+    let code = SecureRandom.token()
+    state.codes[code] = AuthorizationCode(
+      clientID: session.clientID, redirectURI: session.redirectURI, codeChallenge: session.codeChallenge,
+      nonce: session.nonce, scope: session.scope, user: user, sid: session.id, authTime: now, expiresAt: now + 60)
+    state.sessions[session.id]?.finished = true
+    return code
+  }
+
+  func codeRedirect(_ session: JourneySession, code: String) -> String {
+    var pairs = [("code", code)]
+    if let state = session.state { pairs.append(("state", state)) }
+    return FormEncoding.appending(pairs, to: session.redirectURI)
+  }
+
+  // MARK: token
+
+  func token(_ request: ServerRequest) -> ServerReply {
+    guard request.method == "POST" else { return oauthError(405, "invalid_request", "use POST") }
+    guard request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+      return oauthError(400, "invalid_request", "the body must be application/x-www-form-urlencoded")
+    }
+    let form = FormEncoding.dictionary(request.bodyText)
+    let now = self.now()
+    switch form["grant_type"] {
+    case "authorization_code": return exchangeCode(form, now: now)
+    case "refresh_token": return refresh(form, now: now)
+    case nil: return oauthError(400, "invalid_request", "grant_type is missing")
+    case let other?: return oauthError(400, "unsupported_grant_type", "grant_type \(other) is not supported")
+    }
+  }
+
+  private func exchangeCode(_ form: [String: String], now: Int64) -> ServerReply {
+    guard let code = form["code"], let verifier = form["code_verifier"], let clientID = form["client_id"], let redirect = form["redirect_uri"] else {
+      return oauthError(400, "invalid_request", "code, code_verifier, client_id and redirect_uri are required")
+    }
+    guard let client = client(clientID) else { return oauthError(401, "invalid_client", "unknown client") }
+    return state.withLock { state -> ServerReply in
+      state.stats.grants["authorization_code", default: 0] += 1
+      guard var grant = state.codes[code] else { return oauthError(400, "invalid_grant", "unknown authorization code") }
+      if grant.used {
+        if let family = grant.family { state.revokeFamily(family) }
+        return oauthError(400, "invalid_grant", "authorization code already used; tokens issued from it are revoked")
+      }
+      grant.used = true
+      state.codes[code] = grant
+      guard grant.expiresAt > now else { return oauthError(400, "invalid_grant", "authorization code expired") }
+      guard grant.clientID == clientID else { return oauthError(400, "invalid_grant", "code was issued to another client") }
+      guard grant.redirectURI == redirect else { return oauthError(400, "invalid_grant", "redirect_uri does not match the authorization request") }
+      guard PKCE.isValidVerifier(verifier), PKCE.challenge(for: verifier) == grant.codeChallenge else {
+        return oauthError(400, "invalid_grant", "PKCE verification failed")
+      }
+      let family = SecureRandom.token(bytes: 12)
+      state.codes[code]?.family = family
+      return tokenResponse(
+        client: client, user: grant.user, scope: grant.scope, sid: grant.sid, family: family, nonce: grant.nonce,
+        authTime: grant.authTime, now: now, state: &state)
+    }
+  }
+
+  private func refresh(_ form: [String: String], now: Int64) -> ServerReply {
+    guard let presented = form["refresh_token"], let clientID = form["client_id"] else {
+      return oauthError(400, "invalid_request", "refresh_token and client_id are required")
+    }
+    guard let client = client(clientID) else { return oauthError(401, "invalid_client", "unknown client") }
+    return state.withLock { state -> ServerReply in
+      state.stats.grants["refresh_token", default: 0] += 1
+      guard let old = state.tokens[presented], old.kind == .refresh else {
+        return oauthError(400, "invalid_grant", "unknown refresh token")
+      }
+      if old.rotated {
+        // Reuse of a rotated refresh token: someone holds a stolen copy. End the whole family.
+        state.revokeFamily(old.family)
+        return oauthError(400, "invalid_grant", "refresh token was already used; the session is revoked")
+      }
+      guard !old.revoked else { return oauthError(400, "invalid_grant", "refresh token has been revoked") }
+      guard old.expiresAt > now else { return oauthError(400, "invalid_grant", "refresh token expired") }
+      guard old.clientID == clientID else { return oauthError(400, "invalid_grant", "refresh token was issued to another client") }
+      var requested = old.scope
+      if let scope = form["scope"] {
+        let granted = Set(old.scope.split(separator: " "))
+        guard Set(scope.split(separator: " ")).isSubset(of: granted) else {
+          return oauthError(400, "invalid_scope", "a refresh cannot widen the scope")
+        }
+        requested = scope
+      }
+      state.tokens[presented]?.rotated = true
+      return tokenResponse(
+        client: client, user: old.user, scope: requested, sid: old.sid, family: old.family, nonce: nil, authTime: nil,
+        now: now, state: &state)
+    }
+  }
+
+  private func tokenResponse(
+    client: Client, user: String, scope: String, sid: String, family: String, nonce: String?, authTime: Int64?,
+    now: Int64, state: inout TenantState
+  ) -> ServerReply {
+    let scopes = Set(scope.split(separator: " ").map(String.init))
+    let access = "sat_" + SecureRandom.token()
+    state.tokens[access] = IssuedToken(
+      kind: .access, clientID: client.clientID, user: user, scope: scope, sid: sid, family: family, issuedAt: now,
+      expiresAt: now + Int64(client.accessTokenTTL))
+    var body: [String: JSONValue] = [
+      "access_token": .string(access), "token_type": "bearer", "expires_in": .number(Double(client.accessTokenTTL)),
+      "scope": .string(scope),
+    ]
+    if scopes.contains("offline_access") || scopes.contains("offline") {
+      let refresh = "srt_" + SecureRandom.token()
+      state.tokens[refresh] = IssuedToken(
+        kind: .refresh, clientID: client.clientID, user: user, scope: scope, sid: sid, family: family, issuedAt: now,
+        expiresAt: now + Int64(client.refreshTokenTTL))
+      body["refresh_token"] = .string(refresh)
+    }
+    if scopes.contains("openid") {
+      var claims = userClaims(state.user(user), identifier: user)
+      claims["iss"] = .string(issuer)
+      claims["aud"] = [.string(client.clientID)]
+      claims["client_id"] = .string(client.clientID)
+      claims["iat"] = .number(Double(now))
+      claims["exp"] = .number(Double(now + Int64(client.idTokenTTL)))
+      claims["auth_time"] = .number(Double(authTime ?? now))
+      claims["sid"] = .string(sid)
+      claims["jti"] = .string(SecureRandom.token(bytes: 12))
+      claims["at_hash"] = .string(Base64URL.encode(SHA256.hash(data: Array(access.utf8)).prefix(16)))
+      if let nonce { claims["nonce"] = .string(nonce) }
+      body["id_token"] = (try? JWT.sign(claims: claims, with: signingKey, keyID: keyID)).map(JSONValue.string) ?? .null
+    }
+    return json(200, .object(body), headers: [("Pragma", "no-cache")])
+  }
+
+  /// Claims about a user: `sub` (stable per identifier) and what the journey file declares.
+  func userClaims(_ user: User?, identifier: String) -> [String: JSONValue] {
+    var claims = user?.claims ?? [:]
+    if claims["sub"] == nil {
+      let digest = SHA256.hash(data: Array(identifier.lowercased().utf8))
+      claims["sub"] = .string(digest.prefix(16).map { String(format: "%02x", $0) }.joined())
+    }
+    if claims["email"] == nil, identifier.contains("@") { claims["email"] = .string(identifier) }
+    return claims
+  }
+
+  // MARK: revoke, userinfo, introspect, logout
+
+  func revoke(_ request: ServerRequest) -> ServerReply {
+    guard request.method == "POST" else { return oauthError(405, "invalid_request", "use POST") }
+    let form = FormEncoding.dictionary(request.bodyText)
+    guard let token = form["token"] else { return oauthError(400, "invalid_request", "token is required") }
+    state.withLock { state in
+      state.stats.revocations += 1
+      guard let issued = state.tokens[token] else { return }  // RFC 7009 §2.2: unknown tokens are fine
+      if let clientID = form["client_id"], clientID != issued.clientID { return }
+      if issued.kind == .refresh { state.revokeFamily(issued.family) } else { state.tokens[token]?.revoked = true }
+    }
+    return ServerReply(status: 200)
+  }
+
+  /// The live access token of a Bearer header, if any.
+  func bearerToken(_ request: ServerRequest, now: Int64) -> IssuedToken? {
+    guard let header = request.header("Authorization"), header.lowercased().hasPrefix("bearer ") else { return nil }
+    let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    return state.withLock { state in
+      guard let issued = state.tokens[token], issued.kind == .access, !issued.revoked, issued.expiresAt > now else { return nil }
+      return issued
+    }
+  }
+
+  func userinfo(_ request: ServerRequest) -> ServerReply {
+    guard let token = bearerToken(request, now: now()) else {
+      return json(401, ["error": "invalid_token", "error_description": "missing, expired or revoked access token"],
+        headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])
+    }
+    let user = state.withLock { $0.user(token.user) }
+    return json(200, .object(userClaims(user, identifier: token.user)))
+  }
+
+  func introspect(_ request: ServerRequest) -> ServerReply {
+    guard request.method == "POST" else { return oauthError(405, "invalid_request", "use POST") }
+    let form = FormEncoding.dictionary(request.bodyText)
+    guard let token = form["token"] else { return oauthError(400, "invalid_request", "token is required") }
+    let now = self.now()
+    let found = state.withLock { state -> (IssuedToken, User?)? in
+      guard let issued = state.tokens[token] else { return nil }
+      return (issued, state.user(issued.user))
+    }
+    guard let (issued, user) = found, !issued.revoked, !issued.rotated, issued.expiresAt > now else {
+      return json(200, ["active": false])
+    }
+    let claims = userClaims(user, identifier: issued.user)
+    return json(200, [
+      "active": true, "scope": .string(issued.scope), "client_id": .string(issued.clientID),
+      "username": .string(issued.user), "sub": claims["sub"] ?? .null, "iss": .string(issuer),
+      "aud": [.string(issued.clientID)], "exp": .number(Double(issued.expiresAt)), "iat": .number(Double(issued.issuedAt)),
+      "token_type": issued.kind == .access ? "Bearer" : "refresh_token",
+    ])
+  }
+
+  func logout(_ request: ServerRequest) -> ServerReply {
+    let query = FormEncoding.dictionary(request.method == "POST" ? request.bodyText : request.query)
+    var clientID: String?
+    if let hint = query["id_token_hint"] {
+      guard let jwt = try? JWT(compact: hint), (try? jwt.verify(with: JWKS(json: JWKS.document(for: signingKey.publicKey, keyID: keyID)))) != nil else {
+        return html(400, page("Sign-out failed", "id_token_hint is not an ID token issued by this tenant."))
+      }
+      clientID = jwt.claims["aud"]?[0]?.string ?? jwt.claims["aud"]?.string
+      if let sid = jwt.claims["sid"]?.string {
+        state.withLock { state in
+          state.sessions[sid]?.finished = true
+        }
+      }
+    }
+    state.withLock { $0.stats.logouts += 1 }
+    if let target = query["post_logout_redirect_uri"] {
+      guard let client = client(clientID ?? query["client_id"]),
+        client.postLogoutRedirectURIs.contains(target) || redirectAllowed(target, for: client)
+      else {
+        return html(400, page("Sign-out failed", "post_logout_redirect_uri is not registered for this client."))
+      }
+      var location = target
+      if let state = query["state"] { location = FormEncoding.appending([("state", state)], to: target) }
+      return ServerReply(status: 302, headers: [("Location", location)])
+    }
+    return html(200, page("Signed out", "You are signed out of this tenant. You may close this window."))
+  }
+
+  func page(_ title: String, _ message: String) -> String {
+    """
+    <!doctype html>
+    <html lang="en"><head><meta charset="utf-8"><title>\(HTML.escape(title))</title></head>
+    <body><h1>\(HTML.escape(title))</h1><p>\(message)</p></body></html>
+
+    """
+  }
+}

@@ -1,0 +1,224 @@
+// Everything the tenant remembers: journey sessions, codes, tokens, users registered during
+// the run, counters and queued faults.
+import Foundation
+import LoopbackHTTP
+import StrivacityCore
+
+struct JourneySession {
+  var id: String
+  var clientID: String
+  var redirectURI: String
+  var state: String?
+  var nonce: String?
+  var codeChallenge: String
+  var scope: String
+  var sdkMode: String
+  var screen: String
+  var user: String?
+  var factor: String?
+  /// What the user typed as identifier (shown back by placeholders before the user is known).
+  var identifier: String?
+  var expiresAt: Int64
+  var finished = false
+
+  var minimal: Bool { sdkMode.hasSuffix("-minimal") }
+  /// `web*` modes answer redirects as 200 with the URL as body; others with 302 (protocol §3.3).
+  var answersWithBody: Bool { sdkMode.hasPrefix("web") }
+}
+
+struct AuthorizationCode {
+  var clientID: String
+  var redirectURI: String
+  var codeChallenge: String
+  var nonce: String?
+  var scope: String
+  var user: String
+  var sid: String
+  var authTime: Int64
+  var expiresAt: Int64
+  var used = false
+  /// Tokens issued from this code, revoked if the code is replayed (RFC 6749 §4.1.2).
+  var family: String?
+}
+
+struct IssuedToken {
+  enum Kind { case access, refresh }
+  var kind: Kind
+  var clientID: String
+  var user: String
+  var scope: String
+  var sid: String
+  var family: String
+  var issuedAt: Int64
+  var expiresAt: Int64
+  var revoked = false
+  /// Refresh tokens only: already exchanged (rotation).
+  var rotated = false
+}
+
+struct TenantState {
+  var users: [User]
+  var sessions: [String: JourneySession] = [:]
+  var finishTokens: [String: String] = [:]
+  var codes: [String: AuthorizationCode] = [:]
+  var tokens: [String: IssuedToken] = [:]
+  var stats = Stats()
+  var faults: [Endpoint: [Fault]] = [:]
+
+  func user(_ identifier: String?) -> User? {
+    guard let identifier else { return nil }
+    return users.first { $0.identifier.lowercased() == identifier.lowercased() }
+  }
+
+  mutating func takeFault(for endpoint: Endpoint) -> Fault? {
+    guard var queue = faults[endpoint], !queue.isEmpty else { return nil }
+    var fault = queue[0]
+    fault.remaining -= 1
+    if fault.remaining <= 0 { queue.removeFirst() } else { queue[0] = fault }
+    faults[endpoint] = queue
+    return fault
+  }
+
+  mutating func revokeFamily(_ family: String) {
+    for (key, token) in tokens where token.family == family { tokens[key]!.revoked = true }
+  }
+}
+
+/// Request counters and what was last sent to each endpoint, for tests (`GET /_emulator/stats`).
+struct Stats {
+  var requests: [String: Int] = [:]
+  var grants: [String: Int] = [:]
+  var lastBodies: [String: JSONValue] = [:]
+  /// Every journey form submission in order: form id and parsed body.
+  var submissions: [JSONValue] = []
+  var logouts = 0
+  var revocations = 0
+
+  mutating func record(_ endpoint: Endpoint, _ request: ServerRequest) {
+    requests[endpoint.rawValue, default: 0] += 1
+    guard !request.body.isEmpty else { return }
+    let body = JSONValue.parse(request.body) ?? .string(request.bodyText)
+    lastBodies[endpoint.rawValue] = body
+    if endpoint == .form {
+      let formID = FormPath.formID(request.path) ?? "?"
+      lastBodies["form/" + formID] = body
+      submissions.append(["form": .string(formID), "body": body])
+    }
+  }
+
+  var json: JSONValue {
+    .object([
+      "requests": .object(requests.mapValues { .number(Double($0)) }),
+      "grants": .object(grants.mapValues { .number(Double($0)) }),
+      "last_bodies": .object(lastBodies),
+      "submissions": .array(submissions),
+      "logouts": .number(Double(logouts)),
+      "revocations": .number(Double(revocations)),
+    ])
+  }
+}
+
+enum FormPath {
+  /// The form id of `/flow/api/v1/form/{formId}`; ids may contain `/` and are percent-decoded.
+  static func formID(_ path: String) -> String? {
+    let prefix = "/flow/api/v1/form/"
+    guard path.hasPrefix(prefix), path.count > prefix.count else { return nil }
+    return String(path.dropFirst(prefix.count)).removingPercentEncoding
+  }
+}
+
+/// A fault queued for an endpoint (`POST /_emulator/faults`).
+struct Fault {
+  enum Kind: String, CaseIterable {
+    case status, delay, drop, malformedJSON = "malformed-json", truncatedJSON = "truncated-json"
+    case truncatedTransfer = "truncated-transfer", wrongContentType = "wrong-content-type", huge, empty
+    case wrongTypes = "wrong-types", unknownFields = "unknown-fields"
+  }
+  var kind: Kind
+  var status: Int?
+  var delay: Double
+  var body: JSONValue?
+  var remaining: Int
+
+  init?(_ json: JSONValue) {
+    guard let kindText = json["kind"]?.string ?? (json["status"] != nil ? "status" : nil),
+      let kind = Kind(rawValue: kindText)
+    else { return nil }
+    self.kind = kind
+    status = json["status"]?.int
+    delay = json["delay"]?.number ?? 0
+    body = json["body"]
+    remaining = max(1, json["count"]?.int ?? 1)
+  }
+
+  /// Faults that replace the endpoint's work entirely.
+  func replyBefore(endpoint: Endpoint) -> ServerReply? {
+    switch kind {
+    case .status:
+      let status = self.status ?? 500
+      let body = self.body ?? ["error": "server_error", "error_description": "injected fault"]
+      var reply = ServerReply(status: status, headers: [("Content-Type", "application/json")], body: body.serialized())
+      reply.delay = delay
+      return reply
+    case .empty:
+      var reply = ServerReply(status: status ?? 500)
+      reply.delay = delay
+      return reply
+    case .drop:
+      var reply = ServerReply.dropped
+      reply.delay = delay
+      return reply
+    case .huge:
+      var reply = ServerReply(
+        status: status ?? 200, headers: [("Content-Type", "application/json")],
+        body: Array("{\"padding\":\"".utf8) + [UInt8](repeating: 65, count: 10 * 1_048_576) + Array("\"}".utf8))
+      reply.delay = delay
+      return reply
+    case .malformedJSON:
+      var reply = ServerReply(status: status ?? 200, headers: [("Content-Type", "application/json")], body: Array("{\"access_token\": tru".utf8))
+      reply.delay = delay
+      return reply
+    default:
+      return nil
+    }
+  }
+
+  /// Faults that distort the endpoint's real answer.
+  func apply(to reply: ServerReply) -> ServerReply {
+    var reply = reply
+    reply.delay += delay
+    switch kind {
+    case .truncatedJSON:
+      reply.body = Array(reply.body.prefix(max(1, reply.body.count / 2)))
+      reply.headers.removeAll { $0.name.lowercased() == "content-length" }
+    case .truncatedTransfer:
+      let head = reply.encoded().count - reply.body.count
+      reply.truncateAfter = head + reply.body.count / 2
+    case .wrongContentType:
+      reply.headers.removeAll { $0.name.lowercased() == "content-type" }
+      reply.headers.append(("Content-Type", "text/html; charset=utf-8"))
+    case .wrongTypes:
+      if var object = JSONValue.parse(reply.body)?.object {
+        for (key, value) in object {
+          switch value {
+          case .string: object[key] = .number(42)
+          case .number: object[key] = .string("42")
+          case .array, .object: object[key] = .bool(true)
+          case .bool: object[key] = .string("true")
+          case .null: object[key] = .array([])
+          }
+        }
+        reply.body = JSONValue.object(object).serialized()
+      }
+    case .unknownFields:
+      if var object = JSONValue.parse(reply.body)?.object {
+        object["x_unknown_field"] = ["nested": ["deep": true]]
+        object["another_unknown"] = .string("ignored")
+        reply.body = JSONValue.object(object).serialized()
+      }
+    default:
+      break
+    }
+    return reply
+  }
+}

@@ -1,0 +1,131 @@
+// JSON Web Tokens (RFC 7519) signed with RS256 (RFC 7518 §3.3), and JWKS (RFC 7517).
+// Only RS256 is accepted: `alg: none`, HMAC (key confusion) and anything else are refused.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Crypto
+import _CryptoExtras
+import StrivacityCore
+
+public enum JWTError: Error, Equatable, CustomStringConvertible {
+  case malformed(String)
+  case unsupportedAlgorithm(String)
+  case unknownKey(String?)
+  case badSignature
+  case invalidKey(String)
+
+  public var description: String {
+    switch self {
+    case .malformed(let detail): return "malformed token: \(detail)"
+    case .unsupportedAlgorithm(let alg): return "token signed with \(alg.isEmpty ? "no algorithm" : alg); only RS256 is accepted"
+    case .unknownKey(let kid): return "token signed with an unknown key\(kid.map { " (kid \($0))" } ?? "")"
+    case .badSignature: return "token signature does not verify"
+    case .invalidKey(let detail): return "invalid signing key: \(detail)"
+    }
+  }
+}
+
+/// A compact JWS split into its parts; nothing is verified by parsing.
+public struct JWT: Sendable {
+  public let header: [String: JSONValue]
+  public let claims: [String: JSONValue]
+  public let signingInput: [UInt8]
+  public let signature: [UInt8]
+
+  public init(compact token: String) throws(JWTError) {
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3 else { throw .malformed("expected three dot-separated parts") }
+    guard let headerBytes = Base64URL.decode(parts[0]), let header = JSONValue.parse(headerBytes)?.object else {
+      throw .malformed("header is not base64url JSON")
+    }
+    guard let claimBytes = Base64URL.decode(parts[1]), let claims = JSONValue.parse(claimBytes)?.object else {
+      throw .malformed("payload is not base64url JSON")
+    }
+    guard let signature = Base64URL.decode(parts[2]) else { throw .malformed("signature is not base64url") }
+    self.header = header
+    self.claims = claims
+    self.signingInput = Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8)
+    self.signature = signature
+  }
+
+  public var algorithm: String { header["alg"]?.string ?? "" }
+  public var keyID: String? { header["kid"]?.string }
+
+  /// Verifies the RS256 signature with the key from `keys` named by `kid` (or the only RSA
+  /// signing key when the token names none).
+  public func verify(with keys: JWKS) throws(JWTError) {
+    guard algorithm == "RS256" else { throw .unsupportedAlgorithm(algorithm) }
+    guard let key = keys.key(for: keyID) else { throw .unknownKey(keyID) }
+    let signature = _RSA.Signing.RSASignature(rawRepresentation: self.signature)
+    guard key.isValidSignature(signature, for: signingInput, padding: .insecurePKCS1v1_5) else { throw .badSignature }
+  }
+
+  /// Signs `claims` with RS256.
+  public static func sign(
+    claims: [String: JSONValue], with key: _RSA.Signing.PrivateKey, keyID: String
+  ) throws(JWTError) -> String {
+    let header: JSONValue = ["alg": "RS256", "typ": "JWT", "kid": .string(keyID)]
+    let input = Base64URL.encode(header.serialized()) + "." + Base64URL.encode(JSONValue.object(claims).serialized())
+    do {
+      let signature = try key.signature(for: Array(input.utf8), padding: .insecurePKCS1v1_5)
+      return input + "." + Base64URL.encode(signature.rawRepresentation)
+    } catch {
+      throw .invalidKey("\(error)")
+    }
+  }
+}
+
+/// A JSON Web Key Set holding RSA public keys.
+public struct JWKS: Sendable {
+  public struct Key: Sendable {
+    public var kid: String?
+    public var publicKey: _RSA.Signing.PublicKey
+  }
+
+  public let keys: [Key]
+
+  public init(keys: [Key]) { self.keys = keys }
+
+  /// Parses a JWKS document; keys that are not RSA signature keys are skipped.
+  public init(json: JSONValue) throws(JWTError) {
+    guard let list = json["keys"]?.array else { throw .malformed("JWKS has no \"keys\" array") }
+    var keys: [Key] = []
+    for entry in list {
+      guard entry["kty"]?.string == "RSA" else { continue }
+      if let use = entry["use"]?.string, use != "sig" { continue }
+      if let alg = entry["alg"]?.string, alg != "RS256" { continue }
+      guard let n = entry["n"]?.string.flatMap(Base64URL.decode), let e = entry["e"]?.string.flatMap(Base64URL.decode) else {
+        continue
+      }
+      guard let key = try? _RSA.Signing.PublicKey(n: n, e: e), key.keySizeInBits >= 2048 else { continue }
+      keys.append(Key(kid: entry["kid"]?.string, publicKey: key))
+    }
+    self.keys = keys
+  }
+
+  func key(for kid: String?) -> _RSA.Signing.PublicKey? {
+    if let kid { return keys.first { $0.kid == kid }?.publicKey }
+    return keys.count == 1 ? keys[0].publicKey : nil
+  }
+
+  /// The JWKS document for one public key.
+  public static func document(for key: _RSA.Signing.PublicKey, keyID: String) -> JSONValue {
+    guard let primitives = try? key.getKeyPrimitives() else { return ["keys": []] }
+    return [
+      "keys": [
+        [
+          "kty": "RSA", "use": "sig", "alg": "RS256", "kid": .string(keyID),
+          "n": .string(Base64URL.encode(primitives.modulus)), "e": .string(Base64URL.encode(primitives.publicExponent)),
+        ]
+      ]
+    ]
+  }
+
+  /// A stable key id: base64url of the SHA-256 of the modulus (like an RFC 7638 thumbprint).
+  public static func keyID(for key: _RSA.Signing.PublicKey) -> String {
+    let modulus = (try? key.getKeyPrimitives().modulus) ?? Data()
+    return Base64URL.encode(SHA256.hash(data: modulus).prefix(16))
+  }
+}

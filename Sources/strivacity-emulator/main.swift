@@ -1,0 +1,88 @@
+// strivacity-emulator: a local Strivacity tenant for tests, demos and journey authors.
+import ArgumentParser
+import Emulator
+import Foundation
+
+struct EmulatorCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "strivacity-emulator",
+    abstract: "Run a local Strivacity tenant (OIDC + Journey-flow API) on 127.0.0.1.",
+    discussion: """
+      Prints the tenant's issuer URL as the first line on stdout once it accepts
+      connections, then serves until SIGINT or SIGTERM. Journeys are JSON files
+      (docs/journey-format.md) or the names of the built-in examples.
+
+      Test hooks: GET /_emulator/stats, GET /_emulator/info, POST /_emulator/faults,
+      DELETE /_emulator/faults, POST /_emulator/expire (see docs/emulator.md).
+
+      EXIT STATUS: 0 stopped cleanly or journey valid; 1 invalid journey file;
+      2 usage error; 3 cannot listen.
+      """,
+    version: "0.1.0")
+
+  @Option(help: ArgumentHelp("A journey file, or a built-in journey's name.", valueName: "file-or-name"))
+  var journey = "password"
+
+  @Option(help: "Port on 127.0.0.1 (0 picks a free one).")
+  var port = 0
+
+  @Option(help: ArgumentHelp("RSA private key (PEM) to sign ID tokens with; default: a fresh key.", valueName: "pem-file"))
+  var key: String?
+
+  @Flag(help: "Check the journey file, report problems with their JSON paths, and exit.")
+  var check = false
+
+  @Flag(help: "List the built-in journeys and exit.")
+  var listJourneys = false
+
+  func run() throws {
+    if listJourneys {
+      for name in Journey.builtInNames { print(name) }
+      return
+    }
+    let path = FileManager.default.fileExists(atPath: journey) ? journey : (Journey.builtInPath(journey) ?? journey)
+    let loaded: Journey
+    do {
+      loaded = try Journey.load(path: path)
+    } catch {
+      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      if check {
+        FileHandle.standardError.write(Data("strivacity-emulator: \(error.issues.count) problem(s) in \(path)\n".utf8))
+      }
+      throw ExitCode(1)
+    }
+    if check {
+      print("\(path): ok (\(loaded.screens.count) screens, \(loaded.users.count) users, \(loaded.clients.count) clients)")
+      return
+    }
+    var pem: String?
+    if let key {
+      guard let text = try? String(contentsOfFile: key, encoding: .utf8) else {
+        throw ValidationError("cannot read the key file \(key)")
+      }
+      pem = text
+    }
+    // Take SIGINT/SIGTERM synchronously on this thread: block them before any thread starts.
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGINT)
+    sigaddset(&signals, SIGTERM)
+    pthread_sigmask(SIG_BLOCK, &signals, nil)
+    let emulator: Emulator
+    do {
+      emulator = try Emulator(journey: loaded, port: port, keyPEM: pem)
+    } catch {
+      FileHandle.standardError.write(Data("strivacity-emulator: \(error)\n".utf8))
+      throw ExitCode(3)
+    }
+    // One line, written whole and unbuffered: whoever starts us waits for it.
+    FileHandle.standardOutput.write(Data((emulator.issuer + "\n").utf8))
+    FileHandle.standardError.write(Data("strivacity-emulator: journey \"\(loaded.name)\" on \(emulator.issuer) (Ctrl-C stops)\n".utf8))
+    var received: Int32 = 0
+    sigwait(&signals, &received)
+    emulator.stop()
+    FileHandle.standardError.write(Data("strivacity-emulator: stopped\n".utf8))
+  }
+}
+
+EmulatorCommand.main()
