@@ -60,9 +60,17 @@ public final class Emulator: @unchecked Sendable {
       state.stats.record(endpoint, request)
       return state.takeFault(for: endpoint)
     }
-    if let fault, let reply = fault.replyBefore(endpoint: endpoint) { return reply }
-    var reply = route(endpoint, request)
-    if let fault { reply = fault.apply(to: reply) }
+    var reply: ServerReply
+    if let fault, let early = fault.replyBefore(endpoint: endpoint) {
+      reply = early
+    } else {
+      reply = route(endpoint, request)
+      if let fault { reply = fault.apply(to: reply) }
+    }
+    // Every journey answer carries a correlation id, errors included (protocol §5).
+    if endpoint == .initialize || endpoint == .form, !reply.headers.contains(where: { $0.name == "X-Event-ID" }) {
+      reply.headers.append(contentsOf: journeyHeaders())
+    }
     return reply
   }
 

@@ -311,7 +311,6 @@ extension Emulator {
         }
       }
     }
-    state.withLock { $0.stats.logouts += 1 }
     if let target = query["post_logout_redirect_uri"] {
       guard let client = client(clientID ?? query["client_id"]),
         client.postLogoutRedirectURIs.contains(target) || redirectAllowed(target, for: client)
@@ -320,8 +319,10 @@ extension Emulator {
       }
       var location = target
       if let state = query["state"] { location = FormEncoding.appending([("state", state)], to: target) }
+      state.withLock { $0.stats.logouts += 1 }
       return ServerReply(status: 302, headers: [("Location", location)])
     }
+    state.withLock { $0.stats.logouts += 1 }
     return html(200, page("Signed out", "You are signed out of this tenant. You may close this window."))
   }
 
