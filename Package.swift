@@ -69,7 +69,10 @@ let package = Package(
     .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
     .testTarget(
       name: "EmulatorTests",
-      dependencies: ["Emulator", "OAuthCore", "CurlTransport", "StrivacityTestSupport"]),
+      dependencies: [
+        "Emulator", "OAuthCore", "CurlTransport", "StrivacityTestSupport",
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
+      ]),
     .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "LoopbackHTTP", "StrivacityTestSupport"]),
     .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "StrivacityTestSupport"]),
     .testTarget(name: "StrivacityCLITests", dependencies: ["StrivacityCore", "StrivacityTestSupport"]),

@@ -77,6 +77,10 @@ extension Emulator {
     case .null?: body = [:]
     default: return bad("Malformed request body: expected a JSON object")
     }
+    if let screen = journey.screens[session.screen], let fault = state.withLock({ $0.takeScreenFault(screen) }) {
+      if let early = fault.replyBefore(endpoint: .form) { return early }
+      return fault.apply(to: reply(for: submit(session.id, formID: formID, body: body, now: now)))
+    }
     return reply(for: submit(session.id, formID: formID, body: body, now: now))
   }
 

@@ -53,6 +53,8 @@ public struct Screen: Sendable {
   public var layout: JSONValue?
   public var branding: JSONValue?
   public var transitions: [Transition]
+  /// A fault answered to submissions on this screen (the first `count` of them).
+  public var fault: JSONValue?
 
   public func form(_ id: String) -> Form? { forms.first { $0.id == id } }
 }
@@ -288,7 +290,13 @@ struct JourneyChecker {
       issue(path, "a screen is an object")
       return nil
     }
-    known(object, path: path, keys: ["forms", "layout", "branding", "transitions", "allow_unknown"])
+    known(object, path: path, keys: ["forms", "layout", "branding", "transitions", "allow_unknown", "fault"])
+    if let fault = object["fault"] {
+      if fault["endpoint"] != nil { issue("\(path).fault.endpoint", "screen faults apply to this screen's form submissions; leave out endpoint") }
+      if Fault(fault) == nil {
+        issue("\(path).fault.kind", "must be one of: \(Fault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+      }
+    }
     let allowUnknown = object["allow_unknown"]?.bool ?? false
     var forms: [Form] = []
     for (index, raw) in list(object, "forms", path).enumerated() {
@@ -316,7 +324,9 @@ struct JourneyChecker {
     for (index, raw) in (object["transitions"] == nil ? [] : list(object, "transitions", path)).enumerated() {
       if let transition = transition(raw, "\(path).transitions[\(index)]", forms: forms) { transitions.append(transition) }
     }
-    return Screen(id: id, forms: forms, layout: object["layout"], branding: object["branding"], transitions: transitions)
+    return Screen(
+      id: id, forms: forms, layout: object["layout"], branding: object["branding"], transitions: transitions,
+      fault: object["fault"])
   }
 
   mutating func widget(_ json: JSONValue, _ path: String, allowUnknown: Bool) -> Widget? {

@@ -64,6 +64,8 @@ struct TenantState {
   var tokens: [String: IssuedToken] = [:]
   var stats = Stats()
   var faults: [Endpoint: [Fault]] = [:]
+  /// Screen faults from the journey file, by screen id, with the submissions they still apply to.
+  var screenFaults: [String: Fault] = [:]
 
   func user(_ identifier: String?) -> User? {
     guard let identifier else { return nil }
@@ -77,6 +79,16 @@ struct TenantState {
     if fault.remaining <= 0 { queue.removeFirst() } else { queue[0] = fault }
     faults[endpoint] = queue
     return fault
+  }
+
+  /// The journey file's fault for a submission on `screen`, while its count lasts.
+  mutating func takeScreenFault(_ screen: Screen) -> Fault? {
+    guard let spec = screen.fault else { return nil }
+    var fault = screenFaults[screen.id] ?? Fault(spec)
+    guard let current = fault, current.remaining > 0 else { return nil }
+    fault!.remaining -= 1
+    screenFaults[screen.id] = fault
+    return current
   }
 
   mutating func revokeFamily(_ family: String) {

@@ -1,0 +1,94 @@
+import Crypto
+import StrivacityCore
+import Testing
+import _CryptoExtras
+@testable import OAuthCore
+
+@Suite struct Base64URLTests {
+  @Test func roundTripsAndRejectsForeignCharacters() {
+    for length in 0..<40 {
+      let bytes = SecureRandom.bytes(length)
+      let encoded = Base64URL.encode(bytes)
+      #expect(!encoded.contains("=") && !encoded.contains("+") && !encoded.contains("/"))
+      #expect(Base64URL.decode(encoded) == bytes)
+    }
+    #expect(Base64URL.decode("a+b/") == nil)
+    #expect(Base64URL.decode("abcde") == nil)  // 5 characters cannot be base64
+    #expect(Base64URL.decode("") == [])
+  }
+}
+
+@Suite struct PKCETests {
+  // RFC 7636 Appendix B.
+  @Test func rfcExample() {
+    #expect(PKCE.challenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk") == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+  }
+
+  @Test func thousandVerifiersAreCompliant() {
+    var seen = Set<String>()
+    for _ in 0..<1000 {
+      let pkce = PKCE()
+      #expect(PKCE.isValidVerifier(pkce.verifier))
+      #expect(pkce.challenge.utf8.count == 43)
+      seen.insert(pkce.verifier)
+    }
+    #expect(seen.count == 1000)
+    #expect(!PKCE.isValidVerifier(String(repeating: "a", count: 42)))
+    #expect(!PKCE.isValidVerifier(String(repeating: "a", count: 129)))
+    #expect(!PKCE.isValidVerifier(String(repeating: "a", count: 42) + "!"))
+  }
+}
+
+@Suite struct JWTTests {
+  static let key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+  static let kid = JWKS.keyID(for: key.publicKey)
+  static var jwks: JWKS { try! JWKS(json: JWKS.document(for: key.publicKey, keyID: kid)) }
+
+  static func part(_ json: JSONValue) -> String { Base64URL.encode(json.serialized()) }
+
+  @Test func signsAndVerifies() throws {
+    let token = try JWT.sign(claims: ["sub": "u", "aud": ["c"]], with: Self.key, keyID: Self.kid)
+    let jwt = try JWT(compact: token)
+    #expect(jwt.algorithm == "RS256")
+    #expect(jwt.keyID == Self.kid)
+    #expect(jwt.claims["sub"] == "u")
+    try jwt.verify(with: Self.jwks)
+  }
+
+  @Test func refusesWhatIsNotRS256WithOurKey() throws {
+    let token = try JWT.sign(claims: ["sub": "u"], with: Self.key, keyID: Self.kid)
+    let parts = token.split(separator: ".").map(String.init)
+    // alg: none, with and without a signature
+    let none = Self.part(["alg": "none", "kid": .string(Self.kid)]) + "." + parts[1] + "."
+    #expect(throws: JWTError.unsupportedAlgorithm("none")) { try JWT(compact: none).verify(with: Self.jwks) }
+    // HS256 "signed" with the public key's bytes (key confusion)
+    let hs = Self.part(["alg": "HS256", "kid": .string(Self.kid)]) + "." + parts[1]
+    let mac = HMAC<SHA256>.authenticationCode(for: Array(hs.utf8), using: SymmetricKey(data: try Self.key.publicKey.getKeyPrimitives().modulus))
+    #expect(throws: JWTError.unsupportedAlgorithm("HS256")) { try JWT(compact: hs + "." + Base64URL.encode(mac)).verify(with: Self.jwks) }
+    // an unknown kid
+    let other = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    let foreign = try JWT.sign(claims: ["sub": "u"], with: other, keyID: "other")
+    #expect(throws: JWTError.unknownKey("other")) { try JWT(compact: foreign).verify(with: Self.jwks) }
+    // our kid, someone else's signature
+    let impostor = try JWT.sign(claims: ["sub": "u"], with: other, keyID: Self.kid)
+    #expect(throws: JWTError.badSignature) { try JWT(compact: impostor).verify(with: Self.jwks) }
+    // a tampered payload
+    let tampered = parts[0] + "." + Self.part(["sub": "admin"]) + "." + parts[2]
+    #expect(throws: JWTError.badSignature) { try JWT(compact: tampered).verify(with: Self.jwks) }
+  }
+
+  @Test(arguments: ["", "a.b", "a.b.c.d", "!!!.e30.sig", "e30.!!!.sig", "WzFd.e30.", "e30.WzFd."])
+  func malformedTokens(_ token: String) {
+    #expect(throws: JWTError.self) { try JWT(compact: token) }
+  }
+
+  @Test func jwksSkipsKeysThatCannotVerifyRS256() throws {
+    let json: JSONValue = ["keys": [
+      ["kty": "EC", "crv": "P-256", "x": "AA", "y": "AA"],
+      ["kty": "RSA", "use": "enc", "n": "AQAB", "e": "AQAB"],
+      ["kty": "RSA", "n": "AQAB", "e": "AQAB"],  // far too small
+    ]]
+    #expect(try JWKS(json: json).keys.isEmpty)
+    #expect(throws: JWTError.self) { try JWKS(json: ["nokeys": true]) }
+  }
+}
