@@ -28,6 +28,8 @@ let package = Package(
 
     // MARK: pure core (no I/O beyond what callers hand in)
     .target(name: "StrivacityCore"),
+    // The Journey-flow API as data: screens in, prompts and request bodies out (protocol §4–§9).
+    .target(name: "JourneyCore", dependencies: ["StrivacityCore"]),
     // OAuth/OIDC values: base64url, PKCE (RFC 7636), JWT signing and verification, JWKS.
     .target(
       name: "OAuthCore",
@@ -55,7 +57,7 @@ let package = Package(
     // MARK: the local tenant
     .target(
       name: "Emulator",
-      dependencies: ["StrivacityCore", "OAuthCore", "LoopbackHTTP"],
+      dependencies: ["StrivacityCore", "JourneyCore", "OAuthCore", "LoopbackHTTP"],
       resources: [.copy("Journeys")]),
     .executableTarget(
       name: "strivacity-emulator",
@@ -67,6 +69,7 @@ let package = Package(
     .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore"]),
     .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
     .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
+    .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"], exclude: ["Golden"]),
     .testTarget(
       name: "EmulatorTests",
       dependencies: [

@@ -5,6 +5,7 @@
 // file declares transitions, users, clients and faults. `Journey.load` checks everything and
 // reports each mistake with its JSON path.
 import Foundation
+import JourneyCore
 import StrivacityCore
 
 public struct Journey: Sendable {
@@ -362,7 +363,7 @@ struct JourneyChecker {
         if let value = validator[key], !value.isNull, value.int == nil { issue("\(path).validator.\(key)", "must be an integer or null") }
       }
       for key in ["notBefore", "notAfter"] {
-        if let value = validator[key]?.string, DateValue(value) == nil { issue("\(path).validator.\(key)", "must be a YYYY-MM-DD date") }
+        if let value = validator[key]?.string, CalendarDate(value) == nil { issue("\(path).validator.\(key)", "must be a YYYY-MM-DD date") }
       }
     }
     guard let id = object["id"]?.string else { return nil }
@@ -508,24 +509,4 @@ struct JourneyChecker {
       return text
     }
   }
-}
-
-/// A calendar date written YYYY-MM-DD, comparable.
-struct DateValue: Comparable {
-  var year: Int, month: Int, day: Int
-
-  init?(_ text: String) {
-    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-    guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-      let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]), (1...12).contains(m)
-    else { return nil }
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-    let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]
-    guard (1...days).contains(d) else { return nil }
-    year = y
-    month = m
-    day = d
-  }
-
-  static func < (a: DateValue, b: DateValue) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }
 }

@@ -143,23 +143,6 @@ let modes = ["web", "android-minimal"]
     #expect(stats["last_bodies"]?["form/registration"] == Self.goodRegistration)
   }
 
-  @Test func passwordPolicyRules() {
-    let rules: [String: JSONValue] = [
-      "mustContain": ["UPPERCASE", "LOWERCASE", "NUMERIC", "SPECIAL"], "maxRepeatedCharacters": 2,
-      "maxNumericCharacterSequences": 3, "restrictedCharacters": "<>",
-    ]
-    #expect(PasswordPolicy.violation("Abc-1x", rules) == nil)
-    #expect(PasswordPolicy.violation("abc-1x", rules) == "Password must contain an uppercase letter")
-    #expect(PasswordPolicy.violation("ABC-1X", rules) == "Password must contain a lowercase letter")
-    #expect(PasswordPolicy.violation("Abc-xx", rules) == "Password must contain a number")
-    #expect(PasswordPolicy.violation("Abc1xx", rules) == "Password must contain a special character")
-    #expect(PasswordPolicy.violation("Abbb-1", rules) == "Password must not repeat a character more than 2 times in a row")
-    #expect(PasswordPolicy.violation("Ab-1234", rules) == "Password must not contain more than 3 sequential digits")
-    #expect(PasswordPolicy.violation("Ab-4321", rules) == "Password must not contain more than 3 sequential digits")
-    #expect(PasswordPolicy.violation("Ab-123", rules) == nil)
-    #expect(PasswordPolicy.violation("Ab-1<", rules) == "Password must not contain \"<\"")
-  }
-
   @Test(arguments: modes) func activation(_ sdk: String) throws {
     let emulator = try Emulator(journey: try loadJourney("activation"))
     defer { emulator.stop() }

@@ -1,0 +1,98 @@
+// What a terminal shows and asks for one screen: texts and fields in render order, the actions
+// on offer (primary first), or why the screen must go to the hosted page instead.
+
+public struct ScreenPlan: Sendable, Equatable {
+  public enum Block: Sendable, Equatable {
+    case text(String, html: Bool)
+    case field(formID: String, widget: Widget)
+  }
+
+  public struct Action: Sendable, Equatable {
+    public var formID: String
+    public var label: String
+    public var link: Bool
+    /// A `close` widget: cancel on the client, nothing is sent.
+    public var cancels: Bool
+  }
+
+  public var blocks: [Block]
+  public var actions: [Action]
+  public var primaryFormID: String?
+  /// Set when a terminal cannot present this screen (protocol §6 client-driven fallback).
+  public var fallbackReason: String?
+
+  /// Fields of the primary form, in render order.
+  public var primaryFields: [Widget] {
+    blocks.compactMap { block in
+      if case .field(let form, let widget) = block, form == primaryFormID { return widget }
+      return nil
+    }
+  }
+
+  public init(_ screen: Screen) {
+    let forms = screen.forms ?? []
+    var reason: String?
+    for form in forms {
+      for widget in form.widgets {
+        if case .unknown(let type) = widget.kind, reason == nil { reason = "the screen has a widget this client cannot show (\(type))" }
+      }
+    }
+    // Render order: the layout when it is complete and understood, else the forms in order.
+    var order: [(String, Widget)] = forms.flatMap { form in form.widgets.map { (form.id, $0) } }
+    if let layout = screen.layout {
+      if let unknown = layout.unknownTypes.first {
+        reason = reason ?? "the screen has a layout this client cannot show (\(unknown))"
+      }
+      let resolved = layout.references.map { ref in (ref.formID, screen.widget(form: ref.formID, id: ref.widgetID)) }
+      if let missing = resolved.first(where: { $0.1 == nil }) {
+        reason = reason ?? "the layout names a widget the screen does not have (form \(missing.0))"
+      } else if !resolved.isEmpty {
+        order = resolved.map { ($0.0, $0.1!) }
+      }
+    }
+    // Forms that need WebAuthn are not offered: a terminal cannot run the ceremony.
+    let unavailable = Set(forms.filter { $0.widgets.contains { if case .passkey = $0.kind { return true }; return false } }.map(\.id))
+    var actions: [Action] = []
+    var seen = Set<String>()
+    for (formID, widget) in order where !unavailable.contains(formID) {
+      switch widget.kind {
+      case .submit(let link) where !seen.contains(formID):
+        seen.insert(formID)
+        actions.append(Action(formID: formID, label: widget.label, link: link, cancels: false))
+      case .close:
+        actions.append(Action(formID: formID, label: widget.label.isEmpty ? "Cancel" : widget.label, link: true, cancels: true))
+      default: break
+      }
+    }
+    // The primary form: the form of the layout's first item (as the JS renderer does), when usable.
+    let firstForm = screen.layout?.references.first?.formID ?? forms.first?.id
+    func usable(_ id: String?) -> Bool {
+      guard let id, !unavailable.contains(id), let form = forms.first(where: { $0.id == id }) else { return false }
+      return !form.inputs.isEmpty || actions.contains { $0.formID == id && !$0.cancels }
+    }
+    let primary = usable(firstForm)
+      ? firstForm : (forms.first { usable($0.id) && !$0.inputs.isEmpty }?.id ?? actions.first { !$0.cancels }?.formID)
+    // A primary form with fields but no submit of its own still needs a way to send it.
+    if let primary, !actions.contains(where: { $0.formID == primary }), forms.first(where: { $0.id == primary })?.inputs.isEmpty == false {
+      actions.insert(Action(formID: primary, label: "Continue", link: false, cancels: false), at: 0)
+    }
+    if let index = actions.firstIndex(where: { $0.formID == primary && !$0.cancels }), index > 0 {
+      actions.insert(actions.remove(at: index), at: 0)
+    }
+    if !actions.contains(where: { !$0.cancels }) {
+      reason = reason ?? (unavailable.isEmpty ? "the screen offers no action this client can take" : "this step needs a passkey, which a terminal cannot use")
+    }
+    var blocks: [Block] = []
+    for (formID, widget) in order {
+      switch widget.kind {
+      case .staticText(let html): blocks.append(.text(widget.label, html: html))
+      case .submit, .close, .unknown, .passkey: continue
+      default: blocks.append(.field(formID: formID, widget: widget))
+      }
+    }
+    self.blocks = blocks
+    self.actions = actions
+    self.primaryFormID = primary
+    self.fallbackReason = reason
+  }
+}
