@@ -42,6 +42,8 @@ let package = Package(
     // MARK: edges
     .target(name: "CurlTransport", dependencies: ["StrivacityCore", "CCurlShim"]),
     .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecret"]),
+    // Drawing screens as lines (pure) and talking to /dev/tty (hidden input, Ctrl-C, spinner).
+    .target(name: "TerminalUI", dependencies: ["JourneyCore"]),
     // Small HTTP/1.1 server on loopback sockets: the login redirect listener, the emulator, test servers.
     .target(name: "LoopbackHTTP"),
 
@@ -49,7 +51,7 @@ let package = Package(
     .target(
       name: "StrivacityCLI",
       dependencies: [
-        "StrivacityCore", "CurlTransport", "SecretStore",
+        "StrivacityCore", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport", "SecretStore", "LoopbackHTTP",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .executableTarget(name: "strivacity", dependencies: ["StrivacityCLI"]),
@@ -69,7 +71,8 @@ let package = Package(
     .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore"]),
     .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
     .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
-    .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"], exclude: ["Golden"]),
+    .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
+    .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "JourneyCore"], resources: [.copy("Golden")]),
     .testTarget(
       name: "EmulatorTests",
       dependencies: [

@@ -1,0 +1,193 @@
+// The terminal edge: prompts and answers go through /dev/tty, so stdin and stdout stay free
+// for data; messages and the spinner go to stderr.
+//
+// Ctrl-C anywhere (at a prompt, during hidden input, while waiting on the network) restores the
+// terminal's settings and exits 130; nothing is half-written, because tokens are stored only
+// once, atomically, at the very end of a sign-in.
+import Glibc
+import Synchronization
+
+public enum TerminalError: Error, Equatable {
+  /// Ctrl-D at a prompt.
+  case endOfInput
+  case unavailable
+}
+
+/// Line-oriented access to the user's terminal.
+public protocol Terminal: AnyObject {
+  func write(_ text: String)
+  /// Reads one line (without its newline); `hidden` turns echo off.
+  func readLine(prompt: String, hidden: Bool) throws(TerminalError) -> String
+}
+
+public final class TTY: Terminal {
+  public let fd: Int32
+
+  /// Opens /dev/tty; nil when the process has no controlling terminal.
+  public init?() {
+    let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else { return nil }
+    self.fd = fd
+    TerminalGuard.install(fd: fd)
+  }
+
+  deinit {
+    TerminalGuard.restore()
+    close(fd)
+  }
+
+  public func write(_ text: String) { writeAll(fd, text) }
+
+  public func readLine(prompt: String, hidden: Bool) throws(TerminalError) -> String {
+    write(prompt)
+    if hidden { TerminalGuard.setEcho(false) }
+    defer {
+      if hidden {
+        TerminalGuard.setEcho(true)
+        write("\n")
+      }
+    }
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while true {
+      let n = read(fd, &byte, 1)
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 {
+        if line.isEmpty { throw .endOfInput }
+        break
+      }
+      if byte == 10 { break }
+      line.append(byte)
+    }
+    defer { for i in line.indices { line[i] = 0 } }
+    if line.last == 13 { line.removeLast() }
+    return String(decoding: line, as: UTF8.self)
+  }
+}
+
+/// Remembers the terminal's settings and puts them back on exit, Ctrl-C or SIGTERM.
+public enum TerminalGuard {
+  nonisolated(unsafe) private static var saved = termios()
+  nonisolated(unsafe) private static var savedFD: Int32 = -1
+
+  static func install(fd: Int32) {
+    var settings = termios()
+    guard tcgetattr(fd, &settings) == 0 else { return }
+    saved = settings
+    savedFD = fd
+    for signal in [SIGINT, SIGTERM, SIGHUP] {
+      var action = sigaction()
+      action.__sigaction_handler.sa_handler = { signal in
+        TerminalGuard.restore()
+        // async-signal-safe: write(2) and _exit(2) only
+        let newline: [UInt8] = [10]
+        _ = Glibc.write(2, newline, 1)
+        _exit(signal == SIGINT ? 130 : 128 + signal)
+      }
+      sigemptyset(&action.sa_mask)
+      sigaction(signal, &action, nil)
+    }
+  }
+
+  public static func restore() {
+    guard savedFD >= 0 else { return }
+    var settings = saved
+    tcsetattr(savedFD, TCSANOW, &settings)
+  }
+
+  static func setEcho(_ on: Bool) {
+    guard savedFD >= 0 else { return }
+    var settings = termios()
+    guard tcgetattr(savedFD, &settings) == 0 else { return }
+    if on { settings.c_lflag |= tcflag_t(ECHO) } else { settings.c_lflag &= ~tcflag_t(ECHO) }
+    tcsetattr(savedFD, TCSAFLUSH, &settings)
+  }
+}
+
+/// A spinner on stderr while waiting on the network; only when stderr is a terminal.
+public final class Spinner: @unchecked Sendable {
+  private let state = Mutex<(running: Bool, text: String, generation: Int)>((false, "", 0))
+  private let enabled: Bool
+
+  public init(enabled: Bool = isatty(2) == 1) { self.enabled = enabled }
+
+  /// Shows `text` with a spinner until `stop()`.
+  public func start(_ text: String) {
+    guard enabled else { return }
+    let generation = state.withLock { state -> Int in
+      state.running = true
+      state.text = text
+      state.generation += 1
+      return state.generation
+    }
+    let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+    var thread = pthread_t()
+    let box = Unmanaged.passRetained(SpinnerRun(spinner: self, generation: generation, frames: frames)).toOpaque()
+    if pthread_create(&thread, nil, { raw in
+      let run = Unmanaged<SpinnerRun>.fromOpaque(raw!).takeRetainedValue()
+      run.loop()
+      return nil
+    }, box) == 0 {
+      pthread_detach(thread)
+    } else {
+      Unmanaged<SpinnerRun>.fromOpaque(box).release()
+    }
+  }
+
+  public func stop() {
+    guard enabled else { return }
+    let wasRunning = state.withLock { state -> Bool in
+      defer {
+        state.running = false
+        state.generation += 1
+      }
+      return state.running
+    }
+    if wasRunning { writeAll(2, "\r\u{1B}[K") }
+  }
+
+  fileprivate func frame(_ generation: Int) -> String? {
+    state.withLock { state in state.running && state.generation == generation ? state.text : nil }
+  }
+}
+
+private final class SpinnerRun {
+  let spinner: Spinner
+  let generation: Int
+  let frames: [String]
+  init(spinner: Spinner, generation: Int, frames: [String]) {
+    self.spinner = spinner
+    self.generation = generation
+    self.frames = frames
+  }
+
+  func loop() {
+    usleep(150_000)  // quick answers never show a spinner
+    var index = 0
+    while let text = spinner.frame(generation) {
+      writeAll(2, "\r\(frames[index % frames.count]) \(text)\u{1B}[K")
+      index += 1
+      usleep(80_000)
+    }
+  }
+}
+
+/// Colour only on a terminal, and never with NO_COLOR set (https://no-color.org).
+public func colourWanted(fd: Int32, environment: [String: String]) -> Bool {
+  if let value = environment["NO_COLOR"], !value.isEmpty { return false }
+  if environment["TERM"] == "dumb" { return false }
+  return isatty(fd) == 1
+}
+
+func writeAll(_ fd: Int32, _ text: String) {
+  var text = text
+  text.withUTF8 { buffer in
+    var offset = 0
+    while offset < buffer.count {
+      let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return }
+      offset += n
+    }
+  }
+}
