@@ -30,14 +30,15 @@ extension Emulator {
     guard let redirect = query["redirect_uri"], redirectAllowed(redirect, for: client) else {
       return html(400, page("Invalid redirect URI", "The redirect_uri is not registered for this client."))
     }
-    let sdk = query["sdk"] ?? "native"
+    // Without `sdk` this is a classic browser sign-in: the hosted pages, then a redirect with a code.
+    let sdk = query["sdk"] ?? "hosted"
     let answersWithBody = sdk.hasPrefix("web")
     func fail(_ error: String, _ description: String) -> ServerReply {
       var pairs = [("error", error), ("error_description", description)]
       if let state = query["state"] { pairs.append(("state", state)) }
       return nativeAnswer(FormEncoding.appending(pairs, to: redirect), withBody: answersWithBody)
     }
-    if sdk != "native" && !Self.knownSDKModes.contains(sdk) { return fail("invalid_request", "unknown sdk mode \(sdk)") }
+    if sdk != "hosted" && !Self.knownSDKModes.contains(sdk) { return fail("invalid_request", "unknown sdk mode \(sdk)") }
     guard query["response_type"] == "code" else { return fail("unsupported_response_type", "only response_type=code is supported") }
     guard let challenge = query["code_challenge"], query["code_challenge_method"] == "S256", challenge.utf8.count == 43 else {
       return fail("invalid_request", "PKCE with code_challenge_method=S256 is required")
@@ -62,6 +63,7 @@ extension Emulator {
       nonce: query["nonce"], codeChallenge: challenge, scope: scope, sdkMode: sdk, screen: journey.start,
       user: nil, factor: nil, identifier: query["login_hint"], expiresAt: now + Int64(journey.sessionTTL))
     state.withLock { $0.sessions[session.id] = session }
+    if sdk == "hosted" { return ServerReply(status: 302, headers: [("Location", hostedURL(session))]) }
     let native = FormEncoding.appending([("session_id", session.id)], to: redirect)
     if answersWithBody { return nativeAnswer(native, withBody: true) }
     // Other modes: a 302 chain through the provider, as a real tenant does (protocol §3.3).

@@ -1,4 +1,6 @@
 // Exit codes and the one place that turns errors into a message and a code.
+import JourneyCore
+import OAuthCore
 import StrivacityCore
 
 /// Documented exit codes (README, `strivacity --help`, man page).
@@ -44,7 +46,9 @@ struct CLIFailure: Error {
     self.status = status
   }
 
-  init(_ error: any Error) {
+  /// The message and exit code for the errors of strivacity's own layers; nil for others
+  /// (ArgumentParser's, which print usage).
+  init?(recognising error: any Error) {
     switch error {
     case let failure as CLIFailure:
       self = failure
@@ -55,13 +59,25 @@ struct CLIFailure: Error {
       }
     case let error as StoreError:
       self.init(error.description, status: .store)
+    case let error as LoginFailure:
+      self.init(error.message, status: error.status)
+    case let error as JourneyError:
+      switch error {
+      case .missingFields: self.init(error.description, status: .usage)
+      case .cancelled: self.init(error.description, status: .interrupted)
+      case .sessionExpired, .rejected: self.init(error.description, status: .signInRequired)
+      case .unexpectedStatus(let status, _): self.init(error.description, status: status >= 500 || status == 429 ? .transient : .server)
+      case .malformedAnswer, .noSessionID, .authorizationError: self.init(error.description, status: .server)
+      }
+    case let error as OAuthError:
+      self.init(error.description, status: .server)
     case let error as TransportError:
       switch error {
       case .insecureURL, .invalidURL: self.init(error.description, status: .usage)
       default: self.init(error.description, status: .transient)
       }
     default:
-      self.init("\(error)", status: .failure)
+      return nil
     }
   }
 }

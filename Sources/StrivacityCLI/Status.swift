@@ -18,7 +18,7 @@ struct Status: ParsableCommand {
     let clientID = try resolved.requireClientID(configPath: configPath)
     let store = context.store(for: resolved.store)
     if resolved.store == .file { Console.warning(FileStore.warning) }
-    let key = StoreKey(profile: resolved.name, issuer: tenant, clientID: clientID)
+    let key = StoreKey(profile: resolved.name, issuer: TenantURL.base(tenant), clientID: clientID)
     let tokens = try store.load(key)
     var lines = [
       ("profile", resolved.name),

@@ -24,7 +24,7 @@ public struct Strivacity: ParsableCommand {
       \(ExitStatus.helpText)
       """,
     version: strivacityVersion,
-    subcommands: [Status.self]
+    subcommands: [Login.self, Status.self]
   )
 
   public init() {}
@@ -35,15 +35,8 @@ public struct Strivacity: ParsableCommand {
       var command = try parseAsRoot(arguments)
       try command.run()
       exit(withStatus: .ok)
-    } catch let error as CLIFailure {
-      report(error)
-    } catch let error as ConfigError {
-      report(CLIFailure(error))
-    } catch let error as StoreError {
-      report(CLIFailure(error))
-    } catch let error as TransportError {
-      report(CLIFailure(error))
     } catch {
+      if let failure = CLIFailure(recognising: error) { report(failure) }
       // Parse errors, --help and --version come from ArgumentParser.
       let code = exitCode(for: error)
       let text = fullMessage(for: error)
@@ -55,7 +48,7 @@ public struct Strivacity: ParsableCommand {
         Console.writeStderr(text + "\n")
         exit(withStatus: .usage)
       }
-      report(CLIFailure(error))
+      report(CLIFailure("\(error)", status: .failure))
     }
   }
 
@@ -87,6 +80,8 @@ struct GlobalOptions: ParsableArguments {
   var overrides: ProfileOverrides {
     ProfileOverrides(profile: profile, store: store?.kind)
   }
+
+  var log: Log { Log(verbose: verbose) }
 
   func context() -> Context { Context(configPath: config) }
 }

@@ -95,3 +95,12 @@ public enum URLPolicy {
     }
   }
 }
+
+public enum TenantURL {
+  /// The tenant URL with exactly one trailing slash: how issuers and store keys are written.
+  public static func base(_ tenant: String) -> String {
+    var text = tenant
+    while text.hasSuffix("/") { text.removeLast() }
+    return text + "/"
+  }
+}

@@ -1,0 +1,143 @@
+// OpenID Connect values a client needs: discovery, token responses, OAuth errors, and ID token
+// validation stricter than the official SDKs (which check no signature, protocol §10.3).
+import StrivacityCore
+
+/// The fields of an OpenID Provider's discovery document this client uses.
+public struct Discovery: Sendable, Equatable {
+  public var issuer: String
+  public var authorizationEndpoint: String
+  public var tokenEndpoint: String
+  public var jwksURI: String?
+  public var userinfoEndpoint: String?
+  public var revocationEndpoint: String?
+  public var endSessionEndpoint: String?
+
+  public init(json: JSONValue) throws(OAuthError) {
+    func required(_ key: String) throws(OAuthError) -> String {
+      guard let value = json[key]?.string, !value.isEmpty else {
+        throw .malformed("the discovery document has no \(key)")
+      }
+      return value
+    }
+    guard json.object != nil else { throw .malformed("the discovery document is not a JSON object") }
+    issuer = try required("issuer")
+    authorizationEndpoint = try required("authorization_endpoint")
+    tokenEndpoint = try required("token_endpoint")
+    jwksURI = json["jwks_uri"]?.string
+    userinfoEndpoint = json["userinfo_endpoint"]?.string
+    revocationEndpoint = json["revocation_endpoint"]?.string
+    endSessionEndpoint = json["end_session_endpoint"]?.string
+  }
+
+  /// The discovery URL of a tenant: its origin + /.well-known/openid-configuration.
+  public static func url(forTenant tenant: String) -> String {
+    TenantURL.base(tenant) + ".well-known/openid-configuration"
+  }
+}
+
+/// A successful token response (RFC 6749 §5.1).
+public struct TokenResponse: Sendable, Equatable {
+  public var accessToken: String
+  public var tokenType: String
+  public var expiresIn: Int64?
+  public var refreshToken: String?
+  public var idToken: String?
+  public var scope: String?
+
+  public init(json: JSONValue) throws(OAuthError) {
+    guard let access = json["access_token"]?.string, !access.isEmpty else {
+      throw .malformed("the token response has no access_token")
+    }
+    accessToken = access
+    tokenType = json["token_type"]?.string ?? "Bearer"
+    // Some servers send expires_in as a string.
+    if let seconds = json["expires_in"]?.int ?? json["expires_in"]?.string.flatMap({ Int($0) }) {
+      guard seconds >= 0 else { throw .malformed("the token response has a negative expires_in") }
+      expiresIn = Int64(seconds)
+    }
+    refreshToken = json["refresh_token"]?.string
+    idToken = json["id_token"]?.string
+    scope = json["scope"]?.string
+  }
+
+  /// The token set to store, with the absolute expiry.
+  public func tokenSet(now: Int64, previous: TokenSet? = nil) -> TokenSet {
+    TokenSet(
+      accessToken: accessToken, tokenType: tokenType,
+      refreshToken: refreshToken ?? previous?.refreshToken,  // servers that do not rotate keep the old one valid
+      idToken: idToken ?? previous?.idToken, scope: scope ?? previous?.scope,
+      expiresAt: expiresIn.map { now + $0 }, obtainedAt: now)
+  }
+}
+
+/// OAuth failures: the server's RFC 6749 §5.2 error, or an answer that breaks the protocol.
+public enum OAuthError: Error, Equatable, CustomStringConvertible {
+  case server(error: String, description: String?, status: Int)
+  case malformed(String)
+
+  /// Parses an error body; nil when it is not an OAuth error document.
+  public static func from(status: Int, body: [UInt8]) -> OAuthError? {
+    guard let json = JSONValue.parse(body), let error = json["error"]?.string else { return nil }
+    return .server(error: error, description: json["error_description"]?.string, status: status)
+  }
+
+  public var description: String {
+    switch self {
+    case .server(let error, let description, _): return description.map { "\(error): \($0)" } ?? error
+    case .malformed(let detail): return detail
+    }
+  }
+}
+
+/// Why an ID token was refused.
+public enum IDTokenError: Error, Equatable, CustomStringConvertible {
+  case signature(JWTError)
+  case issuer(expected: String, found: String?)
+  case audience(expected: String)
+  case expired
+  case issuedInTheFuture
+  case nonce
+  case missing(String)
+
+  public var description: String {
+    switch self {
+    case .signature(let error): return error.description
+    case .issuer(let expected, let found): return "issuer is \(found.map { "\"\($0)\"" } ?? "missing"), expected \"\(expected)\""
+    case .audience(let expected): return "audience does not contain the client id \(expected)"
+    case .expired: return "it has expired"
+    case .issuedInTheFuture: return "it was issued in the future (check the clock)"
+    case .nonce: return "nonce does not match this sign-in"
+    case .missing(let claim): return "the \(claim) claim is missing"
+    }
+  }
+}
+
+public enum IDTokenValidator {
+  /// Verifies signature (RS256, JWKS by kid), `iss` (exact), `aud` (string or array containing
+  /// the client id), `exp` and `iat` (with `skew` seconds of tolerance) and `nonce`.
+  /// - Returns: the token's claims.
+  public static func validate(
+    _ token: String, keys: JWKS, issuer: String, clientID: String, nonce: String?, now: Int64, skew: Int64 = 120
+  ) throws(IDTokenError) -> [String: JSONValue] {
+    let jwt: JWT
+    do {
+      jwt = try JWT(compact: token)
+      try jwt.verify(with: keys)
+    } catch {
+      throw .signature(error)
+    }
+    let claims = jwt.claims
+    guard claims["iss"]?.string == issuer else { throw .issuer(expected: issuer, found: claims["iss"]?.string) }
+    switch claims["aud"] {
+    case .string(let aud)?: guard aud == clientID else { throw .audience(expected: clientID) }
+    case .array(let list)?: guard list.contains(.string(clientID)) else { throw .audience(expected: clientID) }
+    default: throw .missing("aud")
+    }
+    guard let exp = claims["exp"]?.number else { throw .missing("exp") }
+    guard Int64(exp) + skew > now else { throw .expired }
+    guard let iat = claims["iat"]?.number else { throw .missing("iat") }
+    guard Int64(iat) - skew <= now else { throw .issuedInTheFuture }
+    if let nonce { guard claims["nonce"]?.string == nonce else { throw .nonce } }
+    return claims
+  }
+}

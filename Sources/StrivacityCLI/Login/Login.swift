@@ -1,0 +1,173 @@
+// `strivacity login`: sign in inside the terminal, store the tokens, remember the profile.
+import ArgumentParser
+import CurlTransport
+import Glibc
+import JourneyCore
+import OAuthCore
+import SecretStore
+import StrivacityCore
+import TerminalUI
+
+struct Login: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Sign in to a Strivacity tenant in the terminal and keep the tokens.",
+    discussion: """
+      Runs the tenant's journey screen by screen on the terminal (/dev/tty). Steps a
+      terminal cannot do (passkeys, unknown widgets) continue in the browser, and the
+      redirect comes back to a one-shot listener on 127.0.0.1. Tokens are stored only
+      after the ID token's signature, issuer, audience, expiry and nonce check out.
+
+      Flags given here are saved to the profile, so later commands need none.
+
+      AUTOMATION: answer widgets by id with --field ID=VALUE, or --field-env
+      ID=VARIABLE for secrets (never put a password on the command line); choose
+      actions with --action FORM-ID. Without a terminal, a field left unanswered
+      fails the login and names the field.
+      """)
+
+  @OptionGroup var global: GlobalOptions
+
+  @Option(help: ArgumentHelp("Tenant URL (https, or http on a loopback address).", valueName: "url"))
+  var tenant: String?
+
+  @Option(name: .customLong("client-id"), help: ArgumentHelp("OAuth client id.", valueName: "id"))
+  var clientID: String?
+
+  @Option(help: ArgumentHelp("Scopes to request, space-separated (default: openid profile offline_access).", valueName: "scopes"))
+  var scope: String?
+
+  @Option(name: .customLong("redirect-uri"), help: ArgumentHelp("Loopback redirect URI (default: http://127.0.0.1:<free port>/callback).", valueName: "uri"))
+  var redirectURI: String?
+
+  @Option(name: .customLong("sdk-mode"), help: ArgumentHelp("Journey API mode: web, web-minimal, ios, ios-minimal, android, android-minimal (default: web).", valueName: "mode"))
+  var sdkMode: String?
+
+  @Option(name: .customLong("login-hint"), help: ArgumentHelp("Passed to the tenant as login_hint.", valueName: "text"))
+  var loginHint: String?
+
+  @Option(help: ArgumentHelp("Passed to the tenant as prompt (none, login, create).", valueName: "value"))
+  var prompt: String?
+
+  @Option(name: .customLong("acr-values"), help: ArgumentHelp("Passed to the tenant as acr_values.", valueName: "values"))
+  var acrValues: String?
+
+  @Option(name: .customLong("ui-locales"), help: ArgumentHelp("Passed to the tenant as ui_locales.", valueName: "locales"))
+  var uiLocales: String?
+
+  @Option(name: .customLong("field"), help: ArgumentHelp("Answer a widget by id without asking (repeatable).", valueName: "id=value"))
+  var fields: [String] = []
+
+  @Option(name: .customLong("field-env"), help: ArgumentHelp("Answer a widget from an environment variable (repeatable).", valueName: "id=variable"))
+  var fieldEnvironment: [String] = []
+
+  @Option(name: .customLong("action"), help: ArgumentHelp("Take this action (form id) when a screen offers it (repeatable).", valueName: "form-id"))
+  var actions: [String] = []
+
+  @Flag(help: "Do the whole sign-in on the tenant's pages in a browser.")
+  var browser = false
+
+  @Flag(name: .customLong("no-browser"), help: "Print the browser address instead of opening it.")
+  var noBrowser = false
+
+  @Option(help: ArgumentHelp("Seconds to wait for the browser (default: 300).", valueName: "seconds"))
+  var timeout: Double = 300
+
+  static let sdkModes = ["web", "web-minimal", "ios", "ios-minimal", "android", "android-minimal"]
+
+  func validate() throws {
+    if let sdkMode, !Self.sdkModes.contains(sdkMode) {
+      throw ValidationError("--sdk-mode must be one of \(Self.sdkModes.joined(separator: ", "))")
+    }
+    guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+    for field in fields + fieldEnvironment where !field.contains("=") || field.hasPrefix("=") {
+      throw ValidationError("'\(field)' is not ID=VALUE")
+    }
+  }
+
+  func run() throws {
+    let context = global.context()
+    var overrides = global.overrides
+    overrides.tenant = tenant
+    overrides.clientID = clientID
+    let resolved = try ResolvedProfile.resolve(config: context.config(), overrides: overrides, environment: context.environment)
+    let configPath = context.paths.config
+    let tenantURL = try resolved.requireTenant(configPath: configPath)
+    let client = try resolved.requireClientID(configPath: configPath)
+    do {
+      _ = try URLPolicy.check(tenantURL)
+    } catch {
+      throw CLIFailure("refusing tenant \(tenantURL): it must be https (plain http only on a loopback address)", status: .usage)
+    }
+    let scopes = scope.map { $0.split(separator: " ").map(String.init) } ?? resolved.profile.scopes ?? Profile.defaultScopes
+    let settings = LoginSettings(
+      tenant: tenantURL, clientID: client, scopes: scopes, redirectURI: redirectURI ?? resolved.profile.redirectURI,
+      sdkMode: sdkMode ?? resolved.profile.sdkMode ?? "web", loginHint: loginHint, prompt: prompt, acrValues: acrValues,
+      uiLocales: uiLocales, browserOnly: browser, openBrowser: !noBrowser, browserTimeout: timeout)
+
+    // The store must be usable before anyone types a password.
+    let store = context.store(for: resolved.store)
+    let key = StoreKey(profile: resolved.name, issuer: TenantURL.base(tenantURL), clientID: client)
+    _ = try store.load(key)
+
+    let terminal = TTY()
+    let style = Style(colour: terminal != nil && colourWanted(fd: 2, environment: context.environment))
+    let prompter = Prompter(terminal: terminal, style: style, provided: try providedAnswers(context.environment), actions: actions)
+    var options = CurlHTTPClient.Options()
+    options.userAgent = "strivacity/\(strivacityVersion)"
+    let flow = LoginFlow(
+      settings: settings, http: CurlHTTPClient(options: options), prompter: prompter, spinner: Spinner(),
+      log: global.log, environment: context.environment)
+    let result = try flow.run()
+
+    try store.save(result.tokens, for: key)
+    if resolved.store == .file { Console.warning(FileStore.warning) }
+    try rememberFlags(context: context, profile: resolved.name)
+    Console.writeStderr("strivacity: signed in to \(tenantURL) as \(Self.who(result.claims)) (profile \(resolved.name))\n")
+  }
+
+  /// --field and --field-env answers by widget id.
+  private func providedAnswers(_ environment: [String: String]) throws -> [String: String] {
+    var answers: [String: String] = [:]
+    for field in fields {
+      let (id, value) = split(field)
+      answers[id] = value
+    }
+    for field in fieldEnvironment {
+      let (id, variable) = split(field)
+      guard let value = environment[variable] else {
+        throw CLIFailure("--field-env \(id)=\(variable): the environment variable \(variable) is not set", status: .usage)
+      }
+      answers[id] = value
+    }
+    return answers
+  }
+
+  private func split(_ text: String) -> (String, String) {
+    let eq = text.firstIndex(of: "=")!
+    return (String(text[..<eq]), String(text[text.index(after: eq)...]))
+  }
+
+  /// Saves the flags given on this command line to the profile.
+  private func rememberFlags(context: Context, profile: String) throws {
+    var settings: [(key: String, value: ConfigValue)] = []
+    if let tenant { settings.append(("tenant", .string(tenant))) }
+    if let clientID { settings.append(("client_id", .string(clientID))) }
+    if let scope { settings.append(("scopes", .strings(scope.split(separator: " ").map(String.init)))) }
+    if let redirectURI { settings.append(("redirect_uri", .string(redirectURI))) }
+    if let sdkMode { settings.append(("sdk_mode", .string(sdkMode))) }
+    if let store = global.store { settings.append(("store", .string(store.rawValue))) }
+    guard !settings.isEmpty else { return }
+    try context.updateConfig(profile: profile, settings: settings)
+  }
+
+  static func who(_ claims: [String: JSONValue]) -> String {
+    let name = claims["name"]?.string ?? claims["preferred_username"]?.string
+    let email = claims["email"]?.string
+    switch (name, email) {
+    case (let name?, let email?): return "\(name) <\(email)>"
+    case (let name?, nil): return name
+    case (nil, let email?): return email
+    default: return claims["sub"]?.string ?? "an unnamed user"
+    }
+  }
+}

@@ -1,0 +1,408 @@
+// One sign-in: discovery, the PKCE authorization request, the journey loop, finalize or the
+// browser fallback, the code exchange and ID token validation (protocol §2–§10, §14).
+// Tokens are returned only when everything checked out; storing them is the caller's job.
+import Glibc
+import JourneyCore
+import OAuthCore
+import StrivacityCore
+import TerminalUI
+
+struct LoginSettings {
+  var tenant: String
+  var clientID: String
+  var scopes: [String]
+  var redirectURI: String?
+  var sdkMode: String
+  var loginHint: String?
+  var prompt: String?
+  var acrValues: String?
+  var uiLocales: String?
+  /// Run the whole sign-in on the hosted pages in a browser.
+  var browserOnly: Bool
+  var openBrowser: Bool
+  var browserTimeout: Double
+}
+
+/// Why a sign-in failed, with the exit code it means.
+struct LoginFailure: Error {
+  var message: String
+  var status: ExitStatus
+}
+
+struct LoginResult {
+  var tokens: TokenSet
+  var claims: [String: JSONValue]
+  var issuer: String
+}
+
+final class LoginFlow {
+  let settings: LoginSettings
+  let http: HTTPClient
+  let prompter: Prompter
+  let spinner: Spinner
+  let log: Log
+  let environment: [String: String]
+  private var discovery: Discovery!
+  private var listener: RedirectListener!
+  private var origin = ""
+
+  init(settings: LoginSettings, http: HTTPClient, prompter: Prompter, spinner: Spinner, log: Log, environment: [String: String]) {
+    self.settings = settings
+    self.http = http
+    self.prompter = prompter
+    self.spinner = spinner
+    self.log = log
+    self.environment = environment
+  }
+
+  func run() throws -> LoginResult {
+    discovery = try fetchDiscovery()
+    origin = Self.origin(of: discovery.issuer)
+    listener = try RedirectListener(requested: settings.redirectURI)
+    defer { listener.stop() }
+    var attempts = 0
+    while true {
+      attempts += 1
+      let request = AuthorizationRequest(settings: settings, redirectURI: listener.redirectURI)
+      listener.expect(state: request.state)
+      do {
+        let code = try obtainCode(request)
+        return try exchange(code: code, request: request)
+      } catch JourneyError.sessionExpired where attempts < 3 {
+        guard prompter.interactive, confirm("The sign-in session expired. Start over?") else {
+          throw LoginFailure(message: "the sign-in session expired; run strivacity login again", status: .signInRequired)
+        }
+      }
+    }
+  }
+
+  // MARK: discovery and authorization
+
+  private func fetchDiscovery() throws -> Discovery {
+    let url = Discovery.url(forTenant: settings.tenant)
+    let response = try send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "application/json")]), "Contacting \(settings.tenant)")
+    guard response.status == 200 else { throw httpFailure(response, what: "the discovery document") }
+    guard let json = JSONValue.parse(response.body) else {
+      throw LoginFailure(message: "the tenant's discovery document is not JSON", status: .server)
+    }
+    let discovery: Discovery
+    do {
+      discovery = try Discovery(json: json)
+    } catch {
+      throw LoginFailure(message: error.description, status: .server)
+    }
+    for endpoint in [discovery.authorizationEndpoint, discovery.tokenEndpoint] + [discovery.jwksURI].compactMap({ $0 }) {
+      do {
+        _ = try URLPolicy.check(endpoint)
+      } catch {
+        throw LoginFailure(message: "the tenant advertises an endpoint strivacity will not use: \(error)", status: .server)
+      }
+    }
+    return discovery
+  }
+
+  /// Runs the authorization request and whatever follows it until a code arrives.
+  private func obtainCode(_ request: AuthorizationRequest) throws -> String {
+    if settings.browserOnly {
+      let url = request.url(endpoint: discovery.authorizationEndpoint, sdk: nil)
+      return try code(from: try browser(url, reason: "signing in with the browser (--browser)"), request)
+    }
+    var native = try nativeURL(request.url(endpoint: discovery.authorizationEndpoint, sdk: settings.sdkMode))
+    while true {
+      let query = formDecode(String(native.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""))
+      if let sessionID = query["session_id"] {
+        log.note("journey session started")
+        native = try runJourney(sessionID: sessionID, request: request)
+        let next = formDecode(String(native.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""))
+        if next["session_id"] != nil && next["code"] == nil { continue }  // resumed after the browser
+      }
+      return try code(from: native, request)
+    }
+  }
+
+  /// Follows the authorization answer to the "native URL": hops of 3xx to https or loopback
+  /// hosts, stopping at our redirect URI; or a 200 whose body is a URL (protocol §3.3).
+  private func nativeURL(_ start: String) throws -> String {
+    var url = start
+    for _ in 0..<10 {
+      let response = try send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "text/html")]), "Starting the sign-in")
+      switch response.status {
+      case 301, 302, 303, 307, 308:
+        guard let location = response.header("Location") else {
+          throw LoginFailure(message: "the tenant redirected without a Location", status: .server)
+        }
+        let next = Self.resolve(location, against: url)
+        if next.hasPrefix(listener.redirectURI) || URLParts(next)?.scheme.hasPrefix("http") == false { return next }
+        url = next
+      case 200:
+        let body = response.bodyText.trimmingCharacters(in: " \r\n\t")
+        if URLParts(body) != nil { return body }
+        // An error page on the tenant carries the error in its own URL (protocol §3.3).
+        if URLParts(url)?.pathAndQuery.hasPrefix("/oauth2/error") == true { return url }
+        throw LoginFailure(message: "the tenant's authorization answer is not a URL", status: .server)
+      default:
+        throw httpFailure(response, what: "the authorization request")
+      }
+    }
+    throw LoginFailure(message: "the tenant redirected too many times", status: .server)
+  }
+
+  // MARK: the journey
+
+  /// Runs the screens of one journey session; returns the redirect URL that ends it.
+  private func runJourney(sessionID: String, request: AuthorizationRequest) throws -> String {
+    var machine = JourneyMachine()
+    var response = try journeyPost("flow/api/v1/init", sessionID: sessionID, body: .object([:]), label: "Loading the sign-in")
+    while true {
+      let step = machine.receive(status: response.status, body: response.body)
+      log.note("journey answer HTTP \(response.status) → \(Self.describe(step))")
+      switch step {
+      case .render(let plan, let ask):
+        let action = try prompter.fill(&machine, plan: plan, ask: ask)
+        let body = machine.body(for: action.formID)
+        response = try journeyPost("flow/api/v1/form/" + action.formID, sessionID: sessionID, body: body, label: "Checking")
+      case .finalize(let url):
+        return try finalize(url, sessionID: sessionID)
+      case .fallback(let url, let reason):
+        let callback = try browser(url, reason: reason)
+        let query = formDecode(String(callback.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""))
+        if let resumed = query["session_id"], query["code"] == nil {
+          // The browser handed the journey back (protocol §3.5): carry on in the terminal.
+          return try runJourney(sessionID: resumed, request: request)
+        }
+        return callback
+      case .sessionExpired:
+        throw JourneyError.sessionExpired
+      case .failed(let error):
+        throw error
+      }
+    }
+  }
+
+  private func journeyPost(_ path: String, sessionID: String, body: JSONValue, label: String) throws -> HTTPResponse {
+    var headers = [
+      HTTPHeader("Authorization", "Bearer \(sessionID)"), HTTPHeader("Content-Type", "application/json"),
+      HTTPHeader("Accept", "application/json"),
+    ]
+    if let language = Self.acceptLanguage(environment) { headers.append(HTTPHeader("Accept-Language", language)) }
+    return try send(HTTPRequest(method: "POST", url: origin + path, headers: headers, body: body.serialized()), label)
+  }
+
+  /// GET finalizeUrl with the session's Bearer and cookies; the redirect comes back as a 3xx
+  /// Location or a 200 body (protocol §10.1).
+  private func finalize(_ url: String, sessionID: String) throws -> String {
+    do {
+      _ = try URLPolicy.check(url)
+    } catch {
+      throw LoginFailure(message: "the tenant's finalize URL is not acceptable: \(error)", status: .server)
+    }
+    let response = try send(
+      HTTPRequest(url: url, headers: [HTTPHeader("Authorization", "Bearer \(sessionID)"), HTTPHeader("Accept", "text/html")]),
+      "Finishing")
+    switch response.status {
+    case 301, 302, 303, 307, 308:
+      guard let location = response.header("Location") else {
+        throw LoginFailure(message: "the finalize answer has no Location", status: .server)
+      }
+      return Self.resolve(location, against: url)
+    case 200:
+      return response.bodyText.trimmingCharacters(in: " \r\n\t")
+    default:
+      throw httpFailure(response, what: "finishing the sign-in")
+    }
+  }
+
+  /// Continues in the browser: prints and opens `url`, then waits for the redirect on the
+  /// loopback listener, or for the final URL pasted into the terminal.
+  private func browser(_ url: String, reason: String) throws -> String {
+    spinner.stop()
+    Console.writeStderr("strivacity: continuing in the browser: \(reason)\n")
+    Console.writeStderr("  \(url)\n")
+    if settings.openBrowser && !openBrowser(url, environment: environment) {
+      Console.writeStderr("strivacity: could not start a browser; open the address above yourself\n")
+    }
+    if prompter.interactive {
+      Console.writeStderr("Waiting for the browser… (if it runs on another machine, paste the address it ends on here)\n")
+    } else {
+      Console.writeStderr("Waiting for the browser…\n")
+    }
+    guard let callback = listener.wait(timeout: settings.browserTimeout, terminal: prompter.terminal) else {
+      throw LoginFailure(message: "no answer from the browser within \(Int(settings.browserTimeout)) s; run strivacity login again", status: .signInRequired)
+    }
+    log.note("browser redirect received")
+    return callback
+  }
+
+  /// Checks the redirect that ends the authorization (ours, our state) and returns its code.
+  private func code(from url: String, _ request: AuthorizationRequest) throws -> String {
+    guard url.hasPrefix(listener.redirectURI.prefix { $0 != "?" }) else {
+      throw LoginFailure(message: "the sign-in ended at an address that is not this client's redirect URI; refusing it", status: .server)
+    }
+    let query = formDecode(String(url.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""))
+    if let error = query["error"] {
+      let text = query["error_description"].map { "\(error): \($0)" } ?? error
+      throw LoginFailure(message: "the tenant refused the sign-in: \(text)", status: error == "access_denied" ? .interrupted : .server)
+    }
+    guard query["state"] == request.state else {
+      throw LoginFailure(message: "the sign-in redirect carries the wrong state; refusing it (possible cross-site request forgery)", status: .server)
+    }
+    guard let code = query["code"], !code.isEmpty else {
+      throw LoginFailure(message: "the sign-in redirect carries no authorization code", status: .server)
+    }
+    return code
+  }
+
+  // MARK: tokens
+
+  private func exchange(code: String, request: AuthorizationRequest) throws -> LoginResult {
+    let form = formEncode([
+      ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", listener.redirectURI),
+      ("client_id", settings.clientID), ("code_verifier", request.pkce.verifier),
+    ])
+    let response = try send(
+      HTTPRequest(
+        method: "POST", url: discovery.tokenEndpoint,
+        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
+        body: Array(form.utf8)),
+      "Getting tokens")
+    guard response.status == 200 else { throw httpFailure(response, what: "the token request") }
+    let tokens: TokenResponse
+    do {
+      tokens = try TokenResponse(json: JSONValue.parse(response.body) ?? .null)
+    } catch {
+      throw LoginFailure(message: "the token response is unusable: \(error)", status: .server)
+    }
+    let now = Int64(time(nil))
+    var claims: [String: JSONValue] = [:]
+    if settings.scopes.contains("openid") {
+      guard let idToken = tokens.idToken else {
+        throw LoginFailure(message: "the tenant sent no ID token although openid was requested", status: .server)
+      }
+      claims = try validate(idToken, nonce: request.nonce, now: now)
+    }
+    return LoginResult(tokens: tokens.tokenSet(now: now), claims: claims, issuer: discovery.issuer)
+  }
+
+  private func validate(_ idToken: String, nonce: String, now: Int64) throws -> [String: JSONValue] {
+    guard let jwksURI = discovery.jwksURI else {
+      throw LoginFailure(message: "the tenant publishes no jwks_uri, so its ID token cannot be verified", status: .server)
+    }
+    let response = try send(HTTPRequest(url: jwksURI, headers: [HTTPHeader("Accept", "application/json")]), "Checking the ID token")
+    guard response.status == 200, let json = JSONValue.parse(response.body) else { throw httpFailure(response, what: "the JWKS") }
+    do {
+      let keys = try JWKS(json: json)
+      return try IDTokenValidator.validate(idToken, keys: keys, issuer: discovery.issuer, clientID: settings.clientID, nonce: nonce, now: now)
+    } catch let error as IDTokenError {
+      throw LoginFailure(message: "the ID token failed validation: \(error); nothing was stored", status: .server)
+    } catch {
+      throw LoginFailure(message: "the tenant's JWKS is unusable: \(error)", status: .server)
+    }
+  }
+
+  // MARK: plumbing
+
+  private func send(_ request: HTTPRequest, _ label: String) throws -> HTTPResponse {
+    spinner.start(label + "…")
+    defer { spinner.stop() }
+    let started = monotonicSeconds()
+    do {
+      let response = try http.send(request)
+      log.request(request, status: response.status, seconds: monotonicSeconds() - started)
+      return response
+    } catch {
+      log.request(request, status: nil, seconds: monotonicSeconds() - started)
+      throw error
+    }
+  }
+
+  private func httpFailure(_ response: HTTPResponse, what: String) -> LoginFailure {
+    let transient = response.status >= 500 || response.status == 429
+    if let oauth = OAuthError.from(status: response.status, body: response.body) {
+      return LoginFailure(message: "\(what) failed: \(oauth)", status: transient ? .transient : .server)
+    }
+    return LoginFailure(message: "\(what) failed with HTTP \(response.status)", status: transient ? .transient : .server)
+  }
+
+  private func confirm(_ question: String) -> Bool {
+    guard let terminal = prompter.terminal else { return false }
+    let answer = (try? terminal.readLine(prompt: question + " [Y/n]: ", hidden: false)) ?? "n"
+    return answer.isEmpty || answer.lowercased().hasPrefix("y")
+  }
+
+  static func origin(of url: String) -> String {
+    guard let parts = URLParts(url) else { return url }
+    let host = parts.host.contains(":") ? "[\(parts.host)]" : parts.host
+    return "\(parts.scheme)://\(host)\(parts.port.map { ":\($0)" } ?? "")/"
+  }
+
+  static func resolve(_ location: String, against base: String) -> String {
+    if URLParts(location) != nil || location.contains("://") { return location }
+    let origin = origin(of: base).dropLast()
+    if location.hasPrefix("/") { return origin + location }
+    let path = base.prefix { $0 != "?" }
+    return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) + "/" + location
+  }
+
+  static func acceptLanguage(_ environment: [String: String]) -> String? {
+    guard let lang = environment["LC_ALL"] ?? environment["LC_MESSAGES"] ?? environment["LANG"],
+      let code = lang.split(separator: ".").first, code != "C", code != "POSIX", !code.isEmpty
+    else { return nil }
+    return String(code).replacing("_", with: "-")
+  }
+
+  static func describe(_ step: JourneyMachine.Step) -> String {
+    switch step {
+    case .render(let plan, let ask): return "screen (\(plan.actions.count) actions, asking \(ask.count))"
+    case .finalize: return "finalize"
+    case .fallback(_, let reason): return "browser: \(reason)"
+    case .sessionExpired: return "session expired"
+    case .failed(let error): return "failed: \(error)"
+    }
+  }
+}
+
+/// PKCE, state and nonce for one attempt, and the authorization URL (protocol §3.1, §3.2).
+struct AuthorizationRequest {
+  let settings: LoginSettings
+  let redirectURI: String
+  let pkce = PKCE()
+  let state = SecureRandom.token(bytes: 16)
+  let nonce = SecureRandom.token(bytes: 16)
+
+  func url(endpoint: String, sdk: String?) -> String {
+    var pairs = [
+      ("client_id", settings.clientID), ("redirect_uri", redirectURI), ("response_type", "code"),
+      ("scope", settings.scopes.joined(separator: " ")), ("code_challenge_method", "S256"),
+      ("code_challenge", pkce.challenge), ("state", state), ("nonce", nonce),
+    ]
+    for (key, value) in [("prompt", settings.prompt), ("acr_values", settings.acrValues), ("login_hint", settings.loginHint), ("ui_locales", settings.uiLocales)] {
+      if let value, !value.isEmpty { pairs.append((key, value)) }
+    }
+    if let sdk { pairs.append(("sdk", sdk)) }
+    return endpoint + (endpoint.contains("?") ? "&" : "?") + formEncode(pairs)
+  }
+}
+
+/// --verbose: one line per request (method, URL without its query, status, time) and journey
+/// step on stderr. Queries, headers and bodies are never printed: they carry secrets.
+struct Log {
+  let verbose: Bool
+
+  func request(_ request: HTTPRequest, status: Int?, seconds: Double) {
+    guard verbose else { return }
+    let url = request.url.prefix { $0 != "?" } + (request.url.contains("?") ? "?…" : "")
+    let outcome = status.map { "HTTP \($0)" } ?? "no answer"
+    Console.writeStderr("strivacity: \(request.method) \(url) → \(outcome) (\(Int(seconds * 1000)) ms)\n")
+  }
+
+  func note(_ text: String) {
+    guard verbose else { return }
+    Console.writeStderr("strivacity: \(text)\n")
+  }
+}
+
+func monotonicSeconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

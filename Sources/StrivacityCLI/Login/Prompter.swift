@@ -1,0 +1,188 @@
+// Filling a journey screen: answers come from --field/--field-env first, then from the person
+// at the terminal. Every answer is checked against the widget's validator before it is sent;
+// after a 400 only the fields the server named are asked again.
+import JourneyCore
+import StrivacityCore
+import TerminalUI
+
+final class Prompter {
+  let terminal: TTY?
+  let style: Style
+  /// Answers given on the command line, by widget id (never echoed).
+  private var provided: [String: String]
+  /// Widgets whose provided answer the server rejected: asked on the terminal from then on.
+  private var rejected: Set<String> = []
+  /// Action form ids requested with --action, used once each when a screen offers them.
+  private var requestedActions: [String]
+
+  init(terminal: TTY?, style: Style, provided: [String: String], actions: [String]) {
+    self.terminal = terminal
+    self.style = style
+    self.provided = provided
+    self.requestedActions = actions
+  }
+
+  var interactive: Bool { terminal != nil }
+
+  /// Fills the screen's fields into `machine` and returns the action to take.
+  func fill(_ machine: inout JourneyMachine, plan: ScreenPlan, ask: [String]) throws -> ScreenPlan.Action {
+    let messages = machine.screen?.messages
+    if let terminal {
+      terminal.write("\n" + ScreenRenderer.header(plan, messages: messages, style: style).map { $0 + "\n" }.joined())
+    } else if let global = messages?.global {
+      // Nobody can correct the answers: the last submission was refused.
+      throw JourneyError.rejected(global)
+    }
+    try fillFields(of: plan.primaryFormID, in: &machine, plan: plan, ask: Set(ask))
+    let action = try chooseAction(plan)
+    if action.cancels { throw JourneyError.cancelled }
+    if action.formID != plan.primaryFormID {
+      try fillFields(of: action.formID, in: &machine, plan: plan, ask: nil)
+    }
+    return action
+  }
+
+  private func fillFields(of formID: String?, in machine: inout JourneyMachine, plan: ScreenPlan, ask: Set<String>?) throws {
+    guard let formID, let screen = machine.screen else { return }
+    var missing: [String] = []
+    for block in plan.blocks {
+      guard case .field(let form, let widget) = block, form == formID else { continue }
+      if widget.readonly {
+        terminal?.write(ScreenRenderer.readonly(widget) + "\n")
+        continue
+      }
+      guard widget.isAskable, ask?.contains(widget.id) ?? true else { continue }
+      let message = screen.messages?.text(form: formID, widget: widget.id)
+      if message != nil && provided[widget.id] != nil { rejected.insert(widget.id) }
+      if let given = provided[widget.id], !rejected.contains(widget.id) {
+        switch parse(given, widget, automated: true) {
+        case .success(let value?):
+          if WidgetValidation.problem(widget, value) == nil {
+            machine.setAnswer(value, form: formID, widget: widget.id)
+            continue
+          }
+        case .success(nil), .failure: break
+        }
+        rejected.insert(widget.id)
+      }
+      if let terminal {
+        machine.setAnswer(try askOnTerminal(widget, message: message, on: terminal), form: formID, widget: widget.id)
+      } else if let message {
+        throw JourneyError.rejected("\(widget.label.isEmpty ? widget.id : HTMLText.plain(widget.label)): \(message)")
+      } else if provided[widget.id] != nil {
+        throw JourneyError.rejected("--field \(widget.id): \(WidgetValidation.problem(widget, parseOrNil(provided[widget.id]!, widget)) ?? "not a valid answer")")
+      } else if WidgetValidation.problem(widget, nil) != nil {
+        missing.append(widget.id)
+      }
+    }
+    if !missing.isEmpty { throw JourneyError.missingFields(missing) }
+  }
+
+  private func parseOrNil(_ text: String, _ widget: Widget) -> JSONValue? {
+    if case .success(let value) = parse(text, widget, automated: true) { return value }
+    return nil
+  }
+
+  private func chooseAction(_ plan: ScreenPlan) throws -> ScreenPlan.Action {
+    if let index = requestedActions.firstIndex(where: { id in plan.actions.contains { $0.formID == id } }) {
+      let id = requestedActions.remove(at: index)
+      return plan.actions.first { $0.formID == id }!
+    }
+    let usable = plan.actions.filter { !$0.cancels }
+    guard let terminal, plan.actions.count > 1 else {
+      guard let first = usable.first else { throw JourneyError.malformedAnswer("the screen offers no action") }
+      return first
+    }
+    terminal.write("What next?\n" + ScreenRenderer.actions(plan, style: style).map { $0 + "\n" }.joined())
+    while true {
+      let line = try read(terminal, prompt: "Choice [1]: ", hidden: false)
+      if line.isEmpty { return plan.actions[0] }
+      if let n = Int(line), plan.actions.indices.contains(n - 1) { return plan.actions[n - 1] }
+      terminal.write(ScreenRenderer.fieldMessage("Choose a number from 1 to \(plan.actions.count)", style: style) + "\n")
+    }
+  }
+
+  private func askOnTerminal(_ widget: Widget, message: String?, on terminal: TTY) throws -> JSONValue {
+    if let message { terminal.write(ScreenRenderer.fieldMessage(message, style: style) + "\n") }
+    switch widget.kind {
+    case .select, .multiSelect:
+      let chosen = Set(widget.value?.array?.compactMap(\.string) ?? [])
+      terminal.write(ScreenRenderer.choices(widget, chosen: chosen, style: style).map { $0 + "\n" }.joined())
+    default: break
+    }
+    let hidden: Bool = {
+      switch widget.kind {
+      case .password, .passcode: return true
+      default: return false
+      }
+    }()
+    while true {
+      let line = try read(terminal, prompt: ScreenRenderer.prompt(widget, defaultText: ScreenRenderer.defaultText(widget), style: style), hidden: hidden)
+      switch parse(line, widget, automated: false) {
+      case .failure(let problem):
+        terminal.write(ScreenRenderer.fieldMessage(problem.text, style: style) + "\n")
+      case .success(let value):
+        if let problem = WidgetValidation.problem(widget, value) {
+          terminal.write(ScreenRenderer.fieldMessage(problem, style: style) + "\n")
+          continue
+        }
+        return value ?? .string("")
+      }
+    }
+  }
+
+  private func read(_ terminal: TTY, prompt: String, hidden: Bool) throws -> String {
+    do {
+      return try terminal.readLine(prompt: prompt, hidden: hidden)
+    } catch {
+      throw JourneyError.cancelled  // Ctrl-D
+    }
+  }
+
+  struct Problem: Error { var text: String }
+
+  /// Turns typed (or --field) text into the widget's JSON value; nil means "left empty".
+  func parse(_ text: String, _ widget: Widget, automated: Bool) -> Result<JSONValue?, Problem> {
+    let trimmed = text.trimmingCharacters(in: " \t")
+    switch widget.kind {
+    case .checkbox:
+      switch trimmed.lowercased() {
+      case "": return .success(widget.value ?? false)
+      case "y", "yes", "true", "1", "on": return .success(true)
+      case "n", "no", "false", "0", "off": return .success(false)
+      default: return .failure(Problem(text: "Answer y or n"))
+      }
+    case .select:
+      if trimmed.isEmpty { return .success(widget.value) }
+      return choice(trimmed, widget).map { .string($0) }
+    case .multiSelect:
+      if trimmed.isEmpty { return .success(widget.value ?? []) }
+      if trimmed == "-" { return .success([]) }
+      var values: [JSONValue] = []
+      for part in trimmed.split(separator: ",") {
+        switch choice(String(part).trimmingCharacters(in: " "), widget) {
+        case .success(let value): values.append(.string(value))
+        case .failure(let problem): return .failure(problem)
+        }
+      }
+      return .success(.array(values))
+    case .passcode:
+      return .success(trimmed.isEmpty ? nil : .string(trimmed.filter { $0 != " " }))
+    case .password:
+      return .success(text.isEmpty ? nil : .string(text))  // passwords are taken exactly as typed
+    default:
+      if trimmed.isEmpty { return .success(widget.value) }
+      return .success(.string(trimmed))
+    }
+  }
+
+  /// A select answer: its number in the list, or an option's value or label.
+  private func choice(_ text: String, _ widget: Widget) -> Result<String, Problem> {
+    let items = widget.options.flatMap(\.items)
+    if let n = Int(text), items.indices.contains(n - 1) { return .success(items[n - 1].value) }
+    if let item = items.first(where: { $0.value == text || $0.label.lowercased() == text.lowercased() }) {
+      return .success(item.value)
+    }
+    return .failure(Problem(text: "Choose a number from 1 to \(items.count)"))
+  }
+}

@@ -1,0 +1,271 @@
+// The loopback redirect listener (RFC 8252 §7.3): bound to 127.0.0.1 or ::1 only, on the
+// redirect URI's port, answering exactly one request with the right path and state; anything
+// else gets 404 (wrong path), 405 (not GET) or 400 (wrong or missing state, or after the one).
+import Dispatch
+import Glibc
+import LoopbackHTTP
+import StrivacityCore
+import Synchronization
+import TerminalUI
+
+final class RedirectListener: @unchecked Sendable {
+  /// The redirect URI to send, with the port actually bound.
+  let redirectURI: String
+  let path: String
+  private var servers: [LoopbackServer] = []
+  private let expectedState = Mutex<String?>(nil)
+  private let delivered = Mutex<String?>(nil)
+  private let signal = DispatchSemaphore(value: 0)
+
+  /// - Parameter requested: the configured redirect URI; nil picks `http://127.0.0.1:<free>/callback`.
+  init(requested: String?) throws(CLIFailure) {
+    var uri = requested ?? "http://127.0.0.1:0/callback"
+    // Port 0 (or none) means "any free port": bind first, then say which.
+    var anyPort = false
+    if let match = uri.firstMatch(of: /^(http:\/\/[^\/?#]+):0(?=[\/?#]|$)/) {
+      uri = String(match.1) + uri[match.range.upperBound...]
+      anyPort = true
+    }
+    guard let parts = URLParts(uri), parts.scheme == "http", parts.isLoopback else {
+      throw CLIFailure("the redirect URI must be http:// on a loopback address (127.0.0.1, [::1] or localhost), not \(uri)", status: .usage)
+    }
+    path = String(parts.pathAndQuery.prefix { $0 != "?" })
+    var hosts: [String]
+    switch parts.host {
+    case "localhost": hosts = ["127.0.0.1", "::1"]  // browsers may pick either
+    case "::1", "[::1]": hosts = ["::1"]
+    default: hosts = ["127.0.0.1"]
+    }
+    if parts.host != "localhost" && parts.host != "::1" && parts.host != "127.0.0.1" {
+      hosts = ["127.0.0.1"]
+      guard parts.host == "127.0.0.1" else {
+        throw CLIFailure("the redirect URI's host must be 127.0.0.1, [::1] or localhost", status: .usage)
+      }
+    }
+    var port = anyPort ? 0 : (parts.port ?? 80)
+    let weak = WeakListener()
+    for (index, host) in hosts.enumerated() {
+      do {
+        let server = try LoopbackServer(host: host, port: port, idleTimeoutSeconds: 10) { request in weak.handle(request) }
+        port = server.port
+        servers.append(server)
+      } catch {
+        // A second address family is a nicety; the first one is required.
+        if index == 0 {
+          throw CLIFailure("cannot listen for the sign-in redirect on \(host) port \(port): \(error)", status: .usage)
+        }
+      }
+    }
+    let hostText = parts.host.contains(":") ? "[\(parts.host)]" : parts.host
+    redirectURI = "http://\(hostText):\(port)\(parts.pathAndQuery)"
+    weak.listener = self
+  }
+
+  func stop() { servers.forEach { $0.stop() } }
+
+  /// Arms the listener for one sign-in attempt.
+  func expect(state: String) {
+    expectedState.withLock { $0 = state }
+    delivered.withLock { $0 = nil }
+  }
+
+  fileprivate func handle(_ request: ServerRequest) -> ServerReply {
+    guard request.method == "GET" else { return page(405, "Method not allowed", "The sign-in redirect is a GET request.") }
+    guard request.path == path else { return page(404, "Not found", "Nothing here.") }
+    let query = formDecode(request.query)
+    let expected = expectedState.withLock { $0 }
+    guard let expected, query["state"] == expected else {
+      return page(400, "Unexpected sign-in", "This redirect does not belong to the sign-in in progress in your terminal.")
+    }
+    let accepted = delivered.withLock { value -> Bool in
+      guard value == nil else { return false }
+      value = redirectURIBase + request.target
+      return true
+    }
+    guard accepted else { return page(400, "Already done", "This sign-in has already completed. You can close this tab.") }
+    signal.signal()
+    if query["error"] != nil {
+      return page(200, "Sign-in did not complete", "Return to your terminal for details. You can close this tab.")
+    }
+    return page(200, "Signed in", "You can close this tab and return to your terminal.")
+  }
+
+  private var redirectURIBase: String {
+    guard let parts = URLParts(redirectURI) else { return redirectURI }
+    let host = parts.host.contains(":") ? "[\(parts.host)]" : parts.host
+    return "http://\(host):\(parts.port ?? 80)"
+  }
+
+  /// Waits for the redirect, or a URL pasted on `terminal`, for up to `timeout` seconds.
+  func wait(timeout: Double, terminal: TTY?) -> String? {
+    let done = DoneFlag()
+    if let terminal {
+      // Poll the terminal so that the reader never outlives the wait (it would steal the
+      // next answer typed at a prompt).
+      let reader = PasteReader(fd: terminal.fd, done: done) { [self] (line: String) -> Bool in
+        guard line.hasPrefix(self.redirectURI.prefix(while: { $0 != "?" })) || line.hasPrefix(self.redirectURIBase) else { return false }
+        let accepted = self.delivered.withLock { value -> Bool in
+          guard value == nil else { return false }
+          value = line
+          return true
+        }
+        if accepted { self.signal.signal() }
+        return accepted
+      }
+      reader.start()
+    }
+    defer { done.set() }
+    if signal.wait(timeout: .now() + timeout) == .timedOut { return nil }
+    return delivered.withLock { $0 }
+  }
+
+  private func page(_ status: Int, _ title: String, _ text: String) -> ServerReply {
+    ServerReply(
+      status: status, contentType: "text/html; charset=utf-8",
+      text: "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>strivacity: \(title)</title></head>"
+        + "<body style=\"font-family: sans-serif; margin: 3em\"><h1>\(title)</h1><p>\(text)</p></body></html>\n",
+      headers: [("Cache-Control", "no-store"), ("Connection", "close")])
+  }
+}
+
+private final class WeakListener: @unchecked Sendable {
+  weak var listener: RedirectListener?
+  func handle(_ request: ServerRequest) -> ServerReply {
+    listener?.handle(request) ?? ServerReply(status: 503)
+  }
+}
+
+/// Reads lines from the terminal while a wait lasts.
+private final class PasteReader: @unchecked Sendable {
+  let fd: Int32
+  let done: DoneFlag
+  let accept: (String) -> Bool
+
+  init(fd: Int32, done: DoneFlag, accept: @escaping (String) -> Bool) {
+    self.fd = fd
+    self.done = done
+    self.accept = accept
+  }
+
+  func start() {
+    DispatchQueue.global().async { [self] in
+      var line: [UInt8] = []
+      while !done.isSet {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, 200) > 0 else { continue }
+        var byte: UInt8 = 0
+        guard read(fd, &byte, 1) == 1 else { return }
+        if byte == 10 {
+          let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: " \r\t")
+          line = []
+          if !text.isEmpty && accept(text) { return }
+        } else {
+          line.append(byte)
+        }
+      }
+    }
+  }
+}
+
+final class DoneFlag: Sendable {
+  private let value = Mutex(false)
+  var isSet: Bool { value.withLock { $0 } }
+  func set() { value.withLock { $0 = true } }
+}
+
+/// Opens `url` in the user's browser: $BROWSER (first entry; `%s` replaced), else xdg-open.
+/// Returns false when no browser could be started.
+func openBrowser(_ url: String, environment: [String: String]) -> Bool {
+  var command: [String]
+  if let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init), !browser.isEmpty {
+    command = browser.contains("%s") ? browser.replacing("%s", with: url).split(separator: " ").map(String.init) : [browser, url]
+  } else {
+    command = ["xdg-open", url]
+  }
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+  var attributes = posix_spawnattr_t()
+  posix_spawnattr_init(&attributes)
+  defer { posix_spawnattr_destroy(&attributes) }
+  var empty = sigset_t()
+  sigemptyset(&empty)
+  posix_spawnattr_setsigmask(&attributes, &empty)
+  let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc 2.26+): the browser outlives us quietly
+  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | setsid))
+  let argv = command.map { strdup($0) } + [nil]
+  defer { argv.forEach { free($0) } }
+  var pid: pid_t = 0
+  guard posix_spawnp(&pid, command[0], &actions, &attributes, argv, environ) == 0 else { return false }
+  // Reap it when it exits so no zombie stays behind.
+  let child = pid
+  DispatchQueue.global().async {
+    var status: Int32 = 0
+    waitpid(child, &status, 0)
+  }
+  return true
+}
+
+/// Decodes an application/x-www-form-urlencoded query (a name without `=` is absent).
+func formDecode(_ query: String) -> [String: String] {
+  var out: [String: String] = [:]
+  for pair in query.split(separator: "&") {
+    guard let eq = pair.firstIndex(of: "=") else { continue }
+    let key = percentDecode(pair[..<eq])
+    if out[key] == nil { out[key] = percentDecode(pair[pair.index(after: eq)...]) }
+  }
+  return out
+}
+
+func percentDecode(_ text: Substring) -> String {
+  var bytes: [UInt8] = []
+  var i = text.utf8.startIndex
+  let utf8 = text.utf8
+  while i < utf8.endIndex {
+    let b = utf8[i]
+    if b == UInt8(ascii: "+") {
+      bytes.append(32)
+    } else if b == UInt8(ascii: "%"), let h1 = utf8.index(i, offsetBy: 1, limitedBy: utf8.endIndex), h1 < utf8.endIndex,
+      let h2 = utf8.index(h1, offsetBy: 1, limitedBy: utf8.endIndex), h2 < utf8.endIndex,
+      let value = UInt8(String(decoding: [utf8[h1], utf8[h2]], as: UTF8.self), radix: 16)
+    {
+      bytes.append(value)
+      i = h2
+    } else {
+      bytes.append(b)
+    }
+    i = utf8.index(after: i)
+  }
+  return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Encodes pairs as application/x-www-form-urlencoded.
+func formEncode(_ pairs: [(String, String)]) -> String {
+  pairs.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
+}
+
+func percentEncode(_ text: String) -> String {
+  var out = ""
+  for b in text.utf8 {
+    switch b {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+      UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+      out.unicodeScalars.append(Unicode.Scalar(b))
+    default:
+      out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+    }
+  }
+  return out
+}
+
+extension String {
+  func trimmingCharacters(in set: String) -> String {
+    var s = Substring(self)
+    while let f = s.first, set.contains(f) { s.removeFirst() }
+    while let l = s.last, set.contains(l) { s.removeLast() }
+    return String(s)
+  }
+
+  func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}
