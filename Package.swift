@@ -82,6 +82,10 @@ let package = Package(
     .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "LoopbackHTTP", "StrivacityTestSupport"]),
     .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "StrivacityTestSupport"]),
     .testTarget(name: "StrivacityCLITests", dependencies: ["StrivacityCore", "StrivacityTestSupport"]),
+    // The built binary driven through a pseudo-terminal against the emulator and the real keyring.
+    .testTarget(
+      name: "EndToEndTests",
+      dependencies: ["Emulator", "CurlTransport", "StrivacityCore", "StrivacityTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -25,6 +25,12 @@ extension Emulator {
     case ("DELETE", "/_emulator/faults"):
       state.withLock { $0.faults = [:] }
       return ServerReply(status: 204)
+    case ("POST", "/_emulator/tamper"):
+      guard let kind = body["kind"]?.string.flatMap(Tamper.init(rawValue:)) else {
+        return oauthError(400, "invalid_request", "kind must be one of: \(Tamper.allCases.map(\.rawValue).joined(separator: ", "))")
+      }
+      state.withLock { $0.tampering.append(kind) }
+      return ServerReply(status: 201)
     case ("POST", "/_emulator/expire"):
       let what = body["what"]?.string ?? ""
       let past = now() - 1

@@ -4,6 +4,7 @@ import Foundation
 import LoopbackHTTP
 import OAuthCore
 import StrivacityCore
+import _CryptoExtras
 
 extension Emulator {
   static let knownSDKModes: Set<String> = ["web", "web-minimal", "ios", "ios-minimal", "android", "android-minimal"]
@@ -100,7 +101,15 @@ extension Emulator {
     guard let (session, code) = outcome else {
       return json(400, ["error": "invalid_request", "error_description": "unknown or used finalize URL"])
     }
-    return nativeAnswer(codeRedirect(session, code: code), withBody: session.answersWithBody)
+    var target = codeRedirect(session, code: code)
+    switch state.withLock({ $0.takeTamper { !$0.isIDToken } }) {
+    case .callbackState?:
+      target = FormEncoding.appending([("code", code), ("state", "forged-state")], to: session.redirectURI)
+    case .callbackForeign?:
+      target = FormEncoding.appending([("code", code)] + (session.state.map { [("state", $0)] } ?? []), to: "https://evil.example/callback")
+    default: break
+    }
+    return nativeAnswer(target, withBody: session.answersWithBody)
   }
 
   func issueCode(for session: JourneySession, user: String, now: Int64, in state: inout TenantState) -> String {
@@ -228,7 +237,27 @@ extension Emulator {
       claims["jti"] = .string(SecureRandom.token(bytes: 12))
       claims["at_hash"] = .string(Base64URL.encode(SHA256.hash(data: Array(access.utf8)).prefix(16)))
       if let nonce { claims["nonce"] = .string(nonce) }
-      body["id_token"] = (try? JWT.sign(claims: claims, with: signingKey, keyID: keyID)).map(JSONValue.string) ?? .null
+      let tamper = state.takeTamper(\.isIDToken)
+      switch tamper {
+      case .idTokenAudience?: claims["aud"] = ["someone-else"]
+      case .idTokenNonce?: claims["nonce"] = "not-your-nonce"
+      case .idTokenExpired?:
+        claims["exp"] = .number(Double(now - 3600))
+        claims["iat"] = .number(Double(now - 7200))
+      case .idTokenIssuer?: claims["iss"] = "https://evil.example/"
+      default: break
+      }
+      var idToken = (try? JWT.sign(claims: claims, with: signingKey, keyID: keyID)) ?? ""
+      if tamper == .idTokenSignature {
+        // Same header and claims, another key's signature.
+        let other = (try? _RSA.Signing.PrivateKey(keySize: .bits2048)).flatMap { try? JWT.sign(claims: claims, with: $0, keyID: keyID) }
+        idToken = other ?? idToken
+      } else if tamper == .idTokenAlgNone {
+        let parts = idToken.split(separator: ".")
+        let header: JSONValue = ["alg": "none", "typ": "JWT"]
+        idToken = Base64URL.encode(header.serialized()) + "." + parts[1] + "."
+      }
+      body["id_token"] = .string(idToken)
     }
     return json(200, .object(body), headers: [("Pragma", "no-cache")])
   }

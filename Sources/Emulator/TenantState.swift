@@ -66,6 +66,13 @@ struct TenantState {
   var faults: [Endpoint: [Fault]] = [:]
   /// Screen faults from the journey file, by screen id, with the submissions they still apply to.
   var screenFaults: [String: Fault] = [:]
+  /// Tampering queued for the next ID token or finalize redirect (`POST /_emulator/tamper`).
+  var tampering: [Tamper] = []
+
+  mutating func takeTamper(_ matching: (Tamper) -> Bool) -> Tamper? {
+    guard let index = tampering.firstIndex(where: matching) else { return nil }
+    return tampering.remove(at: index)
+  }
 
   func user(_ identifier: String?) -> User? {
     guard let identifier else { return nil }
@@ -233,4 +240,13 @@ struct Fault {
     }
     return reply
   }
+}
+
+/// Ways to break the next ID token or redirect, so clients can be tested against them.
+enum Tamper: String, CaseIterable {
+  case idTokenSignature = "id-token-signature", idTokenAudience = "id-token-aud", idTokenNonce = "id-token-nonce"
+  case idTokenExpired = "id-token-expired", idTokenIssuer = "id-token-issuer", idTokenAlgNone = "id-token-alg-none"
+  case callbackState = "callback-state", callbackForeign = "callback-foreign"
+
+  var isIDToken: Bool { rawValue.hasPrefix("id-token") }
 }

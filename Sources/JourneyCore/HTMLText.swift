@@ -48,6 +48,11 @@ public enum HTMLText {
       .joined(separator: "\n").trimmingCharacters(" \n")
   }
 
+  /// Whether text carries markup (an element or an entity), for widgets whose `render` is absent.
+  public static func looksLikeHTML(_ text: String) -> Bool {
+    text.contains(/<\/?[a-zA-Z][a-zA-Z0-9]*(\s[^<>]*)?\/?>/) || text.contains(/&(#[0-9]+|#x[0-9a-fA-F]+|[a-z]+);/)
+  }
+
   static func attribute(_ name: String, in tag: String) -> String? {
     guard let range = tag.firstRange(of: name + "=") else { return nil }
     var rest = tag[range.upperBound...]

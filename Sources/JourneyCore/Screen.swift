@@ -130,17 +130,20 @@ public struct Widget: Sendable, Equatable {
     readonly = json["readonly"]?.bool ?? false
     options = (json["options"]?.array ?? []).compactMap(OptionNode.init(json:))
     validator = Validator(json: json["validator"] ?? .null)
-    let render = json["render"]
+    let render = json["render"].flatMap { $0.isNull ? nil : $0 }
     switch type {
     case "static":
-      kind = json["value"]?.string == nil ? .unknown(type) : .staticText(html: render?["type"]?.string == "html")
+      // *-minimal modes drop `render`: then markup in the text itself says it is HTML.
+      let html = render.map { $0["type"]?.string == "html" } ?? HTMLText.looksLikeHTML(json["value"]?.string ?? "")
+      kind = json["value"]?.string == nil ? .unknown(type) : .staticText(html: html)
       if case .staticText = kind { label = json["value"]!.string! }
     case "submit": kind = .submit(link: render?["type"]?.string == "link")
     case "close": kind = .close
     case "input": kind = .input
     case "password": kind = .password
     case "checkbox":
-      kind = .checkbox(hidden: render?["type"]?.string == "checkboxHidden", htmlLabel: render?["labelType"]?.string == "html")
+      let htmlLabel = render.map { $0["labelType"]?.string == "html" } ?? HTMLText.looksLikeHTML(label)
+      kind = .checkbox(hidden: render?["type"]?.string == "checkboxHidden", htmlLabel: htmlLabel)
     case "select": kind = options.isEmpty ? .unknown(type) : .select(radio: render?["type"]?.string == "radio")
     case "multiSelect": kind = options.isEmpty ? .unknown(type) : .multiSelect
     case "passcode": kind = .passcode

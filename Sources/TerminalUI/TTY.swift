@@ -106,7 +106,7 @@ public enum TerminalGuard {
 
 /// A spinner on stderr while waiting on the network; only when stderr is a terminal.
 public final class Spinner: @unchecked Sendable {
-  private let state = Mutex<(running: Bool, text: String, generation: Int)>((false, "", 0))
+  private let state = Mutex<(running: Bool, text: String, generation: Int, drawn: Bool)>((false, "", 0, false))
   private let enabled: Bool
 
   public init(enabled: Bool = isatty(2) == 1) { self.enabled = enabled }
@@ -116,6 +116,7 @@ public final class Spinner: @unchecked Sendable {
     guard enabled else { return }
     let generation = state.withLock { state -> Int in
       state.running = true
+      state.drawn = false
       state.text = text
       state.generation += 1
       return state.generation
@@ -136,18 +137,26 @@ public final class Spinner: @unchecked Sendable {
 
   public func stop() {
     guard enabled else { return }
-    let wasRunning = state.withLock { state -> Bool in
+    let drawn = state.withLock { state -> Bool in
       defer {
         state.running = false
+        state.drawn = false
         state.generation += 1
       }
-      return state.running
+      return state.drawn
     }
-    if wasRunning { writeAll(2, "\r\u{1B}[K") }
+    if drawn { writeAll(2, "\r\u{1B}[K") }
   }
 
-  fileprivate func frame(_ generation: Int) -> String? {
-    state.withLock { state in state.running && state.generation == generation ? state.text : nil }
+  /// The text to draw for `generation`, or nil when that spinner has stopped. Draws happen
+  /// under the lock, so a stop never races with a half-written frame.
+  fileprivate func draw(_ generation: Int, frame: String) -> Bool {
+    state.withLock { state in
+      guard state.running && state.generation == generation else { return false }
+      state.drawn = true
+      writeAll(2, "\r\(frame) \(state.text)\u{1B}[K")
+      return true
+    }
   }
 }
 
@@ -164,8 +173,7 @@ private final class SpinnerRun {
   func loop() {
     usleep(150_000)  // quick answers never show a spinner
     var index = 0
-    while let text = spinner.frame(generation) {
-      writeAll(2, "\r\(frames[index % frames.count]) \(text)\u{1B}[K")
+    while spinner.draw(generation, frame: frames[index % frames.count]) {
       index += 1
       usleep(80_000)
     }

@@ -55,8 +55,8 @@ public struct ProcessResult: Sendable {
 
 /// Runs `arguments[0]` with `arguments[1...]`, an explicit environment and optional stdin.
 ///
-/// Spawned with posix_spawn, an empty signal mask and default signal dispositions, in a process
-/// group of its own: test threads block most signals, and a child inheriting that mask could
+/// Spawned with posix_spawn, an empty signal mask and default signal dispositions, in a session
+/// of its own: test threads block most signals, and a child inheriting that mask could
 /// never be stopped with SIGTERM (dbus-run-session relies on that). On timeout the whole group
 /// is killed.
 public func run(
@@ -81,8 +81,10 @@ public func run(
   sigfillset(&all)
   posix_spawnattr_setsigmask(&attributes, &empty)
   posix_spawnattr_setsigdefault(&attributes, &all)
-  posix_spawnattr_setpgroup(&attributes, 0)
-  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+  // A session of its own: no controlling terminal (so "no TTY" is true even when the tests run
+  // from a developer's shell), and a process group to kill on timeout.
+  let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID
+  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | setsid))
   // coreutils env(1) changes directory for us (posix_spawn has no portable chdir action).
   let arguments = currentDirectory.map { ["/usr/bin/env", "-C", $0] + arguments } ?? arguments
   let argv = arguments.map { strdup($0) } + [nil]

@@ -66,7 +66,10 @@ final class Prompter {
         rejected.insert(widget.id)
       }
       if let terminal {
-        machine.setAnswer(try askOnTerminal(widget, message: message, on: terminal), form: formID, widget: widget.id)
+        // Asked again after a message: offer the previous answer as the default (never for secrets).
+        var shown = widget
+        if let previous = machine.answers[formID]?[widget.id], !isSecret(widget) { shown.value = previous }
+        machine.setAnswer(try askOnTerminal(shown, message: message, on: terminal), form: formID, widget: widget.id)
       } else if let message {
         throw JourneyError.rejected("\(widget.label.isEmpty ? widget.id : HTMLText.plain(widget.label)): \(message)")
       } else if provided[widget.id] != nil {
@@ -110,14 +113,8 @@ final class Prompter {
       terminal.write(ScreenRenderer.choices(widget, chosen: chosen, style: style).map { $0 + "\n" }.joined())
     default: break
     }
-    let hidden: Bool = {
-      switch widget.kind {
-      case .password, .passcode: return true
-      default: return false
-      }
-    }()
     while true {
-      let line = try read(terminal, prompt: ScreenRenderer.prompt(widget, defaultText: ScreenRenderer.defaultText(widget), style: style), hidden: hidden)
+      let line = try read(terminal, prompt: ScreenRenderer.prompt(widget, defaultText: ScreenRenderer.defaultText(widget), style: style), hidden: isSecret(widget))
       switch parse(line, widget, automated: false) {
       case .failure(let problem):
         terminal.write(ScreenRenderer.fieldMessage(problem.text, style: style) + "\n")
@@ -128,6 +125,13 @@ final class Prompter {
         }
         return value ?? .string("")
       }
+    }
+  }
+
+  private func isSecret(_ widget: Widget) -> Bool {
+    switch widget.kind {
+    case .password, .passcode: return true
+    default: return false
     }
   }
 

@@ -1,0 +1,71 @@
+// A tenant (the emulator, in-process), a private HOME, the real keyring of the test session,
+// and the built `strivacity` binary, for end-to-end sign-ins.
+import CurlTransport
+import Emulator
+import Foundation
+import StrivacityCore
+import StrivacityTestSupport
+import Testing
+
+final class Harness: @unchecked Sendable {
+  let emulator: Emulator
+  let home: ScratchDirectory
+  let profile = "e2e-" + UUID().uuidString.prefix(8).lowercased()
+  var extraEnvironment: [String: String] = [:]
+
+  init(journey: String) throws {
+    try #require(TestEnvironment.hasRealKeyring, "run through `make test`: end-to-end tests need the real keyring")
+    guard let path = Journey.builtInPath(journey) else { throw TestFailure("no journey \(journey)") }
+    emulator = try Emulator(journey: try Journey.load(path: path))
+    home = try ScratchDirectory("e2e")
+  }
+
+  deinit { emulator.stop() }
+
+  var environment: [String: String] {
+    var env = [
+      "HOME": home.path, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "xterm",
+      "BROWSER": "/bin/false", "NO_COLOR": "1",
+    ]
+    if let bus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] { env["DBUS_SESSION_BUS_ADDRESS"] = bus }
+    return env.merging(extraEnvironment) { _, new in new }
+  }
+
+  func loginArguments(sdk: String, _ extra: [String]) -> [String] {
+    [TestEnvironment.binary("strivacity"), "login", "--tenant", emulator.issuer, "--client-id", "strivacity-cli",
+     "--profile", profile, "--sdk-mode", sdk] + extra
+  }
+
+  /// `strivacity login` on a pseudo-terminal.
+  func interactiveLogin(sdk: String, _ extra: [String] = []) throws -> PTYSession {
+    try PTYSession(loginArguments(sdk: sdk, extra), environment: environment)
+  }
+
+  /// `strivacity login` with no terminal at all.
+  func automatedLogin(sdk: String, _ extra: [String], environment more: [String: String] = [:]) throws -> ProcessResult {
+    try run(loginArguments(sdk: sdk, extra), environment: environment.merging(more) { _, new in new })
+  }
+
+  func strivacity(_ arguments: [String]) throws -> ProcessResult {
+    try run([TestEnvironment.binary("strivacity")] + arguments, environment: environment)
+  }
+
+  /// Whether the profile holds tokens, by `strivacity status`.
+  func signedIn() throws -> Bool {
+    let status = try strivacity(["status", "--profile", profile])
+    return status.status == 0 && status.stdout.contains("signed in      yes")
+  }
+
+  func stats() throws -> JSONValue {
+    try #require(JSONValue.parse(try CurlHTTPClient().send(HTTPRequest(url: emulator.issuer + "_emulator/stats")).body))
+  }
+
+  func control(_ path: String, _ body: JSONValue) throws {
+    let response = try CurlHTTPClient().send(HTTPRequest(method: "POST", url: emulator.issuer + "_emulator/" + path, body: body.serialized()))
+    #expect((200..<300).contains(response.status), "\(response.bodyText)")
+  }
+
+  func lastBody(_ form: String) throws -> JSONValue? { try stats()["last_bodies"]?["form/" + form] }
+}
+
+let sdkModes = ["web", "android-minimal"]

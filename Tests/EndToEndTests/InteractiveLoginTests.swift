@@ -1,0 +1,279 @@
+// Every example journey signed in through a pseudo-terminal, asserting what the person sees and
+// the exact bodies the tenant received, in a 200 mode (web) and a 302 mode (android-minimal).
+import Foundation
+import Glibc
+import StrivacityCore
+import StrivacityTestSupport
+import Testing
+
+@Suite struct InteractiveLoginTests {
+  @Test(arguments: sdkModes) func password(_ sdk: String) throws {
+    let h = try Harness(journey: "password")
+    let tty = try h.interactiveLogin(sdk: sdk)
+    try tty.expect("Sign in")
+    try tty.expect("Email address (you@example.com): ")
+    tty.send("demo@example.com")
+    try tty.expect("Enter your password")
+    try tty.expect("Password: ")
+    tty.send("Demo-pass-1")
+    try tty.expect("Keep me signed in [y/N]: ")
+    tty.send("")
+    try tty.expect("1) Sign in")
+    try tty.expect("2) Not you?")
+    try tty.expect("Choice [1]: ")
+    tty.send("")
+    try tty.expect("signed in to \(h.emulator.issuer) as Demo User <demo@example.com> (profile \(h.profile))")
+    #expect(try tty.wait() == 0)
+    #expect(tty.stdout.isEmpty, "stdout is for data only")
+    #expect(!tty.transcript.contains("Demo-pass-1"), "the password is never echoed")
+    #expect(try h.lastBody("identifier") == ["identifier": "demo@example.com"])
+    #expect(try h.lastBody("password") == ["password": "Demo-pass-1", "keepMeLoggedIn": false])
+    #expect(try h.signedIn())
+    let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    #expect(config.contains("[profiles.\(h.profile)]"))
+    #expect(config.contains("sdk_mode = \"\(sdk)\""))
+  }
+
+  @Test(arguments: sdkModes) func wrongPasswordThenRight(_ sdk: String) throws {
+    let h = try Harness(journey: "password")
+    let tty = try h.interactiveLogin(sdk: sdk)
+    try tty.expect("Email address")
+    tty.send("demo@example.com")
+    try tty.expect("Password: ")
+    tty.send("not-it")
+    try tty.expect("[y/N]: ")
+    tty.send("y")
+    try tty.expect("Choice [1]: ")
+    tty.send("1")
+    try tty.expect("! Incorrect password")
+    // Only the submitted form's fields are asked again; the checkbox keeps its answer.
+    try tty.expect("Password: ")
+    tty.send("Demo-pass-1")
+    try tty.expect("Keep me signed in [Y/n]: ")
+    tty.send("")
+    try tty.expect("Choice [1]: ")
+    tty.send("")
+    try tty.expect("signed in to")
+    #expect(try tty.wait() == 0)
+    let submissions = try h.stats()["submissions"]?.array?.compactMap { $0["form"]?.string }
+    #expect(submissions == ["identifier", "password", "password"])
+    #expect(try h.lastBody("password") == ["password": "Demo-pass-1", "keepMeLoggedIn": true])
+  }
+
+  @Test(arguments: sdkModes) func mfa(_ sdk: String) throws {
+    let h = try Harness(journey: "mfa")
+    let tty = try h.interactiveLogin(sdk: sdk)
+    try tty.expect("Email address")
+    tty.send("demo@example.com")
+    try tty.expect("Password: ")
+    tty.send("Demo-pass-1")
+    try tty.expect("[y/N]: ")
+    tty.send("")
+    try tty.expect("Choice [1]: ")
+    tty.send("")
+    try tty.expect("Verification method")
+    try tty.expect("  Email\n    1) Email to d***@example.com\n  Phone\n    2) Text message to +36 ** *** 4567")
+    try tty.expect("Choice: ")
+    tty.send("7")
+    try tty.expect("! Choose a number from 1 to 2")
+    tty.send("2")
+    try tty.expect("Choice [1]: ")
+    tty.send("")
+    try tty.expect("We sent a code: Text message to +36 ** *** 4567")
+    try tty.expect("Passcode (6 digits): ")
+    tty.send("12")
+    try tty.expect("! Enter the 6-digit code")
+    tty.send("654321")
+    try tty.expect("3) Choose another method")
+    tty.send("")
+    try tty.expect("signed in to")
+    #expect(try tty.wait() == 0)
+    #expect(try h.lastBody("mfaMethod") == ["id": "sms"])
+    #expect(try h.lastBody("mfaPasscode") == ["passcode": "654321"])
+  }
+
+  @Test(arguments: sdkModes) func registrationWithEveryWidget(_ sdk: String) throws {
+    let h = try Harness(journey: "registration")
+    let tty = try h.interactiveLogin(sdk: sdk)
+    try tty.expect("Email address")
+    tty.send("")
+    try tty.expect("! This field is required")
+    tty.send("new@example.com")
+    try tty.expect("2) Create account")
+    tty.send("2")
+    try tty.expect("Create your account")
+    try tty.expect("By creating an account you accept the terms of use (https://example.com/terms).")
+    try tty.expect("Email address: ")
+    tty.send("not-an-email")
+    try tty.expect("! Invalid format")
+    tty.send("new@example.com")
+    try tty.expect("Display name (How we greet you): ")
+    tty.send("New Person")
+    try tty.expect("Password: ")
+    tty.send("weakpass1")
+    try tty.expect("! Password must contain an uppercase letter")
+    tty.send("Str0ng-Pass")
+    try tty.expect("Re-type password: ")
+    tty.send("Str0ng-Pass")
+    try tty.expect("Invitation code (any 6 digits) (6 digits): ")
+    tty.send("123456")
+    try tty.expect("  Europe\n    1) Hungary\n    2) Germany\n  Americas\n    3) United States")
+    try tty.expect("Choice: ")
+    tty.send("Germany")
+    try tty.expect("How should we contact you?\n  1) Email\n  2) Text message")
+    try tty.expect("Choice [1]: ")
+    tty.send("2")
+    try tty.expect("(numbers separated by commas, 1 to 2)")
+    try tty.expect("Choice: ")
+    tty.send("1,2,3")
+    try tty.expect("! Select at most 2")
+    tty.send("1,3")
+    try tty.expect("Date of birth (YYYY-MM-DD): ")
+    tty.send("2020-01-01")
+    try tty.expect("! Must not be after 2012-12-31")
+    tty.send("1990-04-23")
+    try tty.expect("Mobile number: ")
+    tty.send("+36 30 123 4567")
+    try tty.expect("I accept the terms of use (https://example.com/terms) [y/N]: ")
+    tty.send("n")
+    try tty.expect("! This must be accepted")
+    tty.send("y")
+    try tty.expect("Send me the newsletter [y/N]: ")
+    tty.send("")
+    try tty.expect("1) Create account")
+    try tty.expect("2) Back to login")
+    try tty.expect("3) Cancel")
+    tty.send("1")
+    try tty.expect("signed in to \(h.emulator.issuer) as new@example.com")
+    #expect(try tty.wait() == 0)
+    #expect(try h.lastBody("registration") == [
+      "email": "new@example.com", "profile": ["displayName": "New Person"], "password": "Str0ng-Pass",
+      "passwordConfirmation": "Str0ng-Pass", "inviteCode": "123456", "country": "DE", "contactMethod": "sms",
+      "interests": ["security", "events"], "birthDate": "1990-04-23", "phoneNumber": "+36 30 123 4567",
+      "acceptTerms": true, "newsletter": false,
+    ])
+    #expect(try h.lastBody("additionalActions/registration") == [:], "action-only forms post {}")
+  }
+
+  @Test func closeCancels() throws {
+    let h = try Harness(journey: "registration")
+    let tty = try h.interactiveLogin(sdk: "web")
+    try tty.expect("Email address")
+    tty.send("x@example.com")
+    try tty.expect("Choice [1]: ")
+    tty.send("2")
+    try tty.expect("Email address: ")
+    for _ in 0..<11 { tty.send("") }  // leave everything empty...
+    tty.type("\u{4}")  // ...and give up with Ctrl-D
+    try tty.expect("sign-in cancelled")
+    #expect(try tty.wait() == 130)
+    #expect(try !h.signedIn())
+  }
+
+  @Test(arguments: sdkModes) func activation(_ sdk: String) throws {
+    let h = try Harness(journey: "activation")
+    let tty = try h.interactiveLogin(sdk: sdk)
+    try tty.expect("Email address")
+    tty.send("fresh@example.com")
+    try tty.expect("Choice [1]: ")
+    tty.send("2")
+    try tty.expect("Email address: ")
+    tty.send("fresh@example.com")
+    try tty.expect("Password: ")
+    tty.send("Fresh-pass1")
+    try tty.expect("Re-type password: ")
+    tty.send("Fresh-pass1")
+    try tty.expect("Choice [1]: ")
+    tty.send("")
+    try tty.expect("We sent an activation code to fresh@example.com.")
+    try tty.expect("Activation code (6 digits): ")
+    tty.send("000000")
+    try tty.expect("Choice [1]: ")
+    tty.send("")
+    try tty.expect("! Incorrect code")
+    tty.send("111111")
+    try tty.expect("Choice [1]: ")
+    tty.send("")
+    try tty.expect("signed in to")
+    #expect(try tty.wait() == 0)
+    #expect(try h.lastBody("sendAccountActivation") == ["passcode": "111111"])
+  }
+
+  @Test(arguments: sdkModes) func passkeyFallsBackToTheBrowser(_ sdk: String) throws {
+    let h = try Harness(journey: "passkey")
+    let log = h.home.file("browser.log")
+    h.extraEnvironment = [
+      "BROWSER": TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Support/browser-standin").path,
+      "STANDIN_LOG": log,
+    ]
+    let tty = try h.interactiveLogin(sdk: sdk)
+    try tty.expect("Email address")
+    tty.send("demo@example.com")
+    try tty.expect("strivacity: continuing in the browser: this step needs a passkey, which a terminal cannot use")
+    try tty.expect(h.emulator.issuer + "provider/flow?challenge=")
+    try tty.expect("signed in to")
+    #expect(try tty.wait() == 0, "\(tty.transcript)")
+    let browser = try String(contentsOfFile: log, encoding: .utf8)
+    #expect(browser.contains("redirect http://127.0.0.1:"))
+    #expect(try h.stats()["requests"]?["hosted"]?.int == 2)
+    #expect(try h.signedIn())
+  }
+
+  @Test(arguments: sdkModes) func hostedOnly(_ sdk: String) throws {
+    let h = try Harness(journey: "hosted-only")
+    h.extraEnvironment = [
+      "BROWSER": TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Support/browser-standin").path,
+      "STANDIN_ANSWERS": "identifier=demo%40example.com&password=Demo-pass-1",
+    ]
+    let tty = try h.interactiveLogin(sdk: sdk)
+    try tty.expect("continuing in the browser: the tenant asked to continue in the browser")
+    try tty.expect("signed in to")
+    #expect(try tty.wait() == 0, "\(tty.transcript)")
+  }
+
+  @Test func theFinalURLCanBePasted() throws {
+    // The browser runs elsewhere (SSH): the person pastes the address it ended on.
+    let h = try Harness(journey: "hosted-only")
+    let tty = try h.interactiveLogin(sdk: "web", ["--no-browser"])
+    try tty.expect("continuing in the browser")
+    let hosted = try #require(try tty.expect("\nWaiting for the browser").split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) })
+    // Complete the hosted pages "on the other machine" without following the last redirect.
+    let ours = try run(["/bin/sh", "-c", """
+      jar=$(mktemp); base=$(printf '%s' "$1" | sed -E 's#^(https?://[^/]+).*#\\1#')
+      curl -s -c $jar -b $jar "$1" >/dev/null
+      a=$(curl -s -c $jar -b $jar "$1" | grep -o 'action="[^"]*"' | head -n1 | sed 's/action="//; s/"$//; s/&amp;/\\&/g')
+      n=$(curl -s -c $jar -b $jar -o /dev/null -w '%{redirect_url}' --data 'identifier=demo%40example.com' "$base$a")
+      a=$(curl -s -c $jar -b $jar "$n" | grep -o 'action="[^"]*"' | head -n1 | sed 's/action="//; s/"$//; s/&amp;/\\&/g')
+      curl -s -c $jar -b $jar -o /dev/null -w '%{redirect_url}' --data 'password=Demo-pass-1' "$base$a"
+      """, "sh", hosted], environment: ["PATH": "/usr/bin:/bin"])
+    #expect(ours.stdout.hasPrefix("http://127.0.0.1:"), "\(ours.stderr)")
+    tty.send(ours.stdout)
+    try tty.expect("signed in to")
+    #expect(try tty.wait() == 0)
+  }
+
+  @Test(arguments: sdkModes) func sso(_ sdk: String) throws {
+    let h = try Harness(journey: "sso")
+    let tty = try h.interactiveLogin(sdk: sdk)
+    try tty.expect("signed in to \(h.emulator.issuer) as Demo User <demo@example.com>")
+    #expect(try tty.wait() == 0)
+    #expect(try h.stats()["requests"]?["init"] == nil, "no journey ran")
+  }
+
+  @Test func ctrlCAtAHiddenPromptRestoresTheTerminalAndKeepsTokens() throws {
+    let h = try Harness(journey: "password")
+    // First a successful sign-in, so there are tokens to keep.
+    let first = try h.automatedLogin(sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"], environment: ["PW": "Demo-pass-1"])
+    #expect(first.status == 0, "\(first.stderr)")
+    let tty = try h.interactiveLogin(sdk: "web")
+    try tty.expect("Email address")
+    tty.send("demo@example.com")
+    try tty.expect("Password: ")
+    usleep(100_000)
+    #expect(tty.localFlags() & tcflag_t(ECHO) == 0, "echo is off while the password is typed")
+    tty.type("\u{3}")
+    #expect(try tty.wait() == 130)
+    #expect(tty.localFlags() & tcflag_t(ECHO) != 0, "echo is back on after Ctrl-C")
+    #expect(try h.signedIn(), "the earlier tokens are untouched")
+  }
+}
