@@ -253,7 +253,7 @@ extension Emulator {
     if !session.minimal {
       if let layout = screen.layout { body["layout"] = layout }
       body["branding"] = screen.branding ?? [
-        "logoUrl": nil, "copyright": "© 2026 strivacity-emulator", "siteTermUrl": nil, "privacyPolicyUrl": nil,
+        "logoUrl": .null, "copyright": "© 2026 strivacity-emulator", "siteTermUrl": .null, "privacyPolicyUrl": .null,
       ]
     }
     if let messages { body["messages"] = messages }

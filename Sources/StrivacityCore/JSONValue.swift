@@ -94,8 +94,10 @@ public enum JSONValue: Sendable, Equatable, Codable {
   }
 }
 
+// Not ExpressibleByNilLiteral on purpose: `cond ? nil : value` would silently mean `.null`
+// where an absent value was meant.
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-  ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+  ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
   public init(stringLiteral value: String) { self = .string(value) }
   public init(booleanLiteral value: Bool) { self = .bool(value) }
@@ -104,5 +106,4 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, Ex
   public init(dictionaryLiteral elements: (String, JSONValue)...) {
     self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
   }
-  public init(nilLiteral: ()) { self = .null }
 }

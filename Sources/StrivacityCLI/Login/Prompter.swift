@@ -74,8 +74,8 @@ final class Prompter {
         throw JourneyError.rejected("\(widget.label.isEmpty ? widget.id : HTMLText.plain(widget.label)): \(message)")
       } else if provided[widget.id] != nil {
         throw JourneyError.rejected("--field \(widget.id): \(WidgetValidation.problem(widget, parseOrNil(provided[widget.id]!, widget)) ?? "not a valid answer")")
-      } else if WidgetValidation.problem(widget, nil) != nil {
-        missing.append(widget.id)
+      } else if WidgetValidation.problem(widget, widget.value) != nil {
+        missing.append(widget.id)  // nothing given, and the server's default (if any) will not do
       }
     }
     if !missing.isEmpty { throw JourneyError.missingFields(missing) }
