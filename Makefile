@@ -36,9 +36,9 @@ test: deps
 	$(SWIFT) build --build-path $(BUILD_DIR) --build-tests
 	Scripts/with-keyring $(SWIFT) test --build-path $(BUILD_DIR) --skip-build
 
-## demo: for now, the built tool's help (the login issue turns this into a full sign-in)
+## demo: a full sign-in in this terminal against the local tenant, with a private keyring
 demo: build
-	$(BIN) --help
+	@KEYRING_QUIET=1 Scripts/with-keyring Scripts/demo
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -97,6 +97,13 @@ public enum ScreenRenderer {
     }
   }
 
+  /// When a screen has actions besides its main one, how to reach them from any prompt.
+  public static func shortcuts(_ plan: ScreenPlan, style: Style) -> String? {
+    guard plan.actions.count > 1 else { return nil }
+    let others = plan.actions.enumerated().dropFirst().map { ":\($0.offset + 1) \($0.element.label)" }
+    return style.dim("(at any prompt: " + others.joined(separator: ", ") + ")")
+  }
+
   /// A message under a field.
   public static func fieldMessage(_ text: String, style: Style) -> String { style.error("  ! " + text) }
 

@@ -77,7 +77,14 @@ struct EmulatorCommand: ParsableCommand {
     }
     // One line, written whole and unbuffered: whoever starts us waits for it.
     FileHandle.standardOutput.write(Data((emulator.issuer + "\n").utf8))
-    FileHandle.standardError.write(Data("strivacity-emulator: journey \"\(loaded.name)\" on \(emulator.issuer) (Ctrl-C stops)\n".utf8))
+    var banner = "strivacity-emulator: journey \"\(loaded.name)\" on \(emulator.issuer) (Ctrl-C stops)\n"
+    for client in loaded.clients { banner += "strivacity-emulator: client \(client.clientID)\n" }
+    for user in loaded.users {
+      let codes = user.factors.map { "\($0.id) code \($0.passcode)" }.joined(separator: ", ")
+      banner += "strivacity-emulator: user \(user.identifier)" + (user.password.map { " / password \($0)" } ?? "")
+        + (codes.isEmpty ? "" : " (\(codes))") + "\n"
+    }
+    FileHandle.standardError.write(Data(banner.utf8))
     var received: Int32 = 0
     sigwait(&signals, &received)
     emulator.stop()

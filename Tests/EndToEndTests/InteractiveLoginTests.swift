@@ -155,19 +155,36 @@ import Testing
     #expect(try h.lastBody("additionalActions/registration") == [:], "action-only forms post {}")
   }
 
-  @Test func closeCancels() throws {
+  @Test func shortcutsReachOtherActionsAndCloseCancels() throws {
     let h = try Harness(journey: "registration")
     let tty = try h.interactiveLogin(sdk: "web")
+    try tty.expect("(at any prompt: :2 Create account)")
     try tty.expect("Email address")
-    tty.send("x@example.com")
-    try tty.expect("Choice [1]: ")
-    tty.send("2")
+    tty.send(":2")  // straight to registration, no identifier needed
+    try tty.expect("(at any prompt: :2 Back to login, :3 Cancel)")
     try tty.expect("Email address: ")
-    for _ in 0..<11 { tty.send("") }  // leave everything empty...
-    tty.type("\u{4}")  // ...and give up with Ctrl-D
-    try tty.expect("sign-in cancelled")
+    tty.send(":2")
+    try tty.expect("Sign in")
+    try tty.expect("Email address")
+    tty.send(":2")
+    try tty.expect("Create your account")
+    try tty.expect("Email address: ")
+    tty.send(":3")
+    try tty.expect("strivacity: error: sign-in cancelled")
     #expect(try tty.wait() == 130)
     #expect(try !h.signedIn())
+    #expect(try h.stats()["submissions"]?.array?.compactMap { $0["form"]?.string } == [
+      "additionalActions/registration", "reset", "additionalActions/registration",
+    ])
+  }
+
+  @Test func ctrlDAtAPromptCancels() throws {
+    let h = try Harness(journey: "password")
+    let tty = try h.interactiveLogin(sdk: "web")
+    try tty.expect("Email address")
+    tty.type("\u{4}")
+    try tty.expect("sign-in cancelled")
+    #expect(try tty.wait() == 130)
   }
 
   @Test(arguments: sdkModes) func activation(_ sdk: String) throws {

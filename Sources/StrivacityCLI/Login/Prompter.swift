@@ -24,17 +24,28 @@ final class Prompter {
 
   var interactive: Bool { terminal != nil }
 
+  /// Typed at any prompt as `:N`: take the screen's action N now, without the remaining fields.
+  private struct Jump: Error { var action: ScreenPlan.Action }
+  private var currentActions: [ScreenPlan.Action] = []
+
   /// Fills the screen's fields into `machine` and returns the action to take.
   func fill(_ machine: inout JourneyMachine, plan: ScreenPlan, ask: [String]) throws -> ScreenPlan.Action {
     let messages = machine.screen?.messages
+    currentActions = plan.actions
     if let terminal {
       terminal.write("\n" + ScreenRenderer.header(plan, messages: messages, style: style).map { $0 + "\n" }.joined())
+      if let hint = ScreenRenderer.shortcuts(plan, style: style) { terminal.write(hint + "\n") }
     } else if let global = messages?.global {
       // Nobody can correct the answers: the last submission was refused.
       throw JourneyError.rejected(global)
     }
-    try fillFields(of: plan.primaryFormID, in: &machine, plan: plan, ask: Set(ask))
-    let action = try chooseAction(plan)
+    let action: ScreenPlan.Action
+    do {
+      try fillFields(of: plan.primaryFormID, in: &machine, plan: plan, ask: Set(ask))
+      action = try chooseAction(plan)
+    } catch let jump as Jump {
+      action = jump.action
+    }
     if action.cancels { throw JourneyError.cancelled }
     if action.formID != plan.primaryFormID {
       try fillFields(of: action.formID, in: &machine, plan: plan, ask: nil)
@@ -136,11 +147,16 @@ final class Prompter {
   }
 
   private func read(_ terminal: TTY, prompt: String, hidden: Bool) throws -> String {
+    let line: String
     do {
-      return try terminal.readLine(prompt: prompt, hidden: hidden)
+      line = try terminal.readLine(prompt: prompt, hidden: hidden)
     } catch {
       throw JourneyError.cancelled  // Ctrl-D
     }
+    if !hidden, line.hasPrefix(":"), let n = Int(line.dropFirst()), currentActions.indices.contains(n - 1) {
+      throw Jump(action: currentActions[n - 1])
+    }
+    return line
   }
 
   struct Problem: Error { var text: String }
