@@ -178,6 +178,27 @@ import Testing
     ])
   }
 
+  @Test func anExpiredSessionOffersToStartOver() throws {
+    let h = try Harness(journey: "password")
+    try h.control("faults", ["endpoint": "form", "kind": "status", "status": 403, "body": ["error": "session_expired"]])
+    let tty = try h.interactiveLogin(sdk: "web")
+    try tty.expect("Email address")
+    tty.send("demo@example.com")
+    try tty.expect("The sign-in session expired. Start over? [Y/n]: ")
+    tty.send("")
+    try tty.expect("Email address")
+    tty.send("demo@example.com")
+    try tty.expect("Password: ")
+    tty.send("Demo-pass-1")
+    try tty.expect("[y/N]: ")
+    tty.send("")
+    try tty.expect("Choice [1]: ")
+    tty.send("")
+    try tty.expect("signed in to")
+    #expect(try tty.wait() == 0)
+    #expect(try h.stats()["requests"]?["auth"]?.int == 2, "a fresh authorization request")
+  }
+
   @Test func ctrlDAtAPromptCancels() throws {
     let h = try Harness(journey: "password")
     let tty = try h.interactiveLogin(sdk: "web")
