@@ -2,6 +2,7 @@
 // or curl, can complete. The last step redirects straight to the client's redirect_uri with
 // `code` and `state`, so a CLI's loopback listener receives it (RFC 8252).
 import Foundation
+import JourneyCore
 import LoopbackHTTP
 import StrivacityCore
 
@@ -69,7 +70,7 @@ extension Emulator {
     }
     // Dotted ids nest, as clients send them (protocol §8.1).
     var body: [String: JSONValue] = [:]
-    for (key, value) in flat { Nesting.set(value, at: key.split(separator: ".").map(String.init), in: &body) }
+    for (key, value) in flat { SubmitBody.set(value, at: key.split(separator: ".").map(String.init), in: &body) }
     return body
   }
 
@@ -150,18 +151,5 @@ extension Emulator {
     }
     if let error { out += "<span class=\"error\">\(HTML.escape(error))</span>" }
     return out + "\n"
-  }
-}
-
-enum Nesting {
-  static func set(_ value: JSONValue, at path: [String], in object: inout [String: JSONValue]) {
-    guard let head = path.first else { return }
-    if path.count == 1 {
-      object[head] = value
-      return
-    }
-    var child = object[head]?.object ?? [:]
-    set(value, at: Array(path.dropFirst()), in: &child)
-    object[head] = .object(child)
   }
 }

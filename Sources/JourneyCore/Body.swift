@@ -27,7 +27,8 @@ public enum SubmitBody {
     return .object(object)
   }
 
-  static func set(_ value: JSONValue, at path: [String], in object: inout [String: JSONValue]) {
+  /// Sets `value` at a dotted path, creating the objects on the way.
+  public static func set(_ value: JSONValue, at path: [String], in object: inout [String: JSONValue]) {
     guard let head = path.first else { return }
     if path.count == 1 {
       object[head] = value

@@ -1,5 +1,6 @@
 // Reducing server-sent HTML (static widgets, checkbox labels) to readable terminal text:
 // tags dropped, links shown as "text (URL)", line breaks kept, entities decoded.
+import StrivacityCore
 
 public enum HTMLText {
   public static func plain(_ html: String) -> String {
@@ -10,7 +11,7 @@ public enum HTMLText {
     while i < html.endIndex {
       let c = html[i]
       if c == "<", let close = html[i...].firstIndex(of: ">") {
-        let tag = html[html.index(after: i)..<close].trimmingCharacters(" \t\n/")
+        let tag = html[html.index(after: i)..<close].trimming(" \t\n/")
         let name = String(tag.prefix { !$0.isWhitespace }).lowercased()
         let closing = html[html.index(after: i)] == "/"
         switch name {
@@ -19,7 +20,7 @@ public enum HTMLText {
           linkText = ""
         case "a" where closing:
           let href = pendingHref.popLast() ?? nil
-          if let href, !href.isEmpty, href != linkText.trimmingCharacters(" ") { out += " (\(href))" }
+          if let href, !href.isEmpty, href != linkText.trimming(" ") { out += " (\(href))" }
         case "br": out += "\n"
         case "p", "div", "li", "h1", "h2", "h3", "h4", "tr":
           if !out.isEmpty && !out.hasSuffix("\n") { out += "\n" }
@@ -45,7 +46,7 @@ public enum HTMLText {
     // Collapse runs of spaces (HTML whitespace) but keep explicit line breaks.
     return out.split(separator: "\n", omittingEmptySubsequences: false)
       .map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }
-      .joined(separator: "\n").trimmingCharacters(" \n")
+      .joined(separator: "\n").trimming(" \n")
   }
 
   /// Whether text carries markup (an element or an entity), for widgets whose `render` is absent.
@@ -79,14 +80,5 @@ public enum HTMLText {
       if entity.hasPrefix("#"), let v = UInt32(entity.dropFirst()), let s = Unicode.Scalar(v) { return String(Character(s)) }
       return nil
     }
-  }
-}
-
-extension StringProtocol {
-  func trimmingCharacters(_ set: String) -> String {
-    var s = Substring(self)
-    while let f = s.first, set.contains(f) { s.removeFirst() }
-    while let l = s.last, set.contains(l) { s.removeLast() }
-    return String(s)
   }
 }

@@ -23,20 +23,20 @@ public enum ConfigWriter {
     if lines.last == "" { lines.removeLast() }
     let header = lines.firstIndex { isHeader($0, profile: profile) }
     if let header {
-      var end = lines[(header + 1)...].firstIndex { $0.trimmingSpaces().hasPrefix("[") } ?? lines.count
+      var end = lines[(header + 1)...].firstIndex { $0.trimming(" \t\r").hasPrefix("[") } ?? lines.count
       for (key, value) in settings {
         let line = "\(key) = \(value.toml)"
         if let existing = lines[(header + 1)..<end].firstIndex(where: { assigns($0, key) }) {
           lines[existing] = line
         } else {
           var insertAt = end
-          while insertAt > header + 1 && lines[insertAt - 1].trimmingSpaces().isEmpty { insertAt -= 1 }
+          while insertAt > header + 1 && lines[insertAt - 1].trimming(" \t\r").isEmpty { insertAt -= 1 }
           lines.insert(line, at: insertAt)
           end += 1
         }
       }
     } else {
-      if let last = lines.last, !last.trimmingSpaces().isEmpty { lines.append("") }
+      if let last = lines.last, !last.trimming(" \t\r").isEmpty { lines.append("") }
       lines.append("[profiles.\(ProfileName.isValid(profile) && !profile.contains(".") ? profile : quote(profile))]")
       lines += settings.map { "\($0.key) = \($0.value.toml)" }
     }
@@ -46,14 +46,14 @@ public enum ConfigWriter {
   }
 
   private static func isHeader(_ line: String, profile: String) -> Bool {
-    let trimmed = line.trimmingSpaces()
+    let trimmed = line.trimming(" \t\r")
     guard trimmed.hasPrefix("["), !trimmed.hasPrefix("[["), let root = try? TOML.parse(trimmed) else { return false }
     guard case .table(let profiles)? = root["profiles"], profiles.entries.count == 1 else { return false }
     return profiles.entries[0].key == profile
   }
 
   private static func assigns(_ line: String, _ key: String) -> Bool {
-    let trimmed = line.trimmingSpaces()
+    let trimmed = line.trimming(" \t\r")
     guard trimmed.hasPrefix(key) else { return false }
     let rest = trimmed.dropFirst(key.count).drop { $0 == " " || $0 == "\t" }
     return rest.hasPrefix("=")
@@ -81,12 +81,5 @@ private func quote(_ text: String) -> String {
 }
 
 extension String {
-  func trimmingSpaces() -> String {
-    var s = Substring(self)
-    while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-    while let l = s.last, l == " " || l == "\t" || l == "\r" { s.removeLast() }
-    return String(s)
-  }
-
   fileprivate func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

@@ -187,7 +187,8 @@ public func colourWanted(fd: Int32, environment: [String: String]) -> Bool {
   return isatty(fd) == 1
 }
 
-func writeAll(_ fd: Int32, _ text: String) {
+/// Writes all of `text` to `fd`, retrying short writes and EINTR.
+public func writeAll(_ fd: Int32, _ text: String) {
   var text = text
   text.withUTF8 { buffer in
     var offset = 0

@@ -38,17 +38,7 @@ public final class PTYSession: @unchecked Sendable {
     posix_spawn_file_actions_addclose(&actions, out[0])
     posix_spawn_file_actions_addclose(&actions, out[1])
     posix_spawn_file_actions_addclose(&actions, master)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    var all = sigset_t()
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | setsid))
+    let attributes = SpawnAttributes()
     let argv = arguments.map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer {
@@ -56,7 +46,7 @@ public final class PTYSession: @unchecked Sendable {
       envp.forEach { free($0) }
     }
     var child: pid_t = 0
-    let rc = posix_spawn(&child, arguments[0], &actions, &attributes, argv, envp)
+    let rc = posix_spawn(&child, arguments[0], &actions, &attributes.raw, argv, envp)
     close(out[1])
     guard rc == 0 else { throw TestFailure("cannot start \(arguments[0]): \(String(cString: strerror(rc)))") }
     pid = child

@@ -72,19 +72,7 @@ public func run(
   posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
   posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
   for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
-  var attributes = posix_spawnattr_t()
-  posix_spawnattr_init(&attributes)
-  defer { posix_spawnattr_destroy(&attributes) }
-  var empty = sigset_t()
-  sigemptyset(&empty)
-  var all = sigset_t()
-  sigfillset(&all)
-  posix_spawnattr_setsigmask(&attributes, &empty)
-  posix_spawnattr_setsigdefault(&attributes, &all)
-  // A session of its own: no controlling terminal (so "no TTY" is true even when the tests run
-  // from a developer's shell), and a process group to kill on timeout.
-  let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID
-  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | setsid))
+  let attributes = SpawnAttributes()
   // coreutils env(1) changes directory for us (posix_spawn has no portable chdir action).
   let arguments = currentDirectory.map { ["/usr/bin/env", "-C", $0] + arguments } ?? arguments
   let argv = arguments.map { strdup($0) } + [nil]
@@ -94,7 +82,7 @@ public func run(
     envp.forEach { free($0) }
   }
   var pid: pid_t = 0
-  let rc = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+  let rc = posix_spawn(&pid, arguments[0], &actions, &attributes.raw, argv, envp)
   close(inPipe[0])
   close(outPipe[1])
   close(errPipe[1])
@@ -190,4 +178,25 @@ public final class ScratchDirectory: @unchecked Sendable {
     while let next = enumerator?.nextObject() as? String { out.append(next) }
     return out.sorted()
   }
+}
+
+/// posix_spawn attributes for test children: an empty signal mask and default dispositions
+/// (test threads block most signals, and a child inheriting that could never be stopped with
+/// SIGTERM), in a new session: no controlling terminal, and a process group to kill.
+final class SpawnAttributes {
+  var raw = posix_spawnattr_t()
+
+  init() {
+    posix_spawnattr_init(&raw)
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&raw, &empty)
+    posix_spawnattr_setsigdefault(&raw, &all)
+    let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc 2.26+)
+    posix_spawnattr_setflags(&raw, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | setsid))
+  }
+
+  deinit { posix_spawnattr_destroy(&raw) }
 }

@@ -109,11 +109,11 @@ final class LoginFlow {
     }
     var native = try nativeURL(request.url(endpoint: discovery.authorizationEndpoint, sdk: settings.sdkMode))
     while true {
-      let query = formDecode(String(native.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""))
+      let query = FormURLEncoding.query(of: native)
       if let sessionID = query["session_id"] {
         log.note("journey session started")
         native = try runJourney(sessionID: sessionID, request: request)
-        let next = formDecode(String(native.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""))
+        let next = FormURLEncoding.query(of: native)
         if next["session_id"] != nil && next["code"] == nil { continue }  // resumed after the browser
       }
       return try code(from: native, request)
@@ -135,7 +135,7 @@ final class LoginFlow {
         if next.hasPrefix(listener.redirectURI) || URLParts(next)?.scheme.hasPrefix("http") == false { return next }
         url = next
       case 200:
-        let body = response.bodyText.trimmingCharacters(in: " \r\n\t")
+        let body = response.bodyText.trimming(" \r\n\t")
         if URLParts(body) != nil { return body }
         // An error page on the tenant carries the error in its own URL (protocol §3.3).
         if URLParts(url)?.pathAndQuery.hasPrefix("/oauth2/error") == true { return url }
@@ -165,7 +165,7 @@ final class LoginFlow {
         return try finalize(url, sessionID: sessionID)
       case .fallback(let url, let reason):
         let callback = try browser(url, reason: reason)
-        let query = formDecode(String(callback.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""))
+        let query = FormURLEncoding.query(of: callback)
         if let resumed = query["session_id"], query["code"] == nil {
           // The browser handed the journey back (protocol §3.5): carry on in the terminal.
           return try runJourney(sessionID: resumed, request: request)
@@ -206,7 +206,7 @@ final class LoginFlow {
       }
       return Self.resolve(location, against: url)
     case 200:
-      return response.bodyText.trimmingCharacters(in: " \r\n\t")
+      return response.bodyText.trimming(" \r\n\t")
     default:
       throw httpFailure(response, what: "finishing the sign-in")
     }
@@ -238,7 +238,7 @@ final class LoginFlow {
     guard url.hasPrefix(listener.redirectURI.prefix { $0 != "?" }) else {
       throw LoginFailure(message: "the sign-in ended at an address that is not this client's redirect URI; refusing it", status: .server)
     }
-    let query = formDecode(String(url.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""))
+    let query = FormURLEncoding.query(of: url)
     if let error = query["error"] {
       let text = query["error_description"].map { "\(error): \($0)" } ?? error
       throw LoginFailure(message: "the tenant refused the sign-in: \(text)", status: error == "access_denied" ? .interrupted : .server)
@@ -255,7 +255,7 @@ final class LoginFlow {
   // MARK: tokens
 
   private func exchange(code: String, request: AuthorizationRequest) throws -> LoginResult {
-    let form = formEncode([
+    let form = FormURLEncoding.encode([
       ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", listener.redirectURI),
       ("client_id", settings.clientID), ("code_verifier", request.pkce.verifier),
     ])
@@ -379,7 +379,7 @@ struct AuthorizationRequest {
       if let value, !value.isEmpty { pairs.append((key, value)) }
     }
     if let sdk { pairs.append(("sdk", sdk)) }
-    return endpoint + (endpoint.contains("?") ? "&" : "?") + formEncode(pairs)
+    return endpoint + (endpoint.contains("?") ? "&" : "?") + FormURLEncoding.encode(pairs)
   }
 }
 

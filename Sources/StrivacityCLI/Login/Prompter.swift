@@ -163,7 +163,7 @@ final class Prompter {
 
   /// Turns typed (or --field) text into the widget's JSON value; nil means "left empty".
   func parse(_ text: String, _ widget: Widget, automated: Bool) -> Result<JSONValue?, Problem> {
-    let trimmed = text.trimmingCharacters(in: " \t")
+    let trimmed = text.trimming(" \t")
     switch widget.kind {
     case .checkbox:
       switch trimmed.lowercased() {
@@ -180,7 +180,7 @@ final class Prompter {
       if trimmed == "-" { return .success([]) }
       var values: [JSONValue] = []
       for part in trimmed.split(separator: ",") {
-        switch choice(String(part).trimmingCharacters(in: " "), widget) {
+        switch choice(part.trimming(" "), widget) {
         case .success(let value): values.append(.string(value))
         case .failure(let problem): return .failure(problem)
         }

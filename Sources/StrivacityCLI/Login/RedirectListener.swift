@@ -72,7 +72,7 @@ final class RedirectListener: @unchecked Sendable {
   fileprivate func handle(_ request: ServerRequest) -> ServerReply {
     guard request.method == "GET" else { return page(405, "Method not allowed", "The sign-in redirect is a GET request.") }
     guard request.path == path else { return page(404, "Not found", "Nothing here.") }
-    let query = formDecode(request.query)
+    let query = FormURLEncoding.dictionary(request.query)
     let expected = expectedState.withLock { $0 }
     guard let expected, query["state"] == expected else {
       return page(400, "Unexpected sign-in", "This redirect does not belong to the sign-in in progress in your terminal.")
@@ -156,7 +156,7 @@ private final class PasteReader: @unchecked Sendable {
         var byte: UInt8 = 0
         guard read(fd, &byte, 1) == 1 else { return }
         if byte == 10 {
-          let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: " \r\t")
+          let text = String(decoding: line, as: UTF8.self).trimming(" \r\t")
           line = []
           if !text.isEmpty && accept(text) { return }
         } else {
@@ -207,65 +207,3 @@ func openBrowser(_ url: String, environment: [String: String]) -> Bool {
   return true
 }
 
-/// Decodes an application/x-www-form-urlencoded query (a name without `=` is absent).
-func formDecode(_ query: String) -> [String: String] {
-  var out: [String: String] = [:]
-  for pair in query.split(separator: "&") {
-    guard let eq = pair.firstIndex(of: "=") else { continue }
-    let key = percentDecode(pair[..<eq])
-    if out[key] == nil { out[key] = percentDecode(pair[pair.index(after: eq)...]) }
-  }
-  return out
-}
-
-func percentDecode(_ text: Substring) -> String {
-  var bytes: [UInt8] = []
-  var i = text.utf8.startIndex
-  let utf8 = text.utf8
-  while i < utf8.endIndex {
-    let b = utf8[i]
-    if b == UInt8(ascii: "+") {
-      bytes.append(32)
-    } else if b == UInt8(ascii: "%"), let h1 = utf8.index(i, offsetBy: 1, limitedBy: utf8.endIndex), h1 < utf8.endIndex,
-      let h2 = utf8.index(h1, offsetBy: 1, limitedBy: utf8.endIndex), h2 < utf8.endIndex,
-      let value = UInt8(String(decoding: [utf8[h1], utf8[h2]], as: UTF8.self), radix: 16)
-    {
-      bytes.append(value)
-      i = h2
-    } else {
-      bytes.append(b)
-    }
-    i = utf8.index(after: i)
-  }
-  return String(decoding: bytes, as: UTF8.self)
-}
-
-/// Encodes pairs as application/x-www-form-urlencoded.
-func formEncode(_ pairs: [(String, String)]) -> String {
-  pairs.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
-}
-
-func percentEncode(_ text: String) -> String {
-  var out = ""
-  for b in text.utf8 {
-    switch b {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-      UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-      out.unicodeScalars.append(Unicode.Scalar(b))
-    default:
-      out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
-    }
-  }
-  return out
-}
-
-extension String {
-  func trimmingCharacters(in set: String) -> String {
-    var s = Substring(self)
-    while let f = s.first, set.contains(f) { s.removeFirst() }
-    while let l = s.last, set.contains(l) { s.removeLast() }
-    return String(s)
-  }
-
-  func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
-}
