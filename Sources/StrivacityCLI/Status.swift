@@ -1,47 +1,91 @@
 // `strivacity status`: what a profile is configured for and what it holds, never a secret.
 import ArgumentParser
 import Glibc
+import OAuthCore
 import SecretStore
 import StrivacityCore
 
 struct Status: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Show a profile's tenant, client, store and sign-in state (never a secret).")
+    abstract: "Show a profile's tenant, client, user, token expiry and store (never a secret).",
+    discussion: "Exits 0 when signed in, 3 when not (with --all: when no profile is).")
 
   @OptionGroup var global: GlobalOptions
 
+  @Flag(help: "Every configured profile.")
+  var all = false
+
+  @Flag(help: "Print JSON instead of a table.")
+  var json = false
+
+  func validate() throws {
+    if all && global.profile != nil { throw ValidationError("use either --profile or --all") }
+  }
+
   func run() throws {
     let context = global.context()
-    let resolved = try context.resolveProfile(global)
-    let configPath = context.paths.config
-    let tenant = try resolved.requireTenant(configPath: configPath)
-    let clientID = try resolved.requireClientID(configPath: configPath)
-    let store = context.store(for: resolved.store)
-    if resolved.store == .file { Console.warning(FileStore.warning) }
-    let key = StoreKey(profile: resolved.name, issuer: TenantURL.base(tenant), clientID: clientID)
-    let tokens = try store.load(key)
-    var lines = [
-      ("profile", resolved.name),
-      ("tenant", tenant),
-      ("client", clientID),
-      ("store", resolved.store.rawValue),
-    ]
-    if let tokens {
-      let now = Int64(time(nil))
-      lines.append(("signed in", "yes"))
-      if let expiresAt = tokens.expiresAt {
-        let left = expiresAt - now
-        lines.append(("access token", left > 0 ? "expires in \(Duration.describe(seconds: left))" : "expired \(Duration.describe(seconds: -left)) ago"))
-      }
-      lines.append(("refresh token", tokens.refreshToken == nil ? "none" : "held"))
-      if let scope = tokens.scope { lines.append(("scopes", scope)) }
-    } else {
-      lines.append(("signed in", "no (run `strivacity login\(resolved.name == "default" ? "" : " --profile \(resolved.name)")`)"))
+    let names: [String?] = all ? (try context.config()?.profiles.map(\.name) ?? []) : [nil]
+    var reports: [JSONValue] = []
+    for name in names {
+      let session = try ProfileSession(context: context, options: global, profile: name)
+      if session.resolved.store == .file && !json { Console.warning(FileStore.warning) }
+      reports.append(report(session, tokens: try session.store.load(session.key)))
     }
-    let width = 13  // "refresh token": a fixed column keeps the output stable for scripts
-    Console.writeStdout(lines.map { $0.0.padding(to: width) + "  " + $0.1 }.joined(separator: "\n") + "\n")
-    // The table already says so; the exit code tells scripts.
-    if tokens == nil { throw CLIFailure("", status: .signInRequired) }
+    let signedIn = reports.contains { $0["signed_in"] == true }
+    if json {
+      let output = all ? JSONValue.array(reports) : reports.first ?? .object([:])
+      Console.writeStdout(String(decoding: output.serialized(pretty: true), as: UTF8.self) + "\n")
+    } else {
+      Console.writeStdout(reports.map(table).joined(separator: "\n"))
+    }
+    // The output already says so; the exit code tells scripts.
+    if !signedIn { throw CLIFailure("", status: .signInRequired) }
+  }
+
+  private func report(_ session: ProfileSession, tokens: TokenSet?) -> JSONValue {
+    var object: [String: JSONValue] = [
+      "profile": .string(session.name), "tenant": .string(session.tenant), "client_id": .string(session.clientID),
+      "store": .string(session.resolved.store.rawValue), "signed_in": .bool(tokens != nil),
+    ]
+    guard let tokens else { return .object(object) }
+    let now = Int64(time(nil))
+    if let expiresAt = tokens.expiresAt {
+      object["access_token_expires_at"] = .string(RFC3339.format(expiresAt))
+      object["access_token_expires_in"] = .number(Double(expiresAt - now))
+    }
+    object["refresh_token"] = .bool(tokens.refreshToken != nil)
+    object["scope"] = tokens.scope.map(JSONValue.string) ?? .null
+    // Claims for display only: the ID token was verified when it was received.
+    if let idToken = tokens.idToken, let claims = try? JWT(compact: idToken).claims {
+      for key in ["sub", "name", "email"] { if let value = claims[key] { object[key] = value } }
+    }
+    return .object(object)
+  }
+
+  private func table(_ report: JSONValue) -> String {
+    var rows: [(String, String)] = [
+      ("profile", report["profile"]?.string ?? ""), ("tenant", report["tenant"]?.string ?? ""),
+      ("client", report["client_id"]?.string ?? ""), ("store", report["store"]?.string ?? ""),
+    ]
+    guard report["signed_in"] == true else {
+      let name = report["profile"]?.string ?? "default"
+      rows.append(("signed in", "no (run `strivacity login\(name == "default" ? "" : " --profile \(name)")`)"))
+      return format(rows)
+    }
+    rows.append(("signed in", "yes"))
+    let who = [report["name"]?.string, report["email"]?.string.map { "<\($0)>" }].compactMap { $0 }.joined(separator: " ")
+    if !who.isEmpty { rows.append(("user", who)) }
+    if let sub = report["sub"]?.string { rows.append(("subject", sub)) }
+    if let left = report["access_token_expires_in"]?.int {
+      rows.append(("access token", left > 0 ? "expires in \(Duration.describe(seconds: Int64(left)))" : "expired \(Duration.describe(seconds: Int64(-left))) ago"))
+    }
+    rows.append(("refresh token", report["refresh_token"] == true ? "held" : "none"))
+    if let scope = report["scope"]?.string { rows.append(("scopes", scope)) }
+    return format(rows)
+  }
+
+  private func format(_ rows: [(String, String)]) -> String {
+    rows.map { $0.0.padding(to: 13) + "  " + $0.1 }.joined(separator: "\n") + "\n"
   }
 }
 

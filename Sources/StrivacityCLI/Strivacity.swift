@@ -24,7 +24,7 @@ public struct Strivacity: ParsableCommand {
       \(ExitStatus.helpText)
       """,
     version: strivacityVersion,
-    subcommands: [Login.self, Status.self]
+    subcommands: [Login.self, Token.self, Status.self, Userinfo.self, Logout.self, Revoke.self]
   )
 
   public init() {}

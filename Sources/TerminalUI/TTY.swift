@@ -39,8 +39,10 @@ public final class TTY: Terminal {
   public func write(_ text: String) { writeAll(fd, text) }
 
   public func readLine(prompt: String, hidden: Bool) throws(TerminalError) -> String {
-    write(prompt)
+    // Echo goes off before the prompt appears, so nothing typed after seeing it is echoed
+    // (and type-ahead is kept: the mode change never flushes input).
     if hidden { TerminalGuard.setEcho(false) }
+    write(prompt)
     defer {
       if hidden {
         TerminalGuard.setEcho(true)
@@ -100,7 +102,7 @@ public enum TerminalGuard {
     var settings = termios()
     guard tcgetattr(savedFD, &settings) == 0 else { return }
     if on { settings.c_lflag |= tcflag_t(ECHO) } else { settings.c_lflag &= ~tcflag_t(ECHO) }
-    tcsetattr(savedFD, TCSAFLUSH, &settings)
+    tcsetattr(savedFD, TCSANOW, &settings)
   }
 }
 

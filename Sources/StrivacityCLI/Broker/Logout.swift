@@ -1,0 +1,104 @@
+// `strivacity logout` and `strivacity revoke`: end sessions and revoke tokens at the tenant
+// (RFC 7009, OIDC RP-initiated logout), and delete them locally whatever the tenant says.
+import ArgumentParser
+import OAuthCore
+import StrivacityCore
+
+struct Logout: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Revoke the tokens, end the session at the tenant, and delete them locally.",
+    discussion: """
+      Revokes the refresh and access tokens (RFC 7009) when the tenant advertises a
+      revocation endpoint, ends the session at its end_session_endpoint with the ID token
+      as hint, then deletes the stored tokens. With --local only the last step happens.
+      If the tenant cannot be reached, the tokens are still deleted here, strivacity says
+      what was not revoked, and exits 4.
+      """)
+
+  @OptionGroup var global: GlobalOptions
+
+  @Flag(help: "Sign out of every profile.")
+  var all = false
+
+  @Flag(help: "Only delete the tokens stored here; contact no server.")
+  var local = false
+
+  func validate() throws {
+    if all && global.profile != nil { throw ValidationError("use either --profile or --all") }
+  }
+
+  func run() throws {
+    try signOut(global: global, all: all, local: local, endSession: true)
+  }
+}
+
+struct Revoke: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Revoke the tokens at the tenant and delete them, keeping the profile's settings.")
+
+  @OptionGroup var global: GlobalOptions
+
+  func run() throws {
+    try signOut(global: global, all: false, local: false, endSession: false)
+  }
+}
+
+/// Revokes (unless `local`), ends the session (if `endSession`), deletes; for one or all profiles.
+private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: Bool) throws {
+  let context = global.context()
+  let names = all ? (try context.config()?.profiles.map(\.name) ?? []) : [nil]
+  var incomplete = false
+  var any = false
+  for name in names {
+    let session = try ProfileSession(context: context, options: global, profile: name)
+    guard let tokens = try session.store.load(session.key) else {
+      if !all { Console.writeStderr("strivacity: \(session.name) was not signed in\n") }
+      continue
+    }
+    any = true
+    var done: [String] = []
+    var failed: [String] = []
+    if !local {
+      do {
+        let discovery = try session.discovery()
+        if discovery.revocationEndpoint != nil {
+          let endpoint = try session.endpoint(\.revocationEndpoint, "revocation endpoint")
+          for (token, hint) in [(tokens.refreshToken, "refresh_token"), (Optional(tokens.accessToken), "access_token")] {
+            guard let token else { continue }
+            let what = hint == "refresh_token" ? "refresh token" : "access token"
+            do {
+              let body = FormURLEncoding.encode([("token", token), ("token_type_hint", hint), ("client_id", session.clientID)])
+              let response = try session.send(HTTPRequest(
+                method: "POST", url: endpoint, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+                body: Array(body.utf8)))
+              if response.status == 200 { done.append("revoked the \(what)") } else { failed.append("the \(what) (HTTP \(response.status))") }
+            } catch {
+              failed.append("the \(what) (\(error))")
+            }
+          }
+        }
+        if endSession, let idToken = tokens.idToken, discovery.endSessionEndpoint != nil {
+          let endpoint = try session.endpoint(\.endSessionEndpoint, "end-session endpoint")
+          let url = FormURLEncoding.appending([("id_token_hint", idToken), ("client_id", session.clientID)], to: endpoint)
+          do {
+            let response = try session.send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "text/html")]))
+            if (200..<400).contains(response.status) { done.append("ended the session") } else { failed.append("the session (HTTP \(response.status))") }
+          } catch {
+            failed.append("the session (\(error))")
+          }
+        }
+      } catch {
+        failed.append("anything at \(session.tenant) (\((error as? CLIFailure)?.message ?? "\(error)"))")
+      }
+    }
+    try session.store.delete(profile: session.name)
+    let summary = (done + ["deleted the stored tokens"]).joined(separator: ", ")
+    Console.writeStderr("strivacity: \(session.name): \(summary)\n")
+    if !failed.isEmpty {
+      incomplete = true
+      Console.warning("\(session.name): could not revoke \(failed.joined(separator: "; ")); those may stay valid until they expire")
+    }
+  }
+  if all && !any { Console.writeStderr("strivacity: no profile was signed in\n") }
+  if incomplete { throw CLIFailure("", status: .transient) }
+}

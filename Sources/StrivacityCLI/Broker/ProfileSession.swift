@@ -1,0 +1,153 @@
+// A profile at work after sign-in: its store and key, fresh tokens (refreshing once per
+// expiry, however many processes ask), and the tenant's endpoints. The network (and libcurl)
+// is touched only when a refresh, revocation or userinfo call needs it.
+import CurlTransport
+import Glibc
+import OAuthCore
+import StrivacityCore
+
+final class ProfileSession {
+  let context: Context
+  let resolved: ResolvedProfile
+  let tenant: String
+  let clientID: String
+  let key: StoreKey
+  let store: TokenStore
+  let log: Log
+  private var client: CurlHTTPClient?
+  private var cachedDiscovery: Discovery?
+
+  init(context: Context, options: GlobalOptions, profile: String? = nil) throws {
+    self.context = context
+    var overrides = options.overrides
+    if let profile { overrides.profile = profile }
+    resolved = try ResolvedProfile.resolve(config: context.config(), overrides: overrides, environment: context.environment)
+    let configured = try resolved.requireTenant(configPath: context.paths.config)
+    tenant = TenantURL.base(configured)
+    clientID = try resolved.requireClientID(configPath: context.paths.config)
+    key = StoreKey(profile: resolved.name, issuer: tenant, clientID: clientID)
+    store = context.store(for: resolved.store)
+    log = options.log
+  }
+
+  var name: String { resolved.name }
+
+  var notSignedIn: CLIFailure {
+    CLIFailure("not signed in to \(name): run strivacity login\(name == "default" ? "" : " --profile \(name)")", status: .signInRequired)
+  }
+
+  /// Tokens whose access token lives at least `minTTL` more seconds, refreshed if needed.
+  func freshTokens(minTTL: Int64) throws -> TokenSet {
+    guard let tokens = try store.load(key) else { throw notSignedIn }
+    if !tokens.needsRefresh(now: Self.now(), minTTL: minTTL) { return tokens }
+    guard tokens.refreshToken != nil else {
+      throw CLIFailure("the access token for \(name) has expired and no refresh token is held: run strivacity login", status: .signInRequired)
+    }
+    let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
+    defer { withExtendedLifetime(lock) {} }
+    // Someone may have refreshed while we waited: the store is the truth.
+    guard let current = try store.load(key) else { throw notSignedIn }
+    if !current.needsRefresh(now: Self.now(), minTTL: minTTL) {
+      log.note("another process refreshed \(name)")
+      return current
+    }
+    return try refresh(current)
+  }
+
+  private func refresh(_ current: TokenSet) throws -> TokenSet {
+    guard let refreshToken = current.refreshToken else { throw notSignedIn }
+    let endpoint = try endpoint(\.tokenEndpoint, "token endpoint")
+    let body = FormURLEncoding.encode([("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)])
+    return try withInterruptsHeld {
+      let response = try send(HTTPRequest(
+        method: "POST", url: endpoint,
+        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
+        body: Array(body.utf8)))
+      switch response.status {
+      case 200:
+        let parsed: TokenResponse
+        do {
+          parsed = try TokenResponse(json: JSONValue.parse(response.body) ?? .null)
+        } catch {
+          throw CLIFailure("the refresh answer is unusable: \(error); stored tokens are unchanged", status: .server)
+        }
+        let next = parsed.tokenSet(now: Self.now(), previous: current)
+        try store.save(next, for: key)
+        log.note("refreshed \(name)")
+        return next
+      case 400, 401:
+        let error = OAuthError.from(status: response.status, body: response.body)
+        if case .server(let code, _, _)? = error, code == "invalid_grant" || code == "invalid_token" {
+          // The refresh token is dead (expired, revoked, or rotated elsewhere): forget it.
+          var dead = current
+          dead.refreshToken = nil
+          try store.save(dead, for: key)
+          throw CLIFailure("the tenant refused the refresh token for \(name) (\(error!)); it was discarded: run strivacity login", status: .signInRequired)
+        }
+        throw CLIFailure("the refresh failed: \(error.map { "\($0)" } ?? "HTTP \(response.status)"); stored tokens are unchanged", status: .server)
+      default:
+        let transient = response.status >= 500 || response.status == 429
+        throw CLIFailure("the refresh failed with HTTP \(response.status); stored tokens are unchanged", status: transient ? .transient : .server)
+      }
+    }
+  }
+
+  // MARK: the tenant
+
+  func discovery() throws -> Discovery {
+    if let cachedDiscovery { return cachedDiscovery }
+    let response = try send(HTTPRequest(url: Discovery.url(forTenant: tenant), headers: [HTTPHeader("Accept", "application/json")]))
+    guard response.status == 200 else {
+      throw CLIFailure("the tenant's discovery document failed with HTTP \(response.status)", status: response.status >= 500 ? .transient : .server)
+    }
+    do {
+      let discovery = try Discovery(json: JSONValue.parse(response.body) ?? .null)
+      cachedDiscovery = discovery
+      return discovery
+    } catch {
+      throw CLIFailure("the tenant's discovery document is unusable: \(error)", status: .server)
+    }
+  }
+
+  /// An advertised endpoint, only if it is on the tenant's own host: tokens go nowhere else.
+  func endpoint(_ field: KeyPath<Discovery, String?>, _ what: String) throws -> String {
+    guard let url = try discovery()[keyPath: field] else {
+      throw CLIFailure("the tenant advertises no \(what)", status: .server)
+    }
+    try requireTenantHost(url, what)
+    return url
+  }
+
+  func endpoint(_ field: KeyPath<Discovery, String>, _ what: String) throws -> String {
+    let url = try discovery()[keyPath: field]
+    try requireTenantHost(url, what)
+    return url
+  }
+
+  private func requireTenantHost(_ url: String, _ what: String) throws {
+    guard let parts = URLParts(url), let tenantParts = URLParts(tenant), parts.host == tenantParts.host,
+      (try? URLPolicy.check(url)) != nil
+    else {
+      throw CLIFailure("refusing the tenant's \(what) \(url.prefix { $0 != "?" }): tokens go only to \(URLParts(tenant)?.host ?? tenant)", status: .server)
+    }
+  }
+
+  func send(_ request: HTTPRequest) throws -> HTTPResponse {
+    if client == nil {
+      var options = CurlHTTPClient.Options()
+      options.userAgent = "strivacity/\(strivacityVersion)"
+      client = CurlHTTPClient(options: options)
+    }
+    let started = monotonicSeconds()
+    do {
+      let response = try client!.send(request)
+      log.request(request, status: response.status, seconds: monotonicSeconds() - started)
+      return response
+    } catch {
+      log.request(request, status: nil, seconds: monotonicSeconds() - started)
+      throw error
+    }
+  }
+
+  static func now() -> Int64 { Int64(time(nil)) }
+}

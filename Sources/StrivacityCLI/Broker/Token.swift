@@ -1,0 +1,100 @@
+// `strivacity token`: a fresh access token on stdout, for scripts, curl and kubectl. The cached
+// path reads the config and the keyring only: no network, no libcurl.
+import ArgumentParser
+import Glibc
+import StrivacityCore
+import TerminalUI
+
+extension TokenFormat: ExpressibleByArgument {}
+
+struct Token: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print a fresh access token (refreshing it when needed).",
+    discussion: """
+      Only the token (or the chosen format) goes to stdout. When the access token expires
+      within --min-ttl seconds it is refreshed first; many processes asking at once make
+      one refresh. Formats: raw, header, json, env (for eval), curl (for curl -K -),
+      exec-credential (Kubernetes client.authentication.k8s.io/v1).
+
+      EXAMPLES:
+        curl -H @<(strivacity token --format header) https://api.example.com/
+        strivacity token --format curl | curl -K - https://api.example.com/
+        eval "$(strivacity token --format env)"
+      """)
+
+  @OptionGroup var global: GlobalOptions
+
+  @Option(name: .customLong("min-ttl"), help: ArgumentHelp("Refresh when the token expires within this many seconds (default: 60).", valueName: "seconds"))
+  var minTTL: Int64 = 60
+
+  @Option(help: ArgumentHelp("raw, header, json, env, curl or exec-credential (default: raw).", valueName: "format"))
+  var format: TokenFormat = .raw
+
+  @Flag(name: .customLong("id-token"), help: "Print the ID token instead of the access token.")
+  var idToken = false
+
+  @Flag(help: "Sign in on the terminal when there is no usable token.")
+  var login = false
+
+  func validate() throws {
+    guard minTTL >= 0 else { throw ValidationError("--min-ttl must not be negative") }
+  }
+
+  func run() throws {
+    let context = global.context()
+    let session = try ProfileSession(context: context, options: global)
+    let tokens: TokenSet
+    do {
+      tokens = try session.freshTokens(minTTL: minTTL)
+    } catch let failure as CLIFailure where failure.status == .signInRequired {
+      guard signInAllowed(failure, profile: session.name) else { throw failure }
+      var login = try Login.parse(["--profile", session.name] + (global.verbose ? ["--verbose"] : []) + (global.config.map { ["--config", $0] } ?? []))
+      try login.run()
+      tokens = try session.freshTokens(minTTL: minTTL)
+    }
+    let token: String
+    if idToken {
+      guard let id = tokens.idToken else {
+        throw CLIFailure("no ID token is held for \(session.name) (was openid among the scopes?)", status: .signInRequired)
+      }
+      token = id
+    } else {
+      token = tokens.accessToken
+    }
+    Console.writeStdout(format.render(token: token, tokens: tokens, profile: session.name, idToken: idToken))
+  }
+
+  /// With --login, or when the person at the terminal agrees.
+  private func signInAllowed(_ failure: CLIFailure, profile: String) -> Bool {
+    guard let tty = TTY() else { return false }
+    if login { return true }
+    guard isatty(2) == 1 else { return false }
+    let answer = (try? tty.readLine(prompt: "strivacity: \(failure.message)\nSign in now? [y/N]: ", hidden: false)) ?? ""
+    return answer.lowercased().hasPrefix("y")
+  }
+}
+
+struct Userinfo: ParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Print the userinfo endpoint's claims as JSON.")
+
+  @OptionGroup var global: GlobalOptions
+
+  func run() throws {
+    let session = try ProfileSession(context: global.context(), options: global)
+    let tokens = try session.freshTokens(minTTL: 30)
+    let endpoint = try session.endpoint(\.userinfoEndpoint, "userinfo endpoint")
+    let response = try session.send(HTTPRequest(
+      url: endpoint, headers: [HTTPHeader("Authorization", "Bearer \(tokens.accessToken)"), HTTPHeader("Accept", "application/json")]))
+    switch response.status {
+    case 200:
+      guard let claims = JSONValue.parse(response.body), claims.object != nil else {
+        throw CLIFailure("the userinfo answer is not a JSON object", status: .server)
+      }
+      Console.writeStdout(String(decoding: claims.serialized(pretty: true), as: UTF8.self) + "\n")
+    case 401:
+      throw CLIFailure("the tenant no longer accepts the access token for \(session.name): run strivacity login", status: .signInRequired)
+    default:
+      throw CLIFailure("userinfo failed with HTTP \(response.status)", status: response.status >= 500 ? .transient : .server)
+    }
+  }
+}
