@@ -60,6 +60,7 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
       // Take only what we can hold: gzip/deflate bodies are decoded by libcurl.
       try easy.set(CURLOPT_ACCEPT_ENCODING, "")
       if parts.isLoopback { try easy.set(CURLOPT_PROXY, "") }
+      if request.freshConnection { try easy.set(CURLOPT_FRESH_CONNECT, 1) }
       switch request.method {
       case "GET": try easy.set(CURLOPT_HTTPGET, 1)
       case "POST": try easy.set(CURLOPT_POST, 1)

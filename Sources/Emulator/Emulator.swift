@@ -60,6 +60,8 @@ public final class Emulator: @unchecked Sendable {
       state.stats.record(endpoint, request)
       return state.takeFault(for: endpoint)
     }
+    // A slow server: the request is handled only after the delay.
+    if let fault, fault.kind == .delay, fault.delay > 0 { usleep(useconds_t(min(fault.delay, 600) * 1_000_000)) }
     var reply: ServerReply
     if let fault, let early = fault.replyBefore(endpoint: endpoint) {
       reply = early

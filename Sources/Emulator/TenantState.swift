@@ -205,7 +205,7 @@ struct Fault {
   /// Faults that distort the endpoint's real answer.
   func apply(to reply: ServerReply) -> ServerReply {
     var reply = reply
-    reply.delay += delay
+    if kind != .delay { reply.delay += delay }
     switch kind {
     case .truncatedJSON:
       reply.body = Array(reply.body.prefix(max(1, reply.body.count / 2)))

@@ -19,16 +19,20 @@ public struct HTTPRequest: Sendable {
   public var body: [UInt8]?
   /// Overrides the client's total timeout for this request, in seconds.
   public var timeout: Double?
+  /// Send on a new connection. For requests that must never be sent twice (a rotating refresh
+  /// token): libcurl re-sends a request by itself when a reused connection dies before answering.
+  public var freshConnection: Bool
 
   public init(
     method: String = "GET", url: String, headers: [HTTPHeader] = [], body: [UInt8]? = nil,
-    timeout: Double? = nil
+    timeout: Double? = nil, freshConnection: Bool = false
   ) {
     self.method = method
     self.url = url
     self.headers = headers
     self.body = body
     self.timeout = timeout
+    self.freshConnection = freshConnection
   }
 }
 

@@ -205,3 +205,28 @@ final class Seen: Sendable {
     #expect(TransportError.dns(host: "tenant.example").description == "cannot resolve host tenant.example")
   }
 }
+
+@Suite struct NoReplayTests {
+  /// libcurl re-sends a request on its own when a reused connection dies before answering;
+  /// a fresh-connection request must reach the server once, or fail.
+  @Test func freshConnectionsAreNeverReplayed() throws {
+    let posts = Mutex(0)
+    let server = try LoopbackServer { request in
+      if request.method == "POST" {
+        let n = posts.withLock { count -> Int in
+          count += 1
+          return count
+        }
+        if n == 1 { return .dropped }
+      }
+      return ServerReply(status: 200)
+    }
+    defer { server.stop() }
+    let client = CurlHTTPClient()
+    _ = try client.send(HTTPRequest(url: server.baseURL + "/warm"))  // a connection to reuse
+    #expect(throws: TransportError.self) {
+      try client.send(HTTPRequest(method: "POST", url: server.baseURL + "/token", body: [], freshConnection: true))
+    }
+    #expect(posts.withLock { $0 } == 1)
+  }
+}

@@ -66,6 +66,42 @@ final class Harness: @unchecked Sendable {
   }
 
   func lastBody(_ form: String) throws -> JSONValue? { try stats()["last_bodies"]?["form/" + form] }
+
+  /// Signs in without a terminal (the password journey's demo user).
+  func signIn(sdk: String = "web") throws {
+    let result = try automatedLogin(
+      sdk: sdk, ["--field", "identifier=demo@example.com", "--field-env", "password=PW"], environment: ["PW": "Demo-pass-1"])
+    #expect(result.status == 0, "\(result.stderr)")
+  }
+
+  var keyringAttributes: [String] {
+    ["profile", profile, "issuer", emulator.issuer, "client_id", "strivacity-cli"]
+  }
+
+  /// The stored token set, read with libsecret's own tool.
+  func storedSecret() throws -> JSONValue? {
+    let lookup = try run(["/usr/bin/secret-tool", "lookup"] + keyringAttributes, environment: environment)
+    return lookup.status == 0 ? JSONValue.parse(lookup.stdout) : nil
+  }
+
+  /// Rewrites the stored token set (as another writer of the keyring would).
+  func rewriteStored(_ change: (inout [String: JSONValue]) -> Void) throws {
+    var stored = try #require(try storedSecret()?.object)
+    var tokens = try #require(stored["tokens"]?.object)
+    change(&tokens)
+    stored["tokens"] = .object(tokens)
+    let result = try run(
+      ["/usr/bin/secret-tool", "store", "--label", "strivacity: \(profile) (\(emulator.issuer))", "xdg:schema", "com.strivacity.cli.TokenSet"]
+        + keyringAttributes, environment: environment, stdin: JSONValue.object(stored).text)
+    #expect(result.status == 0, "\(result.stderr)")
+  }
+
+  /// Makes the stored access token expire in `seconds`.
+  func expireStoredAccessToken(in seconds: Int64 = 10) throws {
+    try rewriteStored { $0["expires_at"] = .number(Double(Int64(Date().timeIntervalSince1970) + seconds)) }
+  }
+
+  func grants(_ type: String) throws -> Int { try stats()["grants"]?[type]?.int ?? 0 }
 }
 
 let sdkModes = ["web", "android-minimal"]

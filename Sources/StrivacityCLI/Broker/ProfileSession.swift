@@ -62,7 +62,7 @@ final class ProfileSession {
       let response = try send(HTTPRequest(
         method: "POST", url: endpoint,
         headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
-        body: Array(body.utf8)))
+        body: Array(body.utf8), freshConnection: true))
       switch response.status {
       case 200:
         let parsed: TokenResponse
