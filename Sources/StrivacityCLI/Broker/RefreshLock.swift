@@ -36,8 +36,12 @@ final class RefreshLock {
   /// Creates the directory 0700, refusing one that is a symlink or belongs to someone else
   /// (it may live under /tmp when there is no $XDG_RUNTIME_DIR).
   static func makePrivateDirectory(_ path: String) throws {
-    if mkdir(path, 0o700) != 0 && errno != EEXIST {
-      throw CLIFailure("cannot create \(path): \(String(cString: strerror(errno)))", status: .failure)
+    var partial = ""
+    for component in path.split(separator: "/") {
+      partial += "/" + component
+      if mkdir(partial, 0o700) != 0 && errno != EEXIST {
+        throw CLIFailure("cannot create \(partial): \(String(cString: strerror(errno)))", status: .failure)
+      }
     }
     var info = stat()
     guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid() else {
