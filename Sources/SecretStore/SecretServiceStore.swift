@@ -60,9 +60,11 @@ public final class SecretServiceStore: TokenStore {
     }
     if let error { throw Self.classify(error) }
     guard stored != 0 else { throw .failure(detail: "the Secret Service did not store the item") }
-    // The same profile under another tenant or client is an older sign-in: keep one set per profile.
-    for other in try keys() where other.profile == key.profile && other != key {
-      try clear(Attributes(other))
+    // The same profile under another tenant or client is an older sign-in: keep one set per
+    // profile. Best effort: the new set is stored already, and other processes may be changing
+    // the keyring at the same moment (an item can vanish between search and read).
+    if let mine = try? search(Attributes(["profile": key.profile])) {
+      for other in mine where other != key { _ = try? clear(Attributes(other)) }
     }
   }
 
@@ -74,10 +76,15 @@ public final class SecretServiceStore: TokenStore {
 
   public func keys() throws(StoreError) -> [StoreKey] {
     try Self.requireSessionBus()
+    // Another process may delete an item between the search and reading it: try again once.
+    if let keys = try? search(Attributes([:])) { return keys }
+    return try search(Attributes([:]))
+  }
+
+  private func search(_ attributes: Attributes) throws(StoreError) -> [StoreKey] {
     var error: UnsafeMutablePointer<GError>?
-    let none = Attributes([:])
     let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue)
-    let list = secret_password_searchv_sync(schema, none.table, flags, nil, &error)
+    let list = secret_password_searchv_sync(schema, attributes.table, flags, nil, &error)
     if let error { throw Self.classify(error) }
     defer { g_list_free_full(list, g_object_unref) }
     var keys: [StoreKey] = []

@@ -1,5 +1,6 @@
 // The command tree and the entry point.
 import ArgumentParser
+import Glibc
 import StrivacityCore
 
 /// The version, set here only; packaging and the man page read it from `strivacity --version`.
@@ -31,6 +32,9 @@ public struct Strivacity: ParsableCommand {
 
   /// Parses `arguments`, runs the command, and exits with a documented code.
   public static func runMain(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    // Tokens and passwords live in this process's memory: never let it be written to a core file.
+    var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
+    setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
     do {
       var command = try parseAsRoot(arguments)
       try command.run()

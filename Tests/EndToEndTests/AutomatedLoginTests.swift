@@ -20,6 +20,13 @@ import Testing
     #expect(try h.signedIn())
   }
 
+  @Test func aPasswordOnTheCommandLineIsWarnedAbout() throws {
+    let h = try Harness(journey: "password")
+    let result = try h.automatedLogin(sdk: "web", ["--field", "identifier=demo@example.com", "--field", "password=Demo-pass-1"])
+    #expect(result.status == 0)
+    #expect(result.stderr.contains("strivacity: warning: --field password put a secret on the command line, where other processes can read it; use --field-env password=VARIABLE"))
+  }
+
   @Test func missingFieldsAreNamedInsteadOfHanging() throws {
     let h = try Harness(journey: "password")
     let result = try h.automatedLogin(sdk: "web", ["--field", "identifier=demo@example.com"])

@@ -111,7 +111,9 @@ struct Login: ParsableCommand {
 
     let terminal = TTY()
     let style = Style(colour: terminal != nil && colourWanted(fd: 2, environment: context.environment))
-    let prompter = Prompter(terminal: terminal, style: style, provided: try providedAnswers(context.environment), actions: actions)
+    let prompter = Prompter(
+      terminal: terminal, style: style, provided: try providedAnswers(context.environment),
+      fromArguments: Set(fields.map { split($0).0 }).subtracting(fieldEnvironment.map { split($0).0 }), actions: actions)
     var options = CurlHTTPClient.Options()
     options.userAgent = "strivacity/\(strivacityVersion)"
     let flow = LoginFlow(

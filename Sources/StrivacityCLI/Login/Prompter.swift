@@ -12,13 +12,17 @@ final class Prompter {
   private var provided: [String: String]
   /// Widgets whose provided answer the server rejected: asked on the terminal from then on.
   private var rejected: Set<String> = []
+  /// Widget ids answered with --field (on the command line, where other processes can read it).
+  private let fromArguments: Set<String>
+  private var warnedAboutArguments = false
   /// Action form ids requested with --action, used once each when a screen offers them.
   private var requestedActions: [String]
 
-  init(terminal: TTY?, style: Style, provided: [String: String], actions: [String]) {
+  init(terminal: TTY?, style: Style, provided: [String: String], fromArguments: Set<String>, actions: [String]) {
     self.terminal = terminal
     self.style = style
     self.provided = provided
+    self.fromArguments = fromArguments
     self.requestedActions = actions
   }
 
@@ -68,6 +72,10 @@ final class Prompter {
       if let given = provided[widget.id], !rejected.contains(widget.id) {
         switch parse(given, widget, automated: true) {
         case .success(let value?):
+          if isSecret(widget) && fromArguments.contains(widget.id) && !warnedAboutArguments {
+            warnedAboutArguments = true
+            Console.warning("--field \(widget.id) put a secret on the command line, where other processes can read it; use --field-env \(widget.id)=VARIABLE")
+          }
           if WidgetValidation.problem(widget, value) == nil {
             machine.setAnswer(value, form: formID, widget: widget.id)
             continue
