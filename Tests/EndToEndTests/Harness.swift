@@ -105,3 +105,17 @@ final class Harness: @unchecked Sendable {
 }
 
 let sdkModes = ["web", "android-minimal"]
+
+extension PTYSession {
+  /// Types the demo user through the identifier and password screens, accepting the defaults.
+  func typeDemoSignIn() throws {
+    try expect("Email address")
+    send("demo@example.com")
+    try expect("Password: ")
+    send("Demo-pass-1")
+    try expect("[y/N]: ")
+    send("")
+    try expect("Choice [1]: ")
+    send("")
+  }
+}
