@@ -30,6 +30,8 @@ let package = Package(
     .target(name: "StrivacityCore"),
     // The Journey-flow API as data: screens in, prompts and request bodies out (protocol §4–§9).
     .target(name: "JourneyCore", dependencies: ["StrivacityCore"]),
+    // git's credential protocol (git-credential(1)) as data: requests in, answers out.
+    .target(name: "GitCredential", dependencies: ["StrivacityCore"]),
     // OAuth/OIDC values: base64url, PKCE (RFC 7636), JWT signing and verification, JWKS.
     .target(
       name: "OAuthCore",
@@ -52,6 +54,7 @@ let package = Package(
       name: "StrivacityCLI",
       dependencies: [
         "StrivacityCore", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport", "SecretStore", "LoopbackHTTP",
+        "GitCredential",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .executableTarget(name: "strivacity", dependencies: ["StrivacityCLI"]),
@@ -71,6 +74,7 @@ let package = Package(
     .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore"]),
     .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
     .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
+    .testTarget(name: "GitCredentialTests", dependencies: ["GitCredential"]),
     .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "JourneyCore"], resources: [.copy("Golden")]),
     .testTarget(
@@ -85,7 +89,7 @@ let package = Package(
     // The built binary driven through a pseudo-terminal against the emulator and the real keyring.
     .testTarget(
       name: "EndToEndTests",
-      dependencies: ["Emulator", "CurlTransport", "StrivacityCore", "StrivacityTestSupport"]),
+      dependencies: ["Emulator", "CurlTransport", "LoopbackHTTP", "StrivacityCore", "StrivacityTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

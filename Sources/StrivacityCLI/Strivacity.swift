@@ -25,13 +25,16 @@ public struct Strivacity: ParsableCommand {
       \(ExitStatus.helpText)
       """,
     version: strivacityVersion,
-    subcommands: [Login.self, Token.self, Status.self, Userinfo.self, Logout.self, Revoke.self]
+    subcommands: [
+      Login.self, Token.self, Status.self, Userinfo.self, Logout.self, Revoke.self, Credential.self, SetupGit.self,
+      Curl.self,
+    ]
   )
 
   public init() {}
 
   /// Parses `arguments`, runs the command, and exits with a documented code.
-  public static func runMain(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+  public static func runMain(_ arguments: [String] = Strivacity.arguments()) -> Never {
     // Tokens and passwords live in this process's memory: never let it be written to a core file.
     var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
     setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
@@ -54,6 +57,14 @@ public struct Strivacity: ParsableCommand {
       }
       report(CLIFailure("\(error)", status: .failure))
     }
+  }
+
+  /// The command line; as `git-credential-strivacity` (a link to this binary) it is the
+  /// credential helper: `git-credential-strivacity get` means `strivacity credential get`.
+  public static func arguments() -> [String] {
+    let rest = Array(CommandLine.arguments.dropFirst())
+    let name = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
+    return name == "git-credential-strivacity" ? ["credential"] + rest : rest
   }
 
   static func report(_ failure: CLIFailure) -> Never {

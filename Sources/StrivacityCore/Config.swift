@@ -8,7 +8,8 @@
 //   scopes = ["openid", "profile", "offline_access"]
 //   redirect_uri = "http://127.0.0.1:0/callback"
 //   store = "secret-service"          # or "file"
-//   git_hosts = ["git.example.com"]
+//   git_hosts = ["git.example.com"]      # git credential helper answers for these
+//   hosts = ["api.example.com"]          # `strivacity curl` may send the token here too
 //
 // Nothing secret is ever written here.
 
@@ -23,6 +24,8 @@ public struct Profile: Sendable, Equatable {
   public var sdkMode: String?
   public var gitHosts: [String] = []
   public var gitUsername: String?
+  /// Other hosts (or URL prefixes) `strivacity curl` may send the token to, besides the tenant.
+  public var hosts: [String] = []
 
   public init(name: String) { self.name = name }
 
@@ -132,6 +135,7 @@ public struct Config: Sendable, Equatable {
       case "sdk_mode": profile.sdkMode = try string(field, path: path)
       case "git_hosts": profile.gitHosts = try strings(field, path: path)
       case "git_username": profile.gitUsername = try string(field, path: path)
+      case "hosts": profile.hosts = try strings(field, path: path)
       default:
         warnings.append(.init(path: path, position: field.position, message: "unknown key '\(field.key)' in [profiles.\(entry.key)] ignored"))
       }

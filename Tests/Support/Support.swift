@@ -44,6 +44,8 @@ public struct ProcessResult: Sendable {
   public var status: Int32
   public var stdout: String
   public var stderr: String
+  /// stdout as bytes (for binary output).
+  public var stdoutBytes: [UInt8] = []
 
   /// stderr without noise from helper daemons (dbus-daemon, gcr-prompter) that share it.
   public var ownStderr: String {
@@ -139,7 +141,8 @@ public func run(
   if timedOut { throw TestFailure("timed out after \(timeout) s: \(arguments.joined(separator: " "))") }
   let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
   return ProcessResult(
-    status: exitCode, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    status: exitCode, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self),
+    stdoutBytes: out)
 }
 
 public struct TestFailure: Error, CustomStringConvertible {

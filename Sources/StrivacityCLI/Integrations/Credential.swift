@@ -1,0 +1,92 @@
+// git's credential helper: `strivacity credential get|store|erase`, also reachable as
+// `git-credential-strivacity` (the same binary under that name), so credential.helper=strivacity
+// works. stdin and stdout belong to the protocol: every human word goes to stderr or /dev/tty.
+import ArgumentParser
+import GitCredential
+import Glibc
+import StrivacityCore
+import TerminalUI
+
+struct Credential: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "git credential helper: answer get/store/erase on stdin and stdout (git-credential(1)).",
+    discussion: """
+      Answers `get` only for hosts (or URL prefixes) in a profile's git_hosts, with a fresh
+      access token as password (or as a Bearer credential when git offers
+      capability[]=authtype); for anything else it prints nothing, so git asks its next
+      helper. `store` is a no-op; `erase` drops the cached access token so the next `get`
+      refreshes. Set it up with `strivacity setup-git --host HOST`.
+      """)
+
+  @OptionGroup var global: GlobalOptions
+
+  @Argument(help: "get, store or erase.")
+  var action: String
+
+  func run() throws {
+    var input: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while input.count <= CredentialProtocol.maxInput {
+      let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { break }
+      input += chunk[0..<n]
+    }
+    defer { for i in input.indices { input[i] = 0 } }
+    let request: CredentialRequest
+    do {
+      request = try CredentialProtocol.parse(input)
+    } catch {
+      Console.error("git credential: \(error)")
+      return
+    }
+    let context = global.context()
+    guard let profile = try matchingProfile(request, context: context) else { return }  // not ours: silent
+    switch action {
+    case "get": try get(request, profile: profile, context: context)
+    case "erase": try erase(request, profile: profile, context: context)
+    default: return  // store, and actions of future gits: nothing to do
+    }
+  }
+
+  /// The profile whose git_hosts cover the request (only --profile's, when given).
+  private func matchingProfile(_ request: CredentialRequest, context: Context) throws -> Profile? {
+    let profiles = try context.config()?.profiles ?? []
+    let candidates = global.profile.map { name in profiles.filter { $0.name == name } } ?? profiles
+    return candidates.first { HostMatch.matches(request, entries: $0.gitHosts) }
+  }
+
+  private func get(_ request: CredentialRequest, profile: Profile, context: Context) throws {
+    let session = try ProfileSession(context: context, options: global, profile: profile.name)
+    let tokens: TokenSet
+    do {
+      tokens = try session.freshTokens(minTTL: 60)
+    } catch let failure as CLIFailure where failure.status == .signInRequired {
+      // Sign in on the terminal if there is one; otherwise stay silent so git moves on.
+      guard TTY() != nil else { return }
+      Console.writeStderr("strivacity: \(failure.message)\n")
+      var login = try Login.parse(["--profile", profile.name] + (global.config.map { ["--config", $0] } ?? []))
+      try login.run()
+      tokens = try session.freshTokens(minTTL: 60)
+    } catch {
+      // git shows nothing of ours on stdout; one line on stderr says why we had no answer.
+      Console.error("git credential: \((CLIFailure(recognising: error)?.message) ?? "\(error)")")
+      return
+    }
+    Console.writeStdout(CredentialProtocol.answer(
+      request: request, token: tokens.accessToken, username: profile.gitUsername ?? "oauth2", expiresAt: tokens.expiresAt))
+  }
+
+  /// git says the credential failed: if it is our current access token, forget it (expire it),
+  /// keeping the refresh token, so the next `get` refreshes.
+  private func erase(_ request: CredentialRequest, profile: Profile, context: Context) throws {
+    let session = try ProfileSession(context: context, options: global, profile: profile.name)
+    let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: profile.name, timeout: 45)
+    defer { withExtendedLifetime(lock) {} }
+    guard var tokens = try session.store.load(session.key) else { return }
+    let rejected = request.password ?? request.attributes["credential"]
+    guard rejected == tokens.accessToken else { return }  // already replaced: nothing to do
+    tokens.expiresAt = min(tokens.expiresAt ?? 0, ProfileSession.now() - 1)
+    try session.store.save(tokens, for: session.key)
+  }
+}

@@ -1,0 +1,113 @@
+// `strivacity setup-git`: configure git to ask strivacity for a host's credentials, next to
+// whatever other helpers the user has, and remember the host on the profile.
+import ArgumentParser
+import Glibc
+import StrivacityCore
+
+struct SetupGit: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "setup-git",
+    abstract: "Make git use strivacity for a host's credentials (or --undo it).")
+
+  @OptionGroup var global: GlobalOptions
+
+  @Option(help: ArgumentHelp("The git host (host, host:port, or an https:// URL prefix).", valueName: "host"))
+  var host: String
+
+  @Flag(name: .customLong("global"), help: "Write the user's git config (default).")
+  var globalScope = false
+
+  @Flag(help: "Write this repository's git config.")
+  var local = false
+
+  @Flag(help: "Remove what setup-git added.")
+  var undo = false
+
+  func validate() throws {
+    if globalScope && local { throw ValidationError("use either --global or --local") }
+    guard !host.isEmpty, !host.contains(" "), !host.hasPrefix("http://") || URLPolicy.isLoopbackHost(URLParts(host)?.host ?? "") else {
+      throw ValidationError("--host must be a host, host:port or an https:// URL")
+    }
+  }
+
+  func run() throws {
+    let context = global.context()
+    let resolved = try context.resolveProfile(global)
+    let configured = try context.config()?.profile(named: resolved.name)
+    guard configured != nil else { throw ConfigError.profileNotConfigured(name: resolved.name, path: context.paths.config) }
+    var hosts = configured?.gitHosts ?? []
+    if undo { hosts.removeAll { $0 == host } } else if !hosts.contains(host) { hosts.append(host) }
+    try context.updateConfig(profile: resolved.name, settings: [("git_hosts", .strings(hosts))])
+
+    let url = host.contains("://") ? host : (URLPolicy.isLoopbackHost(String(host.prefix { $0 != ":" })) ? "http://" : "https://") + host
+    let key = "credential.\(url).helper"
+    let helper = Self.helperCommand()
+    let scope = local ? "--local" : "--global"
+    if undo {
+      _ = try git(["config", scope, "--fixed-value", "--unset-all", key, helper])
+      Console.writeStderr("strivacity: git no longer asks strivacity for \(url)\n")
+    } else {
+      let existing = try git(["config", scope, "--get-all", key]).output.split(separator: "\n").map(String.init)
+      if !existing.contains(helper) { _ = try git(["config", scope, "--add", key, helper]) }
+      Console.writeStderr("strivacity: git asks strivacity (profile \(resolved.name)) for \(url): \(key) = \(helper)\n")
+    }
+  }
+
+  /// `strivacity` when `git-credential-strivacity` is on PATH (git finds it), else the
+  /// absolute path of this binary.
+  static func helperCommand() -> String {
+    let path = (getenv("PATH").map { String(cString: $0) } ?? "").split(separator: ":")
+    if path.contains(where: { access("\($0)/git-credential-strivacity", X_OK) == 0 }) { return "strivacity" }
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    let me = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "strivacity"
+    return "!'\(me.replacing("'", with: "'\\''"))' credential"
+  }
+
+  private func git(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let result = try runProgram(["git"] + arguments)
+    if result.status != 0 && !(result.status == 1 || result.status == 5) {
+      throw CLIFailure("git \(arguments.prefix(3).joined(separator: " ")) failed (exit \(result.status))", status: .failure)
+    }
+    return result
+  }
+}
+
+/// Runs a program found on PATH (no shell), returning its exit status and stdout.
+func runProgram(_ arguments: [String], extraFD: (child: Int32, parent: Int32)? = nil, captureOutput: Bool = true) throws -> (status: Int32, output: String) {
+  var out: [Int32] = [-1, -1]
+  if captureOutput { guard pipe(&out) == 0 else { throw CLIFailure("pipe failed", status: .failure) } }
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  if captureOutput {
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1)
+    posix_spawn_file_actions_addclose(&actions, out[0])
+    posix_spawn_file_actions_addclose(&actions, out[1])
+  }
+  if let extraFD { posix_spawn_file_actions_addclose(&actions, extraFD.parent) }
+  let argv = arguments.map { strdup($0) } + [nil]
+  defer { argv.forEach { free($0) } }
+  var pid: pid_t = 0
+  let rc = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+  if captureOutput { close(out[1]) }
+  guard rc == 0 else {
+    if captureOutput { close(out[0]) }
+    throw CLIFailure("cannot run \(arguments[0]): \(String(cString: strerror(rc)))", status: .failure)
+  }
+  var output: [UInt8] = []
+  if captureOutput {
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { read(out[0], $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { break }
+      output += chunk[0..<n]
+    }
+    close(out[0])
+  }
+  var status: Int32 = 0
+  while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+  let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+  return (code, String(decoding: output, as: UTF8.self))
+}

