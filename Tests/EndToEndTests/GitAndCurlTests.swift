@@ -136,6 +136,14 @@ extension Harness {
     #expect(garbage.stderr == "strivacity: error: git credential: credential request line 1 is not key=value\n")
   }
 
+  @Test func notSignedInWithoutATerminalIsSilent() throws {
+    let h = try Harness(journey: "password")
+    try h.home.write(".config/strivacity/config.toml", "[profiles.\(h.profile)]\ntenant = \"\(h.emulator.issuer)\"\nclient_id = \"c\"\ngit_hosts = [\"127.0.0.1:9\"]\n")
+    let get = try h.credential("get", "protocol=http\nhost=127.0.0.1:9\n")
+    #expect(get.status == 0)
+    #expect(get.stdout.isEmpty && get.stderr.isEmpty)
+  }
+
   @Test func gitAsIsUsesTheHelperByItsName() throws {
     // argv[0] dispatch: `git credential-strivacity get` runs our binary as the helper.
     let h = try Harness(journey: "password")

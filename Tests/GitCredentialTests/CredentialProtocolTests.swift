@@ -1,3 +1,4 @@
+import Foundation
 import StrivacityCore
 import Testing
 @testable import GitCredential
@@ -60,6 +61,23 @@ import Testing
   ])
   func hostMatching(_ input: String, _ entries: [String], _ expected: Bool) throws {
     #expect(HostMatch.matches(try parse(input), entries: entries) == expected)
+  }
+
+  /// Inputs that once misbehaved, or nearly did, kept forever: each must parse or fail
+  /// cleanly, and anything accepted must answer without injecting lines. A crash found by the
+  /// random run below (or a longer fuzzing session) goes into Regressions/ as a file.
+  @Test func regressionInputs() throws {
+    let directory = try #require(Bundle.module.resourceURL?.appendingPathComponent("Regressions"))
+    let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    #expect(files.count >= 10)
+    for file in files {
+      let bytes = Array(try Data(contentsOf: directory.appendingPathComponent(file)))
+      if let request = try? CredentialProtocol.parse(bytes) {
+        let answer = CredentialProtocol.answer(request: request, token: "t", username: "u", expiresAt: 1)
+        #expect(answer.split(separator: "\n").allSatisfy { $0.contains("=") }, "\(file)")
+        _ = HostMatch.matches(request, entries: ["h", "git.example.com", "[::1]:443"])
+      }
+    }
   }
 
   /// A bounded fuzz run: arbitrary bytes never crash the parser, and anything it accepts can be
