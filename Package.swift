@@ -66,7 +66,7 @@ let package = Package(
       resources: [.copy("Journeys")]),
     .executableTarget(
       name: "strivacity-emulator",
-      dependencies: ["Emulator", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+      dependencies: ["Emulator", "StrivacityCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
     // MARK: tests
     // Helpers shared by the test targets only: running the built binaries, temporary dirs.

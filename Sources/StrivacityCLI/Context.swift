@@ -35,6 +35,11 @@ final class Context {
     return config
   }
 
+  /// Profile names from the config file, for shell completion (nothing on any error).
+  func profileNames() -> [String] {
+    ((try? config())??.profiles.map(\.name)) ?? []
+  }
+
   func resolveProfile(_ options: GlobalOptions) throws(ConfigError) -> ResolvedProfile {
     try ResolvedProfile.resolve(config: config(), overrides: options.overrides, environment: environment)
   }

@@ -3,9 +3,6 @@ import ArgumentParser
 import Glibc
 import StrivacityCore
 
-/// The version, set here only; packaging and the man page read it from `strivacity --version`.
-public let strivacityVersion = "0.1.0"
-
 public struct Strivacity: ParsableCommand {
   public static let configuration = CommandConfiguration(
     commandName: "strivacity",
@@ -27,7 +24,7 @@ public struct Strivacity: ParsableCommand {
     version: strivacityVersion,
     subcommands: [
       Login.self, Token.self, Status.self, Userinfo.self, Logout.self, Revoke.self, Credential.self, SetupGit.self,
-      Curl.self,
+      Curl.self, GenerateMan.self,
     ]
   )
 
@@ -80,7 +77,9 @@ public struct Strivacity: ParsableCommand {
 
 /// Options every command shares.
 struct GlobalOptions: ParsableArguments {
-  @Option(name: .long, help: ArgumentHelp("Profile to use.", valueName: "name"))
+  @Option(
+    name: .long, help: ArgumentHelp("Profile to use.", valueName: "name"),
+    completion: .custom { _, _, prefix in Context().profileNames().filter { $0.hasPrefix(prefix) } })
   var profile: String?
 
   @Option(name: .long, help: ArgumentHelp("Where tokens are kept: secret-service or file.", valueName: "store"))

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Emulator
 import Foundation
+import StrivacityCore
 
 struct EmulatorCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -18,7 +19,7 @@ struct EmulatorCommand: ParsableCommand {
       EXIT STATUS: 0 stopped cleanly or journey valid; 1 invalid journey file;
       2 usage error; 3 cannot listen.
       """,
-    version: "0.1.0")
+    version: strivacityVersion)
 
   @Option(help: ArgumentHelp("A journey file, or a built-in journey's name.", valueName: "file-or-name"))
   var journey = "password"

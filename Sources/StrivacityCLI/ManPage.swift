@@ -1,0 +1,271 @@
+// The man pages, generated from the command definitions (ArgumentParser's dump-help model) and
+// completed with hand-written sections. `Scripts/generate-docs` writes them to man/; a test
+// fails when the committed pages differ from what the binary generates.
+import ArgumentParser
+import StrivacityCore
+
+struct GenerateMan: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "generate-man", abstract: "Print a man page (for packaging).", shouldDisplay: false)
+
+  @Argument(help: "strivacity or git-credential-strivacity.")
+  var page = "strivacity"
+
+  func run() throws {
+    switch page {
+    case "strivacity": Console.writeStdout(ManPage.roff(try ManPage.strivacity()))
+    case "git-credential-strivacity": Console.writeStdout(ManPage.roff(ManPage.gitCredential()))
+    default: throw ValidationError("no man page \(page)")
+    }
+  }
+}
+
+enum ManPage {
+  /// Release date shown in the pages; set with the version.
+  static let date = "November 22, 2026"
+
+  static func strivacity() throws -> String {
+    let model = try dumpHelp()
+    var out = header(name: "STRIVACITY", title: "strivacity", description: "sign in to Strivacity from the terminal and hand out fresh tokens")
+    out += """
+      .Sh SYNOPSIS
+      .Nm
+      .Ar command
+      .Op Ar options
+      .Sh DESCRIPTION
+      .Nm
+      signs a person in to a Strivacity tenant inside the terminal, running the tenant's
+      sign-in journey screen by screen, and then brokers the tokens: fresh access tokens for
+      shell scripts, curl and kubectl, a credential helper for git, and clean sign-out.
+      Tokens are kept in the Secret Service keyring (or, when chosen, a 0600 file).
+      .Pp
+      Profiles live in the configuration file
+      .Pq see Sx FILES ;
+      flags given to
+      .Cm login
+      are saved to the profile, so later commands need none.
+      .Sh COMMANDS
+
+      """
+    for command in model["subcommands"]?.array ?? [] where command["shouldDisplay"] != false {
+      out += commandSection(command)
+    }
+    out += """
+      .Sh EXIT STATUS
+      .Bl -tag -width 6n
+      .It 0
+      success
+      .It 1
+      unexpected internal failure
+      .It 2
+      usage or configuration error
+      .It 3
+      sign-in required: run
+      .Nm
+      .Cm login
+      .It 4
+      network or transient server trouble; stored tokens are untouched
+      .It 5
+      server or protocol error
+      .It 6
+      credential store unavailable (no session bus or Secret Service, a locked keyring, an unsafe token file)
+      .It 130
+      interrupted
+      .El
+      .Sh ENVIRONMENT
+      .Bl -tag -width 6n
+      .It Ev STRIVACITY_PROFILE
+      profile to use (default: default_profile from the configuration, else
+      .Dq default )
+      .It Ev STRIVACITY_TENANT , Ev STRIVACITY_CLIENT_ID
+      tenant URL and OAuth client id, overriding the profile's
+      .It Ev STRIVACITY_CONFIG
+      path of the configuration file
+      .It Ev BROWSER
+      browser for steps that need one (default:
+      .Xr xdg-open 1 )
+      .It Ev NO_COLOR
+      disables colour (colour is only ever used on a terminal)
+      .It Ev XDG_CONFIG_HOME , Ev XDG_STATE_HOME , Ev XDG_RUNTIME_DIR
+      locate the files below
+      .El
+      .Sh FILES
+      .Bl -tag -width 6n
+      .It Pa $XDG_CONFIG_HOME/strivacity/config.toml
+      profiles: tenant, client_id, scopes, redirect_uri, sdk_mode, store, git_hosts,
+      git_username, hosts (default
+      .Pa ~/.config/strivacity/config.toml ) ;
+      never holds a secret
+      .It Pa $XDG_STATE_HOME/strivacity/tokens/ Ns Ar profile Ns Pa .json
+      token sets of profiles with store = "file", mode 0600 in a 0700 directory
+      .It Pa $XDG_RUNTIME_DIR/strivacity/ Ns Ar profile Ns Pa .lock
+      one refresh at a time per profile (falls back to
+      .Pa /tmp/strivacity- Ns Ar uid )
+      .El
+      .Sh EXAMPLES
+      Sign in, then use the token:
+      .Bd -literal -offset indent
+      strivacity login --tenant https://example.strivacity.com --client-id 2fe0c3
+      curl -H @<(strivacity token --format header) https://api.example.com/
+      strivacity token --format curl | curl -K - https://api.example.com/
+      eval "$(strivacity token --format env)"
+      .Ed
+      .Pp
+      Let git use it for a host:
+      .Bd -literal -offset indent
+      strivacity setup-git --host git.example.com
+      git clone https://git.example.com/org/repo.git
+      .Ed
+      .Pp
+      A kubeconfig user that runs
+      .Nm :
+      .Bd -literal -offset indent
+      users:
+      - name: strivacity
+        user:
+          exec:
+            apiVersion: client.authentication.k8s.io/v1
+            command: strivacity
+            args: [token, --format, exec-credential]
+            interactiveMode: IfAvailable
+      .Ed
+      .Pp
+      Smoke-test a tenant's journey from CI:
+      .Bd -literal -offset indent
+      SMOKE_PASSWORD=... strivacity login --field identifier=smoke@example.com \\e
+          --field-env password=SMOKE_PASSWORD
+      .Ed
+      .Sh SECURITY
+      Tokens and passwords never appear in command lines, logs,
+      .Fl -verbose
+      output, error messages or core files; prompts go to
+      .Pa /dev/tty
+      and only data to standard output.
+      Tokens are only sent to the tenant's own host and the hosts a profile names.
+      ID tokens are checked before anything is stored: RS256 signature against the tenant's
+      keys, issuer, audience, expiry and nonce.
+      Plain http is refused except to loopback addresses, and TLS verification cannot be
+      turned off.
+      The browser redirect is received by a one-shot listener bound to 127.0.0.1 that answers
+      only the expected path and state.
+      The file store is used only when chosen and refuses files others can read.
+      .Sh SEE ALSO
+      .Xr git-credential-strivacity 1 ,
+      .Xr curl 1 ,
+      .Xr git-credential 1 ,
+      .Xr secret-tool 1
+
+      """
+    return out
+  }
+
+  static func gitCredential() -> String {
+    header(name: "GIT-CREDENTIAL-STRIVACITY", title: "git-credential-strivacity", description: "git credential helper for Strivacity tokens")
+      + """
+      .Sh SYNOPSIS
+      .Nm
+      .Cm get | store | erase
+      .Sh DESCRIPTION
+      .Nm
+      is
+      .Xr strivacity 1
+      under another name: git runs it as the helper of
+      .Ql credential.helper=strivacity ,
+      and it behaves as
+      .Ql strivacity credential .
+      For a host (or URL prefix) listed in a profile's git_hosts,
+      .Cm get
+      answers a username (git_username, default oauth2) and a fresh access token as the
+      password, or, when git offers capability[]=authtype, a Bearer credential.
+      For other hosts it prints nothing, so git asks its next helper.
+      .Cm store
+      does nothing;
+      .Cm erase
+      of the current token makes the next
+      .Cm get
+      refresh it.
+      Set a host up with
+      .Ql strivacity setup-git --host HOST .
+      .Sh SEE ALSO
+      .Xr strivacity 1 ,
+      .Xr gitcredentials 7
+
+      """
+  }
+
+  private static func header(name: String, title: String, description: String) -> String {
+    """
+    .\\" Generated by strivacity generate-man; edit Sources/StrivacityCLI/ManPage.swift instead.
+    .Dd \(date)
+    .Dt \(name) 1
+    .Os strivacity \(strivacityVersion)
+    .Sh NAME
+    .Nm \(title)
+    .Nd \(description)
+
+    """
+  }
+
+  private static func dumpHelp() throws -> JSONValue {
+    do {
+      _ = try Strivacity.parseAsRoot(["--experimental-dump-help"])
+    } catch {
+      if let json = JSONValue.parse(Strivacity.fullMessage(for: error)), let command = json["command"] { return command }
+    }
+    throw CLIFailure("cannot read the command definitions", status: .failure)
+  }
+
+  private static func commandSection(_ command: JSONValue) -> String {
+    let name = command["commandName"]?.string ?? ""
+    var out = ".Ss \(name)\n"
+    var synopsis = ".Nm\n.Cm \(name)\n"
+    var items = ""
+    for argument in command["arguments"]?.array ?? [] where argument["shouldDisplay"] != false {
+      let kind = argument["kind"]?.string ?? ""
+      let names = (argument["names"]?.array ?? []).compactMap { n -> String? in
+        guard let text = n["name"]?.string else { return nil }
+        return n["kind"]?.string == "short" ? "Fl \(text)" : "Fl -\(text)"
+      }
+      let value = argument["valueName"]?.string.map { " Ar \($0)" } ?? ""
+      if names.isEmpty {
+        if kind == "positional" { synopsis += ".Ar \(argument["valueName"]?.string ?? "argument")\(argument["isRepeating"] == true ? " ..." : "")\n" }
+        items += ".It Ar \(argument["valueName"]?.string ?? "argument")\n"
+      } else {
+        if names.contains("Fl -help") || names.contains("Fl -version") { continue }
+        items += ".It " + names.joined(separator: " , ") + (kind == "option" ? value : "") + "\n"
+      }
+      items += escape(argument["abstract"]?.string ?? "") + "\n"
+    }
+    out += synopsis + ".Pp\n" + escape(command["abstract"]?.string ?? "") + "\n"
+    if let discussion = command["discussion"]?.string, !discussion.isEmpty {
+      // Prose only: indented example lines are left to EXAMPLES.
+      let skipped: Set<String> = ["EXAMPLES:", "EXAMPLE:", "AUTOMATION:"]
+      let lines: [String] = discussion.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      let prose: [String] = lines.filter { line in !line.hasPrefix("  ") && !skipped.contains(line) }
+      let text: String = escape(prose.joined(separator: "\n")).replacing("\n\n", with: "\n.Pp\n")
+      out += ".Pp\n" + text + "\n"
+    }
+    if !items.isEmpty { out += ".Bl -tag -width 6n\n" + items + ".El\n" }
+    return out
+  }
+
+  /// The page as roff wants it: no empty lines (mdoc warns about them; .Pp separates paragraphs).
+  static func roff(_ page: String) -> String {
+    var lines = page.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }
+    // A paragraph break next to a section or list macro is redundant.
+    lines = lines.enumerated().filter { index, line in
+      guard line == ".Pp" else { return true }
+      let next = index + 1 < lines.count ? lines[index + 1] : ""
+      return !(next.hasPrefix(".Sh") || next.hasPrefix(".Ss") || next.hasPrefix(".Bl") || next == ".Pp")
+    }.map(\.element)
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// Text for roff: no line may start with a control character, backslashes escaped.
+  private static func escape(_ text: String) -> String {
+    text.replacing("\\", with: "\\e").split(separator: "\n", omittingEmptySubsequences: false).map { line in
+      let trimmed = line.drop { $0 == " " }
+      return (trimmed.hasPrefix(".") || trimmed.hasPrefix("'") ? "\\&" : "") + trimmed
+    }.joined(separator: "\n")
+  }
+}

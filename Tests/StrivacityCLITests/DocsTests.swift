@@ -1,0 +1,52 @@
+// The committed completions and man pages are what the binary generates, and the man pages
+// pass `man --warnings` silently.
+import Foundation
+import StrivacityTestSupport
+import Testing
+
+@Suite struct DocsTests {
+  static let generated: [(file: String, arguments: [String])] = [
+    ("completions/strivacity.bash", ["--generate-completion-script", "bash"]),
+    ("completions/_strivacity", ["--generate-completion-script", "zsh"]),
+    ("completions/strivacity.fish", ["--generate-completion-script", "fish"]),
+    ("man/strivacity.1", ["generate-man", "strivacity"]),
+    ("man/git-credential-strivacity.1", ["generate-man", "git-credential-strivacity"]),
+  ]
+
+  @Test(arguments: generated.map(\.file))
+  func committedFilesAreCurrent(_ file: String) throws {
+    let arguments = try #require(Self.generated.first { $0.file == file }?.arguments)
+    let fresh = try run([TestEnvironment.binary("strivacity")] + arguments, environment: ["HOME": "/nonexistent"])
+    #expect(fresh.status == 0, "\(fresh.stderr)")
+    let committed = try String(contentsOf: TestEnvironment.repositoryRoot.appendingPathComponent(file), encoding: .utf8)
+    #expect(fresh.stdout == committed, "\(file) is out of date: run Scripts/generate-docs")
+  }
+
+  @Test(arguments: ["man/strivacity.1", "man/git-credential-strivacity.1"])
+  func manPagesHaveNoWarnings(_ file: String) throws {
+    let path = TestEnvironment.repositoryRoot.appendingPathComponent(file).path
+    let result = try run(["/usr/bin/man", "--warnings", "-l", path], environment: ["PATH": "/usr/bin:/bin", "MANWIDTH": "80", "LANG": "C.UTF-8"])
+    #expect(result.status == 0)
+    #expect(result.stderr.isEmpty, "\(result.stderr)")
+    #expect(result.stdout.contains("EXIT STATUS") || file.contains("git-credential"))
+  }
+
+  @Test func profileNamesCompleteFromTheConfig() throws {
+    let home = try ScratchDirectory("completion")
+    try home.write(".config/strivacity/config.toml", "[profiles.work]\ntenant = \"https://w.example\"\n[profiles.home]\ntenant = \"https://h.example\"\n")
+    let bin = home.file("bin")
+    try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(atPath: bin + "/strivacity", withDestinationPath: TestEnvironment.binary("strivacity"))
+    // The generated scripts call back into the binary for --profile's values...
+    for script in ["completions/strivacity.bash", "completions/_strivacity", "completions/strivacity.fish"] {
+      let text = try String(contentsOf: TestEnvironment.repositoryRoot.appendingPathComponent(script), encoding: .utf8)
+      #expect(text.contains("---completion"), "\(script)")
+    }
+    // ...as bash does for `strivacity status --profile w<TAB>` (word 3, cursor 1 into it).
+    let result = try run(
+      ["strivacity", "---completion", "status", "--", "--profile", "3", "1", "strivacity", "status", "--profile", "w"]
+        .enumerated().map { $0.offset == 0 ? bin + "/strivacity" : $0.element },
+      environment: ["HOME": home.path, "PATH": bin + ":/usr/bin:/bin"])
+    #expect(result.stdout == "work\n", "\(result.stdout) \(result.stderr)")
+  }
+}

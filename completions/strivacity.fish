@@ -1,0 +1,191 @@
+function __strivacity_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __strivacity_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __strivacity_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __strivacity_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __strivacity_parse_tokens -S
+    set -l unparsed_tokens (__strivacity_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'strivacity'
+        __strivacity_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'login'
+            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'tenant=' 'client-id=' 'scope=' 'redirect-uri=' 'sdk-mode=' 'login-hint=' 'prompt=' 'acr-values=' 'ui-locales=' 'field=+' 'field-env=+' 'action=+' 'browser' 'no-browser' 'timeout=' 'version' 'h/help'
+        case 'token'
+            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'min-ttl=' 'format=' 'id-token' 'login' 'version' 'h/help'
+        case 'status'
+            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'all' 'json' 'version' 'h/help'
+        case 'userinfo'
+            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'version' 'h/help'
+        case 'logout'
+            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'all' 'local' 'version' 'h/help'
+        case 'revoke'
+            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'version' 'h/help'
+        case 'credential'
+            __strivacity_parse_subcommand 1 'profile=' 'store=' 'config=' 'v/verbose' 'version' 'h/help'
+        case 'setup-git'
+            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'host=' 'global' 'local' 'undo' 'version' 'h/help'
+        case 'curl'
+            __strivacity_parse_subcommand -r 1 'profile=' 'store=' 'config=' 'v/verbose' 'version' 'h/help'
+        case 'help'
+            __strivacity_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __strivacity_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __strivacity_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __strivacity_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __strivacity_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__strivacity_tokens -p)
+    if test -z "$(__strivacity_tokens -t)"
+        set -l index (count (__strivacity_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'strivacity' -f
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity" version' -l 'version' -d 'Show the version.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'login' -d 'Sign in to a Strivacity tenant in the terminal and keep the tokens.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'token' -d 'Print a fresh access token (refreshing it when needed).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'status' -d 'Show a profile\'s tenant, client, user, token expiry and store (never a secret).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'userinfo' -d 'Print the userinfo endpoint\'s claims as JSON.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'logout' -d 'Revoke the tokens, end the session at the tenant, and delete them locally.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'revoke' -d 'Revoke the tokens at the tenant and delete them, keeping the profile\'s settings.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'credential' -d 'git credential helper: answer get/store/erase on stdin and stdout (git-credential(1)).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'setup-git' -d 'Make git use strivacity for a host\'s credentials (or --undo it).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'curl' -d 'Run curl with a fresh access token, passed through a pipe, never in argv.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion login -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" store' -l 'store' -d 'Where tokens are kept: secret-service or file.' -rfka 'secret-service file'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" config' -l 'config' -d 'Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" v verbose' -l 'verbose' -s 'v' -d 'Describe each step on stderr (secrets are redacted).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" tenant' -l 'tenant' -d 'Tenant URL (https, or http on a loopback address).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" client-id' -l 'client-id' -d 'OAuth client id.' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" scope' -l 'scope' -d 'Scopes to request, space-separated (default: openid profile offline_access).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" redirect-uri' -l 'redirect-uri' -d 'Loopback redirect URI (default: http://127.0.0.1:<free port>/callback).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" sdk-mode' -l 'sdk-mode' -d 'Journey API mode: web, web-minimal, ios, ios-minimal, android, android-minimal (default: web).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" login-hint' -l 'login-hint' -d 'Passed to the tenant as login_hint.' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" prompt' -l 'prompt' -d 'Passed to the tenant as prompt (none, login, create).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" acr-values' -l 'acr-values' -d 'Passed to the tenant as acr_values.' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" ui-locales' -l 'ui-locales' -d 'Passed to the tenant as ui_locales.' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login"' -l 'field' -d 'Answer a widget by id without asking (repeatable).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login"' -l 'field-env' -d 'Answer a widget from an environment variable (repeatable).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login"' -l 'action' -d 'Take this action (form id) when a screen offers it (repeatable).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" browser' -l 'browser' -d 'Do the whole sign-in on the tenant\'s pages in a browser.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" no-browser' -l 'no-browser' -d 'Print the browser address instead of opening it.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" timeout' -l 'timeout' -d 'Seconds to wait for the browser (default: 300).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" version' -l 'version' -d 'Show the version.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion token -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" store' -l 'store' -d 'Where tokens are kept: secret-service or file.' -rfka 'secret-service file'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" config' -l 'config' -d 'Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" v verbose' -l 'verbose' -s 'v' -d 'Describe each step on stderr (secrets are redacted).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" min-ttl' -l 'min-ttl' -d 'Refresh when the token expires within this many seconds (default: 60).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" format' -l 'format' -d 'raw, header, json, env, curl or exec-credential (default: raw).' -rfka 'raw header json env curl exec-credential'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" id-token' -l 'id-token' -d 'Print the ID token instead of the access token.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" login' -l 'login' -d 'Sign in on the terminal when there is no usable token.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" version' -l 'version' -d 'Show the version.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity status" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion status -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity status" store' -l 'store' -d 'Where tokens are kept: secret-service or file.' -rfka 'secret-service file'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity status" config' -l 'config' -d 'Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity status" v verbose' -l 'verbose' -s 'v' -d 'Describe each step on stderr (secrets are redacted).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity status" all' -l 'all' -d 'Every configured profile.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity status" json' -l 'json' -d 'Print JSON instead of a table.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity status" version' -l 'version' -d 'Show the version.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity status" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity userinfo" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion userinfo -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity userinfo" store' -l 'store' -d 'Where tokens are kept: secret-service or file.' -rfka 'secret-service file'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity userinfo" config' -l 'config' -d 'Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity userinfo" v verbose' -l 'verbose' -s 'v' -d 'Describe each step on stderr (secrets are redacted).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity userinfo" version' -l 'version' -d 'Show the version.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity userinfo" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity logout" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion logout -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity logout" store' -l 'store' -d 'Where tokens are kept: secret-service or file.' -rfka 'secret-service file'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity logout" config' -l 'config' -d 'Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity logout" v verbose' -l 'verbose' -s 'v' -d 'Describe each step on stderr (secrets are redacted).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity logout" all' -l 'all' -d 'Sign out of every profile.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity logout" local' -l 'local' -d 'Only delete the tokens stored here; contact no server.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity logout" version' -l 'version' -d 'Show the version.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity logout" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity revoke" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion revoke -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity revoke" store' -l 'store' -d 'Where tokens are kept: secret-service or file.' -rfka 'secret-service file'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity revoke" config' -l 'config' -d 'Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity revoke" v verbose' -l 'verbose' -s 'v' -d 'Describe each step on stderr (secrets are redacted).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity revoke" version' -l 'version' -d 'Show the version.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity revoke" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity credential" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion credential -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity credential" store' -l 'store' -d 'Where tokens are kept: secret-service or file.' -rfka 'secret-service file'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity credential" config' -l 'config' -d 'Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity credential" v verbose' -l 'verbose' -s 'v' -d 'Describe each step on stderr (secrets are redacted).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity credential" version' -l 'version' -d 'Show the version.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity credential" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-git" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion setup-git -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-git" store' -l 'store' -d 'Where tokens are kept: secret-service or file.' -rfka 'secret-service file'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-git" config' -l 'config' -d 'Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-git" v verbose' -l 'verbose' -s 'v' -d 'Describe each step on stderr (secrets are redacted).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-git" host' -l 'host' -d 'The git host (host, host:port, or an https:// URL prefix).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-git" global' -l 'global' -d 'Write the user\'s git config (default).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-git" local' -l 'local' -d 'Write this repository\'s git config.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-git" undo' -l 'undo' -d 'Remove what setup-git added.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-git" version' -l 'version' -d 'Show the version.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-git" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity curl" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion curl -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity curl" store' -l 'store' -d 'Where tokens are kept: secret-service or file.' -rfka 'secret-service file'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity curl" config' -l 'config' -d 'Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity curl" v verbose' -l 'verbose' -s 'v' -d 'Describe each step on stderr (secrets are redacted).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity curl" version' -l 'version' -d 'Show the version.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity curl" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity help" version' -l 'version' -d 'Show the version.'
