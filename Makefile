@@ -7,11 +7,21 @@ SWIFT ?= swift
 BUILD_DIR ?= .build
 # What building and testing need on Debian 12 besides Swift itself.
 APT_PACKAGES := libsecret-1-dev libcurl4-openssl-dev pkg-config \
-  libsecret-tools gnome-keyring dbus-daemon libglib2.0-bin
+  libsecret-tools gnome-keyring dbus-daemon libglib2.0-bin \
+  git curl man-db lintian
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(BUILD_DIR)/debug/strivacity
 
-.PHONY: all deps build test demo clean
+PREFIX ?= /usr/local
+DESTDIR ?=
+ZSH_COMPLETIONS ?= $(PREFIX)/share/zsh/site-functions
+RELEASE_BIN := .build-static/release/strivacity
+INSTALLED := $(PREFIX)/bin/strivacity $(PREFIX)/bin/git-credential-strivacity \
+  $(PREFIX)/share/man/man1/strivacity.1 $(PREFIX)/share/man/man1/git-credential-strivacity.1 \
+  $(PREFIX)/share/bash-completion/completions/strivacity $(ZSH_COMPLETIONS)/_strivacity \
+  $(PREFIX)/share/fish/vendor_completions.d/strivacity.fish
+
+.PHONY: all deps build test demo clean release install install-files uninstall deb
 
 all: build
 
@@ -31,14 +41,43 @@ deps:
 build: deps
 	$(SWIFT) build --build-path $(BUILD_DIR)
 
-## test: every test, inside a private D-Bus session with an unlocked gnome-keyring
+## test: every test, inside a private D-Bus session with an unlocked gnome-keyring; then the
+## Debian package, built and tried from a scratch root with the Swift toolchain hidden
 test: deps
 	$(SWIFT) build --build-path $(BUILD_DIR) --build-tests
 	Scripts/with-keyring $(SWIFT) test --build-path $(BUILD_DIR) --skip-build
+	Scripts/check-package
 
 ## demo: a full sign-in in this terminal against the local tenant, with a private keyring
 demo: build
 	@KEYRING_QUIET=1 Scripts/with-keyring Scripts/demo
 
+## release: the shipped build, with the Swift runtime linked statically
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-static --product strivacity
+
+## install: release build into $(DESTDIR)$(PREFIX) (binary, git helper link, man pages, completions)
+install: release install-files
+
+install-files:
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(ZSH_COMPLETIONS) \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/strivacity
+	ln -sf strivacity $(DESTDIR)$(PREFIX)/bin/git-credential-strivacity
+	install -m 0644 man/strivacity.1 man/git-credential-strivacity.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	sed '1{/^#!/d}' completions/strivacity.bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/strivacity
+	chmod 0644 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/strivacity
+	install -m 0644 completions/_strivacity $(DESTDIR)$(ZSH_COMPLETIONS)/_strivacity
+	install -m 0644 completions/strivacity.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/strivacity.fish
+
+## uninstall: remove what install put there
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+## deb: strivacity_<version>_<arch>.deb in the current directory, checked with lintian
+deb: release
+	packaging/debian/build-deb .
+
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) .build-static

@@ -65,7 +65,7 @@ struct Credential: ParsableCommand {
       // Sign in on the terminal if there is one; otherwise stay silent so git moves on.
       guard TTY() != nil else { return }
       Console.writeStderr("strivacity: \(failure.message)\n")
-      var login = try Login.parse(["--profile", profile.name] + (global.config.map { ["--config", $0] } ?? []))
+      let login = try Login.parse(["--profile", profile.name] + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
       tokens = try session.freshTokens(minTTL: 60)
     } catch {
