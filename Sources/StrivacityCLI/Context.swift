@@ -1,4 +1,5 @@
 // The composition root: environment, paths, config file and the chosen store for one run.
+import CurlTransport
 import Glibc
 import SecretStore
 import StrivacityCore
@@ -42,6 +43,18 @@ final class Context {
 
   func resolveProfile(_ options: GlobalOptions) throws(ConfigError) -> ResolvedProfile {
     try ResolvedProfile.resolve(config: config(), overrides: options.overrides, environment: environment)
+  }
+
+  /// An HTTP client with the user's timeouts: STRIVACITY_TIMEOUT seconds per request (30 by
+  /// default), connecting within a third of that (at most 10 s).
+  func httpClient() -> CurlHTTPClient {
+    var options = CurlHTTPClient.Options()
+    options.userAgent = "strivacity/\(strivacityVersion)"
+    if let text = environment["STRIVACITY_TIMEOUT"], let seconds = Double(text), seconds > 0 {
+      options.totalTimeout = seconds
+      options.connectTimeout = min(10, max(0.5, seconds / 3))
+    }
+    return CurlHTTPClient(options: options)
   }
 
   func store(for kind: StoreKind) -> TokenStore {

@@ -81,6 +81,8 @@ enum ManPage {
       tenant URL and OAuth client id, overriding the profile's
       .It Ev STRIVACITY_CONFIG
       path of the configuration file
+      .It Ev STRIVACITY_TIMEOUT
+      seconds each request to the tenant may take (default 30)
       .It Ev BROWSER
       browser for steps that need one (default:
       .Xr xdg-open 1 )

@@ -17,6 +17,7 @@ public struct Strivacity: ParsableCommand {
         STRIVACITY_TENANT     tenant URL, overriding the profile's
         STRIVACITY_CLIENT_ID  OAuth client id, overriding the profile's
         STRIVACITY_CONFIG     path of the config file
+        STRIVACITY_TIMEOUT    seconds per request to the tenant (default 30)
         NO_COLOR              disables colour
 
       \(ExitStatus.helpText)

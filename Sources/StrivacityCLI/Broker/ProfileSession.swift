@@ -133,11 +133,7 @@ final class ProfileSession {
   }
 
   func send(_ request: HTTPRequest) throws -> HTTPResponse {
-    if client == nil {
-      var options = CurlHTTPClient.Options()
-      options.userAgent = "strivacity/\(strivacityVersion)"
-      client = CurlHTTPClient(options: options)
-    }
+    if client == nil { client = context.httpClient() }
     let started = monotonicSeconds()
     do {
       let response = try client!.send(request)

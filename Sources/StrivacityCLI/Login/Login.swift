@@ -114,10 +114,8 @@ struct Login: ParsableCommand {
     let prompter = Prompter(
       terminal: terminal, style: style, provided: try providedAnswers(context.environment),
       fromArguments: Set(fields.map { split($0).0 }).subtracting(fieldEnvironment.map { split($0).0 }), actions: actions)
-    var options = CurlHTTPClient.Options()
-    options.userAgent = "strivacity/\(strivacityVersion)"
     let flow = LoginFlow(
-      settings: settings, http: CurlHTTPClient(options: options), prompter: prompter, spinner: Spinner(),
+      settings: settings, http: context.httpClient(), prompter: prompter, spinner: Spinner(),
       log: global.log, environment: context.environment)
     let result = try flow.run()
 
