@@ -154,6 +154,11 @@ import Testing
       try run(["/usr/bin/curl", "-s", "-o", "/dev/null", "-w", "%{http_code}"] + arguments, environment: [:]).stdout
     }
     let base = "http://127.0.0.1:\(fixed)"
+    // Bound to loopback only: its listening socket's local address is 127.0.0.1 (0100007F).
+    let tcp = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+    let port = String(fixed, radix: 16, uppercase: true)
+    let listening = tcp.split(separator: "\n").filter { $0.contains(":\(port) ") && $0.contains(" 0A ") }
+    #expect(!listening.isEmpty && listening.allSatisfy { $0.contains("0100007F:\(port)") }, "\(listening)")
     #expect(try curl([base + "/elsewhere"]) == "404")
     #expect(try curl([base + "/callback?code=x&state=wrong"]) == "400")
     #expect(try curl(["-X", "POST", base + "/callback?code=x"]) == "405")
