@@ -9,6 +9,7 @@ BUILD_DIR ?= .build
 APT_PACKAGES := libsecret-1-dev libcurl4-openssl-dev pkg-config \
   libsecret-tools gnome-keyring dbus-daemon libglib2.0-bin \
   git curl man-db lintian
+FUZZ_SECONDS ?= 10
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(BUILD_DIR)/debug/strivacity
 
@@ -41,11 +42,13 @@ deps:
 build: deps
 	$(SWIFT) build --build-path $(BUILD_DIR)
 
-## test: every test, inside a private D-Bus session with an unlocked gnome-keyring; then the
-## Debian package, built and tried from a scratch root with the Swift toolchain hidden
+## test: every test, inside a private D-Bus session with an unlocked gnome-keyring; a bounded
+## libFuzzer run of each parser; then the Debian package, built and tried from a scratch root
+## with the Swift toolchain hidden
 test: deps
 	$(SWIFT) build --build-path $(BUILD_DIR) --build-tests
 	Scripts/with-keyring $(SWIFT) test --build-path $(BUILD_DIR) --skip-build
+	Scripts/fuzz all $(FUZZ_SECONDS)
 	Scripts/check-package
 
 ## demo: a full sign-in in this terminal against the local tenant, with a private keyring

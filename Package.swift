@@ -86,6 +86,10 @@ let package = Package(
     .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "LoopbackHTTP", "StrivacityTestSupport"]),
     .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "StrivacityTestSupport"]),
     .testTarget(name: "StrivacityCLITests", dependencies: ["StrivacityCore", "StrivacityTestSupport"]),
+    // Every input the fuzzers keep (Tests/Fuzz/TARGET/, seeds and crashes) replayed in-process.
+    .testTarget(
+      name: "FuzzRegressionTests",
+      dependencies: ["StrivacityCore", "JourneyCore", "TerminalUI", "GitCredential", "LoopbackHTTP", "StrivacityTestSupport"]),
     // The built binary driven through a pseudo-terminal against the emulator and the real keyring.
     .testTarget(
       name: "EndToEndTests",

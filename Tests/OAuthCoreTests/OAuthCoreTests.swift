@@ -92,3 +92,53 @@ import _CryptoExtras
     #expect(throws: JWTError.self) { try JWKS(json: ["nokeys": true]) }
   }
 }
+
+@Suite struct IDTokenValidatorTests {
+  static let now: Int64 = 1_800_000_000
+  static var good: [String: JSONValue] {
+    ["iss": "https://t.example/", "aud": ["client"], "exp": .number(Double(now + 600)), "iat": .number(Double(now)), "nonce": "n1", "sub": "u"]
+  }
+
+  func validate(_ claims: [String: JSONValue], signer: _RSA.Signing.PrivateKey = JWTTests.key, kid: String = JWTTests.kid) throws -> [String: JSONValue] {
+    let token = try JWT.sign(claims: claims, with: signer, keyID: kid)
+    return try IDTokenValidator.validate(token, keys: JWTTests.jwks, issuer: "https://t.example/", clientID: "client", nonce: "n1", now: Self.now)
+  }
+
+  @Test func acceptsAGoodToken() throws {
+    #expect(try validate(Self.good)["sub"] == "u")
+    var single = Self.good
+    single["aud"] = "client"
+    #expect(try validate(single)["sub"] == "u", "aud as a string")
+    var skewed = Self.good
+    skewed["iat"] = .number(Double(Self.now + 60))
+    skewed["exp"] = .number(Double(Self.now - 60))
+    #expect(try validate(skewed)["sub"] == "u", "within the clock skew")
+  }
+
+  @Test(arguments: [
+    ("iss", JSONValue.string("https://t.example"), IDTokenError.issuer(expected: "https://t.example/", found: "https://t.example")),
+    ("aud", JSONValue.array(["other"]), IDTokenError.audience(expected: "client")),
+    ("aud", JSONValue.string("other"), IDTokenError.audience(expected: "client")),
+    ("exp", JSONValue.number(Double(now - 600)), IDTokenError.expired),
+    ("iat", JSONValue.number(Double(now + 600)), IDTokenError.issuedInTheFuture),
+    ("nonce", JSONValue.string("replayed"), IDTokenError.nonce),
+  ])
+  func refuses(_ claim: String, _ value: JSONValue, _ error: IDTokenError) {
+    var claims = Self.good
+    claims[claim] = value
+    #expect(throws: error) { try validate(claims) }
+  }
+
+  @Test(arguments: ["aud", "exp", "iat", "nonce"])
+  func missingClaimsAreRefused(_ claim: String) {
+    var claims = Self.good
+    claims[claim] = nil
+    #expect(throws: IDTokenError.self) { try validate(claims) }
+  }
+
+  @Test func unknownKeysAndForeignSignaturesAreRefused() throws {
+    let other = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    #expect(throws: IDTokenError.signature(.unknownKey("nope"))) { try validate(Self.good, kid: "nope") }
+    #expect(throws: IDTokenError.signature(.badSignature)) { try validate(Self.good, signer: other) }
+  }
+}

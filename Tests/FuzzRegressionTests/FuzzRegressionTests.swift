@@ -1,0 +1,69 @@
+// What the fuzz targets (Tests/Fuzz/targets.swift, Scripts/fuzz) exercise, replayed for every
+// input kept in Tests/Fuzz/TARGET/: the seed corpus and any crash a fuzzing run saved there.
+import Foundation
+import GitCredential
+import JourneyCore
+import LoopbackHTTP
+import StrivacityCore
+import StrivacityTestSupport
+import TerminalUI
+import Testing
+
+func corpus(_ target: String) throws -> [(String, [UInt8])] {
+  let directory = TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Fuzz/\(target)")
+  return try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted().map {
+    ($0, Array(try Data(contentsOf: directory.appendingPathComponent($0))))
+  }
+}
+
+@Suite struct FuzzRegressionTests {
+  @Test func credential() throws {
+    let inputs = try corpus("credential")
+    #expect(!inputs.isEmpty)
+    for (name, bytes) in inputs {
+      if let request = try? CredentialProtocol.parse(bytes) {
+        let answer = CredentialProtocol.answer(request: request, token: "t", username: request.attributes["username"] ?? "u", expiresAt: 1)
+        #expect(answer.split(separator: "\n").allSatisfy { $0.contains("=") }, "\(name)")
+        _ = HostMatch.matches(request, entries: ["h", "git.example.com:443", "https://x.example/p/"])
+      }
+    }
+  }
+
+  @Test func screen() throws {
+    let inputs = try corpus("screen")
+    #expect(!inputs.isEmpty)
+    var rendered = 0
+    for (_, bytes) in inputs {
+      var machine = JourneyMachine()
+      if case .render(let plan, let ask) = machine.receive(status: 200, body: bytes) {
+        for id in ask { machine.setAnswer("x", form: plan.primaryFormID ?? "", widget: id) }
+        _ = machine.body(for: plan.primaryFormID ?? "")
+        if let screen = machine.screen { _ = ScreenRenderer.transcript(screen) }
+        rendered += 1
+      }
+      _ = machine.receive(status: 400, body: bytes)
+      if let text = String(validating: bytes, as: UTF8.self) { _ = HTMLText.plain(text) }
+    }
+    #expect(rendered > 0)
+  }
+
+  @Test func request() throws {
+    for (_, bytes) in try corpus("request") {
+      var parser = RequestParser()
+      parser.append(bytes)
+      while let request = try? parser.next() { _ = (request.path, request.query, request.header("Host")) }
+    }
+  }
+
+  @Test func config() throws {
+    for (_, bytes) in try corpus("config") {
+      let text = String(decoding: bytes, as: UTF8.self)
+      if let config = try? Config.parse(text, path: "fuzz.toml") {
+        _ = try? ResolvedProfile.resolve(config: config, overrides: .init(), environment: [:])
+        if let name = config.profiles.first?.name {
+          _ = try? ConfigWriter.update(text, profile: name, settings: [("tenant", .string("https://t.example"))], path: "fuzz.toml")
+        }
+      }
+    }
+  }
+}
