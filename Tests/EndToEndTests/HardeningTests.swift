@@ -90,6 +90,53 @@ import Testing
     #expect(try run(["/usr/bin/secret-tool", "lookup"] + attributes(names[3]), environment: env).stdout.isEmpty, "d signed out")
   }
 
+  /// The same, with sign-ins and sign-outs racing the token calls on the very same two profiles:
+  /// every outcome is a documented one, at most one refresh per profile, and no profile's token
+  /// ever printed for the other.
+  @Test func tokenLoginAndLogoutRacingOnTwoProfiles() throws {
+    let h = try Harness(journey: "password")
+    let issuer = h.emulator.issuer
+    let (a, b) = ("\(h.profile)-a", "\(h.profile)-b")
+    try h.home.write(".config/strivacity/config.toml", [a, b].map {
+      "[profiles.\($0)]\ntenant = \"\(issuer)\"\nclient_id = \"strivacity-cli\"\n"
+    }.joined(separator: "\n"))
+    let env = h.environment.merging(["PW": "Demo-pass-1"]) { _, new in new }
+    let login = ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]
+    func attributes(_ name: String) -> [String] { ["profile", name, "issuer", issuer, "client_id", "strivacity-cli"] }
+    for name in [a, b] {
+      #expect(try run([TestEnvironment.binary("strivacity"), "login", "--profile", name] + login, environment: env).status == 0)
+      let lookup = try run(["/usr/bin/secret-tool", "lookup"] + attributes(name), environment: env)
+      let changed = lookup.stdout.replacing(/"expires_at":[0-9]+/, with: "\"expires_at\":\(Int(Date().timeIntervalSince1970) + 5)")
+      _ = try run(["/usr/bin/secret-tool", "store", "--label", "t", "xdg:schema", "com.strivacity.cli.TokenSet"] + attributes(name), environment: env, stdin: changed)
+    }
+    let refreshesBefore = try h.grants("refresh_token")
+    let results = Mutex<[(String, String, ProcessResult)]>([])
+    DispatchQueue.concurrentPerform(iterations: 64) { i in
+      let (name, arguments): (String, [String]) = switch i % 16 {
+      case 7: (a, ["login", "--profile", a] + login)
+      case 15: (b, ["logout", "--profile", b, "--local"])
+      default: (i % 2 == 0 ? a : b, ["token", "--profile", i % 2 == 0 ? a : b])
+      }
+      if let result = try? run([TestEnvironment.binary("strivacity")] + arguments, environment: env) {
+        results.withLock { $0.append((name, arguments[0], result)) }
+      }
+    }
+    let all = results.withLock { $0 }
+    #expect(all.count == 64)
+    for (name, command, result) in all {
+      let allowed: Set<Int32> = command == "token" && name == b ? [0, 3] : [0]
+      #expect(allowed.contains(result.status), "\(name) \(command): exit \(result.status) \(result.stderr)")
+      if result.status == 3 { #expect(result.stderr.contains("not signed in to \(b)")) }
+    }
+    #expect(try h.grants("refresh_token") - refreshesBefore <= 2, "at most one refresh per profile")
+    let printedA = Set(all.filter { $0.0 == a && $0.1 == "token" && $0.2.status == 0 }.map(\.2.stdout))
+    let printedB = Set(all.filter { $0.0 == b && $0.1 == "token" && $0.2.status == 0 }.map(\.2.stdout))
+    #expect(printedA.isDisjoint(with: printedB), "a token of one profile printed for the other")
+    let storedA = JSONValue.parse(try run(["/usr/bin/secret-tool", "lookup"] + attributes(a), environment: env).stdout)
+    #expect(storedA?["tokens"]?["access_token"]?.string != nil, "a intact")
+    #expect(try run(["/usr/bin/secret-tool", "lookup"] + attributes(b), environment: env).stdout.isEmpty, "b signed out at the end")
+  }
+
   /// No token, refresh token, code or password in --verbose output, messages, or any file but
   /// the chosen store.
   @Test func verboseOutputAndFilesHoldNoSecret() throws {

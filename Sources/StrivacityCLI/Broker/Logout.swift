@@ -91,7 +91,11 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
         failed.append("anything at \(session.tenant) (\((error as? CLIFailure)?.message ?? "\(error)"))")
       }
     }
-    try session.store.delete(profile: session.name)
+    // Under the refresh lock: a refresh in flight would otherwise store its new set after this
+    // delete and bring the tokens back.
+    try withExtendedLifetime(try RefreshLock(directory: context.paths.runtimeDir, profile: session.name, timeout: 45)) {
+      try session.store.delete(profile: session.name)
+    }
     let summary = (done + ["deleted the stored tokens"]).joined(separator: ", ")
     Console.writeStderr("strivacity: \(session.name): \(summary)\n")
     if !failed.isEmpty {

@@ -119,7 +119,10 @@ struct Login: ParsableCommand {
       log: global.log, environment: context.environment)
     let result = try flow.run()
 
-    try store.save(result.tokens, for: key)
+    // Under the refresh lock, so a refresh already in flight cannot overwrite the new set.
+    try withExtendedLifetime(try RefreshLock(directory: context.paths.runtimeDir, profile: resolved.name, timeout: 45)) {
+      try store.save(result.tokens, for: key)
+    }
     if resolved.store == .file { Console.warning(FileStore.warning) }
     try rememberFlags(context: context, profile: resolved.name)
     Console.writeStderr("strivacity: signed in to \(tenantURL) as \(Self.who(result.claims)) (profile \(resolved.name))\n")
