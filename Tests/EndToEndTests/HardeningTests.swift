@@ -57,13 +57,7 @@ import Testing
     for name in names where !name.hasSuffix("-c") {
       #expect(try run([TestEnvironment.binary("strivacity"), "login", "--profile", name] + login, environment: env).status == 0)
     }
-    func attributes(_ name: String) -> [String] { ["profile", name, "issuer", issuer, "client_id", "strivacity-cli"] }
-    for name in names.prefix(2) {
-      let lookup = try run(["/usr/bin/secret-tool", "lookup"] + attributes(name), environment: env)
-      let soon = Int(Date().timeIntervalSince1970) + 5
-      let changed = lookup.stdout.replacing(/"expires_at":[0-9]+/, with: "\"expires_at\":\(soon)")
-      _ = try run(["/usr/bin/secret-tool", "store", "--label", "t", "xdg:schema", "com.strivacity.cli.TokenSet"] + attributes(name), environment: env, stdin: changed)
-    }
+    for name in names.prefix(2) { try h.expireStoredAccessToken(profile: name, in: 5) }
     let refreshesBefore = try h.grants("refresh_token")
     let results = Mutex<[(String, ProcessResult)]>([])
     DispatchQueue.concurrentPerform(iterations: 64) { i in
@@ -84,10 +78,9 @@ import Testing
     let b = Set(all.filter { $0.0 == "\(names[1]) token" }.map(\.1.stdout))
     #expect(a.count == 1 && b.count == 1 && a != b, "each profile's callers saw one token, and not the other's")
     for name in names.prefix(3) {
-      let lookup = try run(["/usr/bin/secret-tool", "lookup"] + attributes(name), environment: env)
-      #expect(JSONValue.parse(lookup.stdout)?["tokens"]?["access_token"]?.string != nil, "\(name) intact")
+      #expect(try h.storedSecret(profile: name)?["tokens"]?["access_token"]?.string != nil, "\(name) intact")
     }
-    #expect(try run(["/usr/bin/secret-tool", "lookup"] + attributes(names[3]), environment: env).stdout.isEmpty, "d signed out")
+    #expect(try h.storedSecret(profile: names[3]) == nil, "d signed out")
   }
 
   /// The same, with sign-ins and sign-outs racing the token calls on the very same two profiles:
@@ -102,12 +95,9 @@ import Testing
     }.joined(separator: "\n"))
     let env = h.environment.merging(["PW": "Demo-pass-1"]) { _, new in new }
     let login = ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]
-    func attributes(_ name: String) -> [String] { ["profile", name, "issuer", issuer, "client_id", "strivacity-cli"] }
     for name in [a, b] {
       #expect(try run([TestEnvironment.binary("strivacity"), "login", "--profile", name] + login, environment: env).status == 0)
-      let lookup = try run(["/usr/bin/secret-tool", "lookup"] + attributes(name), environment: env)
-      let changed = lookup.stdout.replacing(/"expires_at":[0-9]+/, with: "\"expires_at\":\(Int(Date().timeIntervalSince1970) + 5)")
-      _ = try run(["/usr/bin/secret-tool", "store", "--label", "t", "xdg:schema", "com.strivacity.cli.TokenSet"] + attributes(name), environment: env, stdin: changed)
+      try h.expireStoredAccessToken(profile: name, in: 5)
     }
     let refreshesBefore = try h.grants("refresh_token")
     let results = Mutex<[(String, String, ProcessResult)]>([])
@@ -132,9 +122,8 @@ import Testing
     let printedA = Set(all.filter { $0.0 == a && $0.1 == "token" && $0.2.status == 0 }.map(\.2.stdout))
     let printedB = Set(all.filter { $0.0 == b && $0.1 == "token" && $0.2.status == 0 }.map(\.2.stdout))
     #expect(printedA.isDisjoint(with: printedB), "a token of one profile printed for the other")
-    let storedA = JSONValue.parse(try run(["/usr/bin/secret-tool", "lookup"] + attributes(a), environment: env).stdout)
-    #expect(storedA?["tokens"]?["access_token"]?.string != nil, "a intact")
-    #expect(try run(["/usr/bin/secret-tool", "lookup"] + attributes(b), environment: env).stdout.isEmpty, "b signed out at the end")
+    #expect(try h.storedSecret(profile: a)?["tokens"]?["access_token"]?.string != nil, "a intact")
+    #expect(try h.storedSecret(profile: b) == nil, "b signed out at the end")
   }
 
   /// No token, refresh token, code or password in --verbose output, messages, or any file but

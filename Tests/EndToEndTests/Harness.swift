@@ -74,31 +74,31 @@ final class Harness: @unchecked Sendable {
     #expect(result.status == 0, "\(result.stderr)")
   }
 
-  var keyringAttributes: [String] {
-    ["profile", profile, "issuer", emulator.issuer, "client_id", "strivacity-cli"]
+  func keyringAttributes(_ name: String? = nil) -> [String] {
+    ["profile", name ?? profile, "issuer", emulator.issuer, "client_id", "strivacity-cli"]
   }
 
-  /// The stored token set, read with libsecret's own tool.
-  func storedSecret() throws -> JSONValue? {
-    let lookup = try run(["/usr/bin/secret-tool", "lookup"] + keyringAttributes, environment: environment)
+  /// The stored token set of a profile (default: the harness's), read with libsecret's own tool.
+  func storedSecret(profile name: String? = nil) throws -> JSONValue? {
+    let lookup = try run(["/usr/bin/secret-tool", "lookup"] + keyringAttributes(name), environment: environment)
     return lookup.status == 0 ? JSONValue.parse(lookup.stdout) : nil
   }
 
-  /// Rewrites the stored token set (as another writer of the keyring would).
-  func rewriteStored(_ change: (inout [String: JSONValue]) -> Void) throws {
-    var stored = try #require(try storedSecret()?.object)
+  /// Rewrites a stored token set (as another writer of the keyring would).
+  func rewriteStored(profile name: String? = nil, _ change: (inout [String: JSONValue]) -> Void) throws {
+    var stored = try #require(try storedSecret(profile: name)?.object)
     var tokens = try #require(stored["tokens"]?.object)
     change(&tokens)
     stored["tokens"] = .object(tokens)
     let result = try run(
-      ["/usr/bin/secret-tool", "store", "--label", "strivacity: \(profile) (\(emulator.issuer))", "xdg:schema", "com.strivacity.cli.TokenSet"]
-        + keyringAttributes, environment: environment, stdin: JSONValue.object(stored).text)
+      ["/usr/bin/secret-tool", "store", "--label", "strivacity: \(name ?? profile) (\(emulator.issuer))", "xdg:schema", "com.strivacity.cli.TokenSet"]
+        + keyringAttributes(name), environment: environment, stdin: JSONValue.object(stored).text)
     #expect(result.status == 0, "\(result.stderr)")
   }
 
-  /// Makes the stored access token expire in `seconds`.
-  func expireStoredAccessToken(in seconds: Int64 = 10) throws {
-    try rewriteStored { $0["expires_at"] = .number(Double(Int64(Date().timeIntervalSince1970) + seconds)) }
+  /// Makes a profile's stored access token expire in `seconds`.
+  func expireStoredAccessToken(profile name: String? = nil, in seconds: Int64 = 10) throws {
+    try rewriteStored(profile: name) { $0["expires_at"] = .number(Double(Int64(Date().timeIntervalSince1970) + seconds)) }
   }
 
   func grants(_ type: String) throws -> Int { try stats()["grants"]?[type]?.int ?? 0 }
