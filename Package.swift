@@ -74,7 +74,7 @@ let package = Package(
     .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore"]),
     .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
     .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
-    .testTarget(name: "GitCredentialTests", dependencies: ["GitCredential"], resources: [.copy("Regressions")]),
+    .testTarget(name: "GitCredentialTests", dependencies: ["GitCredential"]),
     .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "JourneyCore"], resources: [.copy("Golden")]),
     .testTarget(

@@ -107,6 +107,10 @@ extension Emulator {
       target = FormEncoding.appending([("code", code), ("state", "forged-state")], to: session.redirectURI)
     case .callbackForeign?:
       target = FormEncoding.appending([("code", code)] + (session.state.map { [("state", $0)] } ?? []), to: "https://evil.example/callback")
+    case .callbackPath?:
+      // Same origin, a path that merely starts like the redirect URI's.
+      let base = String(session.redirectURI.prefix { $0 != "?" }) + "-evil"
+      target = FormEncoding.appending([("code", code)] + (session.state.map { [("state", $0)] } ?? []), to: base)
     default: break
     }
     return nativeAnswer(target, withBody: session.answersWithBody)

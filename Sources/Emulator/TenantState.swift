@@ -246,7 +246,7 @@ struct Fault {
 enum Tamper: String, CaseIterable {
   case idTokenSignature = "id-token-signature", idTokenAudience = "id-token-aud", idTokenNonce = "id-token-nonce"
   case idTokenExpired = "id-token-expired", idTokenIssuer = "id-token-issuer", idTokenAlgNone = "id-token-alg-none"
-  case callbackState = "callback-state", callbackForeign = "callback-foreign"
+  case callbackState = "callback-state", callbackForeign = "callback-foreign", callbackPath = "callback-path"
 
   var isIDToken: Bool { rawValue.hasPrefix("id-token") }
 }

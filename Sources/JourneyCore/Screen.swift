@@ -287,8 +287,6 @@ public enum JourneyError: Error, Equatable, CustomStringConvertible {
   case malformedAnswer(String)
   case sessionExpired
   case unexpectedStatus(Int, String?)
-  case noSessionID
-  case authorizationError(error: String, description: String?)
   case cancelled
   case missingFields([String])
   case rejected(String)
@@ -298,8 +296,6 @@ public enum JourneyError: Error, Equatable, CustomStringConvertible {
     case .malformedAnswer(let detail): return "the tenant sent an answer this client cannot read: \(detail)"
     case .sessionExpired: return "the sign-in session expired"
     case .unexpectedStatus(let status, let detail): return "the tenant answered HTTP \(status)\(detail.map { ": \($0)" } ?? "")"
-    case .noSessionID: return "the authorization answer carried neither session_id, code nor error"
-    case .authorizationError(let error, let description): return "the tenant refused the sign-in: \(error)\(description.map { ": \($0)" } ?? "")"
     case .cancelled: return "sign-in cancelled"
     case .missingFields(let ids): return "no terminal to ask for \(ids.joined(separator: ", ")); answer them with --field ID=VALUE or --field-env ID=VARIABLE"
     case .rejected(let message): return "the tenant rejected the sign-in: \(message)"

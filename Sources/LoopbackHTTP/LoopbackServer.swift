@@ -151,9 +151,6 @@ public final class LoopbackServer: @unchecked Sendable {
     }
   }
 
-  /// Connections being served right now (for tests of concurrency).
-  public var activeConnections: Int { state.withLock { $0.connections.count } }
-
   private func acceptLoop() {
     defer { close(listener) }
     while true {

@@ -132,56 +132,24 @@ public final class FileStore: TokenStore, Sendable {
   }
 
   private func makeDirectory() throws(StoreError) {
-    var path = ""
-    for component in directory.split(separator: "/") {
-      path += "/" + component
-      if mkdir(path, 0o700) != 0 && errno != EEXIST {
-        throw .io(path: path, detail: String(cString: strerror(errno)))
-      }
+    do {
+      try PrivateFiles.makeDirectories(directory)
+    } catch {
+      throw .io(path: error.path, detail: error.detail)
     }
     // Our own directory must stay private even if it existed before.
     _ = chmod(directory, 0o700)
   }
 
   private func writeAtomically(_ bytes: [UInt8], to file: String) throws(StoreError) {
-    var template = Array("\(directory)/.tmp-XXXXXX".utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    guard fd >= 0 else { throw .io(path: directory, detail: String(cString: strerror(errno))) }
-    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    var ok = false
-    defer {
-      if !ok { unlink(temporary) }
+    do {
+      try PrivateFiles.writeAtomically(bytes, to: file, mode: 0o600)
+    } catch {
+      throw .io(path: error.path, detail: error.detail)
     }
-    // mkostemp creates 0600 already; fchmod makes it explicit whatever the umask.
-    guard fchmod(fd, 0o600) == 0 else {
-      close(fd)
-      throw .io(path: temporary, detail: String(cString: strerror(errno)))
-    }
-    var written = 0
-    while written < bytes.count {
-      let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else {
-        let detail = String(cString: strerror(errno))
-        close(fd)
-        throw .io(path: temporary, detail: detail)
-      }
-      written += n
-    }
-    guard fsync(fd) == 0, close(fd) == 0 else { throw .io(path: temporary, detail: String(cString: strerror(errno))) }
-    guard rename(temporary, file) == 0 else { throw .io(path: file, detail: String(cString: strerror(errno))) }
-    ok = true
-    syncDirectory()
   }
 
-  private func syncDirectory() {
-    let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if fd >= 0 {
-      _ = fsync(fd)
-      close(fd)
-    }
-  }
+  private func syncDirectory() { PrivateFiles.syncDirectory(directory) }
 }
 
 extension String {

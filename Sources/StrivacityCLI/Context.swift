@@ -74,7 +74,11 @@ final class Context {
     case .failed(let detail): throw ConfigError.unreadable(path: path, detail: detail)
     }
     let updated = try ConfigWriter.update(text, profile: profile, settings: settings, path: path)
-    try writeFileAtomically(path, Array(updated.utf8), mode: 0o644)
+    do {
+      try PrivateFiles.writeAtomically(Array(updated.utf8), to: path, mode: 0o644)
+    } catch {
+      throw CLIFailure("cannot write the config file: \(error)", status: .failure)
+    }
     loadedConfig = nil
   }
 
@@ -112,37 +116,5 @@ func readFile(_ path: String, limit: Int = 1_048_576) -> FileRead {
     if n == 0 { return .contents(bytes) }
     bytes.append(contentsOf: chunk[0..<n])
     if bytes.count > limit { return .failed("larger than \(limit / 1024) KiB") }
-  }
-}
-
-/// Writes a file through a temporary file and rename, creating its directory (0700) if needed.
-func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t) throws {
-  let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-  var partial = ""
-  for component in directory.split(separator: "/") {
-    partial += "/" + component
-    if mkdir(partial, 0o700) != 0 && errno != EEXIST {
-      throw CLIFailure("cannot create \(partial): \(String(cString: strerror(errno)))", status: .failure)
-    }
-  }
-  let temporary = path + ".tmp-\(getpid())"
-  let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
-  guard fd >= 0 else { throw CLIFailure("cannot write \(path): \(String(cString: strerror(errno)))", status: .failure) }
-  var offset = 0
-  while offset < bytes.count {
-    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-    if n < 0 && errno == EINTR { continue }
-    guard n > 0 else {
-      close(fd)
-      unlink(temporary)
-      throw CLIFailure("cannot write \(path): \(String(cString: strerror(errno)))", status: .failure)
-    }
-    offset += n
-  }
-  fsync(fd)
-  close(fd)
-  guard rename(temporary, path) == 0 else {
-    unlink(temporary)
-    throw CLIFailure("cannot replace \(path): \(String(cString: strerror(errno)))", status: .failure)
   }
 }

@@ -34,15 +34,13 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     """
 }
 
-/// An error for people: a one-line message, optional hints, and the exit code.
+/// An error for people: a one-line message and the exit code.
 struct CLIFailure: Error {
   var message: String
-  var hints: [String] = []
   var status: ExitStatus
 
-  init(_ message: String, hints: [String] = [], status: ExitStatus) {
+  init(_ message: String, status: ExitStatus) {
     self.message = message
-    self.hints = hints
     self.status = status
   }
 
@@ -67,7 +65,7 @@ struct CLIFailure: Error {
       case .cancelled: self.init(error.description, status: .interrupted)
       case .sessionExpired, .rejected: self.init(error.description, status: .signInRequired)
       case .unexpectedStatus(let status, _): self.init(error.description, status: status >= 500 || status == 429 ? .transient : .server)
-      case .malformedAnswer, .noSessionID, .authorizationError: self.init(error.description, status: .server)
+      case .malformedAnswer: self.init(error.description, status: .server)
       }
     case let error as OAuthError:
       self.init(error.description, status: .server)

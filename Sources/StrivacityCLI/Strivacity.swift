@@ -67,7 +67,6 @@ public struct Strivacity: ParsableCommand {
 
   static func report(_ failure: CLIFailure) -> Never {
     if !failure.message.isEmpty { Console.error(failure.message) }
-    for hint in failure.hints { Console.hint(hint) }
     exit(withStatus: failure.status)
   }
 

@@ -1,5 +1,5 @@
 // Human output. stdout carries data only; messages go to stderr, in one voice:
-// `strivacity: error: …`, `strivacity: warning: …`, `strivacity: hint: …`.
+// `strivacity: error: …`, `strivacity: warning: …`.
 import TerminalUI
 
 enum Console {
@@ -8,5 +8,4 @@ enum Console {
 
   static func error(_ message: String) { writeStderr("strivacity: error: \(message)\n") }
   static func warning(_ message: String) { writeStderr("strivacity: warning: \(message)\n") }
-  static func hint(_ message: String) { writeStderr("strivacity: hint: \(message)\n") }
 }

@@ -92,6 +92,7 @@ import Testing
   @Test(arguments: [
     ("callback-state", "the sign-in redirect carries the wrong state; refusing it"),
     ("callback-foreign", "the sign-in ended at an address that is not this client's redirect URI; refusing it"),
+    ("callback-path", "the sign-in ended at an address that is not this client's redirect URI; refusing it"),
   ])
   func foreignOrForgedRedirectsAreRefused(_ kind: String, _ message: String) throws {
     let h = try Harness(journey: "password")

@@ -13,6 +13,7 @@ import Testing
   /// holds a whole token set (the old one or the new one), and the lock never stays stuck.
   @Test func killedRefreshesLoop() throws {
     let h = try Harness(journey: "password")
+    try h.useOwnKeyring()
     try h.signIn()
     var killed = 0, finished = 0, signIns = 1
     let deadline = Date().addingTimeInterval(60)

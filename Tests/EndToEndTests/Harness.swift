@@ -20,14 +20,39 @@ final class Harness: @unchecked Sendable {
     home = try ScratchDirectory("e2e")
   }
 
-  deinit { emulator.stop() }
+  deinit {
+    emulator.stop()
+    // End a private keyring as it expects (EOF to its `cat`), so Scripts/with-keyring stops
+    // the bus and the daemon; closing its terminal instead would leave them running.
+    if let ownKeyring {
+      ownKeyring.type("\u{4}")
+      _ = try? ownKeyring.wait(timeout: 10)
+    }
+  }
+
+  /// A private keyring (nested Scripts/with-keyring), for tests that abuse their keyring.
+  private var ownKeyring: PTYSession?
+  private var ownBus: String?
+
+  /// Gives this harness a gnome-keyring of its own, so what a destructive test does to its
+  /// keyring daemon (clients killed mid-call) cannot hold up other tests sharing the suite's.
+  /// It lives until the harness goes away (its shell exits when the terminal closes).
+  func useOwnKeyring() throws {
+    let keyring = try PTYSession(
+      [TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/with-keyring").path, "sh", "-c",
+       "echo \"BUS=$DBUS_SESSION_BUS_ADDRESS;\" >&2; exec cat >/dev/null"],
+      environment: ["PATH": "/usr/bin:/bin", "HOME": home.path, "KEYRING_QUIET": "1"])
+    let line = try keyring.expect(";")
+    ownBus = String(try #require(line.split(separator: "\n").last { $0.hasPrefix("BUS=") }).dropFirst(4))
+    ownKeyring = keyring
+  }
 
   var environment: [String: String] {
     var env = [
       "HOME": home.path, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "xterm",
       "BROWSER": "/bin/false", "NO_COLOR": "1",
     ]
-    if let bus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] { env["DBUS_SESSION_BUS_ADDRESS"] = bus }
+    if let bus = ownBus ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] { env["DBUS_SESSION_BUS_ADDRESS"] = bus }
     return env.merging(extraEnvironment) { _, new in new }
   }
 

@@ -1,4 +1,3 @@
-import Foundation
 import StrivacityCore
 import Testing
 @testable import GitCredential
@@ -63,25 +62,9 @@ import Testing
     #expect(HostMatch.matches(try parse(input), entries: entries) == expected)
   }
 
-  /// Inputs that once misbehaved, or nearly did, kept forever: each must parse or fail
-  /// cleanly, and anything accepted must answer without injecting lines. A crash found by the
-  /// random run below (or a longer fuzzing session) goes into Regressions/ as a file.
-  @Test func regressionInputs() throws {
-    let directory = try #require(Bundle.module.resourceURL?.appendingPathComponent("Regressions"))
-    let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-    #expect(files.count >= 10)
-    for file in files {
-      let bytes = Array(try Data(contentsOf: directory.appendingPathComponent(file)))
-      if let request = try? CredentialProtocol.parse(bytes) {
-        let answer = CredentialProtocol.answer(request: request, token: "t", username: "u", expiresAt: 1)
-        #expect(answer.split(separator: "\n").allSatisfy { $0.contains("=") }, "\(file)")
-        _ = HostMatch.matches(request, entries: ["h", "git.example.com", "[::1]:443"])
-      }
-    }
-  }
-
   /// A bounded fuzz run: arbitrary bytes never crash the parser, and anything it accepts can be
-  /// answered without injecting lines.
+  /// answered without injecting lines. (libFuzzer goes further: Scripts/fuzz credential; kept
+  /// inputs in Tests/Fuzz/credential are replayed by FuzzRegressionTests.)
   @Test func randomInputNeverCrashes() {
     var generator = SystemRandomNumberGenerator()
     let alphabet: [UInt8] = Array("=[]\n\r\0abchostpasswordcapability:/.-_ ".utf8) + [0xff, 0xc3, 0x28, 7]

@@ -2,6 +2,7 @@
 // directory. The kernel drops the lock when its holder exits or is killed, so a crashed
 // process never leaves it stuck.
 import Glibc
+import SecretStore
 
 final class RefreshLock {
   private let fd: Int32
@@ -36,12 +37,10 @@ final class RefreshLock {
   /// Creates the directory 0700, refusing one that is a symlink or belongs to someone else
   /// (it may live under /tmp when there is no $XDG_RUNTIME_DIR).
   static func makePrivateDirectory(_ path: String) throws {
-    var partial = ""
-    for component in path.split(separator: "/") {
-      partial += "/" + component
-      if mkdir(partial, 0o700) != 0 && errno != EEXIST {
-        throw CLIFailure("cannot create \(partial): \(String(cString: strerror(errno)))", status: .failure)
-      }
+    do {
+      try PrivateFiles.makeDirectories(path)
+    } catch {
+      throw CLIFailure("cannot create \(error)", status: .failure)
     }
     var info = stat()
     guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid() else {

@@ -74,7 +74,7 @@ struct SetupGit: ParsableCommand {
 }
 
 /// Runs a program found on PATH (no shell), returning its exit status and stdout.
-func runProgram(_ arguments: [String], extraFD: (child: Int32, parent: Int32)? = nil, captureOutput: Bool = true) throws -> (status: Int32, output: String) {
+func runProgram(_ arguments: [String], captureOutput: Bool = true) throws -> (status: Int32, output: String) {
   var out: [Int32] = [-1, -1]
   if captureOutput { guard pipe(&out) == 0 else { throw CLIFailure("pipe failed", status: .failure) } }
   var actions = posix_spawn_file_actions_t()
@@ -85,7 +85,6 @@ func runProgram(_ arguments: [String], extraFD: (child: Int32, parent: Int32)? =
     posix_spawn_file_actions_addclose(&actions, out[0])
     posix_spawn_file_actions_addclose(&actions, out[1])
   }
-  if let extraFD { posix_spawn_file_actions_addclose(&actions, extraFD.parent) }
   let argv = arguments.map { strdup($0) } + [nil]
   defer { argv.forEach { free($0) } }
   var pid: pid_t = 0

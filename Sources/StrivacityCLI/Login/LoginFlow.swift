@@ -132,7 +132,7 @@ final class LoginFlow {
           throw LoginFailure(message: "the tenant redirected without a Location", status: .server)
         }
         let next = Self.resolve(location, against: url)
-        if next.hasPrefix(listener.redirectURI) || URLParts(next)?.scheme.hasPrefix("http") == false { return next }
+        if listener.isOurs(next) || URLParts(next)?.scheme.hasPrefix("http") == false { return next }
         url = next
       case 200:
         let body = response.bodyText.trimming(" \r\n\t")
@@ -235,7 +235,7 @@ final class LoginFlow {
 
   /// Checks the redirect that ends the authorization (ours, our state) and returns its code.
   private func code(from url: String, _ request: AuthorizationRequest) throws -> String {
-    guard url.hasPrefix(listener.redirectURI.prefix { $0 != "?" }) else {
+    guard listener.isOurs(url) else {
       throw LoginFailure(message: "the sign-in ended at an address that is not this client's redirect URI; refusing it", status: .server)
     }
     let query = FormURLEncoding.query(of: url)

@@ -63,6 +63,14 @@ final class RedirectListener: @unchecked Sendable {
 
   func stop() { servers.forEach { $0.stop() } }
 
+  /// Whether `url` is our redirect URI (same scheme, host, port and path; any query). An exact
+  /// comparison, not a string prefix: `/callbackX` or another path on our port is not ours.
+  func isOurs(_ url: String) -> Bool {
+    guard let given = URLParts(url), let ours = URLParts(redirectURI) else { return false }
+    func path(_ parts: URLParts) -> Substring { parts.pathAndQuery.prefix { $0 != "?" } }
+    return given.scheme == ours.scheme && given.host == ours.host && given.port == ours.port && path(given) == path(ours)
+  }
+
   /// Arms the listener for one sign-in attempt.
   func expect(state: String) {
     expectedState.withLock { $0 = state }
@@ -103,7 +111,7 @@ final class RedirectListener: @unchecked Sendable {
       // Poll the terminal so that the reader never outlives the wait (it would steal the
       // next answer typed at a prompt).
       let reader = PasteReader(fd: terminal.fd, done: done) { [self] (line: String) -> Bool in
-        guard line.hasPrefix(self.redirectURI.prefix(while: { $0 != "?" })) || line.hasPrefix(self.redirectURIBase) else { return false }
+        guard self.isOurs(line) else { return false }
         let accepted = self.delivered.withLock { value -> Bool in
           guard value == nil else { return false }
           value = line
