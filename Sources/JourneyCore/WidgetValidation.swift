@@ -56,7 +56,8 @@ public enum WidgetValidation {
     if let max = rules.maxLength, length > max { return "Must be at most \(max) characters" }
     switch widget.kind {
     case .input:
-      if let pattern = rules.regex, let regex = try? Regex(pattern), (try? regex.wholeMatch(in: text)) == nil {
+      // A pattern SafeRegex does not admit is not checked here; the server still validates.
+      if let pattern = rules.regex, let regex = SafeRegex(pattern), !regex.wholeMatch(text) {
         return "Invalid format"
       }
     case .passcode:
