@@ -48,6 +48,8 @@ extension Emulator {
         return oauthError(400, "invalid_request", "what must be sessions, access_tokens or refresh_tokens")
       }
       return ServerReply(status: 204)
+    case (_, "/_emulator/hostile"):
+      return hostileControl(request, body)
     case ("GET", "/_emulator/info"):
       let users = state.withLock { $0.users }
       return json(200, [

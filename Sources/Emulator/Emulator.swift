@@ -20,6 +20,8 @@ public final class Emulator: @unchecked Sendable {
   let keyID: String
   let now: @Sendable () -> Int64
   let state: Mutex<TenantState>
+  /// Hostile mode's recording listener, started on first use (Hostile.swift).
+  let hostileListener = Mutex<LoopbackServer?>(nil)
   private var server: LoopbackServer!
 
   /// Starts serving on 127.0.0.1:`port` (0 picks a free port).
@@ -50,7 +52,10 @@ public final class Emulator: @unchecked Sendable {
   public var port: Int { server.port }
 
   /// Stops serving; idempotent.
-  public func stop() { server.stop() }
+  public func stop() {
+    server.stop()
+    stopHostileListener()
+  }
 
   /// Routes one request: faults first, then the endpoint.
   func handle(_ request: ServerRequest) -> ServerReply {
@@ -66,7 +71,7 @@ public final class Emulator: @unchecked Sendable {
     if let fault, let early = fault.replyBefore(endpoint: endpoint) {
       reply = early
     } else {
-      reply = route(endpoint, request)
+      reply = hostileAnswer(endpoint, route(endpoint, request))
       if let fault { reply = fault.apply(to: reply) }
     }
     // Every journey answer carries a correlation id, errors included (protocol §5).

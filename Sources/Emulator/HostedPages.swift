@@ -23,7 +23,7 @@ extension Emulator {
       }
       if form.widgets.contains(where: { $0.type == "close" }) && FormEncoding.dictionary(request.bodyText)["_close"] != nil {
         let location = FormEncoding.appending(
-          [("error", "access_denied"), ("error_description", "the user cancelled the sign-in")] + (session.state.map { [("state", $0)] } ?? []),
+          [("error", "access_denied"), ("error_description", hostileText("the user cancelled the sign-in"))] + (session.state.map { [("state", $0)] } ?? []),
           to: session.redirectURI)
         return ServerReply(status: 302, headers: [("Location", location)])
       }

@@ -117,7 +117,7 @@ extension Emulator {
         return .invalid(session, messages: global("This action is not available on this screen"))
       }
       // Widget validators first: a malformed submission never reaches the checks.
-      let problems = FormValidation.validate(form, body: body)
+      let problems = FormValidation.validate(form, body: body).merging(Hostile.problems(form, body, state.hostile)) { own, _ in own }
       if !problems.isEmpty {
         return .invalid(session, messages: .object([form.id: .object(problems.mapValues { ["type": "error", "text": .string($0)] })]))
       }

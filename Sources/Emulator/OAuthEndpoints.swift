@@ -35,7 +35,7 @@ extension Emulator {
     let sdk = query["sdk"] ?? "hosted"
     let answersWithBody = sdk.hasPrefix("web")
     func fail(_ error: String, _ description: String) -> ServerReply {
-      var pairs = [("error", error), ("error_description", description)]
+      var pairs = [("error", error), ("error_description", hostileText(description))]
       if let state = query["state"] { pairs.append(("state", state)) }
       return nativeAnswer(FormEncoding.appending(pairs, to: redirect), withBody: answersWithBody)
     }
@@ -205,16 +205,17 @@ extension Emulator {
       state.tokens[presented]?.rotated = true
       return tokenResponse(
         client: client, user: old.user, scope: requested, sid: old.sid, family: old.family, nonce: nil, authTime: nil,
-        now: now, state: &state)
+        now: now, refreshGrant: true, state: &state)
     }
   }
 
   private func tokenResponse(
     client: Client, user: String, scope: String, sid: String, family: String, nonce: String?, authTime: Int64?,
-    now: Int64, state: inout TenantState
+    now: Int64, refreshGrant: Bool = false, state: inout TenantState
   ) -> ServerReply {
     let scopes = Set(scope.split(separator: " ").map(String.init))
-    let access = "sat_" + SecureRandom.token()
+    let hostile = state.hostile
+    let access = Hostile.accessToken("sat_" + SecureRandom.token(), hostile)
     state.tokens[access] = IssuedToken(
       kind: .access, clientID: client.clientID, user: user, scope: scope, sid: sid, family: family, issuedAt: now,
       expiresAt: now + Int64(client.accessTokenTTL))
@@ -223,7 +224,7 @@ extension Emulator {
       "scope": .string(scope),
     ]
     if scopes.contains("offline_access") || scopes.contains("offline") {
-      let refresh = "srt_" + SecureRandom.token()
+      let refresh = Hostile.refreshToken("srt_" + SecureRandom.token(), hostile)
       state.tokens[refresh] = IssuedToken(
         kind: .refresh, clientID: client.clientID, user: user, scope: scope, sid: sid, family: family, issuedAt: now,
         expiresAt: now + Int64(client.refreshTokenTTL))
@@ -241,6 +242,7 @@ extension Emulator {
       claims["jti"] = .string(SecureRandom.token(bytes: 12))
       claims["at_hash"] = .string(Base64URL.encode(SHA256.hash(data: Array(access.utf8)).prefix(16)))
       if let nonce { claims["nonce"] = .string(nonce) }
+      Hostile.claims(&claims, identifier: user, hostile)
       let tamper = state.takeTamper(\.isIDToken)
       switch tamper {
       case .idTokenAudience?: claims["aud"] = ["someone-else"]
@@ -252,10 +254,9 @@ extension Emulator {
       default: break
       }
       var idToken = (try? JWT.sign(claims: claims, with: signingKey, keyID: keyID)) ?? ""
-      if tamper == .idTokenSignature {
+      if tamper == .idTokenSignature || (refreshGrant && hostile.contains(.refreshIDTokenForged)) {
         // Same header and claims, another key's signature.
-        let other = (try? _RSA.Signing.PrivateKey(keySize: .bits2048)).flatMap { try? JWT.sign(claims: claims, with: $0, keyID: keyID) }
-        idToken = other ?? idToken
+        idToken = Hostile.forgedIDToken(claims, keyID: keyID) ?? idToken
       } else if tamper == .idTokenAlgNone {
         let parts = idToken.split(separator: ".")
         let header: JSONValue = ["alg": "none", "typ": "JWT"]
@@ -263,6 +264,7 @@ extension Emulator {
       }
       body["id_token"] = .string(idToken)
     }
+    Hostile.tokenBody(&body, hostile)
     return json(200, .object(body), headers: [("Pragma", "no-cache")])
   }
 

@@ -68,6 +68,8 @@ struct TenantState {
   var screenFaults: [String: Fault] = [:]
   /// Tampering queued for the next ID token or finalize redirect (`POST /_emulator/tamper`).
   var tampering: [Tamper] = []
+  /// Hostile kinds in force (`--hostile`, `POST /_emulator/hostile`), until cleared.
+  var hostile: Set<HostileKind> = []
 
   mutating func takeTamper(_ matching: (Tamper) -> Bool) -> Tamper? {
     guard let index = tampering.firstIndex(where: matching) else { return nil }
@@ -112,6 +114,10 @@ struct Stats {
   var submissions: [JSONValue] = []
   var logouts = 0
   var revocations = 0
+  /// What hostile mode's recording listener received (Hostile.swift).
+  var hostileListenerRequests = 0
+  var hostileListenerBodies: [String] = []
+  var hostileListenerLog: [JSONValue] = []
 
   mutating func record(_ endpoint: Endpoint, _ request: ServerRequest) {
     requests[endpoint.rawValue, default: 0] += 1
@@ -133,6 +139,9 @@ struct Stats {
       "submissions": .array(submissions),
       "logouts": .number(Double(logouts)),
       "revocations": .number(Double(revocations)),
+      "hostile_listener_requests": .number(Double(hostileListenerRequests)),
+      "hostile_listener_bodies": .array(hostileListenerBodies.map(JSONValue.string)),
+      "hostile_listener_log": .array(hostileListenerLog),
     ])
   }
 }

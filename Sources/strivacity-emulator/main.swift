@@ -14,7 +14,13 @@ struct EmulatorCommand: ParsableCommand {
       (docs/journey-format.md) or the names of the built-in examples.
 
       Test hooks: GET /_emulator/stats, GET /_emulator/info, POST /_emulator/faults,
-      DELETE /_emulator/faults, POST /_emulator/expire (see docs/emulator.md).
+      DELETE /_emulator/faults, POST /_emulator/expire, POST and DELETE
+      /_emulator/hostile (see docs/emulator.md).
+
+      Hostile mode (--hostile) makes the tenant malicious: newline-laden tokens,
+      terminal escapes in every text, foreign hosted URLs, catastrophic regexes,
+      deeply nested JSON, endpoints on another port... Kinds:
+      \(HostileKind.allCases.map(\.rawValue).joined(separator: ", ")).
 
       EXIT STATUS: 0 stopped cleanly or journey valid; 1 invalid journey file;
       2 usage error; 3 cannot listen.
@@ -29,6 +35,9 @@ struct EmulatorCommand: ParsableCommand {
 
   @Option(help: ArgumentHelp("RSA private key (PEM) to sign ID tokens with; default: a fresh key.", valueName: "pem-file"))
   var key: String?
+
+  @Option(help: ArgumentHelp("Play a malicious tenant: hostile answers of these kinds, always (docs/emulator.md).", valueName: "kind[,kind...]"))
+  var hostile: [String] = []
 
   @Flag(help: "Check the journey file, report problems with their JSON paths, and exit.")
   var check = false
@@ -56,6 +65,11 @@ struct EmulatorCommand: ParsableCommand {
       print("\(path): ok (\(loaded.screens.count) screens, \(loaded.users.count) users, \(loaded.clients.count) clients)")
       return
     }
+    let hostileKinds: Set<HostileKind>
+    switch HostileKind.parse(hostile) {
+    case .success(let kinds): hostileKinds = kinds
+    case .failure(let error): throw ValidationError(error.description)
+    }
     var pem: String?
     if let key {
       guard let text = try? String(contentsOfFile: key, encoding: .utf8) else {
@@ -76,6 +90,7 @@ struct EmulatorCommand: ParsableCommand {
       FileHandle.standardError.write(Data("strivacity-emulator: \(error)\n".utf8))
       throw ExitCode(3)
     }
+    emulator.setHostile(hostileKinds)
     // One line, written whole and unbuffered: whoever starts us waits for it.
     FileHandle.standardOutput.write(Data((emulator.issuer + "\n").utf8))
     var banner = "strivacity-emulator: journey \"\(loaded.name)\" on \(emulator.issuer) (Ctrl-C stops)\n"
@@ -84,6 +99,10 @@ struct EmulatorCommand: ParsableCommand {
       let codes = user.factors.map { "\($0.id) code \($0.passcode)" }.joined(separator: ", ")
       banner += "strivacity-emulator: user \(user.identifier)" + (user.password.map { " / password \($0)" } ?? "")
         + (codes.isEmpty ? "" : " (\(codes))") + "\n"
+    }
+    if !hostileKinds.isEmpty {
+      banner += "strivacity-emulator: HOSTILE: \(HostileKind.allCases.filter(hostileKinds.contains).map(\.rawValue).joined(separator: ", "))"
+        + " (recording listener \(emulator.hostileListenerURL()))\n"
     }
     FileHandle.standardError.write(Data(banner.utf8))
     var received: Int32 = 0
