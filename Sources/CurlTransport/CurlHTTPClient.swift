@@ -28,6 +28,12 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
 
   public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
     let parts = try URLPolicy.check(request.url)
+    // The header-line sink: a CR or LF from outside (a session id, a token) would end the line
+    // and start another header or request. Refused, never escaped; the message names the field.
+    for header in request.headers where !HTTPHeader.isValidName(header.name) || !HTTPHeader.isValidValue(header.value) {
+      throw .invalidHeader(name: HTTPHeader.isValidName(header.name) ? header.name : "?")
+    }
+    guard request.url.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { throw .invalidURL }
     // The easy handle (and with it the cookie jar and open connections) lives as long as the client.
     let result: Result<HTTPResponse, TransportError> = easy.withLock { slot in
       do throws(TransportError) {

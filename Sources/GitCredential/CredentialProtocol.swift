@@ -19,11 +19,40 @@ public struct CredentialRequest: Sendable, Equatable {
   public var password: String? { attributes["password"] }
   public var capabilities: [String] { lists["capability"] ?? [] }
 
-  /// `protocol://host/path`, or the `url` attribute when git sent one.
+  /// `protocol://host/path`, from exactly what git sends helpers: `protocol`, `host` (a host
+  /// name or address, with an optional port, nothing else: `evil.com@git.example.com` is not a
+  /// host) and `path` (sent when credential.useHttpPath is set). A `url` attribute is git's
+  /// input format, never sent to helpers, and is not used.
   public var url: String? {
-    if let url = attributes["url"], URLParts(url) != nil { return url }
-    guard let scheme, let host else { return nil }
+    guard let scheme, scheme == "https" || scheme == "http", let host, Self.isHostAndPort(host) else { return nil }
+    if let path, path.contains(where: { $0 == "?" || $0 == "#" || $0.isWhitespace }) { return nil }
     return "\(scheme)://\(host)/" + (path ?? "")
+  }
+
+  /// `name[:port]` or `[v6]:port` in the characters DNS names and addresses use.
+  static func isHostAndPort(_ text: String) -> Bool {
+    var host = Substring(text)
+    var port: Substring?
+    if text.hasPrefix("[") {
+      guard let close = text.firstIndex(of: "]") else { return false }
+      host = text[text.index(after: text.startIndex)..<close]
+      let rest = text[text.index(after: close)...]
+      if !rest.isEmpty {
+        guard rest.hasPrefix(":") else { return false }
+        port = rest.dropFirst()
+      }
+      guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return false }
+    } else {
+      if let colon = text.lastIndex(of: ":") {
+        host = text[..<colon]
+        port = text[text.index(after: colon)...]
+      }
+      guard !host.isEmpty, host.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "." }) else { return false }
+    }
+    if let port {
+      guard !port.isEmpty, port.count <= 5, port.allSatisfy({ ("0"..."9").contains($0) }), let n = Int(port), (1...65535).contains(n) else { return false }
+    }
+    return true
   }
 }
 
@@ -78,7 +107,8 @@ public enum CredentialProtocol {
 
   /// The answer to `get`: Bearer when git can take it (capability[]=authtype, git 2.46+),
   /// else a username and the token as password.
-  public static func answer(request: CredentialRequest, token: String, username: String, expiresAt: Int64?) -> String {
+  public static func answer(request: CredentialRequest, token admitted: BearerToken, username: String, expiresAt: Int64?) -> String {
+    let token = admitted.value
     if request.capabilities.contains("authtype") {
       var pairs = [("capability[]", "authtype"), ("authtype", "Bearer"), ("credential", token), ("ephemeral", "true")]
       if let expiresAt { pairs.append(("password_expiry_utc", String(expiresAt))) }

@@ -49,12 +49,13 @@ public struct ServerReply: Sendable {
 
 public enum ServerError: Error, CustomStringConvertible {
   case notLoopback(String)
-  case socket(String)
+  /// What failed, and errno.
+  case socket(String, errno: Int32)
 
   public var description: String {
     switch self {
     case .notLoopback(let host): return "refusing to listen on \(host): only 127.0.0.1 and ::1 are allowed"
-    case .socket(let detail): return detail
+    case .socket(let detail, _): return detail
     }
   }
 }
@@ -69,9 +70,12 @@ public final class LoopbackServer: @unchecked Sendable {
   private let handler: Handler
   private let limits: RequestParser.Limits
   private let idleTimeout: Int
+  private let maxConnections: Int
+  private let requestDeadline: Double
   private struct State {
     var stopped = false
-    var connections: Set<Int32> = []
+    /// Open connections and when each was accepted.
+    var connections: [Int32: Double] = [:]
     var threads = 0
   }
   private let state = Mutex(State())
@@ -80,18 +84,25 @@ public final class LoopbackServer: @unchecked Sendable {
   public var baseURL: String { host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)" }
 
   /// Binds `host:port` (port 0 picks a free one) and starts serving on background threads.
+  /// Any local user can connect, so the server defends itself: at most `maxConnections` at once
+  /// (a new one closes the oldest, so trickling clients cannot make it deaf), and each request
+  /// must arrive whole within `requestDeadlineSeconds` of its first wait, however slowly its
+  /// bytes trickle in (no idle timer that each byte resets).
   public init(
     host: String = "127.0.0.1", port: Int = 0, limits: RequestParser.Limits = .init(),
-    idleTimeoutSeconds: Int = 30, handler: @escaping Handler
+    idleTimeoutSeconds: Int = 30, maxConnections: Int = 256, requestDeadlineSeconds: Double = 30,
+    handler: @escaping Handler
   ) throws(ServerError) {
     guard host == "127.0.0.1" || host == "::1" else { throw .notLoopback(host) }
     self.host = host
     self.handler = handler
     self.limits = limits
     self.idleTimeout = idleTimeoutSeconds
+    self.maxConnections = max(1, maxConnections)
+    self.requestDeadline = requestDeadlineSeconds
     let ipv6 = host.contains(":")
     let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw .socket("socket: \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else { throw .socket("socket: \(String(cString: strerror(errno)))", errno: errno) }
     var one: Int32 = 1
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
     let bound: Int32
@@ -113,14 +124,14 @@ public final class LoopbackServer: @unchecked Sendable {
       }
     }
     guard bound == 0 else {
-      let detail = String(cString: strerror(errno))
+      let code = errno
       close(fd)
-      throw .socket("cannot listen on \(host) port \(port): \(detail)")
+      throw .socket("cannot listen on \(host) port \(port): \(String(cString: strerror(code)))", errno: code)
     }
     guard listen(fd, 512) == 0 else {
-      let detail = String(cString: strerror(errno))
+      let code = errno
       close(fd)
-      throw .socket("listen: \(detail)")
+      throw .socket("listen: \(String(cString: strerror(code)))", errno: code)
     }
     var storage = sockaddr_storage()
     var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -147,7 +158,7 @@ public final class LoopbackServer: @unchecked Sendable {
       // lock too), so shutdown() can never hit a recycled descriptor number. The listener is
       // only shut down here; the accept thread closes it when accept() fails, for the same reason.
       shutdown(listener, Int32(SHUT_RDWR))
-      for fd in state.connections { shutdown(fd, Int32(SHUT_RDWR)) }
+      for fd in state.connections.keys { shutdown(fd, Int32(SHUT_RDWR)) }
     }
   }
 
@@ -167,7 +178,14 @@ public final class LoopbackServer: @unchecked Sendable {
       _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
       let accepted = state.withLock { state -> Bool in
         guard !state.stopped else { return false }
-        state.connections.insert(fd)
+        let live = state.connections.filter { $0.value.isFinite }
+        if live.count >= maxConnections, let oldest = live.min(by: { $0.value < $1.value })?.key {
+          // Its thread sees the shutdown and closes it (under this lock, so never a reused fd);
+          // until then it is marked evicted (infinity) and no longer counts.
+          shutdown(oldest, Int32(SHUT_RDWR))
+          state.connections[oldest] = .infinity
+        }
+        state.connections[fd] = monotonicNow()
         return true
       }
       guard accepted else {
@@ -181,16 +199,15 @@ public final class LoopbackServer: @unchecked Sendable {
   private func serve(_ fd: Int32) {
     defer {
       state.withLock { state in
-        state.connections.remove(fd)
+        state.connections[fd] = nil
         close(fd)
       }
     }
-    var timeout = timeval(tv_sec: idleTimeout, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var one: Int32 = 1
     setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     var parser = RequestParser(limits: limits)
     var chunk = [UInt8](repeating: 0, count: 65_536)
+    var requestStarted = monotonicNow()
     while true {
       let request: ServerRequest?
       do {
@@ -210,8 +227,15 @@ public final class LoopbackServer: @unchecked Sendable {
         var bytes = reply.encoded()
         if let limit = reply.truncateAfter { bytes = Array(bytes.prefix(limit)) }
         guard send(bytes, on: fd), !close else { return }
+        requestStarted = monotonicNow()
         continue
       }
+      // The next read may wait only for what is left of this request's time (and the idle limit).
+      let left = min(Double(idleTimeout), requestDeadline - (monotonicNow() - requestStarted))
+      guard left > 0 else { return }
+      var timeout = timeval(tv_sec: Int(left), tv_usec: Int((left - left.rounded(.down)) * 1_000_000))
+      if timeout.tv_sec == 0 && timeout.tv_usec == 0 { timeout.tv_usec = 1000 }
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
       let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
       if n < 0 && errno == EINTR { continue }
       guard n > 0 else { return }
@@ -230,6 +254,12 @@ public final class LoopbackServer: @unchecked Sendable {
     }
     return true
   }
+}
+
+func monotonicNow() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// Starts a detached POSIX thread running `body`.

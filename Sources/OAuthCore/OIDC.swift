@@ -35,9 +35,10 @@ public struct Discovery: Sendable, Equatable {
   }
 }
 
-/// A successful token response (RFC 6749 §5.1).
+/// A successful token response (RFC 6749 §5.1), admitted: every field is checked by the trust
+/// boundary (`Admit`, `BearerToken`) before anything can be stored or shown.
 public struct TokenResponse: Sendable, Equatable {
-  public var accessToken: String
+  public var accessToken: BearerToken
   public var tokenType: String
   public var expiresIn: Int64?
   public var refreshToken: String?
@@ -45,19 +46,30 @@ public struct TokenResponse: Sendable, Equatable {
   public var scope: String?
 
   public init(json: JSONValue) throws(OAuthError) {
-    guard let access = json["access_token"]?.string, !access.isEmpty else {
+    guard json.object != nil else { throw .malformed("the token response is not a JSON object") }
+    func text(_ key: String) throws(OAuthError) -> String? {
+      guard let value = json[key], !value.isNull else { return nil }
+      guard let string = value.string else { throw .malformed("the token response's \(key) is not a string") }
+      return string
+    }
+    guard let access = try text("access_token"), !access.isEmpty else {
       throw .malformed("the token response has no access_token")
     }
-    accessToken = access
-    tokenType = json["token_type"]?.string ?? "Bearer"
-    // Some servers send expires_in as a string.
-    if let seconds = json["expires_in"]?.int ?? json["expires_in"]?.string.flatMap({ Int($0) }) {
-      guard seconds >= 0 else { throw .malformed("the token response has a negative expires_in") }
-      expiresIn = Int64(seconds)
+    do {
+      accessToken = try BearerToken(admitting: access)
+      tokenType = try Admit.tokenType(text("token_type"))
+      // Some servers send expires_in as a string; both are admitted the same way.
+      expiresIn = try Admit.lifetime(json["expires_in"])
+      refreshToken = try text("refresh_token").map(Admit.refreshToken)
+      idToken = try text("id_token").map(Admit.idToken)
+      scope = try text("scope").map(Admit.scope)
+    } catch let error as AdmissionError {
+      throw .malformed("the token response is refused: \(error.description)")
+    } catch let error as OAuthError {
+      throw error
+    } catch {
+      throw .malformed("the token response is refused")
     }
-    refreshToken = json["refresh_token"]?.string
-    idToken = json["id_token"]?.string
-    scope = json["scope"]?.string
   }
 
   /// The token set to store, with the absolute expiry.
@@ -98,6 +110,8 @@ public enum IDTokenError: Error, Equatable, CustomStringConvertible {
   case issuedInTheFuture
   case nonce
   case missing(String)
+  case claim(String)
+  case authorizedParty(expected: String)
 
   public var description: String {
     switch self {
@@ -108,6 +122,8 @@ public enum IDTokenError: Error, Equatable, CustomStringConvertible {
     case .issuedInTheFuture: return "it was issued in the future (check the clock)"
     case .nonce: return "nonce does not match this sign-in"
     case .missing(let claim): return "the \(claim) claim is missing"
+    case .claim(let detail): return detail
+    case .authorizedParty(let expected): return "it has several audiences and its azp is not the client id \(expected)"
     }
   }
 }
@@ -130,14 +146,25 @@ public enum IDTokenValidator {
     guard claims["iss"]?.string == issuer else { throw .issuer(expected: issuer, found: claims["iss"]?.string) }
     switch claims["aud"] {
     case .string(let aud)?: guard aud == clientID else { throw .audience(expected: clientID) }
-    case .array(let list)?: guard list.contains(.string(clientID)) else { throw .audience(expected: clientID) }
+    case .array(let list)?:
+      guard list.contains(.string(clientID)) else { throw .audience(expected: clientID) }
+      // OIDC Core §3.1.3.7 (4, 5): with other audiences too, azp must name this client.
+      if list.count > 1 { guard claims["azp"]?.string == clientID else { throw .authorizedParty(expected: clientID) } }
     default: throw .missing("aud")
     }
-    guard let exp = claims["exp"]?.number else { throw .missing("exp") }
-    guard Int64(exp) + skew > now else { throw .expired }
-    guard let iat = claims["iat"]?.number else { throw .missing("iat") }
-    guard Int64(iat) - skew <= now else { throw .issuedInTheFuture }
+    guard claims["exp"] != nil else { throw .missing("exp") }
+    guard claims["iat"] != nil else { throw .missing("iat") }
+    let exp: Int64, iat: Int64
+    do {
+      exp = try Admit.unixTime(claims["exp"], what: "exp")
+      iat = try Admit.unixTime(claims["iat"], what: "iat")
+    } catch {
+      throw .claim(error.description)
+    }
+    guard exp + skew > now else { throw .expired }
+    guard iat - skew <= now else { throw .issuedInTheFuture }
     if let nonce { guard claims["nonce"]?.string == nonce else { throw .nonce } }
+    if let azp = claims["azp"], azp.string != clientID { throw .authorizedParty(expected: clientID) }
     return claims
   }
 }

@@ -126,6 +126,9 @@ public final class FileStore: TokenStore, Sendable {
       return record
     } catch let error as StoreError {
       throw error
+    } catch let error as AdmissionError {
+      // A token that fails admission (its sentence names the field, never the value).
+      throw .corrupt(source: file, detail: error.description)
     } catch {
       throw .corrupt(source: file, detail: "not a strivacity token file")
     }

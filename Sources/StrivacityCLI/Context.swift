@@ -46,13 +46,19 @@ final class Context {
   }
 
   /// An HTTP client with the user's timeouts: STRIVACITY_TIMEOUT seconds per request (30 by
-  /// default), connecting within a third of that (at most 10 s).
-  func httpClient() -> CurlHTTPClient {
+  /// default, 0.1 to 3600), connecting within a third of that (at most 10 s).
+  func httpClient() throws -> CurlHTTPClient {
     var options = CurlHTTPClient.Options()
     options.userAgent = "strivacity/\(strivacityVersion)"
-    if let text = environment["STRIVACITY_TIMEOUT"], let seconds = Double(text), seconds > 0 {
+    if let text = environment["STRIVACITY_TIMEOUT"], !text.isEmpty {
+      let seconds: Double
+      do {
+        seconds = try Admit.seconds(text, in: 0.1...3600, what: "STRIVACITY_TIMEOUT")
+      } catch {
+        throw CLIFailure(error.description, status: .usage)
+      }
       options.totalTimeout = seconds
-      options.connectTimeout = min(10, max(0.5, seconds / 3))
+      options.connectTimeout = min(10, max(0.1, seconds / 3))
     }
     return CurlHTTPClient(options: options)
   }

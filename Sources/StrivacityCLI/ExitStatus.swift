@@ -72,6 +72,7 @@ struct CLIFailure: Error {
     case let error as TransportError:
       switch error {
       case .insecureURL, .invalidURL: self.init(error.description, status: .usage)
+      case .invalidHeader: self.init(error.description, status: .server)
       default: self.init(error.description, status: .transient)
       }
     default:

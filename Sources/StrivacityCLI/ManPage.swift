@@ -101,8 +101,10 @@ enum ManPage {
       .It Pa $XDG_STATE_HOME/strivacity/tokens/ Ns Ar profile Ns Pa .json
       token sets of profiles with store = "file", mode 0600 in a 0700 directory
       .It Pa $XDG_RUNTIME_DIR/strivacity/ Ns Ar profile Ns Pa .lock
-      one refresh at a time per profile (falls back to
-      .Pa /tmp/strivacity- Ns Ar uid )
+      one refresh at a time per profile (without
+      .Ev XDG_RUNTIME_DIR :
+      .Pa $XDG_STATE_HOME/strivacity/locks/ ,
+      never a shared directory such as /tmp)
       .El
       .Sh EXAMPLES
       Sign in, then use the token:

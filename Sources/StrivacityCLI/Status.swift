@@ -55,7 +55,8 @@ struct Status: ParsableCommand {
     }
     object["refresh_token"] = .bool(tokens.refreshToken != nil)
     object["scope"] = tokens.scope.map(JSONValue.string) ?? .null
-    // Claims for display only: the ID token was verified when it was received.
+    // Claims for display only: the ID token was verified when it was received (at sign-in, or
+    // at a refresh: an unverified one is never stored).
     if let idToken = tokens.idToken, let claims = try? JWT(compact: idToken).claims {
       for key in ["sub", "name", "email"] { if let value = claims[key] { object[key] = value } }
     }
@@ -84,8 +85,10 @@ struct Status: ParsableCommand {
     return format(rows)
   }
 
+  /// The table for people: claims and settings come from the tenant and the config file, so
+  /// each value is made inert (`TerminalSafe`), whether stdout is a terminal or a pager.
   private func format(_ rows: [(String, String)]) -> String {
-    rows.map { $0.0.padding(to: 13) + "  " + $0.1 }.joined(separator: "\n") + "\n"
+    rows.map { $0.0.padding(to: 13) + "  " + TerminalSafe.text($0.1, multiline: false) }.joined(separator: "\n") + "\n"
   }
 }
 

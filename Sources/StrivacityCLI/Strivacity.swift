@@ -41,6 +41,8 @@ public struct Strivacity: ParsableCommand {
       try command.run()
       exit(withStatus: .ok)
     } catch {
+      // A program run on the user's behalf (curl) ended: its status is ours, silently.
+      if let passedOn = error as? ExitCode { Self.exit(withError: passedOn) }
       if let failure = CLIFailure(recognising: error) { report(failure) }
       // Parse errors, --help and --version come from ArgumentParser.
       let code = exitCode(for: error)

@@ -1,11 +1,19 @@
 // Human output. stdout carries data only; messages go to stderr, in one voice:
 // `strivacity: error: …`, `strivacity: warning: …`.
+import Glibc
+import StrivacityCore
 import TerminalUI
 
 enum Console {
-  static func writeStdout(_ text: String) { writeAll(1, text) }
-  static func writeStderr(_ text: String) { writeAll(2, text) }
+  /// Data for programs: tokens, JSON, tables, exactly as given; when stdout is a terminal a
+  /// person reads it, so it goes through the terminal sink like everything else on a screen.
+  static func writeStdout(_ text: String) {
+    if isatty(1) == 1 { writeTerminal(1, text) } else { writeData(1, text) }
+  }
+  /// Text for people, through the terminal sink (escape sequences from outside are made visible).
+  static func writeStderr(_ text: String) { writeTerminal(2, text) }
 
-  static func error(_ message: String) { writeStderr("strivacity: error: \(message)\n") }
-  static func warning(_ message: String) { writeStderr("strivacity: warning: \(message)\n") }
+  /// One line, whatever the message holds (it may quote a tenant's error_description).
+  static func error(_ message: String) { writeStderr("strivacity: error: \(TerminalSafe.text(message, multiline: false))\n") }
+  static func warning(_ message: String) { writeStderr("strivacity: warning: \(TerminalSafe.text(message, multiline: false))\n") }
 }

@@ -9,6 +9,18 @@ public struct HTTPHeader: Sendable, Equatable {
     self.name = name
     self.value = value
   }
+
+  /// RFC 9110 field-name: a token.
+  public static func isValidName(_ name: String) -> Bool {
+    !name.isEmpty && name.utf8.allSatisfy { b in
+      (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || "!#$%&'*+-.^_`|~".utf8.contains(b)
+    }
+  }
+
+  /// RFC 9110 field-value: no control characters but tab (so no CR, LF or NUL).
+  public static func isValidValue(_ value: String) -> Bool {
+    value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
+  }
 }
 
 /// A request to send. `body` is sent as-is; nothing here is ever logged unredacted.
@@ -77,6 +89,8 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
   case tls(host: String, detail: String)
   case timeout(host: String, seconds: Double)
   case tooLarge(host: String, limit: Int)
+  /// A header field that would break the request's framing (a CR, LF or other control).
+  case invalidHeader(name: String)
   case protocolError(host: String, detail: String)
   case libraryUnavailable(detail: String)
 
@@ -91,6 +105,7 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
     case .timeout(let host, let seconds):
       return "\(host) did not answer within \(formatSeconds(seconds))"
     case .tooLarge(let host, let limit): return "response from \(host) exceeds \(limit / 1_048_576) MiB"
+    case .invalidHeader(let name): return "refusing to send a \(name) header with control characters"
     case .protocolError(let host, let detail): return "HTTP failure with \(host): \(detail)"
     case .libraryUnavailable(let detail): return detail
     }

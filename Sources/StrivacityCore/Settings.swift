@@ -7,7 +7,8 @@ public struct Paths: Sendable, Equatable {
   public var config: String
   /// $XDG_STATE_HOME/strivacity (file store).
   public var stateDir: String
-  /// $XDG_RUNTIME_DIR/strivacity, else a per-user directory under /tmp (locks).
+  /// $XDG_RUNTIME_DIR/strivacity, else `locks` in the state directory (refresh locks). Never
+  /// a name under /tmp: another local user could create it first (cron, ssh without logind).
   public var runtimeDir: String
 
   public init(environment env: [String: String], uid: UInt32) {
@@ -25,7 +26,7 @@ public struct Paths: Sendable, Equatable {
     if let runtime = env["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
       runtimeDir = runtime + "/strivacity"
     } else {
-      runtimeDir = "/tmp/strivacity-\(uid)"
+      runtimeDir = stateDir + "/locks"
     }
   }
 }

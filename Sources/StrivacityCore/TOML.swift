@@ -100,6 +100,10 @@ private struct Parser {
     newline()
   }
 
+  /// How deep arrays may nest.
+  static let maxDepth = 32
+  var depth = 0
+
   mutating func newline() {
     i += 1
     line += 1
@@ -244,6 +248,10 @@ private struct Parser {
   }
 
   mutating func parseArray() throws(TOMLError) -> TOMLValue {
+    // Nesting is bounded: a deep enough file would otherwise overflow the stack.
+    guard depth < Self.maxDepth else { throw fail("arrays nested more than \(Self.maxDepth) deep") }
+    depth += 1
+    defer { depth -= 1 }
     i += 1
     var items: [TOMLValue] = []
     while true {

@@ -15,8 +15,11 @@ public enum TokenFormat: String, Sendable, CaseIterable {
   /// A Kubernetes client.authentication.k8s.io/v1 ExecCredential.
   case execCredential = "exec-credential"
 
-  /// Renders `token` (the access token, or the ID token with --id-token).
-  public func render(token: String, tokens: TokenSet, profile: String, idToken: Bool) -> String {
+  /// Renders `token` (the access token, or the ID token with --id-token). Only an admitted
+  /// `BearerToken` can be rendered: no newline, quote, backslash or control character can reach
+  /// a header line, a curl config line or a shell assignment, so nothing needs escaping.
+  public func render(token admitted: BearerToken, tokens: TokenSet, profile: String, idToken: Bool) -> String {
+    let token = admitted.value
     let expiry = idToken ? nil : tokens.expiresAt.map(RFC3339.format)
     switch self {
     case .raw:
@@ -43,7 +46,7 @@ public enum TokenFormat: String, Sendable, CaseIterable {
       lines.append("export \(name)" + (expiry == nil ? "" : " STRIVACITY_TOKEN_EXPIRES_AT STRIVACITY_TOKEN_EXPIRES_IN"))
       return lines.joined(separator: "\n") + "\n"
     case .curl:
-      return "header = \"Authorization: Bearer \(curlEscape(token))\"\n"
+      return "header = \"Authorization: Bearer \(token)\"\n"
     case .execCredential:
       var status: [String: JSONValue] = ["token": .string(token)]
       if let expiry { status["expirationTimestamp"] = .string(expiry) }
@@ -56,7 +59,6 @@ public enum TokenFormat: String, Sendable, CaseIterable {
 
   func shellQuote(_ text: String) -> String { "'" + text.replacing("'", with: "'\\''") + "'" }
 
-  func curlEscape(_ text: String) -> String { text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") }
 }
 
 /// RFC 3339 timestamps in UTC (`2026-11-22T16:05:32Z`), computed without Foundation.

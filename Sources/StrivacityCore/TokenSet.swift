@@ -8,7 +8,9 @@ import Foundation
 /// Tokens from a token response, with the absolute expiry computed when they were received.
 /// `description` never shows a token.
 public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
-  public var accessToken: String
+  /// Admitted: a token that fails `BearerToken`'s rules is never stored, and a stored set that
+  /// holds one (written by hand, or by an older version) does not decode.
+  public var accessToken: BearerToken
   public var tokenType: String
   public var refreshToken: String?
   public var idToken: String?
@@ -19,7 +21,7 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
   public var obtainedAt: Int64
 
   public init(
-    accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil,
+    accessToken: BearerToken, tokenType: String = "Bearer", refreshToken: String? = nil,
     idToken: String? = nil, scope: String? = nil, expiresAt: Int64? = nil, obtainedAt: Int64
   ) {
     self.accessToken = accessToken
@@ -36,6 +38,20 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
     case idToken = "id_token", scope, expiresAt = "expires_at", obtainedAt = "obtained_at"
   }
 
+  /// Decoding admits every field again, as the token response did: what is read back from a
+  /// store is outside input too.
+  public init(from decoder: any Decoder) throws {
+    // AdmissionErrors pass through JSONDecoder unchanged; `decode` reports their sentence.
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    accessToken = try BearerToken(admitting: c.decode(String.self, forKey: .accessToken))
+    tokenType = try Admit.tokenType(c.decodeIfPresent(String.self, forKey: .tokenType))
+    refreshToken = try c.decodeIfPresent(String.self, forKey: .refreshToken).map(Admit.refreshToken)
+    idToken = try c.decodeIfPresent(String.self, forKey: .idToken).map(Admit.idToken)
+    scope = try c.decodeIfPresent(String.self, forKey: .scope).map(Admit.scope)
+    expiresAt = try c.decodeIfPresent(Int64.self, forKey: .expiresAt)
+    obtainedAt = try c.decode(Int64.self, forKey: .obtainedAt)
+  }
+
   /// True when the access token expires within `minTTL` seconds of `now` (or has no expiry
   /// and is older than a day, as a conservative guess).
   public func needsRefresh(now: Int64, minTTL: Int64) -> Bool {
@@ -44,7 +60,7 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
   }
 
   public var description: String {
-    "TokenSet(access_token: \(Redact.token(accessToken)), refresh_token: \(refreshToken.map(Redact.token) ?? "none"), id_token: \(idToken.map(Redact.token) ?? "none"), expires_at: \(expiresAt.map(String.init) ?? "none"))"
+    "TokenSet(access_token: \(Redact.token(accessToken.value)), refresh_token: \(refreshToken.map(Redact.token) ?? "none"), id_token: \(idToken.map(Redact.token) ?? "none"), expires_at: \(expiresAt.map(String.init) ?? "none"))"
   }
 
   /// The stored form: one JSON object with a format version.
@@ -65,6 +81,9 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
       return payload.tokens
     } catch let error as StoreError {
       throw error
+    } catch let error as AdmissionError {
+      // Its sentence names the field, never the value.
+      throw StoreError.corrupt(source: source, detail: error.description)
     } catch {
       throw StoreError.corrupt(source: source, detail: "not a strivacity token set")
     }

@@ -49,6 +49,24 @@ public struct URLParts: Sendable, Equatable {
 
   /// True for 127.0.0.0/8, ::1 and `localhost` (which libcurl resolves to loopback itself).
   public var isLoopback: Bool { URLPolicy.isLoopbackHost(host) }
+
+  /// Scheme, host and port (the scheme's default when none is written): what must match for
+  /// two URLs to be the same server (RFC 6454).
+  public var origin: Origin { Origin(scheme: scheme, host: host, port: port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)) }
+}
+
+/// An origin (RFC 6454): scheme, host and effective port.
+public struct Origin: Sendable, Hashable, CustomStringConvertible {
+  public var scheme: String
+  public var host: String
+  public var port: Int
+
+  /// `https://host:port`, the port written only when it is not the scheme's default; for messages.
+  public var description: String {
+    let shownHost = host.contains(":") ? "[\(host)]" : host
+    let defaultPort = (scheme == "https" && port == 443) || (scheme == "http" && port == 80)
+    return "\(scheme)://\(shownHost)" + (defaultPort ? "" : ":\(port)")
+  }
 }
 
 public enum URLPolicy {
@@ -56,7 +74,8 @@ public enum URLPolicy {
   public static func isLoopbackHost(_ rawHost: String) -> Bool {
     var host = rawHost.lowercased()
     if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-    if host == "localhost" || host == "localhost." { return true }
+    // Not "localhost.": with the trailing dot the name is resolved through DNS.
+    if host == "localhost" { return true }
     let octets = host.split(separator: ".", omittingEmptySubsequences: false)
     if octets.count == 4, octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }) {
       return octets[0] == "127"
@@ -93,6 +112,32 @@ public enum URLPolicy {
     case "http" where parts.isLoopback: return parts
     default: throw .insecureURL(host: parts.host)
     }
+  }
+}
+
+extension URLPolicy {
+  /// True when `url` parses and has exactly the origin `expected` (scheme, host and port).
+  public static func sameOrigin(_ url: String, as expected: Origin) -> Bool { URLParts(url)?.origin == expected }
+}
+
+/// A URL admitted for the browser: https (http only on loopback) on the tenant's own origin,
+/// printable ASCII without spaces, no user info. So it always starts with `http`, is one word
+/// whatever a launcher does with spaces, and cannot name a file, a custom handler or an option.
+public struct BrowserURL: Sendable, Equatable {
+  public let value: String
+
+  public init(admitting url: String, origin: Origin) throws(AdmissionError) {
+    guard !url.isEmpty, url.utf8.count <= 8192, url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+      throw AdmissionError("the tenant's browser address has spaces, control or non-ASCII characters")
+    }
+    guard let parts = URLParts(url), parts.scheme == "https" || (parts.scheme == "http" && parts.isLoopback) else {
+      throw AdmissionError("the tenant's browser address is not an https URL")
+    }
+    let authority = url.dropFirst(parts.scheme.count + 3).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    guard !authority.contains("@"), parts.origin == origin else {
+      throw AdmissionError("the tenant's browser address is not on the tenant (\(origin))")
+    }
+    value = url
   }
 }
 

@@ -18,17 +18,22 @@ public struct Style: Sendable {
 }
 
 public enum ScreenRenderer {
+  /// Every text of a screen is the tenant's: it reaches lines only through here (or through
+  /// `TerminalSafe.text` for multi-line texts), so no escape sequence of the tenant's survives,
+  /// not even colour; strivacity's own styling is added around it afterwards.
+  static func safe(_ text: String) -> String { TerminalSafe.text(text, multiline: false) }
+
   /// The screen's texts in render order, and the global message.
   public static func header(_ plan: ScreenPlan, messages: Messages?, style: Style) -> [String] {
     var lines: [String] = []
     var first = true
     for block in plan.blocks {
       guard case .text(let text, let html) = block else { continue }
-      let shown = html ? HTMLText.plain(text) : text
+      let shown = TerminalSafe.text(html ? HTMLText.plain(text) : text)
       lines.append(first ? style.bold(shown) : shown)
       first = false
     }
-    if let global = messages?.global { lines.append(style.error("! " + global)) }
+    if let global = messages?.global { lines.append(style.error("! " + TerminalSafe.text(global))) }
     return lines
   }
 
@@ -36,6 +41,8 @@ public enum ScreenRenderer {
   public static func prompt(_ widget: Widget, defaultText: String?, style: Style) -> String {
     var label = widget.label.isEmpty ? widget.id : widget.label
     if case .checkbox(_, let html) = widget.kind, html { label = HTMLText.plain(label) }
+    label = safe(label)
+    let defaultText = defaultText.map(safe)
     switch widget.kind {
     case .checkbox:
       let yes = (defaultText == "yes")
@@ -48,7 +55,7 @@ public enum ScreenRenderer {
       let length = widget.validator.length.map { " \(style.dim("(\($0) digits)"))" } ?? ""
       return "\(label)\(length): "
     default:
-      let hint = defaultText.map { " [\($0)]" } ?? widget.placeholder.map { " " + style.dim("(\($0))") } ?? ""
+      let hint = defaultText.map { " [\($0)]" } ?? widget.placeholder.map { " " + style.dim("(\(safe($0)))") } ?? ""
       return "\(label)\(hint): "
     }
   }
@@ -56,7 +63,7 @@ public enum ScreenRenderer {
   /// Numbered options with group headings; `chosen` marks current multiSelect choices.
   public static func choices(_ widget: Widget, chosen: Set<String> = [], style: Style) -> [String] {
     var lines: [String] = []
-    if !widget.label.isEmpty { lines.append(widget.label) }
+    if !widget.label.isEmpty { lines.append(safe(widget.label)) }
     var number = 0
     for node in widget.options {
       switch node {
@@ -64,7 +71,7 @@ public enum ScreenRenderer {
         number += 1
         lines.append(option(number, label, marked: chosen.contains(value), multi: widget.kind == .multiSelect, indent: "  "))
       case .group(let label, _):
-        lines.append("  " + style.bold(label))
+        lines.append("  " + style.bold(safe(label)))
         for item in node.items {
           number += 1
           lines.append(option(number, item.label, marked: chosen.contains(item.value), multi: widget.kind == .multiSelect, indent: "    "))
@@ -87,29 +94,29 @@ public enum ScreenRenderer {
 
   private static func option(_ number: Int, _ label: String, marked: Bool, multi: Bool, indent: String) -> String {
     let box = multi ? (marked ? "[x] " : "[ ] ") : ""
-    return "\(indent)\(number)) \(box)\(label)"
+    return "\(indent)\(number)) \(box)\(safe(label))"
   }
 
   /// The actions on offer when there is more than one.
   public static func actions(_ plan: ScreenPlan, style: Style) -> [String] {
     plan.actions.enumerated().map { index, action in
-      "  \(index + 1)) " + (action.link ? action.label : style.accent(action.label))
+      "  \(index + 1)) " + (action.link ? safe(action.label) : style.accent(safe(action.label)))
     }
   }
 
   /// When a screen has actions besides its main one, how to reach them from any prompt.
   public static func shortcuts(_ plan: ScreenPlan, style: Style) -> String? {
     guard plan.actions.count > 1 else { return nil }
-    let others = plan.actions.enumerated().dropFirst().map { ":\($0.offset + 1) \($0.element.label)" }
+    let others = plan.actions.enumerated().dropFirst().map { ":\($0.offset + 1) \(safe($0.element.label))" }
     return style.dim("(at any prompt: " + others.joined(separator: ", ") + ")")
   }
 
   /// A message under a field.
-  public static func fieldMessage(_ text: String, style: Style) -> String { style.error("  ! " + text) }
+  public static func fieldMessage(_ text: String, style: Style) -> String { style.error("  ! " + safe(text)) }
 
   /// A readonly field, shown but not asked.
   public static func readonly(_ widget: Widget) -> String {
-    "\(widget.label.isEmpty ? widget.id : widget.label): \(widget.value.map { $0.string ?? $0.text } ?? "")"
+    safe("\(widget.label.isEmpty ? widget.id : widget.label): \(widget.value.map { $0.string ?? $0.text } ?? "")")
   }
 
   /// Everything a person sees of a screen before answering, as a transcript: texts, each field
@@ -137,7 +144,7 @@ public enum ScreenRenderer {
       lines.append("What next?")
       lines += actions(plan, style: style)
     } else if let only = plan.actions.first {
-      lines.append("[\(only.label)]")
+      lines.append("[\(safe(only.label))]")
     }
     return lines.joined(separator: "\n") + "\n"
   }

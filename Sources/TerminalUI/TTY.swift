@@ -5,6 +5,7 @@
 // terminal's settings and exits 130; nothing is half-written, because tokens are stored only
 // once, atomically, at the very end of a sign-in.
 import Glibc
+import StrivacityCore
 import Synchronization
 
 public enum TerminalError: Error, Equatable {
@@ -36,7 +37,7 @@ public final class TTY: Terminal {
     close(fd)
   }
 
-  public func write(_ text: String) { writeAll(fd, text) }
+  public func write(_ text: String) { writeTerminal(fd, text) }
 
   public func readLine(prompt: String, hidden: Bool) throws(TerminalError) -> String {
     // Echo goes off before the prompt appears, so nothing typed after seeing it is echoed
@@ -156,7 +157,7 @@ public final class Spinner: @unchecked Sendable {
     state.withLock { state in
       guard state.running && state.generation == generation else { return false }
       state.drawn = true
-      writeAll(2, "\r\(frame) \(state.text)\u{1B}[K")
+      writeAll(2, "\r\(frame) \(TerminalSafe.text(state.text, multiline: false))\u{1B}[K")
       return true
     }
   }
@@ -189,8 +190,17 @@ public func colourWanted(fd: Int32, environment: [String: String]) -> Bool {
   return isatty(fd) == 1
 }
 
+/// The terminal sink: every write of text meant for people (stderr, /dev/tty) goes through here,
+/// and only strivacity's own styling survives as escape sequences (`TerminalSafe.sink`); any
+/// other control character, escape sequence or bidi override is written as a visible stand-in.
+public func writeTerminal(_ fd: Int32, _ text: String) { writeAll(fd, TerminalSafe.sink(text)) }
+
+/// Writes data (stdout, pipes) exactly as given: tokens (admitted `BearerToken`s), JSON,
+/// protocol lines. Never for text a person reads on a terminal: that is `writeTerminal`.
+public func writeData(_ fd: Int32, _ text: String) { writeAll(fd, text) }
+
 /// Writes all of `text` to `fd`, retrying short writes and EINTR.
-public func writeAll(_ fd: Int32, _ text: String) {
+func writeAll(_ fd: Int32, _ text: String) {
   var text = text
   text.withUTF8 { buffer in
     var offset = 0

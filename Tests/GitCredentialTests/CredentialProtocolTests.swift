@@ -21,7 +21,7 @@ import Testing
     #expect(try parse("a==b\r\n").attributes["a"] == "=b")
     #expect(try parse("host=x\nhost=y\n").host == "y", "the last value wins")
     #expect(try parse("capability[]=a\ncapability[]=\ncapability[]=b\n").capabilities == ["b"], "an empty value resets a list")
-    #expect(try parse("url=https://h.example/p\n").url == "https://h.example/p")
+    #expect(try parse("url=https://h.example/p\n").url == nil, "git's url input attribute is never sent to helpers, nor used")
     #expect(throws: CredentialParseError.malformedLine(number: 2)) { try parse("host=x\nno-equals-sign\n") }
     #expect(throws: CredentialParseError.malformedLine(number: 1)) { try parse("=value\n") }
     #expect(throws: CredentialParseError.tooLarge) { try CredentialProtocol.parse([UInt8](repeating: 65, count: (1 << 20) + 1)) }
@@ -57,6 +57,15 @@ import Testing
     ("protocol=https\nhost=git.example.com\n", ["https://git.example.com/"], true),
     ("protocol=ssh\nhost=git.example.com\n", ["git.example.com"], false),
     ("host=git.example.com\n", ["git.example.com"], false),
+    // Exactly what git sends: a host is a host, and git's `url` input attribute is not used.
+    ("protocol=https\nhost=evil.com@git.example.com\n", ["git.example.com"], false),
+    ("protocol=https\nhost=git.example.com/x\n", ["git.example.com"], false),
+    ("protocol=https\nhost=git.example.com:0\n", ["git.example.com:0"], false),
+    ("protocol=https\nhost=git example.com\n", ["git example.com"], false),
+    ("url=https://git.example.com/\n", ["git.example.com"], false),
+    ("protocol=https\nhost=evil.example\nurl=https://git.example.com/\n", ["git.example.com"], false),
+    ("protocol=https\nhost=[::1]:8443\n", ["[::1]:8443"], true),
+    ("protocol=https\nhost=git.example.com\npath=org/a?b\n", ["https://git.example.com/org/"], false),
   ])
   func hostMatching(_ input: String, _ entries: [String], _ expected: Bool) throws {
     #expect(HostMatch.matches(try parse(input), entries: entries) == expected)
@@ -72,7 +81,7 @@ import Testing
       let length = Int.random(in: 0..<80, using: &generator)
       let bytes = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }
       if let request = try? CredentialProtocol.parse(bytes) {
-        let answer = CredentialProtocol.answer(request: request, token: "t", username: request.attributes["username"] ?? "u", expiresAt: nil)
+        let answer = CredentialProtocol.answer(request: request, token: BearerToken("t"), username: request.attributes["username"] ?? "u", expiresAt: nil)
         #expect(answer.split(separator: "\n").allSatisfy { $0.contains("=") })
         _ = HostMatch.matches(request, entries: ["git.example.com", "https://x.example/p/"])
       }

@@ -1,4 +1,5 @@
 import Testing
+import Glibc
 @testable import LoopbackHTTP
 
 @Suite struct RequestParserTests {
@@ -59,5 +60,49 @@ import Testing
     #expect(throws: RequestParseError(status: 431, reason: "request head too large")) {
       try parse("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 100), limits: limits)
     }
+  }
+}
+
+@Suite struct LoopbackServerDefenceTests {
+  /// A trickling client (slowloris) per connection cannot make the server deaf: connections
+  /// over the cap close the oldest, and a request has a total deadline however its bytes trickle.
+  @Test func tricklingClientsCannotMakeTheServerDeaf() throws {
+    let server = try LoopbackServer(maxConnections: 8, requestDeadlineSeconds: 1) { _ in ServerReply(status: 204) }
+    defer { server.stop() }
+    func connect() -> Int32 {
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+      address.sin_addr.s_addr = in_addr_t(0x7f00_0001).bigEndian
+      _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      }
+      return fd
+    }
+    let trickling = (0..<40).map { _ in connect() }
+    for fd in trickling { _ = "GET / HTTP/1.1\r\n".withCString { write(fd, $0, 16) } }
+    // A real client still gets its answer at once.
+    let fd = connect()
+    let request = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    _ = request.withCString { write(fd, $0, strlen($0)) }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var buffer = [UInt8](repeating: 0, count: 256)
+    let n = read(fd, &buffer, buffer.count)
+    #expect(n > 0 && String(decoding: buffer[0..<max(0, n)], as: UTF8.self).hasPrefix("HTTP/1.1 204"))
+    close(fd)
+    // A trickler past the deadline is cut off, however it keeps sending.
+    let slow = connect()
+    var cut = false
+    for _ in 0..<30 {
+      if write(slow, "a", 1) < 0 { cut = true; break }
+      usleep(100_000)
+      var probe = pollfd(fd: slow, events: Int16(POLLIN), revents: 0)
+      if poll(&probe, 1, 0) > 0 { cut = true; break }
+    }
+    #expect(cut, "the trickling request was closed within its deadline")
+    close(slow)
+    trickling.forEach { close($0) }
   }
 }

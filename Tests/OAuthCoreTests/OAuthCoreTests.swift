@@ -129,6 +129,26 @@ import _CryptoExtras
     #expect(throws: error) { try validate(claims) }
   }
 
+  @Test func hugeOrNonFiniteTimesAreRefusedNotTrapped() {
+    for claim in ["exp", "iat"] {
+      for value in [1e300, -1e300, -5] {
+        var claims = Self.good
+        claims[claim] = .number(value)
+        #expect(throws: IDTokenError.self) { try validate(claims) }
+      }
+    }
+  }
+
+  @Test func severalAudiencesNeedTheAuthorizedParty() throws {
+    var claims = Self.good
+    claims["aud"] = ["client", "other"]
+    #expect(throws: IDTokenError.authorizedParty(expected: "client")) { try validate(claims) }
+    claims["azp"] = "other"
+    #expect(throws: IDTokenError.authorizedParty(expected: "client")) { try validate(claims) }
+    claims["azp"] = "client"
+    #expect(try validate(claims)["sub"] == "u")
+  }
+
   @Test(arguments: ["aud", "exp", "iat", "nonce"])
   func missingClaimsAreRefused(_ claim: String) {
     var claims = Self.good
@@ -140,5 +160,32 @@ import _CryptoExtras
     let other = try _RSA.Signing.PrivateKey(keySize: .bits2048)
     #expect(throws: IDTokenError.signature(.unknownKey("nope"))) { try validate(Self.good, kid: "nope") }
     #expect(throws: IDTokenError.signature(.badSignature)) { try validate(Self.good, signer: other) }
+  }
+}
+
+@Suite struct TokenResponseTests {
+  @Test func admitsAGoodResponse() throws {
+    let response = try TokenResponse(json: [
+      "access_token": "at.1", "token_type": "bearer", "expires_in": "3600", "refresh_token": "r 1", "id_token": "a.b.c", "scope": "openid",
+    ])
+    #expect(response.accessToken.value == "at.1")
+    #expect(response.tokenType == "Bearer")
+    #expect(response.expiresIn == 3600)
+  }
+
+  @Test(arguments: [
+    ["access_token": "x\nurl = http://evil/"] as JSONValue,
+    ["access_token": "ok", "token_type": "Bearer\r\nX: 1"],
+    ["access_token": "ok", "expires_in": .number(1e300)],
+    ["access_token": "ok", "expires_in": -5],
+    ["access_token": "ok", "refresh_token": "r\n"],
+    ["access_token": "ok", "id_token": "not a jwt"],
+    ["access_token": "ok", "scope": "openid\u{1B}[2J"],
+    ["access_token": .number(1)],
+    ["access_token": "ok", "refresh_token": .number(1)],
+    "not an object",
+  ])
+  func refusesWhatCouldReachASink(_ json: JSONValue) {
+    #expect(throws: OAuthError.self) { try TokenResponse(json: json) }
   }
 }

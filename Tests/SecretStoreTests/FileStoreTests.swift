@@ -81,7 +81,7 @@ import Testing
     DispatchQueue.concurrentPerform(iterations: 8) { worker in
       for round in 0..<25 {
         var next = tokens
-        next.accessToken = "at-\(worker)-\(round)-" + String(repeating: "x", count: 2000)
+        next.accessToken = try! BearerToken(admitting: "at-\(worker)-\(round)-" + String(repeating: "x", count: 2000))
         do {
           try store.save(next, for: key)
           _ = try store.load(key)
@@ -91,6 +91,6 @@ import Testing
       }
     }
     #expect(failures.withLock { $0 } == 0)
-    #expect(try store.load(key)?.accessToken.hasPrefix("at-") == true)
+    #expect(try store.load(key)?.accessToken.value.hasPrefix("at-") == true)
   }
 }

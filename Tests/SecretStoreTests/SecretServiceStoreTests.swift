@@ -16,7 +16,7 @@ import Testing
 
   static func tokens(_ tag: String, expiresAt: Int64 = 2_000_000_000) -> TokenSet {
     TokenSet(
-      accessToken: "access-\(tag)", refreshToken: "refresh-\(tag)", idToken: "h.p.\(tag)", scope: "openid profile",
+      accessToken: try! BearerToken(admitting: "access-\(tag)"), refreshToken: "refresh-\(tag)", idToken: "h.p.\(tag)", scope: "openid profile",
       expiresAt: expiresAt, obtainedAt: expiresAt - 3600)
   }
 

@@ -117,7 +117,7 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
 
 @Suite struct CLIFileStoreTests {
   static let tokenFile = """
-    {"client_id":"cli-client","issuer":"https://tenant.example/","profile":"filed","tokens":{"access_token":"AT-SECRET","expires_at":4102444800,"id_token":"ID-SECRET","obtained_at":4102441200,"refresh_token":"RT-SECRET","scope":"openid profile","token_type":"Bearer"},"v":1}
+    {"client_id":"cli-client","issuer":"https://tenant.example/","profile":"filed","tokens":{"access_token":"AT-SECRET","expires_at":4102444800,"id_token":"eyJ.ID-SECRET.sig","obtained_at":4102441200,"refresh_token":"RT-SECRET","scope":"openid profile","token_type":"Bearer"},"v":1}
     """
 
   @Test func statusReadsTheFileStoreAndNeverPrintsSecrets() throws {

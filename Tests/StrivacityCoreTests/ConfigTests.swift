@@ -109,7 +109,8 @@ import Testing
     var paths = Paths(environment: ["HOME": "/home/u"], uid: 1000)
     #expect(paths.config == "/home/u/.config/strivacity/config.toml")
     #expect(paths.stateDir == "/home/u/.local/state/strivacity")
-    #expect(paths.runtimeDir == "/tmp/strivacity-1000")
+    // Not under /tmp, where another user could create it first.
+    #expect(paths.runtimeDir == "/home/u/.local/state/strivacity/locks")
     paths = Paths(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "/x/c", "XDG_STATE_HOME": "/x/s", "XDG_RUNTIME_DIR": "/run/user/1000"], uid: 1000)
     #expect(paths.config == "/x/c/strivacity/config.toml")
     #expect(paths.stateDir == "/x/s/strivacity")

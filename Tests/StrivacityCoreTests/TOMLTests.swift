@@ -78,6 +78,8 @@ import Testing
     Bad(text: "[t\na = 1", line: 1, column: 3, fragment: "expected ']'"),
     Bad(text: "a = 0123", line: 1, column: 5, fragment: "not a supported number"),
     Bad(text: "a = 99999999999999999999", line: 1, column: 5, fragment: "not a supported number"),
+    // Deep nesting is an error, not a stack overflow.
+    Bad(text: "a = " + String(repeating: "[", count: 50_000), line: 1, column: 37, fragment: "nested more than 32 deep"),
   ])
   func reportsErrorsWithPosition(_ bad: Bad) {
     do {

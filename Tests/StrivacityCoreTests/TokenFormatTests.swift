@@ -35,6 +35,5 @@ import Testing
 
   @Test func quotingIsSafe() {
     #expect(TokenFormat.env.shellQuote("a'b") == "'a'\\''b'")
-    #expect(TokenFormat.curl.curlEscape(#"a"b\c"#) == #"a\"b\\c"#)
   }
 }

@@ -13,6 +13,8 @@ import Testing
   @Test(arguments: [
     "example.com", "128.0.0.1", "10.0.0.1", "127.0.0", "127.0.0.1.example.com", "localhost.example.com",
     "::2", "1::1", "::", "0.0.0.0", "127.0.0.256", "::ffff:127.0.0.1", "",
+    // With the trailing dot the name goes through DNS.
+    "localhost.",
   ])
   func otherHosts(_ host: String) {
     #expect(!URLPolicy.isLoopbackHost(host))

@@ -63,7 +63,7 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
         let discovery = try session.discovery()
         if discovery.revocationEndpoint != nil {
           let endpoint = try session.endpoint(\.revocationEndpoint, "revocation endpoint")
-          for (token, hint) in [(tokens.refreshToken, "refresh_token"), (Optional(tokens.accessToken), "access_token")] {
+          for (token, hint) in [(tokens.refreshToken, "refresh_token"), (Optional(tokens.accessToken.value), "access_token")] {
             guard let token else { continue }
             let what = hint == "refresh_token" ? "refresh token" : "access token"
             do {

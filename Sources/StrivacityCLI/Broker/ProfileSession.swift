@@ -71,7 +71,14 @@ final class ProfileSession {
         } catch {
           throw CLIFailure("the refresh answer is unusable: \(error); stored tokens are unchanged", status: .server)
         }
-        let next = parsed.tokenSet(now: Self.now(), previous: current)
+        var admitted = parsed
+        if let idToken = parsed.idToken, let problem = refreshedIDTokenProblem(idToken, previous: current) {
+          // The new access and refresh tokens are kept (the old refresh token may already be
+          // rotated away); the unverified ID token is not: the one verified before stays.
+          Console.warning("the refreshed ID token for \(name) was refused (\(problem)); keeping the previous one")
+          admitted.idToken = nil
+        }
+        let next = admitted.tokenSet(now: Self.now(), previous: current)
         try store.save(next, for: key)
         log.note("refreshed \(name)")
         return next
@@ -92,6 +99,28 @@ final class ProfileSession {
     }
   }
 
+  /// Why an ID token from a refresh cannot be stored, or nil when it verifies like the
+  /// sign-in's (signature, iss, aud, azp, exp, iat; no nonce on refresh) and names the same
+  /// subject as the one held (OpenID Connect Core §12.2).
+  private func refreshedIDTokenProblem(_ idToken: String, previous: TokenSet) -> String? {
+    do {
+      let discovery = try discovery()
+      let jwksURI = try endpoint(\.jwksURI, "jwks_uri")
+      let response = try send(HTTPRequest(url: jwksURI, headers: [HTTPHeader("Accept", "application/json")]))
+      guard response.status == 200, let json = JSONValue.parse(response.body) else { return "the JWKS answered HTTP \(response.status)" }
+      let claims = try IDTokenValidator.validate(
+        idToken, keys: JWKS(json: json), issuer: discovery.issuer, clientID: clientID, nonce: nil, now: Self.now())
+      if let held = previous.idToken, let heldSubject = try? JWT(compact: held).claims["sub"], claims["sub"] != heldSubject {
+        return "it names another subject"
+      }
+      return nil
+    } catch let failure as CLIFailure {
+      return failure.message
+    } catch {
+      return "\(error)"
+    }
+  }
+
   // MARK: the tenant
 
   func discovery() throws -> Discovery {
@@ -100,16 +129,22 @@ final class ProfileSession {
     guard response.status == 200 else {
       throw CLIFailure("the tenant's discovery document failed with HTTP \(response.status)", status: response.status >= 500 ? .transient : .server)
     }
+    let discovery: Discovery
     do {
-      let discovery = try Discovery(json: JSONValue.parse(response.body) ?? .null)
-      cachedDiscovery = discovery
-      return discovery
+      discovery = try Discovery(json: JSONValue.parse(response.body) ?? .null)
     } catch {
       throw CLIFailure("the tenant's discovery document is unusable: \(error)", status: .server)
     }
+    // OpenID Connect Discovery §4.3: the issuer is the tenant URL discovery was fetched from.
+    guard TenantURL.base(discovery.issuer) == tenant else {
+      throw CLIFailure("the tenant's discovery document names another issuer; refusing it", status: .server)
+    }
+    cachedDiscovery = discovery
+    return discovery
   }
 
-  /// An advertised endpoint, only if it is on the tenant's own host: tokens go nowhere else.
+  /// An advertised endpoint, only if it is on the tenant's own origin (scheme, host and port):
+  /// tokens go nowhere else.
   func endpoint(_ field: KeyPath<Discovery, String?>, _ what: String) throws -> String {
     guard let url = try discovery()[keyPath: field] else {
       throw CLIFailure("the tenant advertises no \(what)", status: .server)
@@ -125,15 +160,15 @@ final class ProfileSession {
   }
 
   private func requireTenantHost(_ url: String, _ what: String) throws {
-    guard let parts = URLParts(url), let tenantParts = URLParts(tenant), parts.host == tenantParts.host,
-      (try? URLPolicy.check(url)) != nil
+    guard let tenantOrigin = URLParts(tenant)?.origin, URLPolicy.sameOrigin(url, as: tenantOrigin), (try? URLPolicy.check(url)) != nil
     else {
-      throw CLIFailure("refusing the tenant's \(what) \(url.prefix { $0 != "?" }): tokens go only to \(URLParts(tenant)?.host ?? tenant)", status: .server)
+      let shown = URLParts(url).map { "\($0.origin)" } ?? "an invalid URL"
+      throw CLIFailure("refusing the tenant's \(what) on \(shown): tokens go only to \(URLParts(tenant).map { "\($0.origin)" } ?? tenant)", status: .server)
     }
   }
 
   func send(_ request: HTTPRequest) throws -> HTTPResponse {
-    if client == nil { client = context.httpClient() }
+    if client == nil { client = try context.httpClient() }
     let started = monotonicSeconds()
     do {
       let response = try client!.send(request)

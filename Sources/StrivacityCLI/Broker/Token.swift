@@ -52,12 +52,16 @@ struct Token: ParsableCommand {
       try login.run()
       tokens = try session.freshTokens(minTTL: minTTL)
     }
-    let token: String
+    let token: BearerToken
     if idToken {
       guard let id = tokens.idToken else {
         throw CLIFailure("no ID token is held for \(session.name) (was openid among the scopes?)", status: .signInRequired)
       }
-      token = id
+      do {
+        token = try BearerToken(admitting: id, what: "ID token")
+      } catch {
+        throw CLIFailure("\(error.description); sign in again", status: .store)
+      }
     } else {
       token = tokens.accessToken
     }
@@ -84,7 +88,7 @@ struct Userinfo: ParsableCommand {
     let tokens = try session.freshTokens(minTTL: 30)
     let endpoint = try session.endpoint(\.userinfoEndpoint, "userinfo endpoint")
     let response = try session.send(HTTPRequest(
-      url: endpoint, headers: [HTTPHeader("Authorization", "Bearer \(tokens.accessToken)"), HTTPHeader("Accept", "application/json")]))
+      url: endpoint, headers: [HTTPHeader("Authorization", "Bearer \(tokens.accessToken.value)"), HTTPHeader("Accept", "application/json")]))
     switch response.status {
     case 200:
       guard let claims = JSONValue.parse(response.body), claims.object != nil else {

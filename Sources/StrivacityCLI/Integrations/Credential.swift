@@ -85,7 +85,7 @@ struct Credential: ParsableCommand {
     defer { withExtendedLifetime(lock) {} }
     guard var tokens = try session.store.load(session.key) else { return }
     let rejected = request.password ?? request.attributes["credential"]
-    guard rejected == tokens.accessToken else { return }  // already replaced: nothing to do
+    guard rejected == tokens.accessToken.value else { return }  // already replaced: nothing to do
     tokens.expiresAt = min(tokens.expiresAt ?? 0, ProfileSession.now() - 1)
     try session.store.save(tokens, for: session.key)
   }

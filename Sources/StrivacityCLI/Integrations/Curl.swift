@@ -1,5 +1,7 @@
 // `strivacity curl -- ARGS`: the real curl, with the Authorization header handed over on a
-// pipe (`-K /dev/fd/N`), never in argv where any process could read it.
+// pipe (`-K /dev/fd/N`), never in argv where any process could read it. curl's arguments pass
+// an allow-list (`CurlArguments`): every URL curl will contact is known, and each must be on the
+// profile's tenant, git_hosts or hosts.
 import ArgumentParser
 import Glibc
 import StrivacityCore
@@ -9,8 +11,12 @@ struct Curl: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Run curl with a fresh access token, passed through a pipe, never in argv.",
     discussion: """
-      The token goes only to the tenant's host and the profile's git_hosts and hosts:
-      every URL among the arguments must be on one of them.
+      The token goes only to the tenant's origin and the profile's git_hosts and hosts:
+      every URL among the arguments must be on one of them. Only curl options that cannot
+      send a request elsewhere are passed (no -K, --next, --connect-to, --resolve, proxies,
+      --location-trusted, -u, -k); every other argument must be a full http(s) URL. curl's
+      exit status is strivacity's. For anything else, pipe `strivacity token --format curl`
+      into `curl -K -`.
 
       EXAMPLE:
         strivacity curl -- -sS https://api.example.com/v1/me
@@ -22,26 +28,36 @@ struct Curl: ParsableCommand {
   var arguments: [String] = []
 
   func run() throws {
-    let curlArguments = arguments.first == "--" ? Array(arguments.dropFirst()) : arguments
+    let given = arguments.first == "--" ? Array(arguments.dropFirst()) : arguments
+    let curl: CurlArguments
+    do {
+      curl = try CurlArguments.parse(given)
+    } catch {
+      throw CLIFailure(error.description, status: .usage)
+    }
     let context = global.context()
     let session = try ProfileSession(context: context, options: global)
     let allowed = [session.tenant] + session.resolved.profile.gitHosts + session.resolved.profile.hosts
-    let urls = curlArguments.filter { $0.lowercased().hasPrefix("http://") || $0.lowercased().hasPrefix("https://") }
-    guard !urls.isEmpty else {
-      throw CLIFailure("no http(s) URL among the curl arguments; strivacity only sends the token to URLs it can check", status: .usage)
-    }
-    for url in urls where !Self.allowed(url, entries: allowed) {
-      throw CLIFailure("refusing to send the token to \(URLParts(url)?.host ?? url): profile \(session.name) allows \(allowed.joined(separator: ", ")) (add it to hosts)", status: .usage)
+    for url in curl.urls where !Self.allowed(url, entries: allowed) {
+      let shown = URLParts(url).map { "\($0.origin)" } ?? "that URL"
+      throw CLIFailure("refusing to send the token to \(shown): profile \(session.name) allows \(allowed.joined(separator: ", ")) (add it to hosts)", status: .usage)
     }
     let tokens = try session.freshTokens(minTTL: 60)
     var fds: [Int32] = [0, 0]
     guard pipe(&fds) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
-    // The config is a few hundred bytes: it fits the pipe, so write it all before curl starts.
-    writeAll(fds[1], TokenFormat.curl.render(token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false))
-    close(fds[1])
-    _ = fcntl(fds[0], F_SETFD, 0)  // curl inherits the read end
-    let result = try runProgram(["curl", "-K", "/dev/fd/\(fds[0])"] + curlArguments, captureOutput: false)
-    close(fds[0])
+    _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)  // curl inherits the read end only
+    // URL globbing off (a glob could name another host), and http(s) only, redirects included.
+    let config = "globoff\nproto = \"=http,https\"\nproto-redir = \"=http,https\"\n"
+      + TokenFormat.curl.render(token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false)
+    // Written while curl runs: a config larger than the pipe's buffer would otherwise block.
+    let previous = signal(SIGPIPE, SIG_IGN)
+    defer { signal(SIGPIPE, previous) }
+    // -q first: no ~/.curlrc, which an earlier allowed `-o ~/.curlrc` could have written.
+    let result = try runProgram(["curl", "-q", "-K", "/dev/fd/\(fds[0])"] + curl.arguments, captureOutput: false) {
+      close(fds[0])
+      writeData(fds[1], config)
+      close(fds[1])
+    }
     throw ExitCode(result.status)
   }
 
@@ -49,7 +65,7 @@ struct Curl: ParsableCommand {
     guard let parts = URLParts(url), parts.scheme == "https" || parts.isLoopback else { return false }
     return entries.contains { entry in
       if let prefix = URLParts(entry) {
-        return prefix.host == parts.host && prefix.port == parts.port && parts.pathAndQuery.hasPrefix(prefix.pathAndQuery)
+        return prefix.origin == parts.origin && parts.pathAndQuery.hasPrefix(prefix.pathAndQuery)
       }
       let hostPort = parts.port.map { "\(parts.host):\($0)" } ?? parts.host
       return entry.lowercased() == hostPort || (parts.port == nil && entry.lowercased() == parts.host)

@@ -43,12 +43,18 @@ struct SetupGit: ParsableCommand {
     let key = "credential.\(url).helper"
     let helper = Self.helperCommand()
     let scope = local ? "--local" : "--global"
+    // A URL prefix with a path can only be matched when git sends the path, which it does with
+    // credential.useHttpPath (for that URL only).
+    let pathKey = "credential.\(url).useHttpPath"
+    let needsPath = (URLParts(url)?.pathAndQuery ?? "/") != "/"
     if undo {
       _ = try git(["config", scope, "--fixed-value", "--unset-all", key, helper])
+      if needsPath { _ = try git(["config", scope, "--unset-all", pathKey]) }
       Console.writeStderr("strivacity: git no longer asks strivacity for \(url)\n")
     } else {
       let existing = try git(["config", scope, "--get-all", key]).output.split(separator: "\n").map(String.init)
       if !existing.contains(helper) { _ = try git(["config", scope, "--add", key, helper]) }
+      if needsPath { _ = try git(["config", scope, pathKey, "true"]) }
       Console.writeStderr("strivacity: git asks strivacity (profile \(resolved.name)) for \(url): \(key) = \(helper)\n")
     }
   }
@@ -74,7 +80,11 @@ struct SetupGit: ParsableCommand {
 }
 
 /// Runs a program found on PATH (no shell), returning its exit status and stdout.
-func runProgram(_ arguments: [String], captureOutput: Bool = true) throws -> (status: Int32, output: String) {
+/// Runs a program and waits for it. `whileRunning` runs after it started, before the wait (to
+/// feed it a pipe). The child gets default signal dispositions and an empty signal mask.
+func runProgram(
+  _ arguments: [String], captureOutput: Bool = true, whileRunning: (() -> Void)? = nil
+) throws -> (status: Int32, output: String) {
   var out: [Int32] = [-1, -1]
   if captureOutput { guard pipe(&out) == 0 else { throw CLIFailure("pipe failed", status: .failure) } }
   var actions = posix_spawn_file_actions_t()
@@ -85,15 +95,27 @@ func runProgram(_ arguments: [String], captureOutput: Bool = true) throws -> (st
     posix_spawn_file_actions_addclose(&actions, out[0])
     posix_spawn_file_actions_addclose(&actions, out[1])
   }
+  var attributes = posix_spawnattr_t()
+  posix_spawnattr_init(&attributes)
+  defer { posix_spawnattr_destroy(&attributes) }
+  var empty = sigset_t()
+  sigemptyset(&empty)
+  posix_spawnattr_setsigmask(&attributes, &empty)
+  var defaults = sigset_t()
+  sigemptyset(&defaults)
+  sigaddset(&defaults, SIGPIPE)
+  posix_spawnattr_setsigdefault(&attributes, &defaults)
+  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
   let argv = arguments.map { strdup($0) } + [nil]
   defer { argv.forEach { free($0) } }
   var pid: pid_t = 0
-  let rc = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+  let rc = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
   if captureOutput { close(out[1]) }
   guard rc == 0 else {
     if captureOutput { close(out[0]) }
     throw CLIFailure("cannot run \(arguments[0]): \(String(cString: strerror(rc)))", status: .failure)
   }
+  whileRunning?()
   var output: [UInt8] = []
   if captureOutput {
     var chunk = [UInt8](repeating: 0, count: 4096)

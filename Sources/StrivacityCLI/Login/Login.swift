@@ -78,7 +78,7 @@ struct Login: ParsableCommand {
     if let sdkMode, !Self.sdkModes.contains(sdkMode) {
       throw ValidationError("--sdk-mode must be one of \(Self.sdkModes.joined(separator: ", "))")
     }
-    guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+    guard timeout.isFinite, timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be a number of seconds from 1 to 86400") }
     for field in fields + fieldEnvironment where !field.contains("=") || field.hasPrefix("=") {
       throw ValidationError("'\(field)' is not ID=VALUE")
     }
@@ -115,12 +115,20 @@ struct Login: ParsableCommand {
       terminal: terminal, style: style, provided: try providedAnswers(context.environment),
       fromArguments: Set(fields.map { split($0).0 }).subtracting(fieldEnvironment.map { split($0).0 }), actions: actions)
     let flow = LoginFlow(
-      settings: settings, http: context.httpClient(), prompter: prompter, spinner: Spinner(),
+      settings: settings, http: try context.httpClient(), prompter: prompter, spinner: Spinner(),
       log: global.log, environment: context.environment)
     let result = try flow.run()
 
-    // Under the refresh lock, so a refresh already in flight cannot overwrite the new set.
-    try withExtendedLifetime(try RefreshLock(directory: context.paths.runtimeDir, profile: resolved.name, timeout: 45)) {
+    // Under the refresh lock, so a refresh already in flight cannot overwrite the new set. The
+    // code is spent and the tokens are fresh: a lock problem never costs them.
+    let lock: RefreshLock?
+    do {
+      lock = try RefreshLock(directory: context.paths.runtimeDir, profile: resolved.name, timeout: 45)
+    } catch let failure as CLIFailure {
+      Console.warning("\(failure.message); storing the new tokens without the refresh lock")
+      lock = nil
+    }
+    try withExtendedLifetime(lock) {
       try store.save(result.tokens, for: key)
     }
     if resolved.store == .file { Console.warning(FileStore.warning) }
@@ -163,7 +171,12 @@ struct Login: ParsableCommand {
     try context.updateConfig(profile: profile, settings: settings)
   }
 
+  /// Who signed in, from the ID token's claims: tenant text, made inert for the terminal.
   static func who(_ claims: [String: JSONValue]) -> String {
+    TerminalSafe.text(whoClaims(claims), multiline: false)
+  }
+
+  private static func whoClaims(_ claims: [String: JSONValue]) -> String {
     let name = claims["name"]?.string ?? claims["preferred_username"]?.string
     let email = claims["email"]?.string
     switch (name, email) {

@@ -45,6 +45,9 @@ final class LoginFlow {
   private var discovery: Discovery!
   private var listener: RedirectListener!
   private var origin = ""
+  /// The configured tenant's origin: every endpoint that gets a secret, and every address
+  /// opened in the browser, must be on it.
+  private var tenantOrigin: Origin!
 
   init(settings: LoginSettings, http: HTTPClient, prompter: Prompter, spinner: Spinner, log: Log, environment: [String: String]) {
     self.settings = settings
@@ -56,6 +59,10 @@ final class LoginFlow {
   }
 
   func run() throws -> LoginResult {
+    guard let tenant = URLParts(settings.tenant) else {
+      throw LoginFailure(message: "the tenant URL is not an absolute URL", status: .usage)
+    }
+    tenantOrigin = tenant.origin
     discovery = try fetchDiscovery()
     origin = Self.origin(of: discovery.issuer)
     listener = try RedirectListener(requested: settings.redirectURI)
@@ -91,12 +98,18 @@ final class LoginFlow {
     } catch {
       throw LoginFailure(message: error.description, status: .server)
     }
-    for endpoint in [discovery.authorizationEndpoint, discovery.tokenEndpoint] + [discovery.jwksURI].compactMap({ $0 }) {
-      do {
-        _ = try URLPolicy.check(endpoint)
-      } catch {
-        throw LoginFailure(message: "the tenant advertises an endpoint strivacity will not use: \(error)", status: .server)
+    // OpenID Connect Discovery §4.3: the issuer is the tenant URL discovery was fetched from.
+    guard TenantURL.base(discovery.issuer) == TenantURL.base(settings.tenant) else {
+      throw LoginFailure(message: "the tenant's discovery document names another issuer; refusing it (the tenant URL must be the issuer, \(tenantOrigin!))", status: .server)
+    }
+    // The code, the PKCE verifier and the session go only to the tenant's own origin.
+    for (name, endpoint) in [("authorization", discovery.authorizationEndpoint), ("token", discovery.tokenEndpoint)] {
+      guard (try? URLPolicy.check(endpoint)) != nil, URLPolicy.sameOrigin(endpoint, as: tenantOrigin) else {
+        throw LoginFailure(message: "the tenant's \(name) endpoint is not on \(tenantOrigin!); refusing it", status: .server)
       }
+    }
+    if let jwksURI = discovery.jwksURI, (try? URLPolicy.check(jwksURI)) == nil {
+      throw LoginFailure(message: "the tenant's jwks_uri is not https; refusing it", status: .server)
     }
     return discovery
   }
@@ -180,8 +193,9 @@ final class LoginFlow {
   }
 
   private func journeyPost(_ path: String, sessionID: String, body: JSONValue, label: String) throws -> HTTPResponse {
+    let session = try admitSession(sessionID)
     var headers = [
-      HTTPHeader("Authorization", "Bearer \(sessionID)"), HTTPHeader("Content-Type", "application/json"),
+      HTTPHeader("Authorization", "Bearer \(session.value)"), HTTPHeader("Content-Type", "application/json"),
       HTTPHeader("Accept", "application/json"),
     ]
     if let language = Self.acceptLanguage(environment) { headers.append(HTTPHeader("Accept-Language", language)) }
@@ -191,13 +205,12 @@ final class LoginFlow {
   /// GET finalizeUrl with the session's Bearer and cookies; the redirect comes back as a 3xx
   /// Location or a 200 body (protocol §10.1).
   private func finalize(_ url: String, sessionID: String) throws -> String {
-    do {
-      _ = try URLPolicy.check(url)
-    } catch {
-      throw LoginFailure(message: "the tenant's finalize URL is not acceptable: \(error)", status: .server)
+    guard (try? URLPolicy.check(url)) != nil, URLPolicy.sameOrigin(url, as: tenantOrigin) else {
+      throw LoginFailure(message: "the tenant's finalize URL is not on \(tenantOrigin!); refusing it", status: .server)
     }
+    let session = try admitSession(sessionID)
     let response = try send(
-      HTTPRequest(url: url, headers: [HTTPHeader("Authorization", "Bearer \(sessionID)"), HTTPHeader("Accept", "text/html")]),
+      HTTPRequest(url: url, headers: [HTTPHeader("Authorization", "Bearer \(session.value)"), HTTPHeader("Accept", "text/html")]),
       "Finishing")
     switch response.status {
     case 301, 302, 303, 307, 308:
@@ -212,12 +225,27 @@ final class LoginFlow {
     }
   }
 
+  /// The journey session id goes into an Authorization header: only as a bearer token.
+  private func admitSession(_ sessionID: String) throws -> BearerToken {
+    do {
+      return try BearerToken(admitting: sessionID, what: "journey session id")
+    } catch {
+      throw LoginFailure(message: "\(error.description); refusing it", status: .server)
+    }
+  }
+
   /// Continues in the browser: prints and opens `url`, then waits for the redirect on the
   /// loopback listener, or for the final URL pasted into the terminal.
-  private func browser(_ url: String, reason: String) throws -> String {
+  private func browser(_ rawURL: String, reason: String) throws -> String {
     spinner.stop()
+    let url: BrowserURL
+    do {
+      url = try BrowserURL(admitting: rawURL, origin: tenantOrigin)
+    } catch {
+      throw LoginFailure(message: "\(error.description); refusing to open it (\(TerminalSafe.text(reason, multiline: false)))", status: .server)
+    }
     Console.writeStderr("strivacity: continuing in the browser: \(reason)\n")
-    Console.writeStderr("  \(url)\n")
+    Console.writeStderr("  \(url.value)\n")
     if settings.openBrowser && !openBrowser(url, environment: environment) {
       Console.writeStderr("strivacity: could not start a browser; open the address above yourself\n")
     }
@@ -392,12 +420,13 @@ struct Log {
     guard verbose else { return }
     let url = request.url.prefix { $0 != "?" } + (request.url.contains("?") ? "?…" : "")
     let outcome = status.map { "HTTP \($0)" } ?? "no answer"
-    Console.writeStderr("strivacity: \(request.method) \(url) → \(outcome) (\(Int(seconds * 1000)) ms)\n")
+    // The URL may be the tenant's (a Location it sent): made inert like any tenant text.
+    Console.writeStderr("strivacity: \(request.method) \(TerminalSafe.text(String(url), multiline: false)) → \(outcome) (\(Int(seconds * 1000)) ms)\n")
   }
 
   func note(_ text: String) {
     guard verbose else { return }
-    Console.writeStderr("strivacity: \(text)\n")
+    Console.writeStderr("strivacity: \(TerminalSafe.text(text, multiline: false))\n")
   }
 }
 

@@ -42,19 +42,35 @@ final class RedirectListener: @unchecked Sendable {
         throw CLIFailure("the redirect URI's host must be 127.0.0.1, [::1] or localhost", status: .usage)
       }
     }
+    // Every address of the name must be ours: were [::1]:PORT held by another local user, a
+    // browser that resolves localhost to ::1 would hand it the code. With any port, another
+    // port is tried; with a fixed one, the sign-in stops. Only a machine without IPv6 (the
+    // address cannot exist, so nobody can hold it) may skip ::1.
     var port = anyPort ? 0 : (parts.port ?? 80)
     let weak = WeakListener()
-    for (index, host) in hosts.enumerated() {
-      do {
-        let server = try LoopbackServer(host: host, port: port, idleTimeoutSeconds: 10) { request in weak.handle(request) }
-        port = server.port
-        servers.append(server)
-      } catch {
-        // A second address family is a nicety; the first one is required.
-        if index == 0 {
-          throw CLIFailure("cannot listen for the sign-in redirect on \(host) port \(port): \(error)", status: .usage)
+    var tries = 0
+    bindAll: while true {
+      tries += 1
+      servers = []
+      var bound = port
+      for host in hosts {
+        do {
+          let server = try LoopbackServer(
+            host: host, port: bound, idleTimeoutSeconds: 10, maxConnections: 16, requestDeadlineSeconds: 5
+          ) { request in weak.handle(request) }
+          bound = server.port
+          servers.append(server)
+        } catch {
+          if case .socket(_, let code) = error, host == "::1", code == EADDRNOTAVAIL || code == EAFNOSUPPORT, !servers.isEmpty {
+            continue  // no IPv6 loopback on this machine
+          }
+          servers.forEach { $0.stop() }
+          if anyPort && tries < 20 { continue bindAll }
+          throw CLIFailure("cannot listen for the sign-in redirect on \(host) port \(bound): \(error)", status: .usage)
         }
       }
+      port = bound
+      break
     }
     let hostText = parts.host.contains(":") ? "[\(parts.host)]" : parts.host
     redirectURI = "http://\(hostText):\(port)\(parts.pathAndQuery)"
@@ -181,15 +197,13 @@ final class DoneFlag: Sendable {
   func set() { value.withLock { $0 = true } }
 }
 
-/// Opens `url` in the user's browser: $BROWSER (first entry; `%s` replaced), else xdg-open.
-/// Returns false when no browser could be started.
-func openBrowser(_ url: String, environment: [String: String]) -> Bool {
-  var command: [String]
-  if let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init), !browser.isEmpty {
-    command = browser.contains("%s") ? browser.replacing("%s", with: url).split(separator: " ").map(String.init) : [browser, url]
-  } else {
-    command = ["xdg-open", url]
-  }
+/// Opens `url` in the user's browser: $BROWSER (its first entry), else xdg-open. The URL is
+/// always exactly one argument: a `%s` in $BROWSER is replaced inside the word that holds it,
+/// after the command is split into words, and an admitted URL has no spaces and starts with
+/// http, so no launcher can take it for an option. Returns false when none could be started.
+func openBrowser(_ url: BrowserURL, environment: [String: String]) -> Bool {
+  let command = browserCommand(url, environment: environment)
+  guard let program = command.first else { return false }
   var actions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
@@ -205,7 +219,7 @@ func openBrowser(_ url: String, environment: [String: String]) -> Bool {
   let argv = command.map { strdup($0) } + [nil]
   defer { argv.forEach { free($0) } }
   var pid: pid_t = 0
-  guard posix_spawnp(&pid, command[0], &actions, &attributes, argv, environ) == 0 else { return false }
+  guard posix_spawnp(&pid, program, &actions, &attributes, argv, environ) == 0 else { return false }
   // Reap it when it exits so no zombie stays behind.
   let child = pid
   DispatchQueue.global().async {
@@ -215,3 +229,12 @@ func openBrowser(_ url: String, environment: [String: String]) -> Bool {
   return true
 }
 
+/// The argv that opens `url`.
+func browserCommand(_ url: BrowserURL, environment: [String: String]) -> [String] {
+  guard let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init),
+    !browser.trimming(" ").isEmpty
+  else { return ["xdg-open", url.value] }
+  let words = browser.split(separator: " ").map(String.init)
+  guard words.contains(where: { $0.contains("%s") }) else { return words + [url.value] }
+  return words.map { $0.replacing("%s", with: url.value) }
+}

@@ -1,0 +1,75 @@
+// The trust boundary for text bound for a terminal. A tenant's labels, messages, error
+// descriptions and claims, and anything else from outside, may carry escape sequences (OSC 52
+// clipboard writes, title changes, screen clears, fake prompts) or bidi overrides that make
+// text read differently from what it is. `TerminalSafe.text` makes every such character
+// visible; the terminal sink (TerminalUI's `writeTerminal`) applies `TerminalSafe.sink`, which
+// keeps only the few styling sequences strivacity itself emits.
+
+public enum TerminalSafe {
+  /// Outside text made inert: C0 controls (but newline and tab, when `multiline`), DEL, C1
+  /// controls, bidi embeddings, overrides, isolates and marks, and line/paragraph separators
+  /// become visible stand-ins (`^[`, `<U+202E>`). Everything else is kept as it is.
+  public static func text(_ text: String, multiline: Bool = true) -> String {
+    guard text.unicodeScalars.contains(where: { isUnsafe($0, multiline: multiline) }) else { return text }
+    var out = String.UnicodeScalarView()
+    var previous: Unicode.Scalar?
+    for scalar in text.unicodeScalars {
+      defer { previous = scalar }
+      if multiline && scalar == "\n" && previous == "\r" {
+        // CRLF line ends: the CR was held back, the line break is kept.
+        out.removeLast(2)
+      }
+      if isUnsafe(scalar, multiline: multiline) { out.append(contentsOf: visible(scalar).unicodeScalars) } else { out.append(scalar) }
+    }
+    return String(out)
+  }
+
+  /// The sequences strivacity's own styling writes (TerminalUI's `Style` and spinner): SGR
+  /// reset, bold, dim, red, cyan, and erase-to-end-of-line. Nothing else may reach a terminal.
+  public static let ownSequences: [String] = ["\u{1B}[0m", "\u{1B}[1m", "\u{1B}[2m", "\u{1B}[31m", "\u{1B}[36m", "\u{1B}[K"]
+
+  /// What the terminal sink writes: `text` made inert as by `text(_:)`, except that the exact
+  /// sequences in `ownSequences` are kept.
+  public static func sink(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: { isUnsafe($0, multiline: true) }) else { return text }
+    var out = String.UnicodeScalarView()
+    let scalars = Array(text.unicodeScalars)
+    var i = 0
+    outer: while i < scalars.count {
+      let scalar = scalars[i]
+      if scalar == "\u{1B}" {
+        for sequence in ownSequences {
+          let own = Array(sequence.unicodeScalars)
+          if i + own.count <= scalars.count, Array(scalars[i..<(i + own.count)]) == own {
+            out.append(contentsOf: own)
+            i += own.count
+            continue outer
+          }
+        }
+      }
+      if isUnsafe(scalar, multiline: true) { out.append(contentsOf: visible(scalar).unicodeScalars) } else { out.append(scalar) }
+      i += 1
+    }
+    return String(out)
+  }
+
+  /// True for a character that must not reach a terminal as itself.
+  public static func isUnsafe(_ scalar: Unicode.Scalar, multiline: Bool = true) -> Bool {
+    switch scalar.value {
+    case 0x0A, 0x09: return !multiline
+    case 0x00...0x1F, 0x7F...0x9F: return true
+    case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x2028, 0x2029: return true
+    default: return false
+    }
+  }
+
+  static func visible(_ scalar: Unicode.Scalar) -> String {
+    switch scalar.value {
+    case 0x00...0x1F: return "^" + String(Unicode.Scalar(UInt8(scalar.value) + 0x40))
+    case 0x7F: return "^?"
+    default:
+      let hex = String(scalar.value, radix: 16, uppercase: true)
+      return "<U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + ">"
+    }
+  }
+}
