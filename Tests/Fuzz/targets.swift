@@ -45,4 +45,41 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   }
   return 0
 }
+#elseif FUZZ_ADMISSION
+// The trust boundary: whatever the bytes, admission never traps, and what it admits is safe
+// for its sink (no line breaks or controls in tokens and browser URLs, no escape left in text
+// made inert, every URL curl may contact is an http(s) URL we can check). Validator patterns
+// run in linear time: libFuzzer's -timeout turns a slow match into a crash.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+  let text = String(decoding: bytes, as: UTF8.self)
+  if let token = try? BearerToken(admitting: text) {
+    precondition(!token.value.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "\\" }), "a token that breaks a line")
+  }
+  _ = try? Admit.tokenType(text)
+  _ = try? Admit.refreshToken(text)
+  _ = try? Admit.idToken(text)
+  _ = try? Admit.scope(text)
+  _ = try? Admit.lifetime(JSONValue.parse(bytes))
+  _ = try? Admit.unixTime(JSONValue.parse(bytes), what: "exp")
+  _ = try? Admit.seconds(text, in: 0.1...3600, what: "fuzz")
+  precondition(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "unsafe text left")
+  let sunk = TerminalSafe.sink(text)
+  for (index, scalar) in sunk.unicodeScalars.enumerated() where scalar == "\u{1B}" {
+    let rest = String(String.UnicodeScalarView(sunk.unicodeScalars.dropFirst(index)))
+    precondition(TerminalSafe.ownSequences.contains { rest.hasPrefix($0) }, "a foreign escape left by the sink")
+  }
+  if let url = try? BrowserURL(admitting: text, origin: Origin(scheme: "https", host: "t.example", port: 443)) {
+    precondition(url.value.hasPrefix("https://") && !url.value.contains(" "), "a browser URL that is not one https word")
+  }
+  let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+  if let curl = try? CurlArguments.parse(arguments) {
+    for url in curl.urls { precondition(URLParts(url).map { $0.scheme == "https" || $0.scheme == "http" } == true, "an unchecked URL") }
+  }
+  if let newline = bytes.firstIndex(of: 10), let regex = SafeRegex(String(decoding: bytes[..<newline], as: UTF8.self)) {
+    _ = regex.wholeMatch(String(decoding: bytes[(newline + 1)...], as: UTF8.self))
+  }
+  return 0
+}
 #endif

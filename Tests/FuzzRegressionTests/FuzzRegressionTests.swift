@@ -66,4 +66,23 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
       }
     }
   }
+
+  @Test func admission() throws {
+    let inputs = try corpus("admission")
+    #expect(inputs.count >= 7)
+    for (name, bytes) in inputs {
+      let text = String(decoding: bytes, as: UTF8.self)
+      if let token = try? BearerToken(admitting: text) {
+        #expect(!token.value.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "\\" }), "\(name)")
+      }
+      #expect(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "\(name)")
+      let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+      if let curl = try? CurlArguments.parse(arguments) {
+        #expect(curl.urls.allSatisfy { URLParts($0) != nil }, "\(name)")
+      }
+      if let newline = bytes.firstIndex(of: 10), let regex = SafeRegex(String(decoding: bytes[..<newline], as: UTF8.self)) {
+        _ = regex.wholeMatch(String(decoding: bytes[(newline + 1)...], as: UTF8.self))
+      }
+    }
+  }
 }

@@ -1,0 +1,391 @@
+// The CLI against a hostile tenant (the emulator's hostile mode, docs/emulator.md) and hostile
+// local users: nothing that failed admission is stored, no escape sequence of the tenant's
+// reaches the terminal, no program but the expected one is started, no request leaves for a
+// host that is not allowed, and every refusal is one line with a documented exit code.
+import CurlTransport
+import Foundation
+import Glibc
+import LoopbackHTTP
+import StrivacityCore
+import StrivacityTestSupport
+import Testing
+
+extension Harness {
+  func hostile(_ kinds: [String]) throws {
+    try control("hostile", ["kinds": .array(kinds.map(JSONValue.string))])
+  }
+
+  /// A config file naming the emulator, so broker commands know the profile.
+  func configureProfile(hosts: [String] = []) throws {
+    let list = hosts.map { "\"\($0)\"" }.joined(separator: ", ")
+    try home.write(".config/strivacity/config.toml", """
+      [profiles.\(profile)]
+      tenant = "\(emulator.issuer)"
+      client_id = "strivacity-cli"
+      hosts = [\(list)]
+      """)
+  }
+}
+
+/// The one-line-error rule: exactly one `strivacity: error:` line, and no other line of ours
+/// that is not a warning or a note.
+func expectOneLineRefusal(_ result: ProcessResult, status: Int32, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
+  #expect(result.status == status, "exit \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
+  let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }
+  #expect(errors.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+  #expect(result.stderr.contains(message), "\(result.stderr)", sourceLocation: sourceLocation)
+  #expect(!result.stderr.contains("\u{1B}"), "an escape byte on stderr", sourceLocation: sourceLocation)
+}
+
+/// Every escape sequence in `text` is one of strivacity's own (with NO_COLOR: erase-line only).
+func escapeSequences(in text: String) -> [String] {
+  var found: [String] = []
+  let scalars = Array(text.unicodeScalars)
+  for (index, scalar) in scalars.enumerated() where scalar == "\u{1B}" || scalar.value == 0x9B || scalar == "\u{07}" {
+    found.append(String(String.UnicodeScalarView(scalars[index..<min(scalars.count, index + 6)])))
+  }
+  return found
+}
+
+extension PTYSession {
+  /// The demo sign-in when every label carries the hostile marker after its text.
+  func typeHostileDemoSignIn() throws {
+    try expect("Email address")
+    send("demo@example.com")
+    try expect("Password")
+    send("Demo-pass-1")
+    try expect("[y/N]")
+    send("")
+    try expect("Choice [1]")
+    send("")
+  }
+}
+
+@Suite struct HostileTenantTests {
+  static let password = ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]
+  static let secret = ["PW": "Demo-pass-1"]
+
+  @Test(arguments: [
+    ("token-newline", "the access token is not a valid bearer token"),
+    ("token-control", "the access token is not a valid bearer token"),
+    ("token-type", "the token type is not Bearer"),
+    ("refresh-token-newline", "the refresh token is not printable ASCII"),
+    ("id-token-numbers", "out of range"),
+    ("expires-in-hostile", "expires_in is out of range"),
+  ])
+  func hostileTokenResponsesStoreNothing(_ kind: String, _ message: String) throws {
+    let h = try Harness(journey: "password")
+    try h.hostile([kind])
+    let result = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
+    expectOneLineRefusal(result, status: 5, message)
+    #expect(try h.storedSecret() == nil, "nothing was stored")
+  }
+
+  @Test(arguments: ["token-newline", "token-control", "token-type", "refresh-token-newline", "expires-in-hostile"])
+  func aHostileRefreshAnswerLeavesTheStoredSetAlone(_ kind: String) throws {
+    let h = try Harness(journey: "password")
+    try h.configureProfile()
+    try h.signIn()
+    try h.expireStoredAccessToken(in: 5)
+    let before = try #require(try h.storedSecret())
+    try h.hostile([kind])
+    let result = try h.strivacity(["token", "--profile", h.profile, "--format", "curl"])
+    expectOneLineRefusal(result, status: 5, "the refresh answer is unusable")
+    #expect(result.stdout.isEmpty, "nothing for curl to read")
+    #expect(try h.storedSecret() == before, "the stored set is unchanged")
+  }
+
+  @Test func aHostileTokenAlreadyInTheStoreIsNeverRendered() throws {
+    // As an older version, or another writer of the keyring, might have left it.
+    let h = try Harness(journey: "password")
+    try h.configureProfile()
+    try h.signIn()
+    try h.rewriteStored { $0["access_token"] = "x\nurl = http://127.0.0.1:9/\nupload-file = /etc/hostname\nnext\n" }
+    for format in ["raw", "header", "curl", "env", "json", "exec-credential"] {
+      let result = try h.strivacity(["token", "--profile", h.profile, "--format", format])
+      expectOneLineRefusal(result, status: 6, "the access token is not a valid bearer token")
+      #expect(result.stdout.isEmpty)
+    }
+    let credential = try h.credential("get", "protocol=https\nhost=\(URLParts(h.emulator.issuer)!.host)\n\n")
+    #expect(!credential.stdout.contains("password="))
+  }
+
+  @Test func refreshedIDTokensAreVerifiedBeforeTheyAreKept() throws {
+    let h = try Harness(journey: "password")
+    try h.configureProfile()
+    try h.signIn()
+    let idToken = try #require(try h.storedSecret()?["tokens"]?["id_token"]?.string)
+    try h.expireStoredAccessToken(in: 5)
+    try h.hostile(["refresh-id-token-forged"])
+    let result = try h.strivacity(["token", "--profile", h.profile])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("the refreshed ID token for \(h.profile) was refused (token signature does not verify); keeping the previous one"))
+    #expect(try h.storedSecret()?["tokens"]?["id_token"]?.string == idToken)
+  }
+
+  @Test func tenantTextNeverReachesTheTerminalAsEscapes() throws {
+    let h = try Harness(journey: "password")
+    try h.configureProfile()
+    try h.hostile(["texts"])
+    let pty = try h.interactiveLogin(sdk: "web", ["--verbose"])
+    try pty.typeHostileDemoSignIn()
+    #expect(try pty.wait(timeout: 30) == 0, "\(pty.transcript)")
+    // The texts were shown, with their controls made visible.
+    #expect(pty.transcript.contains("^[]52;c;aGk="), "\(pty.transcript)")
+    let status = try PTYSession([TestEnvironment.binary("strivacity"), "status", "--profile", h.profile], environment: h.environment)
+    #expect(try status.wait(timeout: 30) == 0)
+    // With NO_COLOR strivacity itself writes only the spinner's erase-line.
+    for transcript in [pty.transcript, status.transcript] {
+      let foreign = escapeSequences(in: transcript).filter { $0 != "\u{1B}[K" }
+      #expect(foreign.isEmpty, "escape sequences reached the terminal: \(foreign.map { $0.debugDescription })")
+      #expect(!transcript.unicodeScalars.contains { $0.value == 0x202E })
+    }
+    // And with colour, only strivacity's own styling.
+    h.extraEnvironment["NO_COLOR"] = ""
+    let coloured = try h.interactiveLogin(sdk: "web")
+    try coloured.typeHostileDemoSignIn()
+    #expect(try coloured.wait(timeout: 30) == 0, "\(coloured.transcript)")
+    let foreign = escapeSequences(in: coloured.transcript).filter { sequence in
+      !TerminalSafe.ownSequences.contains { sequence.hasPrefix($0) }
+    }
+    #expect(foreign.isEmpty, "escape sequences reached the terminal: \(foreign.map { $0.debugDescription })")
+  }
+
+  @Test func aTenantErrorDescriptionIsOneInertLine() throws {
+    let h = try Harness(journey: "password")
+    try h.hostile(["texts"])
+    try h.control("faults", ["endpoint": "token", "kind": "status", "status": 400,
+                             "body": ["error": "invalid_grant", "error_description": "bad\n\u{1B}]0;pwned\u{07} grant"]])
+    let result = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
+    expectOneLineRefusal(result, status: 5, "invalid_grant: bad^J^[]0;pwned^G grant")
+  }
+
+  @Test(arguments: [
+    ("hosted-url-file", "is not an https URL"),
+    ("hosted-url-option", "is not an https URL"),
+    ("hosted-url-scheme", "is not an https URL"),
+    ("hosted-url-foreign", "is not on the tenant"),
+    ("hosted-url-space", "has spaces, control or non-ASCII characters"),
+  ])
+  func hostileHostedURLsAreNeverOpened(_ kind: String, _ message: String) throws {
+    let h = try Harness(journey: "hosted-only")
+    let log = h.home.file("browser.log")
+    let recorder = h.home.file("recorder")
+    try h.home.write("recorder", "#!/bin/sh\nprintf '%s\\n' \"$@\" >>'\(log)'\n")
+    chmod(recorder, 0o755)
+    h.extraEnvironment["BROWSER"] = recorder
+    try h.hostile([kind])
+    let result = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
+    expectOneLineRefusal(result, status: 5, message)
+    #expect(result.stderr.contains("refusing to open it"))
+    usleep(200_000)
+    #expect(!FileManager.default.fileExists(atPath: log), "no browser was started")
+  }
+
+  @Test func theBrowserGetsTheURLAsOneArgument() throws {
+    let h = try Harness(journey: "hosted-only")
+    let log = h.home.file("browser.log")
+    try h.home.write("recorder", "#!/bin/sh\nfor a in \"$@\"; do printf '[%s]\\n' \"$a\"; done >>'\(log)'\n")
+    chmod(h.home.file("recorder"), 0o755)
+    h.extraEnvironment["BROWSER"] = h.home.file("recorder") + " --new-tab %s --flag"
+    let result = try h.automatedLogin(sdk: "web", ["--timeout", "2"])
+    #expect(result.status == 3, "the recorder never finishes the sign-in: \(result.stderr)")
+    let argv = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+    #expect(argv.count == 3, "\(argv)")
+    #expect(argv.first == "[--new-tab]" && argv.last == "[--flag]")
+    #expect(argv.dropFirst().first?.hasPrefix("[" + h.emulator.issuer) == true)
+  }
+
+  @Test func catastrophicValidatorsDoNotHang() throws {
+    let h = try Harness(journey: "password")
+    try h.hostile(["regex"])
+    let started = Date()
+    let result = try h.automatedLogin(
+      sdk: "web", ["--field", "identifier=" + String(repeating: "a", count: 40), "--field-env", "password=PW"], environment: Self.secret)
+    #expect(Date().timeIntervalSince(started) < 30, "bounded")
+    #expect([3, 5].contains(result.status), "\(result.stderr)")
+    #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }.count == 1, "\(result.stderr)")
+  }
+
+  @Test(arguments: ["deep-nesting", "deep-nesting-discovery", "huge-numbers"])
+  func malformedScreensAreRefusedNotCrashedOn(_ kind: String) throws {
+    let h = try Harness(journey: "password")
+    try h.hostile([kind])
+    let result = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
+    #expect([0, 3, 5].contains(result.status), "a documented exit, not a crash: \(result.status) \(result.stderr)")
+    if result.status != 0 {
+      #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }.count == 1, "\(result.stderr)")
+    }
+  }
+
+  @Test(arguments: [
+    ("discovery-port", "the tenant's token endpoint is not on"),
+    ("discovery-authorization", "the tenant's authorization endpoint is not on"),
+    ("discovery-issuer", "names another issuer"),
+    ("finalize-elsewhere", "the tenant's finalize URL is not on"),
+  ])
+  func signInSendsNothingOffTheTenantsOrigin(_ kind: String, _ message: String) throws {
+    let h = try Harness(journey: "password")
+    try h.hostile([kind])
+    let result = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
+    expectOneLineRefusal(result, status: 5, message)
+    #expect(try h.stats()["hostile_listener_requests"]?.int ?? 0 == 0, "nothing reached the other port")
+    #expect(try h.storedSecret() == nil)
+  }
+
+  @Test(arguments: [
+    ("discovery-port", "refusing the tenant's token endpoint on http://127.0.0.1:"),
+    ("discovery-issuer", "names another issuer"),
+  ])
+  func theBrokerSendsNothingOffTheTenantsOrigin(_ kind: String, _ message: String) throws {
+    let h = try Harness(journey: "password")
+    try h.configureProfile()
+    try h.signIn()
+    try h.expireStoredAccessToken(in: 5)
+    let before = try h.storedSecret()
+    try h.hostile([kind])
+    for command in [["token"], ["userinfo"], ["logout"]] {
+      let result = try h.strivacity(command + ["--profile", h.profile])
+      if command == ["logout"] {
+        #expect(result.status == 4, "\(result.stderr)")  // deleted locally, revocation not sent
+      } else {
+        expectOneLineRefusal(result, status: 5, message)
+        #expect(try h.storedSecret() == before)
+      }
+    }
+    #expect(try h.stats()["hostile_listener_requests"]?.int ?? 0 == 0, "the refresh token went nowhere else")
+  }
+}
+
+@Suite struct HostileLocalTests {
+  /// A server that counts what reaches it: the "other host" of the bypass attempts.
+  final class Trap: @unchecked Sendable {
+    private let lock = NSLock()
+    private var hits = 0
+    private(set) var server: LoopbackServer!
+
+    init() throws {
+      var limits = RequestParser.Limits()
+      limits.maxHeadBytes = 65_536  // room for the largest admitted token
+      server = try LoopbackServer(limits: limits) { [unowned self] _ in
+        lock.lock()
+        hits += 1
+        lock.unlock()
+        return ServerReply(status: 200, contentType: "text/plain", text: "trapped\n")
+      }
+    }
+
+    var count: Int {
+      lock.lock()
+      defer { lock.unlock() }
+      return hits
+    }
+  }
+
+  @Test func strivacityCurlCannotBeSentElsewhere() throws {
+    let h = try Harness(journey: "password")
+    try h.configureProfile()
+    try h.signIn()
+    let trap = try Trap()
+    defer { trap.server.stop() }
+    let allowed = h.emulator.issuer + "userinfo"
+    let elsewhere = "127.0.0.1:\(trap.server.port)"
+    try h.home.write("evil.curlrc", "url = \"http://\(elsewhere)/\"\n")
+    let attempts: [[String]] = [
+      ["-sS", "\(elsewhere)/path"],
+      ["-sS", "--url", "http://\(elsewhere)/"],
+      ["-sS", "http:/\(elsewhere)/"],
+      ["-sS", "-K", h.home.file("evil.curlrc"), allowed],
+      ["-sSK", h.home.file("evil.curlrc"), allowed],
+      ["-sS", "--conf", h.home.file("evil.curlrc"), allowed],
+      ["-sS", "--connect-to", "::\(elsewhere)", allowed],
+      ["-sS", "--resolve", "127.0.0.1:\(URLParts(allowed)!.port!):127.0.0.2", allowed],
+      ["-sS", allowed, "http://\(elsewhere)/"],
+      ["-sS", allowed, "--next", "http://\(elsewhere)/"],
+      ["-sS", "-x", "http://\(elsewhere)", allowed],
+      ["-sS", "http://127.0.0.1:{\(URLParts(allowed)!.port!),\(trap.server.port)}/userinfo"],
+      ["-sS", "--location-trusted", allowed],
+    ]
+    for attempt in attempts {
+      let result = try h.strivacity(["curl", "--profile", h.profile, "--"] + attempt)
+      expectOneLineRefusal(result, status: 2, "strivacity: error: ")
+    }
+    let kminus = try run([TestEnvironment.binary("strivacity"), "curl", "--profile", h.profile, "--", "-K", "-", allowed],
+                         environment: h.environment, stdin: "url = \"http://\(elsewhere)/\"\n")
+    #expect(kminus.status == 2)
+    #expect(trap.count == 0, "nothing reached the other host")
+  }
+
+  @Test func curlsExitStatusIsPassedOn() throws {
+    let h = try Harness(journey: "password")
+    try h.configureProfile()
+    try h.signIn()
+    let result = try h.strivacity(["curl", "--profile", h.profile, "--", "-sSf", "-o", "/dev/null", h.emulator.issuer + "no-such-page"])
+    #expect(result.status == 22, "\(result.stderr)")
+    #expect(!result.stderr.contains("ExitCode"))
+    let ok = try h.strivacity(["curl", "--profile", h.profile, "--", "-sS", h.emulator.issuer + "userinfo"])
+    #expect(ok.status == 0, "\(ok.stderr)")
+    #expect(JSONValue.parse(ok.stdout)?["email"] == "demo@example.com")
+  }
+
+  @Test func aTokenAtTheSizeLimitReachesCurl() throws {
+    // The largest admitted token, through the pipe while curl runs (secret-tool stores at most
+    // 8 KiB, so this profile keeps its tokens in the file store).
+    let h = try Harness(journey: "password")
+    let trap = try Trap()
+    defer { trap.server.stop() }
+    try h.home.write(".config/strivacity/config.toml", """
+      [profiles.\(h.profile)]
+      tenant = "\(h.emulator.issuer)"
+      client_id = "strivacity-cli"
+      store = "file"
+      hosts = ["127.0.0.1:\(trap.server.port)"]
+      """)
+    try h.signIn()
+    let file = h.home.file(".local/state/strivacity/tokens/\(h.profile).json")
+    var record = try #require(JSONValue.parse(try String(contentsOfFile: file, encoding: .utf8))?.object)
+    var tokens = try #require(record["tokens"]?.object)
+    tokens["access_token"] = .string(String(repeating: "a", count: BearerToken.maxLength))
+    record["tokens"] = .object(tokens)
+    try h.home.write(".local/state/strivacity/tokens/\(h.profile).json", JSONValue.object(record).text, mode: 0o600)
+    let result = try h.strivacity(["curl", "--profile", h.profile, "--", "-sS", "http://127.0.0.1:\(trap.server.port)/"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(trap.count == 1)
+  }
+
+  @Test func aSquattedTmpDirectoryChangesNothing() throws {
+    // Without XDG_RUNTIME_DIR the locks live in the state directory, not in /tmp where another
+    // user could create strivacity-UID first.
+    let squatted = "/tmp/strivacity-\(getuid())"
+    mkdir(squatted, 0o777)
+    chown(squatted, 65534, 65534)
+    defer { rmdir(squatted) }
+    let h = try Harness(journey: "password")
+    h.extraEnvironment["XDG_RUNTIME_DIR"] = ""
+    try h.configureProfile()
+    try h.signIn()
+    try h.expireStoredAccessToken(in: 5)
+    let token = try h.strivacity(["token", "--profile", h.profile])
+    #expect(token.status == 0, "\(token.stderr)")
+    #expect(FileManager.default.fileExists(atPath: h.home.file(".local/state/strivacity/locks/\(h.profile).lock")))
+  }
+
+  @Test func aLocalhostRedirectWithIPv6HeldElsewhereFails() throws {
+    let h = try Harness(journey: "password")
+    guard let held = try? LoopbackServer(host: "::1", port: 0, handler: { _ in ServerReply(status: 200) }) else { return }  // no IPv6 here
+    defer { held.stop() }
+    let result = try h.automatedLogin(
+      sdk: "web", HostileTenantTests.password + ["--redirect-uri", "http://localhost:\(held.port)/callback"],
+      environment: HostileTenantTests.secret)
+    expectOneLineRefusal(result, status: 2, "cannot listen for the sign-in redirect on ::1 port \(held.port)")
+  }
+
+  @Test func outsideNumbersAreRefusedNotTrapped() throws {
+    let h = try Harness(journey: "password")
+    for value in ["inf", "1e300", "nan", "-1"] {
+      h.extraEnvironment["STRIVACITY_TIMEOUT"] = value
+      let result = try h.automatedLogin(sdk: "web", HostileTenantTests.password, environment: HostileTenantTests.secret)
+      expectOneLineRefusal(result, status: 2, "STRIVACITY_TIMEOUT must be a number of seconds")
+    }
+  }
+}
