@@ -47,6 +47,9 @@ build: deps
 ## with the Swift toolchain hidden
 test: deps
 	$(SWIFT) build --build-path $(BUILD_DIR) --build-tests
+	@# The build leaves gigabytes of dirty pages; without this, the first fsync of a test (the
+	@# keyring daemon's, the file store's) can wait a minute for them.
+	sync
 	Scripts/with-keyring $(SWIFT) test --build-path $(BUILD_DIR) --skip-build
 	Scripts/fuzz all $(FUZZ_SECONDS)
 	Scripts/check-package

@@ -148,7 +148,8 @@ import Testing
   @Test func theListenerAnswersOnlyTheRightRequestOnce() throws {
     // A sign-in waiting on the browser, and other local processes knocking on its port.
     let h = try Harness(journey: "hosted-only")
-    let fixed = Int.random(in: 40000...50000)
+    // Below Linux's ephemeral range (32768-60999), where no outgoing connection can hold it.
+    let fixed = Int.random(in: 20000...30000)
     let tty = try h.interactiveLogin(sdk: "web", ["--no-browser", "--redirect-uri", "http://127.0.0.1:\(fixed)/callback"])
     try tty.expect("Waiting for the browser")
     func curl(_ arguments: [String]) throws -> String {

@@ -11,13 +11,7 @@ import Testing
 extension Harness {
   /// A profile for the password journey whose git_hosts name `hosts`; signed in.
   func gitProfile(hosts: [String]) throws {
-    let list = hosts.map { "\"\($0)\"" }.joined(separator: ", ")
-    try home.write(".config/strivacity/config.toml", """
-      [profiles.\(profile)]
-      tenant = "\(emulator.issuer)"
-      client_id = "strivacity-cli"
-      git_hosts = [\(list)]
-      """)
+    try writeProfile("git_hosts = [\(hosts.map { "\"\($0)\"" }.joined(separator: ", "))]")
     try signIn()
   }
 

@@ -127,20 +127,31 @@ final class Harness: @unchecked Sendable {
   }
 
   func grants(_ type: String) throws -> Int { try stats()["grants"]?[type]?.int ?? 0 }
+
+  /// A config file with this harness's profile on the emulator, plus `settings` (TOML lines).
+  func writeProfile(_ settings: String = "") throws {
+    try home.write(".config/strivacity/config.toml", """
+      [profiles.\(profile)]
+      tenant = "\(emulator.issuer)"
+      client_id = "strivacity-cli"
+      \(settings)
+      """)
+  }
 }
 
 let sdkModes = ["web", "android-minimal"]
 
 extension PTYSession {
   /// Types the demo user through the identifier and password screens, accepting the defaults.
+  /// Only the start of each prompt is awaited: a hostile tenant appends to every label.
   func typeDemoSignIn() throws {
     try expect("Email address")
     send("demo@example.com")
-    try expect("Password: ")
+    try expect("Password")
     send("Demo-pass-1")
-    try expect("[y/N]: ")
+    try expect("[y/N]")
     send("")
-    try expect("Choice [1]: ")
+    try expect("Choice [1]")
     send("")
   }
 }

@@ -17,13 +17,7 @@ extension Harness {
 
   /// A config file naming the emulator, so broker commands know the profile.
   func configureProfile(hosts: [String] = []) throws {
-    let list = hosts.map { "\"\($0)\"" }.joined(separator: ", ")
-    try home.write(".config/strivacity/config.toml", """
-      [profiles.\(profile)]
-      tenant = "\(emulator.issuer)"
-      client_id = "strivacity-cli"
-      hosts = [\(list)]
-      """)
+    try writeProfile("hosts = [\(hosts.map { "\"\($0)\"" }.joined(separator: ", "))]")
   }
 }
 
@@ -47,24 +41,11 @@ func escapeSequences(in text: String) -> [String] {
   return found
 }
 
-extension PTYSession {
-  /// The demo sign-in when every label carries the hostile marker after its text.
-  func typeHostileDemoSignIn() throws {
-    try expect("Email address")
-    send("demo@example.com")
-    try expect("Password")
-    send("Demo-pass-1")
-    try expect("[y/N]")
-    send("")
-    try expect("Choice [1]")
-    send("")
-  }
-}
-
 @Suite struct HostileTenantTests {
   static let password = ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]
   static let secret = ["PW": "Demo-pass-1"]
 
+  /// Whatever fails admission at sign-in ends it: nothing stored, nothing sent off the origin.
   @Test(arguments: [
     ("token-newline", "the access token is not a valid bearer token"),
     ("token-control", "the access token is not a valid bearer token"),
@@ -72,13 +53,18 @@ extension PTYSession {
     ("refresh-token-newline", "the refresh token is not printable ASCII"),
     ("id-token-numbers", "out of range"),
     ("expires-in-hostile", "expires_in is out of range"),
+    ("discovery-port", "the tenant's token endpoint is not on"),
+    ("discovery-authorization", "the tenant's authorization endpoint is not on"),
+    ("discovery-issuer", "names another issuer"),
+    ("finalize-elsewhere", "the tenant's finalize URL is not on"),
   ])
-  func hostileTokenResponsesStoreNothing(_ kind: String, _ message: String) throws {
+  func hostileSignInsStoreAndSendNothing(_ kind: String, _ message: String) throws {
     let h = try Harness(journey: "password")
     try h.hostile([kind])
     let result = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
     expectOneLineRefusal(result, status: 5, message)
     #expect(try h.storedSecret() == nil, "nothing was stored")
+    #expect(try h.stats()["hostile_listener_requests"]?.int ?? 0 == 0, "nothing reached the other port")
   }
 
   @Test(arguments: ["token-newline", "token-control", "token-type", "refresh-token-newline", "expires-in-hostile"])
@@ -128,7 +114,7 @@ extension PTYSession {
     try h.configureProfile()
     try h.hostile(["texts"])
     let pty = try h.interactiveLogin(sdk: "web", ["--verbose"])
-    try pty.typeHostileDemoSignIn()
+    try pty.typeDemoSignIn()
     #expect(try pty.wait(timeout: 30) == 0, "\(pty.transcript)")
     // The texts were shown, with their controls made visible.
     #expect(pty.transcript.contains("^[]52;c;aGk="), "\(pty.transcript)")
@@ -143,7 +129,7 @@ extension PTYSession {
     // And with colour, only strivacity's own styling.
     h.extraEnvironment["NO_COLOR"] = ""
     let coloured = try h.interactiveLogin(sdk: "web")
-    try coloured.typeHostileDemoSignIn()
+    try coloured.typeDemoSignIn()
     #expect(try coloured.wait(timeout: 30) == 0, "\(coloured.transcript)")
     let foreign = escapeSequences(in: coloured.transcript).filter { sequence in
       !TerminalSafe.ownSequences.contains { sequence.hasPrefix($0) }
@@ -216,21 +202,6 @@ extension PTYSession {
     if result.status != 0 {
       #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }.count == 1, "\(result.stderr)")
     }
-  }
-
-  @Test(arguments: [
-    ("discovery-port", "the tenant's token endpoint is not on"),
-    ("discovery-authorization", "the tenant's authorization endpoint is not on"),
-    ("discovery-issuer", "names another issuer"),
-    ("finalize-elsewhere", "the tenant's finalize URL is not on"),
-  ])
-  func signInSendsNothingOffTheTenantsOrigin(_ kind: String, _ message: String) throws {
-    let h = try Harness(journey: "password")
-    try h.hostile([kind])
-    let result = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
-    expectOneLineRefusal(result, status: 5, message)
-    #expect(try h.stats()["hostile_listener_requests"]?.int ?? 0 == 0, "nothing reached the other port")
-    #expect(try h.storedSecret() == nil)
   }
 
   @Test(arguments: [
@@ -334,13 +305,7 @@ extension PTYSession {
     let h = try Harness(journey: "password")
     let trap = try Trap()
     defer { trap.server.stop() }
-    try h.home.write(".config/strivacity/config.toml", """
-      [profiles.\(h.profile)]
-      tenant = "\(h.emulator.issuer)"
-      client_id = "strivacity-cli"
-      store = "file"
-      hosts = ["127.0.0.1:\(trap.server.port)"]
-      """)
+    try h.writeProfile("store = \"file\"\nhosts = [\"127.0.0.1:\(trap.server.port)\"]")
     try h.signIn()
     let file = h.home.file(".local/state/strivacity/tokens/\(h.profile).json")
     var record = try #require(JSONValue.parse(try String(contentsOfFile: file, encoding: .utf8))?.object)

@@ -95,21 +95,10 @@ func runProgram(
     posix_spawn_file_actions_addclose(&actions, out[0])
     posix_spawn_file_actions_addclose(&actions, out[1])
   }
-  var attributes = posix_spawnattr_t()
-  posix_spawnattr_init(&attributes)
-  defer { posix_spawnattr_destroy(&attributes) }
-  var empty = sigset_t()
-  sigemptyset(&empty)
-  posix_spawnattr_setsigmask(&attributes, &empty)
-  var defaults = sigset_t()
-  sigemptyset(&defaults)
-  sigaddset(&defaults, SIGPIPE)
-  posix_spawnattr_setsigdefault(&attributes, &defaults)
-  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
   let argv = arguments.map { strdup($0) } + [nil]
   defer { argv.forEach { free($0) } }
   var pid: pid_t = 0
-  let rc = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
+  let rc = withSpawnAttributes { posix_spawnp(&pid, arguments[0], &actions, &$0, argv, environ) }
   if captureOutput { close(out[1]) }
   guard rc == 0 else {
     if captureOutput { close(out[0]) }
@@ -131,4 +120,21 @@ func runProgram(
   while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
   let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
   return (code, String(decoding: output, as: UTF8.self))
+}
+
+/// posix_spawn attributes for the programs we start: an empty signal mask and SIGPIPE at its
+/// default (we may ignore it ourselves while feeding a pipe), plus `flags`.
+func withSpawnAttributes<T>(flags: Int32 = 0, _ body: (inout posix_spawnattr_t) -> T) -> T {
+  var attributes = posix_spawnattr_t()
+  posix_spawnattr_init(&attributes)
+  defer { posix_spawnattr_destroy(&attributes) }
+  var empty = sigset_t()
+  sigemptyset(&empty)
+  posix_spawnattr_setsigmask(&attributes, &empty)
+  var defaults = sigset_t()
+  sigemptyset(&defaults)
+  sigaddset(&defaults, SIGPIPE)
+  posix_spawnattr_setsigdefault(&attributes, &defaults)
+  posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | flags))
+  return body(&attributes)
 }

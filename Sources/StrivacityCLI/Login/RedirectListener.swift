@@ -208,18 +208,11 @@ func openBrowser(_ url: BrowserURL, environment: [String: String]) -> Bool {
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
   for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
-  var attributes = posix_spawnattr_t()
-  posix_spawnattr_init(&attributes)
-  defer { posix_spawnattr_destroy(&attributes) }
-  var empty = sigset_t()
-  sigemptyset(&empty)
-  posix_spawnattr_setsigmask(&attributes, &empty)
   let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc 2.26+): the browser outlives us quietly
-  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | setsid))
   let argv = command.map { strdup($0) } + [nil]
   defer { argv.forEach { free($0) } }
   var pid: pid_t = 0
-  guard posix_spawnp(&pid, program, &actions, &attributes, argv, environ) == 0 else { return false }
+  guard withSpawnAttributes(flags: setsid, { posix_spawnp(&pid, program, &actions, &$0, argv, environ) }) == 0 else { return false }
   // Reap it when it exits so no zombie stays behind.
   let child = pid
   DispatchQueue.global().async {
