@@ -61,6 +61,12 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
   public var host: String
   public var port: Int
 
+  public init(scheme: String, host: String, port: Int) {
+    self.scheme = scheme
+    self.host = host
+    self.port = port
+  }
+
   /// `https://host:port`, the port written only when it is not the scheme's default; for messages.
   public var description: String {
     let shownHost = host.contains(":") ? "[\(host)]" : host
@@ -127,8 +133,9 @@ public struct BrowserURL: Sendable, Equatable {
   public let value: String
 
   public init(admitting url: String, origin: Origin) throws(AdmissionError) {
-    guard !url.isEmpty, url.utf8.count <= 8192, url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-      throw AdmissionError("the tenant's browser address has spaces, control or non-ASCII characters")
+    // No backslash either: browsers read it as "/" and would end the host where we did not.
+    guard !url.isEmpty, url.utf8.count <= 8192, url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }) else {
+      throw AdmissionError("the tenant's browser address has spaces, backslashes, control or non-ASCII characters")
     }
     guard let parts = URLParts(url), parts.scheme == "https" || (parts.scheme == "http" && parts.isLoopback) else {
       throw AdmissionError("the tenant's browser address is not an https URL")

@@ -151,7 +151,7 @@ func escapeSequences(in text: String) -> [String] {
     ("hosted-url-option", "is not an https URL"),
     ("hosted-url-scheme", "is not an https URL"),
     ("hosted-url-foreign", "is not on the tenant"),
-    ("hosted-url-space", "has spaces, control or non-ASCII characters"),
+    ("hosted-url-space", "has spaces, backslashes, control or non-ASCII characters"),
   ])
   func hostileHostedURLsAreNeverOpened(_ kind: String, _ message: String) throws {
     let h = try Harness(journey: "hosted-only")

@@ -71,7 +71,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     precondition(TerminalSafe.ownSequences.contains { rest.hasPrefix($0) }, "a foreign escape left by the sink")
   }
   if let url = try? BrowserURL(admitting: text, origin: Origin(scheme: "https", host: "t.example", port: 443)) {
-    precondition(url.value.hasPrefix("https://") && !url.value.contains(" "), "a browser URL that is not one https word")
+    precondition(url.value.lowercased().hasPrefix("https://") && !url.value.contains(where: { $0 == " " || $0 == "\\" }), "a browser URL that is not one https word")
   }
   let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
   if let curl = try? CurlArguments.parse(arguments) {

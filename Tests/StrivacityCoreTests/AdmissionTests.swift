@@ -129,6 +129,7 @@ import Testing
     "file:///etc/passwd", "--new-window=https://evil.example/", "-https://t.example/", "javascript:alert(1)",
     "https://evil.example/provider/flow", "https://t.example:8443/a", "http://t.example/a", "https://t.example/a --argument",
     "https://t.example/a\n", "https://evil@t.example/", "https://t.example@evil.example/", "x-handler://t.example/", "",
+    "https://evil.example\\.t.example/", "https://t.example/provide--\\x=1",
   ])
   func refused(_ url: String) {
     #expect(throws: AdmissionError.self) { try BrowserURL(admitting: url, origin: tenant) }
