@@ -342,7 +342,7 @@ func escapeSequences(in text: String) -> [String] {
     let result = try h.automatedLogin(
       sdk: "web", HostileTenantTests.password + ["--redirect-uri", "http://localhost:\(held.port)/callback"],
       environment: HostileTenantTests.secret)
-    expectOneLineRefusal(result, status: 2, "cannot listen for the sign-in redirect on ::1 port \(held.port)")
+    expectOneLineRefusal(result, status: 2, "cannot listen for the sign-in redirect: cannot listen on ::1 port \(held.port): Address already in use")
   }
 
   @Test func outsideNumbersAreRefusedNotTrapped() throws {

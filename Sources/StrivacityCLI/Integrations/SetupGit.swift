@@ -79,9 +79,9 @@ struct SetupGit: ParsableCommand {
   }
 }
 
-/// Runs a program found on PATH (no shell), returning its exit status and stdout.
-/// Runs a program and waits for it. `whileRunning` runs after it started, before the wait (to
-/// feed it a pipe). The child gets default signal dispositions and an empty signal mask.
+/// Runs a program found on PATH (no shell) and waits for it, returning its exit status and
+/// stdout. `whileRunning` runs once it has started, before the wait (to feed it a pipe). The
+/// child gets an empty signal mask and SIGPIPE at its default.
 func runProgram(
   _ arguments: [String], captureOutput: Bool = true, whileRunning: (() -> Void)? = nil
 ) throws -> (status: Int32, output: String) {

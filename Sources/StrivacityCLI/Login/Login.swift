@@ -78,7 +78,7 @@ struct Login: ParsableCommand {
     if let sdkMode, !Self.sdkModes.contains(sdkMode) {
       throw ValidationError("--sdk-mode must be one of \(Self.sdkModes.joined(separator: ", "))")
     }
-    guard timeout.isFinite, timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be a number of seconds from 1 to 86400") }
+    guard timeout.isFinite, timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be a positive number of seconds, at most 86400") }
     for field in fields + fieldEnvironment where !field.contains("=") || field.hasPrefix("=") {
       throw ValidationError("'\(field)' is not ID=VALUE")
     }

@@ -66,7 +66,7 @@ final class RedirectListener: @unchecked Sendable {
           }
           servers.forEach { $0.stop() }
           if anyPort && tries < 20 { continue bindAll }
-          throw CLIFailure("cannot listen for the sign-in redirect on \(host) port \(bound): \(error)", status: .usage)
+          throw CLIFailure("cannot listen for the sign-in redirect: \(error)", status: .usage)
         }
       }
       port = bound
