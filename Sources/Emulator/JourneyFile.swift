@@ -396,6 +396,20 @@ struct JourneyChecker {
       for (index, item) in items.enumerated() {
         checkLayout(item, "\(path).items[\(index)]", forms: forms, allowUnknown: allowUnknown)
       }
+    case "grid":
+      // The OpenAPI description gives a grid no fields; journeys write its cells as `items`, or
+      // as `rows` or `columns` (lists of cells or of lists of cells), as a server might.
+      let keys = ["items", "rows", "columns"].filter { json[$0] != nil }
+      guard keys.count == 1, let groups = json[keys[0]]?.array else {
+        issue(path, "grids need one array of \"items\", \"rows\" or \"columns\"")
+        return
+      }
+      for (index, group) in groups.enumerated() {
+        for (cellIndex, cell) in (group.array ?? [group]).enumerated() {
+          let cellPath = group.array == nil ? "\(path).\(keys[0])[\(index)]" : "\(path).\(keys[0])[\(index)][\(cellIndex)]"
+          checkLayout(cell, cellPath, forms: forms, allowUnknown: allowUnknown)
+        }
+      }
     case "widget":
       guard let formID = json["formId"]?.string, let widgetID = json["widgetId"]?.string else {
         issue(path, "widget references need string \"formId\" and \"widgetId\"")

@@ -64,14 +64,23 @@ public struct ScreenPlan: Sendable, Equatable {
       default: break
       }
     }
-    // The primary form: the form of the layout's first item (as the JS renderer does), when usable.
-    let firstForm = screen.layout?.references.first?.formID ?? forms.first?.id
-    func usable(_ id: String?) -> Bool {
-      guard let id, !unavailable.contains(id), let form = forms.first(where: { $0.id == id }) else { return false }
+    // The primary form is decided by content, never by position (a layout may well start with
+    // "Not you?"): among the usable forms that are not secondary actions, the first in render
+    // order that asks for something; else the one named like the screen; else the first such
+    // form. Only a screen of secondary actions alone has one of them as its primary.
+    func usable(_ id: String) -> Bool {
+      guard !unavailable.contains(id), let form = forms.first(where: { $0.id == id }) else { return false }
       return !form.inputs.isEmpty || actions.contains { $0.formID == id && !$0.cancels }
     }
-    let primary = usable(firstForm)
-      ? firstForm : (forms.first { usable($0.id) && !$0.inputs.isEmpty }?.id ?? actions.first { !$0.cancels }?.formID)
+    var renderOrder: [String] = []
+    for (formID, _) in order where !renderOrder.contains(formID) { renderOrder.append(formID) }
+    for form in forms where !renderOrder.contains(form.id) { renderOrder.append(form.id) }
+    let candidates = renderOrder.filter { id in
+      usable(id) && !Self.isSecondary(id) && !(forms.first { $0.id == id }.map(Self.submitsOnlyByLink) ?? false)
+    }
+    let asking = candidates.first { id in forms.first { $0.id == id }?.inputs.contains { !$0.readonly && $0.isAskable } == true }
+    let primary = asking ?? candidates.first { $0 == screen.id } ?? candidates.first
+      ?? renderOrder.first { id in usable(id) && actions.contains { $0.formID == id && !$0.cancels } }
     // A primary form with fields but no submit of its own still needs a way to send it.
     if let primary, !actions.contains(where: { $0.formID == primary }), forms.first(where: { $0.id == primary })?.inputs.isEmpty == false {
       actions.insert(Action(formID: primary, label: "Continue", link: false, cancels: false), at: 0)
@@ -94,5 +103,18 @@ public struct ScreenPlan: Sendable, Equatable {
     self.actions = actions
     self.primaryFormID = primary
     self.fallbackReason = reason
+  }
+
+  /// Forms that are secondary actions by their id (protocol §15.1, the OpenAPI form ids):
+  /// starting over, the additional actions, other identity providers, and the passkey shortcut.
+  public static func isSecondary(_ formID: String) -> Bool {
+    formID == "reset" || formID == "passkey" || formID.hasPrefix("additionalActions/")
+      || formID.hasPrefix("externalLoginProvider")
+  }
+
+  /// A form whose submits are all links ("Forgot your password?") is a secondary action too.
+  static func submitsOnlyByLink(_ form: Form) -> Bool {
+    let submits = form.submits
+    return !submits.isEmpty && form.inputs.isEmpty && submits.allSatisfy { if case .submit(true) = $0.kind { return true }; return false }
   }
 }

@@ -226,6 +226,15 @@ public indirect enum LayoutNode: Sendable, Equatable {
     switch json["type"]?.string {
     case "vertical", "horizontal":
       self = .container(horizontal: json["type"]?.string == "horizontal", items: (json["items"]?.array ?? []).map(LayoutNode.init(json:)))
+    case "grid":
+      // The OpenAPI description gives a grid no fields of its own; accept its items the ways a
+      // server could send them: `items` (cells in reading order), or `rows`/`columns`, each a
+      // list of cells or of lists of cells. A terminal reads a grid row by row.
+      var cells: [JSONValue] = []
+      for key in ["items", "rows", "columns"] {
+        for entry in json[key]?.array ?? [] { cells += entry.array ?? [entry] }
+      }
+      self = .container(horizontal: false, items: cells.map(LayoutNode.init(json:)))
     case "widget":
       if let form = json["formId"]?.string, let widget = json["widgetId"]?.string {
         self = .widget(formID: form, widgetID: widget)

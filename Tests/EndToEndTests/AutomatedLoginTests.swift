@@ -20,6 +20,28 @@ import Testing
     #expect(try h.signedIn())
   }
 
+  /// The README's automation example against a tenant whose screens start with secondary
+  /// actions (and a grid): it signs in straight away, in a layout mode and a minimal one.
+  @Test(arguments: sdkModes) func theReadmeExampleSignsInWhenScreensStartWithSecondaryActions(_ sdk: String) throws {
+    let h = try Harness(journey: "secondary-first")
+    let started = Date()
+    let result = try h.automatedLogin(sdk: sdk, Self.password, environment: Self.secret)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(Date().timeIntervalSince(started) < 20, "bounded: it used to loop until killed")
+    let submissions = try #require(try h.stats()["submissions"]?.array)
+    #expect(submissions.compactMap { $0["form"]?.string } == ["identifier", "password"], "no secondary action was posted")
+  }
+
+  @Test func aJourneyGoingRoundInCirclesStops() throws {
+    let h = try Harness(journey: "secondary-first")
+    // Taking "Create account" (asked for again and again) brings the same screen back each time.
+    let again = Array(repeating: ["--action", "additionalActions/registration"], count: 5).flatMap { $0 }
+    let result = try h.automatedLogin(sdk: "web", again + Self.password, environment: Self.secret)
+    #expect(result.status == 5, "\(result.stderr)")
+    #expect(result.stderr.contains("the sign-in is going round in circles: screen \"identification\" was answered the same way (additionalActions/registration) 3 times without getting anywhere; stopping"), "\(result.stderr)")
+    #expect(try h.stats()["submissions"]?.array?.count == 3, "the fourth identical answer is never sent")
+  }
+
   @Test func aPasswordOnTheCommandLineIsWarnedAbout() throws {
     let h = try Harness(journey: "password")
     let result = try h.automatedLogin(sdk: "web", ["--field", "identifier=demo@example.com", "--field", "password=Demo-pass-1"])

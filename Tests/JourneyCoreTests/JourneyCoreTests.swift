@@ -74,6 +74,62 @@ let identification = """
     #expect(plan.blocks.first == .text("Sign in", html: false))
   }
 
+  /// The main form by content: a layout (or, in minimal modes, the forms array) that starts with
+  /// "Not you?" or "Create account" does not make that the primary action.
+  @Test(arguments: [true, false])
+  func secondaryActionsFirstAreNeverPrimary(_ withLayout: Bool) throws {
+    let layout = #"""
+      , "layout": {"type": "grid", "rows": [
+        [{"type": "widget", "formId": "reset", "widgetId": "identifier"}, {"type": "widget", "formId": "reset", "widgetId": "submit"}],
+        [{"type": "widget", "formId": "additionalActions/forgottenPassword", "widgetId": "submit"}],
+        [{"type": "vertical", "items": [{"type": "widget", "formId": "password", "widgetId": "password"}]}],
+        [{"type": "widget", "formId": "password", "widgetId": "submit"}]]}
+      """#
+    let s = try screen(#"""
+      {"screen": "password", "forms": [
+        {"id": "reset", "widgets": [
+          {"type": "static", "id": "identifier", "value": "demo@example.com"},
+          {"type": "submit", "id": "submit", "label": "Not you?"}]},
+        {"id": "additionalActions/forgottenPassword", "widgets": [
+          {"type": "submit", "id": "submit", "label": "Forgot your password?"}]},
+        {"id": "password", "widgets": [
+          {"type": "password", "id": "password", "label": "Password"},
+          {"type": "submit", "id": "submit", "label": "Sign in"}]}]
+      """# + (withLayout ? layout : "") + "}")
+    let plan = ScreenPlan(s)
+    #expect(plan.fallbackReason == nil)
+    #expect(plan.primaryFormID == "password")
+    #expect(plan.actions.first?.formID == "password", "the primary action comes first, whatever the layout")
+    #expect(Set(plan.actions.map(\.formID)) == ["password", "reset", "additionalActions/forgottenPassword"])
+  }
+
+  @Test func screensOfActionsOnlyPickByNameThenOrder() throws {
+    let result = try screen(#"""
+      {"screen": "genericResult", "forms": [
+        {"id": "reset", "widgets": [{"type": "submit", "id": "submit", "label": "Back"}]},
+        {"id": "genericResult", "widgets": [{"type": "submit", "id": "submit", "label": "Continue"}]}]}
+      """#)
+    #expect(ScreenPlan(result).primaryFormID == "genericResult")
+    let onlySecondary = try screen(#"{"forms": [{"id": "reset", "widgets": [{"type": "submit", "id": "submit", "label": "Start over"}]}]}"#)
+    #expect(ScreenPlan(onlySecondary).primaryFormID == "reset", "a screen of secondary actions alone still has one")
+  }
+
+  @Test(arguments: [
+    #"{"type": "grid", "items": [W1, W2]}"#,
+    #"{"type": "grid", "rows": [[W1], [W2]]}"#,
+    #"{"type": "grid", "columns": [[W1, W2]]}"#,
+    #"{"type": "grid", "rows": [W1, {"type": "horizontal", "items": [W2]}]}"#,
+    #"{"type": "vertical", "items": [{"type": "grid", "items": [{"type": "horizontal", "items": [W1]}]}, W2]}"#,
+  ])
+  func gridLayoutsInEveryShape(_ layout: String) throws {
+    let widget = { (id: String) in #"{"type": "widget", "formId": "f", "widgetId": "\#(id)"}"# }
+    let json = layout.replacing("W1", with: widget("a")).replacing("W2", with: widget("b"))
+    let s = try screen(#"{"forms": [{"id": "f", "widgets": [{"type": "input", "id": "a", "label": "A"}, {"type": "input", "id": "b", "label": "B"}, {"type": "submit", "id": "s", "label": "Go"}]}], "layout": "# + json + "}")
+    let plan = ScreenPlan(s)
+    #expect(plan.fallbackReason == nil, "grid is a layout this client shows")
+    #expect(plan.primaryFields.map(\.id) == ["a", "b"])
+  }
+
   @Test func passkeyOnlyScreensFallBack() throws {
     let s = try screen(#"""
       {"hostedUrl": "https://t/h", "forms": [{"id": "passkey", "widgets": [
@@ -86,8 +142,8 @@ let identification = """
   @Test func unknownWidgetsAndLayoutsFallBack() throws {
     let widget = try screen(#"{"forms": [{"id": "f", "widgets": [{"type": "hologram", "id": "h"}, {"type": "submit", "id": "s", "label": "Go"}]}]}"#)
     #expect(ScreenPlan(widget).fallbackReason == "the screen has a widget this client cannot show (hologram)")
-    let layout = try screen(#"{"forms": [{"id": "f", "widgets": [{"type": "submit", "id": "s", "label": "Go"}]}], "layout": {"type": "grid", "items": []}}"#)
-    #expect(ScreenPlan(layout).fallbackReason == "the screen has a layout this client cannot show (grid)")
+    let layout = try screen(#"{"forms": [{"id": "f", "widgets": [{"type": "submit", "id": "s", "label": "Go"}]}], "layout": {"type": "carousel", "items": []}}"#)
+    #expect(ScreenPlan(layout).fallbackReason == "the screen has a layout this client cannot show (carousel)")
     let broken = try screen(#"{"forms": [{"id": "f", "widgets": [{"type": "submit", "id": "s", "label": "Go"}]}], "layout": {"type": "vertical", "items": [{"type": "widget", "formId": "f", "widgetId": "zzz"}]}}"#)
     #expect(ScreenPlan(broken).fallbackReason?.hasPrefix("the layout names a widget") == true)
   }

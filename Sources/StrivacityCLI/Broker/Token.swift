@@ -48,7 +48,7 @@ struct Token: ParsableCommand {
       tokens = try session.freshTokens(minTTL: minTTL)
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       guard signInAllowed(failure, profile: session.name) else { throw failure }
-      var login = try Login.parse(["--profile", session.name] + (global.verbose ? ["--verbose"] : []) + (global.config.map { ["--config", $0] } ?? []))
+      let login = try Login.parse(["--profile", session.name] + (global.verbose ? ["--verbose"] : []) + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
       tokens = try session.freshTokens(minTTL: minTTL)
     }

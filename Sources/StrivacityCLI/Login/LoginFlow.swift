@@ -165,6 +165,7 @@ final class LoginFlow {
   /// Runs the screens of one journey session; returns the redirect URL that ends it.
   private func runJourney(sessionID: String, request: AuthorizationRequest) throws -> String {
     var machine = JourneyMachine()
+    var budget = JourneyBudget()
     var response = try journeyPost("flow/api/v1/init", sessionID: sessionID, body: .object([:]), label: "Loading the sign-in")
     while true {
       let step = machine.receive(status: response.status, body: response.body)
@@ -173,6 +174,9 @@ final class LoginFlow {
       case .render(let plan, let ask):
         let action = try prompter.fill(&machine, plan: plan, ask: ask)
         let body = machine.body(for: action.formID)
+        if let stop = budget.submit(screen: machine.screen?.id, formID: action.formID, body: body) {
+          throw LoginFailure(message: stop, status: .server)
+        }
         response = try journeyPost("flow/api/v1/form/" + action.formID, sessionID: sessionID, body: body, label: "Checking")
       case .finalize(let url):
         return try finalize(url, sessionID: sessionID)
@@ -386,6 +390,39 @@ final class LoginFlow {
     case .sessionExpired: return "session expired"
     case .failed(let error): return "failed: \(error)"
     }
+  }
+}
+
+/// A bound on one journey: a tenant (or a client bug) that goes round in circles ends the
+/// sign-in with a message naming the screen instead of looping. At most `maxSteps` submissions,
+/// and the same answer to the same screen at most `maxRepeats` times (in a row or not: a
+/// "Not you?" loop alternates between two screens).
+struct JourneyBudget {
+  static let maxSteps = 60
+  static let maxRepeats = 3
+  private var steps = 0
+  private var seen: [(screen: String?, formID: String, body: JSONValue, count: Int)] = []
+
+  /// Counts one submission; a sentence saying why to stop, or nil to go on.
+  mutating func submit(screen: String?, formID: String, body: JSONValue) -> String? {
+    steps += 1
+    let name = TerminalSafe.text(screen ?? formID, multiline: false)
+    let index = seen.firstIndex { $0.screen == screen && $0.formID == formID && $0.body == body }
+    let count: Int
+    if let index {
+      seen[index].count += 1
+      count = seen[index].count
+    } else {
+      seen.append((screen, formID, body, 1))
+      count = 1
+    }
+    if count > Self.maxRepeats {
+      return "the sign-in is going round in circles: screen \"\(name)\" was answered the same way (\(formID)) \(count - 1) times without getting anywhere; stopping"
+    }
+    if steps > Self.maxSteps {
+      return "the sign-in did not finish within \(Self.maxSteps) steps (last screen \"\(name)\"); stopping"
+    }
+    return nil
   }
 }
 
