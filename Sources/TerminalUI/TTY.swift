@@ -82,9 +82,9 @@ public enum TerminalGuard {
       var action = sigaction()
       action.__sigaction_handler.sa_handler = { signal in
         TerminalGuard.restore()
-        // async-signal-safe: write(2) and _exit(2) only
-        let newline: [UInt8] = [10]
-        _ = Glibc.write(2, newline, 1)
+        // async-signal-safe: write(2) of static text and _exit(2) only
+        let text: StaticString = signal == SIGINT ? "\nstrivacity: sign-in cancelled\n" : "\n"
+        _ = Glibc.write(2, text.utf8Start, text.utf8CodeUnitCount)
         _exit(signal == SIGINT ? 130 : 128 + signal)
       }
       sigemptyset(&action.sa_mask)

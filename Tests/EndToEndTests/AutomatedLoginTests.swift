@@ -42,6 +42,17 @@ import Testing
     #expect(try h.stats()["submissions"]?.array?.count == 3, "the fourth identical answer is never sent")
   }
 
+  @Test func withoutATerminalOrABrowserAStepForTheBrowserFailsAtOnce() throws {
+    let h = try Harness(journey: "hosted-only")
+    h.extraEnvironment["BROWSER"] = ""
+    let started = Date()
+    let result = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
+    #expect(result.status == 3, "\(result.stderr)")
+    #expect(Date().timeIntervalSince(started) < 20, "at once, not after the browser timeout")
+    #expect(result.stderr.contains("strivacity: error: this step needs a browser ("), "\(result.stderr)")
+    #expect(result.stderr.contains("  " + h.emulator.issuer + "provider/flow"), "the hosted URL for a person")
+  }
+
   @Test func aPasswordOnTheCommandLineIsWarnedAbout() throws {
     let h = try Harness(journey: "password")
     let result = try h.automatedLogin(sdk: "web", ["--field", "identifier=demo@example.com", "--field", "password=Demo-pass-1"])

@@ -297,7 +297,23 @@ import Testing
     #expect(tty.localFlags() & tcflag_t(ECHO) == 0, "echo is off while the password is typed")
     tty.type("\u{3}")
     #expect(try tty.wait() == 130)
+    #expect(tty.transcript.contains("strivacity: sign-in cancelled"), "\(tty.transcript)")
     #expect(tty.localFlags() & tcflag_t(ECHO) != 0, "echo is back on after Ctrl-C")
     #expect(try h.signedIn(), "the earlier tokens are untouched")
+  }
+
+  /// `:N` at a hidden prompt takes the action: it is never sent as a password attempt.
+  @Test func anActionShortcutAtThePasswordPromptIsNeverAPassword() throws {
+    let h = try Harness(journey: "password")
+    let tty = try h.interactiveLogin(sdk: "web")
+    try tty.expect("Email address")
+    tty.send("demo@example.com")
+    try tty.expect("Password: ")
+    tty.send(":2")
+    try tty.expect("Email address", timeout: 15)
+    let forms = try h.stats()["submissions"]?.array?.compactMap { $0["form"]?.string }
+    #expect(forms == ["identifier", "reset"], "\(String(describing: forms))")
+    tty.type("\u{3}")
+    #expect(try tty.wait() == 130)
   }
 }

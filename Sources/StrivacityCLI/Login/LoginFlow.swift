@@ -250,6 +250,12 @@ final class LoginFlow {
     }
     Console.writeStderr("strivacity: continuing in the browser: \(reason)\n")
     Console.writeStderr("  \(url.value)\n")
+    // Without a terminal nothing is started behind the caller's back where no browser can run.
+    if !prompter.interactive && !Self.browserAvailable(environment) {
+      throw LoginFailure(
+        message: "this step needs a browser (\(TerminalSafe.text(reason, multiline: false))), and there is no terminal and no $BROWSER, $DISPLAY or $WAYLAND_DISPLAY; run strivacity login on a terminal or with $BROWSER set (the address above is where the step continues)",
+        status: .signInRequired)
+    }
     if settings.openBrowser && !openBrowser(url, environment: environment) {
       Console.writeStderr("strivacity: could not start a browser; open the address above yourself\n")
     }
@@ -373,6 +379,11 @@ final class LoginFlow {
     if location.hasPrefix("/") { return origin + location }
     let path = base.prefix { $0 != "?" }
     return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) + "/" + location
+  }
+
+  /// Whether a browser can be started here: one is named, or there is a display for xdg-open.
+  static func browserAvailable(_ environment: [String: String]) -> Bool {
+    ["BROWSER", "DISPLAY", "WAYLAND_DISPLAY"].contains { !(environment[$0] ?? "").isEmpty }
   }
 
   static func acceptLanguage(_ environment: [String: String]) -> String? {

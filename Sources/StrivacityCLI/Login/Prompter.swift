@@ -161,7 +161,10 @@ final class Prompter {
     } catch {
       throw JourneyError.cancelled  // Ctrl-D
     }
-    if !hidden, line.hasPrefix(":"), let n = Int(line.dropFirst()), currentActions.indices.contains(n - 1) {
+    // `:N` takes action N at every prompt, hidden ones too: what was meant as an action is never
+    // sent as a password. An answer that really starts with ":" is typed with "::".
+    if line.hasPrefix("::") { return String(line.dropFirst()) }
+    if line.hasPrefix(":"), let n = Int(line.dropFirst()), currentActions.indices.contains(n - 1) {
       throw Jump(action: currentActions[n - 1])
     }
     return line
