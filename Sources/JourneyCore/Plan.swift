@@ -21,6 +21,9 @@ public struct ScreenPlan: Sendable, Equatable {
   /// Set when a terminal cannot present this screen (protocol §6 client-driven fallback).
   public var fallbackReason: String?
 
+  /// Whether the primary form has a field a person answers (then Enter on the last one submits it).
+  public var asksSomething: Bool { primaryFields.contains { !$0.readonly && $0.isAskable } }
+
   /// Fields of the primary form, in render order.
   public var primaryFields: [Widget] {
     blocks.compactMap { block in

@@ -140,11 +140,13 @@ public enum ScreenRenderer {
       lines.append(prompt(widget, defaultText: defaultText(widget), style: style) + (widget.kind == .password ? "(hidden)" : ""))
       if let message = screen.messages?.text(form: formID, widget: widget.id) { lines.append(fieldMessage(message, style: style)) }
     }
-    if plan.actions.count > 1 {
+    if plan.actions.count > 1 && !plan.asksSomething {
       lines.append("What next?")
       lines += actions(plan, style: style)
-    } else if let only = plan.actions.first {
-      lines.append("[\(safe(only.label))]")
+    } else if let primary = plan.actions.first {
+      // The last answer submits the primary action; the others are `:N` at any prompt.
+      lines.append("[\(safe(primary.label))]")
+      if let hint = shortcuts(plan, style: style) { lines.append(hint) }
     }
     return lines.joined(separator: "\n") + "\n"
   }

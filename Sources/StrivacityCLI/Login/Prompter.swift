@@ -105,13 +105,17 @@ final class Prompter {
     return nil
   }
 
+  /// The action to take once the primary form's fields are answered: one asked for with
+  /// --action; else, on a screen that asked for something, its primary action (other actions
+  /// are `:N` at any prompt); only a screen that asks nothing offers the menu, Enter taking the
+  /// primary action.
   private func chooseAction(_ plan: ScreenPlan) throws -> ScreenPlan.Action {
     if let index = requestedActions.firstIndex(where: { id in plan.actions.contains { $0.formID == id } }) {
       let id = requestedActions.remove(at: index)
       return plan.actions.first { $0.formID == id }!
     }
     let usable = plan.actions.filter { !$0.cancels }
-    guard let terminal, plan.actions.count > 1 else {
+    guard let terminal, plan.actions.count > 1, !plan.asksSomething else {
       guard let first = usable.first else { throw JourneyError.malformedAnswer("the screen offers no action") }
       return first
     }
