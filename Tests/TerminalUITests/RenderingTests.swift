@@ -63,6 +63,34 @@ func screen(_ widgets: String, messages: String = "null", layout: String? = nil)
     try assertGolden(ScreenRenderer.transcript(s), "screen-messages-actions")
   }
 
+  /// A screen as `secondary-first` sends it: "Not you?" first, in a grid. Texts and fields
+  /// appear where the layout puts them; the password form is the main one.
+  @Test func gridWithASecondaryActionFirst() throws {
+    let s = try Screen(json: #require(JSONValue.parse("""
+      {"screen": "password",
+       "forms": [
+         {"id": "reset", "widgets": [{"type": "static", "id": "identifier", "value": "demo@example.com"}, {"type": "submit", "id": "submit", "label": "Not you?", "render": {"type": "link"}}]},
+         {"id": "password", "widgets": [{"type": "static", "id": "section-title", "value": "Enter your password"}, {"type": "password", "id": "password", "label": "Password", "qualityIndicator": false}, {"type": "checkbox", "id": "keepMeLoggedIn", "label": "Keep me signed in", "value": false, "render": {"type": "checkboxShown", "labelType": "text"}}, {"type": "submit", "id": "submit", "label": "Sign in"}]}],
+       "layout": {"type": "grid", "rows": [
+         [{"type": "widget", "formId": "reset", "widgetId": "identifier"}, {"type": "widget", "formId": "reset", "widgetId": "submit"}],
+         [{"type": "widget", "formId": "password", "widgetId": "section-title"}],
+         [{"type": "vertical", "items": [{"type": "widget", "formId": "password", "widgetId": "password"}, {"type": "widget", "formId": "password", "widgetId": "keepMeLoggedIn"}]}],
+         [{"type": "widget", "formId": "password", "widgetId": "submit"}]]}}
+      """)))
+    try assertGolden(ScreenRenderer.transcript(s), "screen-grid-secondary-first")
+  }
+
+  /// A screen that asks nothing: the only place a "What next?" menu appears.
+  @Test func aScreenOfActionsOnly() throws {
+    let s = try Screen(json: #require(JSONValue.parse("""
+      {"screen": "genericResult",
+       "forms": [
+         {"id": "genericResult", "widgets": [{"type": "static", "id": "generic-result-text", "value": "Your password was changed."}, {"type": "submit", "id": "submit", "label": "Continue"}]},
+         {"id": "reset", "widgets": [{"type": "submit", "id": "submit", "label": "Back to login", "render": {"type": "link"}}]}]}
+      """)))
+    try assertGolden(ScreenRenderer.transcript(s), "screen-actions-only")
+  }
+
   @Test func colourIsOnlyWhereAsked() throws {
     let s = try screen(#"{"type": "static", "id": "t", "value": "Title"}"#, messages: #"{"global": {"type": "error", "text": "Bad"}}"#)
     #expect(!ScreenRenderer.transcript(s).contains("\u{1B}["))
