@@ -18,6 +18,9 @@ public struct ScreenPlan: Sendable, Equatable {
   public var blocks: [Block]
   public var actions: [Action]
   public var primaryFormID: String?
+  /// True when a layout gave the render order; without one (the *-minimal modes drop it) the
+  /// forms' order says nothing about where texts stand.
+  public var laidOut = false
   /// Set when a terminal cannot present this screen (protocol §6 client-driven fallback).
   public var fallbackReason: String?
 
@@ -51,6 +54,7 @@ public struct ScreenPlan: Sendable, Equatable {
         reason = reason ?? "the layout names a widget the screen does not have (form \(missing.0))"
       } else if !resolved.isEmpty {
         order = resolved.map { ($0.0, $0.1!) }
+        laidOut = true
       }
     }
     // Forms that need WebAuthn are not offered: a terminal cannot run the ceremony.

@@ -23,18 +23,30 @@ public enum ScreenRenderer {
   /// not even colour; strivacity's own styling is added around it afterwards.
   static func safe(_ text: String) -> String { TerminalSafe.text(text, multiline: false) }
 
-  /// The screen's texts in render order, and the global message.
+  /// The screen's texts that come before its first field, in render order (the first one bold),
+  /// and the global message. Texts a layout places after a field are shown where they stand
+  /// (`text`); without a layout every text comes first.
   public static func header(_ plan: ScreenPlan, messages: Messages?, style: Style) -> [String] {
     var lines: [String] = []
-    var first = true
-    for block in plan.blocks {
-      guard case .text(let text, let html) = block else { continue }
-      let shown = TerminalSafe.text(html ? HTMLText.plain(text) : text)
-      lines.append(first ? style.bold(shown) : shown)
-      first = false
+    for (index, block) in plan.blocks.enumerated() {
+      guard case .text = block, !isTrailingText(index, in: plan) else { continue }
+      lines.append(text(block, first: lines.isEmpty, style: style))
     }
     if let global = messages?.global { lines.append(style.error("! " + TerminalSafe.text(global))) }
     return lines
+  }
+
+  /// One text block as a line (HTML reduced to text, made inert); "" for a field.
+  public static func text(_ block: ScreenPlan.Block, first: Bool = false, style: Style) -> String {
+    guard case .text(let text, let html) = block else { return "" }
+    let shown = TerminalSafe.text(html ? HTMLText.plain(text) : text)
+    return first ? style.bold(shown) : shown
+  }
+
+  /// Whether `block` is a text a layout places after the screen's first field.
+  public static func isTrailingText(_ index: Int, in plan: ScreenPlan) -> Bool {
+    guard plan.laidOut, case .text = plan.blocks[index] else { return false }
+    return plan.blocks[..<index].contains { if case .field = $0 { return true }; return false }
   }
 
   /// The question for one field, e.g. `Email address [you@example.com]: `.
@@ -125,7 +137,8 @@ public enum ScreenRenderer {
     let plan = ScreenPlan(screen)
     if let reason = plan.fallbackReason { return "(continues in the browser: \(reason))\n" }
     var lines = header(plan, messages: screen.messages, style: style)
-    for block in plan.blocks {
+    for (index, block) in plan.blocks.enumerated() {
+      if isTrailingText(index, in: plan) { lines.append(text(block, style: style)) }
       guard case .field(let formID, let widget) = block else { continue }
       if widget.readonly {
         lines.append(readonly(widget))

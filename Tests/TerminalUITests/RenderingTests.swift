@@ -80,6 +80,29 @@ func screen(_ widgets: String, messages: String = "null", layout: String? = nil)
     try assertGolden(ScreenRenderer.transcript(s), "screen-grid-secondary-first")
   }
 
+  /// Texts stand where the layout puts them: a note after the field it is about comes after it.
+  /// Without a layout (the minimal modes) every text comes first.
+  @Test(arguments: [true, false])
+  func textsWhereTheLayoutPutsThem(_ withLayout: Bool) throws {
+    let layout = #"""
+      , "layout": {"type": "vertical", "items": [
+        {"type": "widget", "formId": "registration", "widgetId": "title"},
+        {"type": "widget", "formId": "registration", "widgetId": "email"},
+        {"type": "widget", "formId": "registration", "widgetId": "note"},
+        {"type": "widget", "formId": "registration", "widgetId": "name"},
+        {"type": "widget", "formId": "registration", "widgetId": "submit"}]}
+      """#
+    let s = try Screen(json: #require(JSONValue.parse(#"""
+      {"screen": "registration", "forms": [{"id": "registration", "widgets": [
+        {"type": "static", "id": "title", "value": "Create your account"},
+        {"type": "input", "id": "email", "label": "Email address"},
+        {"type": "static", "id": "note", "value": "We will send a confirmation e-mail to the address above."},
+        {"type": "input", "id": "name", "label": "Display name"},
+        {"type": "submit", "id": "submit", "label": "Create account"}]}]
+      """# + (withLayout ? layout : "") + "}")))
+    try assertGolden(ScreenRenderer.transcript(s), withLayout ? "screen-texts-in-place" : "screen-texts-without-layout")
+  }
+
   /// A screen that asks nothing: the only place a "What next?" menu appears.
   @Test func aScreenOfActionsOnly() throws {
     let s = try Screen(json: #require(JSONValue.parse("""

@@ -45,7 +45,7 @@ final class Prompter {
     }
     let action: ScreenPlan.Action
     do {
-      try fillFields(of: plan.primaryFormID, in: &machine, plan: plan, ask: Set(ask))
+      try fillFields(of: plan.primaryFormID, in: &machine, plan: plan, ask: Set(ask), showTexts: true)
       action = try chooseAction(plan)
     } catch let jump as Jump {
       action = jump.action
@@ -57,10 +57,17 @@ final class Prompter {
     return action
   }
 
-  private func fillFields(of formID: String?, in machine: inout JourneyMachine, plan: ScreenPlan, ask: Set<String>?) throws {
+  /// Asks (or takes from --field) the fields of `formID`; with `showTexts`, the texts placed
+  /// between and after fields appear where the layout puts them.
+  private func fillFields(
+    of formID: String?, in machine: inout JourneyMachine, plan: ScreenPlan, ask: Set<String>?, showTexts: Bool = false
+  ) throws {
     guard let formID, let screen = machine.screen else { return }
     var missing: [String] = []
-    for block in plan.blocks {
+    for (index, block) in plan.blocks.enumerated() {
+      if showTexts, let terminal, ScreenRenderer.isTrailingText(index, in: plan) {
+        terminal.write(ScreenRenderer.text(block, style: style) + "\n")
+      }
       guard case .field(let form, let widget) = block, form == formID else { continue }
       if widget.readonly {
         terminal?.write(ScreenRenderer.readonly(widget) + "\n")
