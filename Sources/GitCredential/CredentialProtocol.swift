@@ -24,35 +24,9 @@ public struct CredentialRequest: Sendable, Equatable {
   /// host) and `path` (sent when credential.useHttpPath is set). A `url` attribute is git's
   /// input format, never sent to helpers, and is not used.
   public var url: String? {
-    guard let scheme, scheme == "https" || scheme == "http", let host, Self.isHostAndPort(host) else { return nil }
+    guard let scheme, scheme == "https" || scheme == "http", let host, URLPolicy.hostOfAuthority(Substring(host)) != nil else { return nil }
     if let path, path.contains(where: { $0 == "?" || $0 == "#" || $0.isWhitespace }) { return nil }
     return "\(scheme)://\(host)/" + (path ?? "")
-  }
-
-  /// `name[:port]` or `[v6]:port` in the characters DNS names and addresses use.
-  static func isHostAndPort(_ text: String) -> Bool {
-    var host = Substring(text)
-    var port: Substring?
-    if text.hasPrefix("[") {
-      guard let close = text.firstIndex(of: "]") else { return false }
-      host = text[text.index(after: text.startIndex)..<close]
-      let rest = text[text.index(after: close)...]
-      if !rest.isEmpty {
-        guard rest.hasPrefix(":") else { return false }
-        port = rest.dropFirst()
-      }
-      guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return false }
-    } else {
-      if let colon = text.lastIndex(of: ":") {
-        host = text[..<colon]
-        port = text[text.index(after: colon)...]
-      }
-      guard !host.isEmpty, host.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "." }) else { return false }
-    }
-    if let port {
-      guard !port.isEmpty, port.count <= 5, port.allSatisfy({ ("0"..."9").contains($0) }), let n = Int(port), (1...65535).contains(n) else { return false }
-    }
-    return true
   }
 }
 
@@ -120,18 +94,23 @@ public enum CredentialProtocol {
   }
 }
 
-/// Which configured hosts a request is for. Entries are `host`, `host:port`, or URL prefixes
-/// (`https://git.example.com/org/`). Plain http only ever matches loopback hosts.
+/// Which configured hosts may get a token: git's requests and `strivacity curl`'s URLs alike.
+/// Entries are `host`, `host:port`, or URL prefixes (`https://git.example.com/org/`, compared by
+/// origin and whole path segments). Plain http only ever matches loopback hosts.
 public enum HostMatch {
   public static func matches(_ request: CredentialRequest, entries: [String]) -> Bool {
     guard let url = request.url, let parts = URLParts(url) else { return false }
+    return matches(parts, entries: entries)
+  }
+
+  public static func matches(_ parts: URLParts, entries: [String]) -> Bool {
     guard parts.scheme == "https" || (parts.scheme == "http" && parts.isLoopback) else { return false }
     let hostPort = parts.port.map { "\(parts.host):\($0)" } ?? parts.host
     let bracketed = parts.host.contains(":") ? "[\(parts.host)]" + (parts.port.map { ":\($0)" } ?? "") : hostPort
     for entry in entries {
       let lowered = entry.lowercased()
       if lowered.contains("://") {
-        guard let prefix = URLParts(entry), prefix.scheme == parts.scheme, prefix.host == parts.host, prefix.port == parts.port else { continue }
+        guard let prefix = URLParts(entry), prefix.origin == parts.origin else { continue }
         let wanted = prefix.pathAndQuery.hasSuffix("/") ? prefix.pathAndQuery : prefix.pathAndQuery + "/"
         let given = parts.pathAndQuery.hasSuffix("/") ? parts.pathAndQuery : parts.pathAndQuery + "/"
         if wanted == "/" || given.hasPrefix(wanted) { return true }

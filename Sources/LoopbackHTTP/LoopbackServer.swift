@@ -69,7 +69,6 @@ public final class LoopbackServer: @unchecked Sendable {
   private let listener: Int32
   private let handler: Handler
   private let limits: RequestParser.Limits
-  private let idleTimeout: Int
   private let maxConnections: Int
   private let requestDeadline: Double
   private struct State {
@@ -86,18 +85,18 @@ public final class LoopbackServer: @unchecked Sendable {
   /// Binds `host:port` (port 0 picks a free one) and starts serving on background threads.
   /// Any local user can connect, so the server defends itself: at most `maxConnections` at once
   /// (a new one closes the oldest, so trickling clients cannot make it deaf), and each request
-  /// must arrive whole within `requestDeadlineSeconds` of its first wait, however slowly its
-  /// bytes trickle in (no idle timer that each byte resets).
+  /// must arrive whole within `requestDeadlineSeconds` of the connection opening (or of the
+  /// previous answer, on a kept-alive connection), however slowly its bytes trickle in: one
+  /// clock for idling and for trickling, not an idle timer that each byte resets.
   public init(
     host: String = "127.0.0.1", port: Int = 0, limits: RequestParser.Limits = .init(),
-    idleTimeoutSeconds: Int = 30, maxConnections: Int = 256, requestDeadlineSeconds: Double = 30,
+    maxConnections: Int = 256, requestDeadlineSeconds: Double = 30,
     handler: @escaping Handler
   ) throws(ServerError) {
     guard host == "127.0.0.1" || host == "::1" else { throw .notLoopback(host) }
     self.host = host
     self.handler = handler
     self.limits = limits
-    self.idleTimeout = idleTimeoutSeconds
     self.maxConnections = max(1, maxConnections)
     self.requestDeadline = requestDeadlineSeconds
     let ipv6 = host.contains(":")
@@ -230,8 +229,8 @@ public final class LoopbackServer: @unchecked Sendable {
         requestStarted = monotonicNow()
         continue
       }
-      // The next read may wait only for what is left of this request's time (and the idle limit).
-      let left = min(Double(idleTimeout), requestDeadline - (monotonicNow() - requestStarted))
+      // The next read may wait only for what is left of this request's time.
+      let left = requestDeadline - (monotonicNow() - requestStarted)
       guard left > 0 else { return }
       var timeout = timeval(tv_sec: Int(left), tv_usec: Int((left - left.rounded(.down)) * 1_000_000))
       if timeout.tv_sec == 0 && timeout.tv_usec == 0 { timeout.tv_usec = 1000 }

@@ -13,7 +13,7 @@ final class Context {
     var environment = environment
     if let configPath { environment["STRIVACITY_CONFIG"] = configPath }
     self.environment = environment
-    paths = Paths(environment: environment, uid: getuid())
+    paths = Paths(environment: environment)
   }
 
   /// The config file, or nil when it does not exist. Warnings are printed once.

@@ -15,7 +15,8 @@ public struct AdmissionError: Error, Equatable, Sendable, CustomStringConvertibl
 /// "~" / "+" / "/" ) *"="`), at most `maxLength` bytes. Nothing else can be put in a header
 /// line, a curl config line, a git credential answer or a shell assignment: a token with a
 /// newline, a quote or a control character is refused, never escaped.
-public struct BearerToken: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
+/// Stored as a plain string; reading it back goes through `init(admitting:)` (TokenSet's decoder).
+public struct BearerToken: Sendable, Hashable, Encodable, CustomStringConvertible, ExpressibleByStringLiteral {
   /// The token's text, safe for every line-oriented format.
   public let value: String
   /// Larger than any server accepts in a header line; refusing more bounds every write.
@@ -56,15 +57,6 @@ public struct BearerToken: Sendable, Hashable, Codable, CustomStringConvertible,
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
     case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"): return true
     default: return false
-    }
-  }
-
-  public init(from decoder: any Decoder) throws {
-    let text = try decoder.singleValueContainer().decode(String.self)
-    do {
-      try self.init(admitting: text)
-    } catch {
-      throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
     }
   }
 

@@ -168,7 +168,7 @@ public struct CurlArguments: Sendable, Equatable {
         if let problem = urlProblem(argument) {
           let why = problem.hasPrefix("is not a full URL")
             ? " (every argument that is not an allowed option or its value is a URL)" : ""
-          throw CurlArgumentError("curl argument \(shown(argument)) \(problem)\(why)")
+          throw CurlArgumentError("curl argument \(shownURL(argument)) \(problem)\(why)")
         }
         urls.append(argument)
       }
@@ -259,26 +259,26 @@ public struct CurlArguments: Sendable, Equatable {
     let name = spelling == option.long ? option.long : "\(spelling)/\(option.long)"
     switch option.long {
     case "--url":
-      if let problem = urlProblem(value) { throw CurlArgumentError("curl option --url value \(shown(value)) \(problem)") }
+      if let problem = urlProblem(value) { throw CurlArgumentError("curl option --url value \(shownURL(value)) \(problem)") }
     case "--request":
-      guard !value.isEmpty, value.unicodeScalars.allSatisfy(isTokenCharacter) else {
+      guard HTTPHeader.isValidName(value) else {  // an RFC 9110 token, as a field name is
         throw CurlArgumentError(
           "curl option \(name) value \(shown(value)) is not an HTTP method name "
             + "(letters, digits and !#$%&'*+-.^_`|~); write e.g. \(spelling) POST")
       }
     case "--header":
+      // Header values may be secrets (API keys): messages name the header, never its value.
+      let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+      let headerName = String(value.prefix { $0 != ":" && $0 != ";" }.drop(while: blank).reversed().drop(while: blank).reversed())
       if value.hasPrefix("@") {
         throw CurlArgumentError(
-          "curl option \(name) value \(shown(value)) is refused: headers read from a file cannot be checked; "
+          "curl option \(name) \(shown(headerName)) is refused: headers read from a file cannot be checked; "
             + "give each header inline (\(spelling) 'Name: value')")
       }
-      try refuseControlCharacters(value, name: name)
-      let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-      let headerName = value.prefix { $0 != ":" && $0 != ";" }.drop(while: blank).reversed().drop(while: blank)
-      let isHost = String(headerName.reversed()).lowercased() == "host"
-      if headerName.isEmpty || isHost {
+      try refuseControlCharacters(value, name: "\(name) \(shown(headerName))")
+      if headerName.isEmpty || headerName.lowercased() == "host" {
         throw CurlArgumentError(
-          "curl option \(name) value \(shown(value)) is refused: "
+          "curl option \(name) \(shown(headerName)) is refused: "
             + (headerName.isEmpty
               ? "a header needs a name (\(spelling) 'Name: value')"
               : "a Host header could route the request, and the token, to another site behind the same server; "
@@ -291,16 +291,12 @@ public struct CurlArguments: Sendable, Equatable {
     }
   }
 
+  /// The value itself is never quoted: cookies and headers may be secrets.
   static func refuseControlCharacters(_ value: String, name: String) throws(CurlArgumentError) {
     if value.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
       throw CurlArgumentError(
-        "curl option \(name) value \(shown(value)) has a control character (a line break could add headers); remove it")
+        "curl option \(name) value has a control character (a line break could add headers); remove it")
     }
-  }
-
-  /// RFC 9110 `tchar`.
-  static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar))
   }
 
   // MARK: URLs
@@ -335,7 +331,7 @@ public struct CurlArguments: Sendable, Equatable {
     if pathAndAfter.contains("[") || pathAndAfter.contains("]") {
       return "has a glob character ([ or ]) outside an IPv6 host: percent-encode it (%5B, %5D)"
     }
-    guard let host = hostIfValid(authority) else {
+    guard let host = URLPolicy.hostOfAuthority(authority) else {
       return "has no valid host and port: write https://host[:port]/path (host of letters, digits, . - _, or [IPv6])"
     }
     // The caller decides with URLParts: it must read the same host.
@@ -346,31 +342,13 @@ public struct CurlArguments: Sendable, Equatable {
     return nil
   }
 
-  /// The host (without brackets) if `authority` is `host[:port]` or `[IPv6][:port]`, else nil.
-  static func hostIfValid(_ authority: Substring) -> Substring? {
-    let host: Substring
-    let afterHost: Substring
-    if authority.hasPrefix("[") {
-      guard let close = authority.firstIndex(of: "]") else { return nil }
-      host = authority[authority.index(after: authority.startIndex)..<close]
-      afterHost = authority[authority.index(after: close)...]
-      guard host.contains(":"), host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
-    } else {
-      host = authority.prefix { $0 != ":" }
-      afterHost = authority.dropFirst(host.count)
-      guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_") })
-      else { return nil }
-    }
-    guard !host.isEmpty else { return nil }
-    if afterHost.isEmpty { return host }
-    let port = afterHost.dropFirst()
-    guard afterHost.hasPrefix(":"), !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
-      let number = Int(port), (1...65535).contains(number)
-    else { return nil }
-    return host
-  }
-
   // MARK: messages
+
+  /// A URL quoted without its query and fragment, which may carry secrets (`?access_token=…`).
+  static func shownURL(_ text: String) -> String {
+    let base = text.prefix { $0 != "?" && $0 != "#" }
+    return shown(base.count < text.count ? base + "?…" : String(base))
+  }
 
   /// `text` quoted for a one-line message: at most 60 characters, every control, bidi, format
   /// or separator character made visible (`^J`, `<U+202E>`).

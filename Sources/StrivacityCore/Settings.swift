@@ -11,7 +11,7 @@ public struct Paths: Sendable, Equatable {
   /// a name under /tmp: another local user could create it first (cron, ssh without logind).
   public var runtimeDir: String
 
-  public init(environment env: [String: String], uid: UInt32) {
+  public init(environment env: [String: String]) {
     let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
     func xdg(_ name: String, _ fallback: String) -> String {
       if let value = env[name], value.hasPrefix("/") { return value }

@@ -124,6 +124,33 @@ public enum URLPolicy {
 extension URLPolicy {
   /// True when `url` parses and has exactly the origin `expected` (scheme, host and port).
   public static func sameOrigin(_ url: String, as expected: Origin) -> Bool { URLParts(url)?.origin == expected }
+
+  /// The host (without brackets) when `authority` is exactly `host[:port]`: a name of ASCII
+  /// letters, digits, `.`, `-` and `_`, or an IPv6 literal in brackets, and an optional port
+  /// 1–65535; else nil. No user info, percent-encoding or anything else: what a URL handed to
+  /// curl and git's `host` attribute may hold.
+  public static func hostOfAuthority(_ authority: Substring) -> Substring? {
+    let host: Substring
+    let afterHost: Substring
+    if authority.hasPrefix("[") {
+      guard let close = authority.firstIndex(of: "]") else { return nil }
+      host = authority[authority.index(after: authority.startIndex)..<close]
+      afterHost = authority[authority.index(after: close)...]
+      guard host.contains(":"), host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
+    } else {
+      host = authority.prefix { $0 != ":" }
+      afterHost = authority.dropFirst(host.count)
+      guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_") })
+      else { return nil }
+    }
+    guard !host.isEmpty else { return nil }
+    if afterHost.isEmpty { return host }
+    let port = afterHost.dropFirst()
+    guard afterHost.hasPrefix(":"), !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
+      let number = Int(port), (1...65535).contains(number)
+    else { return nil }
+    return host
+  }
 }
 
 /// A URL admitted for the browser: https (http only on loopback) on the tenant's own origin,

@@ -106,16 +106,16 @@ import Testing
   }
 
   @Test func pathsFollowXDG() {
-    var paths = Paths(environment: ["HOME": "/home/u"], uid: 1000)
+    var paths = Paths(environment: ["HOME": "/home/u"])
     #expect(paths.config == "/home/u/.config/strivacity/config.toml")
     #expect(paths.stateDir == "/home/u/.local/state/strivacity")
     // Not under /tmp, where another user could create it first.
     #expect(paths.runtimeDir == "/home/u/.local/state/strivacity/locks")
-    paths = Paths(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "/x/c", "XDG_STATE_HOME": "/x/s", "XDG_RUNTIME_DIR": "/run/user/1000"], uid: 1000)
+    paths = Paths(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "/x/c", "XDG_STATE_HOME": "/x/s", "XDG_RUNTIME_DIR": "/run/user/1000"])
     #expect(paths.config == "/x/c/strivacity/config.toml")
     #expect(paths.stateDir == "/x/s/strivacity")
     #expect(paths.runtimeDir == "/run/user/1000/strivacity")
-    paths = Paths(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "relative", "STRIVACITY_CONFIG": "/etc/s.toml"], uid: 1)
+    paths = Paths(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "relative", "STRIVACITY_CONFIG": "/etc/s.toml"])
     #expect(paths.config == "/etc/s.toml")
   }
 }

@@ -104,16 +104,14 @@ final class ProfileSession {
   /// subject as the one held (OpenID Connect Core §12.2).
   private func refreshedIDTokenProblem(_ idToken: String, previous: TokenSet) -> String? {
     do {
-      let discovery = try discovery()
-      let jwksURI = try endpoint(\.jwksURI, "jwks_uri")
-      let response = try send(HTTPRequest(url: jwksURI, headers: [HTTPHeader("Accept", "application/json")]))
-      guard response.status == 200, let json = JSONValue.parse(response.body) else { return "the JWKS answered HTTP \(response.status)" }
-      let claims = try IDTokenValidator.validate(
-        idToken, keys: JWKS(json: json), issuer: discovery.issuer, clientID: clientID, nonce: nil, now: Self.now())
+      let claims = try IDTokenCheck.verify(idToken, discovery: discovery(), clientID: clientID, nonce: nil, now: Self.now(), send: send)
       if let held = previous.idToken, let heldSubject = try? JWT(compact: held).claims["sub"], claims["sub"] != heldSubject {
         return "it names another subject"
       }
       return nil
+    } catch let failure as IDTokenCheck.Failure {
+      if case .invalid(let error) = failure { return "\(error)" }
+      return "\(failure)"
     } catch let failure as CLIFailure {
       return failure.message
     } catch {

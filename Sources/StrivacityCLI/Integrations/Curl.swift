@@ -3,6 +3,7 @@
 // an allow-list (`CurlArguments`): every URL curl will contact is known, and each must be on the
 // profile's tenant, git_hosts or hosts.
 import ArgumentParser
+import GitCredential
 import Glibc
 import StrivacityCore
 import TerminalUI
@@ -38,7 +39,7 @@ struct Curl: ParsableCommand {
     let context = global.context()
     let session = try ProfileSession(context: context, options: global)
     let allowed = [session.tenant] + session.resolved.profile.gitHosts + session.resolved.profile.hosts
-    for url in curl.urls where !Self.allowed(url, entries: allowed) {
+    for url in curl.urls where !(URLParts(url).map { HostMatch.matches($0, entries: allowed) } ?? false) {
       let shown = URLParts(url).map { "\($0.origin)" } ?? "that URL"
       throw CLIFailure("refusing to send the token to \(shown): profile \(session.name) allows \(allowed.joined(separator: ", ")) (add it to hosts)", status: .usage)
     }
@@ -59,16 +60,5 @@ struct Curl: ParsableCommand {
       close(fds[1])
     }
     throw ExitCode(result.status)
-  }
-
-  static func allowed(_ url: String, entries: [String]) -> Bool {
-    guard let parts = URLParts(url), parts.scheme == "https" || parts.isLoopback else { return false }
-    return entries.contains { entry in
-      if let prefix = URLParts(entry) {
-        return prefix.origin == parts.origin && parts.pathAndQuery.hasPrefix(prefix.pathAndQuery)
-      }
-      let hostPort = parts.port.map { "\(parts.host):\($0)" } ?? parts.host
-      return entry.lowercased() == hostPort || (parts.port == nil && entry.lowercased() == parts.host)
-    }
   }
 }

@@ -44,9 +44,9 @@ final class LoginFlow {
   let environment: [String: String]
   private var discovery: Discovery!
   private var listener: RedirectListener!
-  private var origin = ""
-  /// The configured tenant's origin: every endpoint that gets a secret, and every address
-  /// opened in the browser, must be on it.
+  /// The configured tenant's origin (the issuer's, once discovery checked out): the journey API
+  /// lives there, and every endpoint that gets a secret and every address opened in the
+  /// browser must be on it.
   private var tenantOrigin: Origin!
 
   init(settings: LoginSettings, http: HTTPClient, prompter: Prompter, spinner: Spinner, log: Log, environment: [String: String]) {
@@ -64,7 +64,6 @@ final class LoginFlow {
     }
     tenantOrigin = tenant.origin
     discovery = try fetchDiscovery()
-    origin = Self.origin(of: discovery.issuer)
     listener = try RedirectListener(requested: settings.redirectURI)
     defer { listener.stop() }
     var attempts = 0
@@ -203,7 +202,7 @@ final class LoginFlow {
       HTTPHeader("Accept", "application/json"),
     ]
     if let language = Self.acceptLanguage(environment) { headers.append(HTTPHeader("Accept-Language", language)) }
-    return try send(HTTPRequest(method: "POST", url: origin + path, headers: headers, body: body.serialized()), label)
+    return try send(HTTPRequest(method: "POST", url: "\(tenantOrigin!)/" + path, headers: headers, body: body.serialized()), label)
   }
 
   /// GET finalizeUrl with the session's Bearer and cookies; the redirect comes back as a 3xx
@@ -322,18 +321,16 @@ final class LoginFlow {
   }
 
   private func validate(_ idToken: String, nonce: String, now: Int64) throws -> [String: JSONValue] {
-    guard let jwksURI = discovery.jwksURI else {
-      throw LoginFailure(message: "the tenant publishes no jwks_uri, so its ID token cannot be verified", status: .server)
-    }
-    let response = try send(HTTPRequest(url: jwksURI, headers: [HTTPHeader("Accept", "application/json")]), "Checking the ID token")
-    guard response.status == 200, let json = JSONValue.parse(response.body) else { throw httpFailure(response, what: "the JWKS") }
     do {
-      let keys = try JWKS(json: json)
-      return try IDTokenValidator.validate(idToken, keys: keys, issuer: discovery.issuer, clientID: settings.clientID, nonce: nonce, now: now)
-    } catch let error as IDTokenError {
-      throw LoginFailure(message: "the ID token failed validation: \(error); nothing was stored", status: .server)
-    } catch {
-      throw LoginFailure(message: "the tenant's JWKS is unusable: \(error)", status: .server)
+      return try IDTokenCheck.verify(idToken, discovery: discovery, clientID: settings.clientID, nonce: nonce, now: now) {
+        try send($0, "Checking the ID token")
+      }
+    } catch let failure as IDTokenCheck.Failure {
+      switch failure {
+      case .jwksAnswer(let response): throw httpFailure(response, what: "the JWKS")
+      case .invalid: throw LoginFailure(message: "\(failure); nothing was stored", status: .server)
+      default: throw LoginFailure(message: "\(failure)", status: .server)
+      }
     }
   }
 
@@ -367,16 +364,10 @@ final class LoginFlow {
     return answer.isEmpty || answer.lowercased().hasPrefix("y")
   }
 
-  static func origin(of url: String) -> String {
-    guard let parts = URLParts(url) else { return url }
-    let host = parts.host.contains(":") ? "[\(parts.host)]" : parts.host
-    return "\(parts.scheme)://\(host)\(parts.port.map { ":\($0)" } ?? "")/"
-  }
-
   static func resolve(_ location: String, against base: String) -> String {
     if URLParts(location) != nil || location.contains("://") { return location }
-    let origin = origin(of: base).dropLast()
-    if location.hasPrefix("/") { return origin + location }
+    guard let origin = URLParts(base)?.origin else { return location }
+    if location.hasPrefix("/") { return "\(origin)" + location }
     let path = base.prefix { $0 != "?" }
     return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) + "/" + location
   }

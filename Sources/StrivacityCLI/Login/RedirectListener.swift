@@ -46,31 +46,18 @@ final class RedirectListener: @unchecked Sendable {
     // browser that resolves localhost to ::1 would hand it the code. With any port, another
     // port is tried; with a fixed one, the sign-in stops. Only a machine without IPv6 (the
     // address cannot exist, so nobody can hold it) may skip ::1.
-    var port = anyPort ? 0 : (parts.port ?? 80)
     let weak = WeakListener()
-    var tries = 0
-    bindAll: while true {
-      tries += 1
-      servers = []
-      var bound = port
-      for host in hosts {
-        do {
-          let server = try LoopbackServer(
-            host: host, port: bound, idleTimeoutSeconds: 10, maxConnections: 16, requestDeadlineSeconds: 5
-          ) { request in weak.handle(request) }
-          bound = server.port
-          servers.append(server)
-        } catch {
-          if case .socket(_, let code) = error, host == "::1", code == EADDRNOTAVAIL || code == EAFNOSUPPORT, !servers.isEmpty {
-            continue  // no IPv6 loopback on this machine
-          }
-          servers.forEach { $0.stop() }
-          if anyPort && tries < 20 { continue bindAll }
-          throw CLIFailure("cannot listen for the sign-in redirect: \(error)", status: .usage)
-        }
+    var failure: ServerError?
+    for _ in 0..<(anyPort ? 20 : 1) {
+      do {
+        servers = try Self.bindEvery(hosts, port: anyPort ? 0 : (parts.port ?? 80)) { weak.handle($0) }
+        break
+      } catch {
+        failure = error
       }
-      port = bound
-      break
+    }
+    guard let port = servers.first?.port else {
+      throw CLIFailure("cannot listen for the sign-in redirect: \(failure.map { "\($0)" } ?? "no address")", status: .usage)
     }
     let hostText = parts.host.contains(":") ? "[\(parts.host)]" : parts.host
     redirectURI = "http://\(hostText):\(port)\(parts.pathAndQuery)"
@@ -78,6 +65,28 @@ final class RedirectListener: @unchecked Sendable {
   }
 
   func stop() { servers.forEach { $0.stop() } }
+
+  /// Binds every address in `hosts` on one port (`port`, or the first free one when 0), or none.
+  private static func bindEvery(
+    _ hosts: [String], port: Int, handler: @escaping LoopbackServer.Handler
+  ) throws(ServerError) -> [LoopbackServer] {
+    var servers: [LoopbackServer] = []
+    var port = port
+    for host in hosts {
+      do {
+        let server = try LoopbackServer(host: host, port: port, maxConnections: 16, requestDeadlineSeconds: 5, handler: handler)
+        port = server.port
+        servers.append(server)
+      } catch {
+        if case .socket(_, let code) = error, host == "::1", !servers.isEmpty, code == EADDRNOTAVAIL || code == EAFNOSUPPORT {
+          continue  // no IPv6 loopback on this machine
+        }
+        servers.forEach { $0.stop() }
+        throw error
+      }
+    }
+    return servers
+  }
 
   /// Whether `url` is our redirect URI (same scheme, host, port and path; any query). An exact
   /// comparison, not a string prefix: `/callbackX` or another path on our port is not ours.
