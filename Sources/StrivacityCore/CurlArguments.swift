@@ -272,7 +272,7 @@ public struct CurlArguments: Sendable, Equatable {
       let headerName = String(value.prefix { $0 != ":" && $0 != ";" }.drop(while: blank).reversed().drop(while: blank).reversed())
       if value.hasPrefix("@") {
         throw CurlArgumentError(
-          "curl option \(name) \(shown(headerName)) is refused: headers read from a file cannot be checked; "
+          "curl option \(name) @FILE is refused: headers read from a file cannot be checked; "
             + "give each header inline (\(spelling) 'Name: value')")
       }
       try refuseControlCharacters(value, name: "\(name) \(shown(headerName))")

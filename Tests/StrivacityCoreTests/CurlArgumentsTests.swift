@@ -222,6 +222,19 @@ import Testing
     #expect(message.count < 400)
   }
 
+  /// Header, cookie and query values may be secrets: refusals name them, never quote them.
+  @Test func refusalsNeverQuoteValuesThatMayBeSecrets() throws {
+    for arguments in [
+      ["-H", "X-Api-Key: s3cr3t\r\nX: y", Self.url], ["-H", "@/home/u/s3cr3t-headers", Self.url],
+      ["-b", "session=s3cr3t\n", Self.url], ["-A", "s3cr3t\u{1}", Self.url],
+      ["https://api.example.com/x?access_token=s3cr3t&\\"], ["--url", "https://u@api.example.com/?key=s3cr3t"],
+    ] {
+      let message = try #require(refusal(arguments), "\(arguments)")
+      #expect(!message.contains("s3cr3t"), "\(message)")
+    }
+    #expect(try #require(refusal(["-H", "X-Api-Key: s3cr3t\n", Self.url])).contains("\"X-Api-Key\""))
+  }
+
   @Test func longArgumentsAreTruncated() throws {
     let long = "evil.example/" + String(repeating: "x", count: 1000)
     let message = try #require(refusal([long]))
