@@ -63,7 +63,7 @@ let package = Package(
     .target(
       name: "Emulator",
       dependencies: ["StrivacityCore", "JourneyCore", "OAuthCore", "LoopbackHTTP"],
-      resources: [.copy("Journeys")]),
+      resources: [.copy("Journeys"), .copy("Spec")]),
     .executableTarget(
       name: "strivacity-emulator",
       dependencies: ["Emulator", "StrivacityCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

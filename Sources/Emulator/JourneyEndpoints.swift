@@ -52,9 +52,24 @@ extension Emulator {
         headers: journeyHeaders())
     }
     if journey.mode == .hostedOnly {
-      return json(200, ["hostedUrl": .string(hostedURL(session))], headers: journeyHeaders())
+      return json(200, conforming(["hostedUrl": .string(hostedURL(session))], "init"), headers: journeyHeaders())
     }
-    return json(200, render(session, messages: nil), headers: journeyHeaders())
+    return json(200, conforming(render(session, messages: nil), "init"), headers: journeyHeaders())
+  }
+
+  /// Checks a screen about to be served against the API description's `Screen`; what breaks it
+  /// is recorded (the screen is still served: hostile mode breaks it on purpose).
+  func conforming(_ screen: JSONValue, _ endpoint: String) -> JSONValue {
+    let problems = JourneySpec.bundled.problems(screen: screen)
+    if !problems.isEmpty {
+      state.withLock {
+        $0.stats.nonConforming.append([
+          "direction": "response", "endpoint": .string(endpoint), "screen": screen["screen"] ?? .null,
+          "problems": .array(problems.map(JSONValue.string)),
+        ])
+      }
+    }
+    return screen
   }
 
   // MARK: form
@@ -77,6 +92,17 @@ extension Emulator {
     case .null?: body = [:]
     default: return bad("Malformed request body: expected a JSON object")
     }
+    // A strict server: a body that breaks the request schema of its form id is refused.
+    let problems = JourneySpec.bundled.problems(formID: formID, body: .object(body))
+    if !problems.isEmpty {
+      state.withLock {
+        $0.stats.nonConforming.append([
+          "direction": "request", "form": .string(formID), "body": .object(body), "problems": .array(problems.map(JSONValue.string)),
+        ])
+      }
+      let schema = JourneySpec.bundled.requestSchemaName(formID: formID).map { " (\($0))" } ?? ""
+      return bad("The request does not match the API\(schema): \(problems.prefix(3).joined(separator: "; "))")
+    }
     if let screen = journey.screens[session.screen], let fault = state.withLock({ $0.takeScreenFault(screen) }) {
       if let early = fault.replyBefore(endpoint: .form) { return early }
       return fault.apply(to: reply(for: submit(session.id, formID: formID, body: body, now: now)))
@@ -88,17 +114,17 @@ extension Emulator {
     let headers = journeyHeaders()
     switch outcome {
     case .screen(let session):
-      return json(200, render(session, messages: nil), headers: headers)
+      return json(200, conforming(render(session, messages: nil), "form"), headers: headers)
     case .invalid(let session, let messages):
-      if journey.errorsWithScreen { return json(400, render(session, messages: messages), headers: headers) }
-      return json(400, ["hostedUrl": .string(hostedURL(session)), "messages": messages], headers: headers)
+      if journey.errorsWithScreen { return json(400, conforming(render(session, messages: messages), "form"), headers: headers) }
+      return json(400, conforming(["hostedUrl": .string(hostedURL(session)), "messages": messages], "form"), headers: headers)
     case .finish(let session, let token):
-      return json(200, [
+      return json(200, conforming([
         "hostedUrl": .string(hostedURL(session)),
         "finalizeUrl": .string(issuer + "provider/oauth2/v1/finish?" + FormEncoding.encode([("token", token)])),
-      ], headers: headers)
+      ], "form"), headers: headers)
     case .hosted(let session):
-      return json(200, ["hostedUrl": .string(hostedURL(session))], headers: headers)
+      return json(200, conforming(["hostedUrl": .string(hostedURL(session))], "form"), headers: headers)
     case .respond(let session, let status, let body):
       return json(status, substitute(body, session: session, user: nil), headers: headers)
     case .sessionExpired:

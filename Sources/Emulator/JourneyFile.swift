@@ -321,6 +321,14 @@ struct JourneyChecker {
       forms.append(Form(id: formID, widgets: widgets, raw: raw))
     }
     if let layout = object["layout"] { checkLayout(layout, "\(path).layout", forms: forms, allowUnknown: allowUnknown) }
+    // What clients receive must be a `Screen` of the API description (placeholders are strings).
+    var served: [String: JSONValue] = ["screen": .string(id), "forms": object["forms"] ?? .array([])]
+    served["layout"] = object["layout"]
+    served["branding"] = object["branding"]
+    for problem in JourneySpec.bundled.problems(screen: .object(served)) where !(allowUnknown && problem.contains(" is none of ")) {
+      let (at, what) = problem.hasPrefix("$") ? (String(problem.prefix { $0 != ":" }), String(problem.drop { $0 != ":" }.dropFirst(2))) : ("$", problem)
+      issue(path + at.dropFirst(), "breaks the API description: " + what)
+    }
     var transitions: [Transition] = []
     for (index, raw) in (object["transitions"] == nil ? [] : list(object, "transitions", path)).enumerated() {
       if let transition = transition(raw, "\(path).transitions[\(index)]", forms: forms) { transitions.append(transition) }

@@ -112,6 +112,8 @@ struct Stats {
   var lastBodies: [String: JSONValue] = [:]
   /// Every journey form submission in order: form id and parsed body.
   var submissions: [JSONValue] = []
+  /// Every body and screen that broke the API description (SpecSchema.swift): direction, where, problems.
+  var nonConforming: [JSONValue] = []
   var logouts = 0
   var revocations = 0
   /// What hostile mode's recording listener received (Hostile.swift).
@@ -137,6 +139,7 @@ struct Stats {
       "grants": .object(grants.mapValues { .number(Double($0)) }),
       "last_bodies": .object(lastBodies),
       "submissions": .array(submissions),
+      "non_conforming": .array(nonConforming),
       "logouts": .number(Double(logouts)),
       "revocations": .number(Double(revocations)),
       "hostile_listener_requests": .number(Double(hostileListenerRequests)),

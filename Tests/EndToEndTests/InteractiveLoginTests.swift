@@ -71,7 +71,7 @@ import Testing
     tty.send("654321")
     try tty.expect("signed in to")
     #expect(try tty.wait() == 0)
-    #expect(try h.lastBody("mfaMethod") == ["id": "sms"])
+    #expect(try h.lastBody("mfaMethod") == ["id": "9b3e7d21-6a4f-4e8c-b5d2-1f7a9c3e5b84/passcode"])
     #expect(try h.lastBody("mfaPasscode") == ["passcode": "654321"])
   }
 
