@@ -93,7 +93,7 @@ let package = Package(
     // The built binary driven through a pseudo-terminal against the emulator and the real keyring.
     .testTarget(
       name: "EndToEndTests",
-      dependencies: ["Emulator", "CurlTransport", "LoopbackHTTP", "StrivacityCore", "StrivacityTestSupport"]),
+      dependencies: ["Emulator", "OAuthCore", "CurlTransport", "LoopbackHTTP", "StrivacityCore", "StrivacityTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

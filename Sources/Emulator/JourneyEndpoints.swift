@@ -92,7 +92,8 @@ extension Emulator {
     case .null?: body = [:]
     default: return bad("Malformed request body: expected a JSON object")
     }
-    // A strict server: a body that breaks the request schema of its form id is refused.
+    // A strict server: a body that breaks the request schema of its form id is refused. A form
+    // id the description does not list (a journey's own) is served, and recorded.
     let problems = JourneySpec.bundled.problems(formID: formID, body: .object(body))
     if !problems.isEmpty {
       state.withLock {
@@ -100,6 +101,8 @@ extension Emulator {
           "direction": "request", "form": .string(formID), "body": .object(body), "problems": .array(problems.map(JSONValue.string)),
         ])
       }
+    }
+    if !problems.isEmpty && JourneySpec.bundled.lists(formID: formID) {
       let schema = JourneySpec.bundled.requestSchemaName(formID: formID).map { " (\($0))" } ?? ""
       return bad("The request does not match the API\(schema): \(problems.prefix(3).joined(separator: "; "))")
     }
@@ -156,6 +159,7 @@ extension Emulator {
           return .invalid(session, messages: messages)
         }
       }
+      remember(body, prefix: "", in: &session)
       if let respond = transition.respond {
         state.sessions[session.id] = session
         return .respond(session, status: respond.status, body: respond.body)
@@ -186,6 +190,17 @@ extension Emulator {
 
   private func matches(_ when: [String: JSONValue], _ body: [String: JSONValue]) -> Bool {
     when.allSatisfy { FormValidation.value(of: $0.key, in: body) == $0.value }
+  }
+
+  /// Keeps the submitted text values for `{{answer.ID}}` placeholders (never passwords).
+  private func remember(_ body: [String: JSONValue], prefix: String, in session: inout JourneySession) {
+    for (key, value) in body where !key.lowercased().contains("password") {
+      switch value {
+      case .string(let text): session.answers[prefix + key] = text
+      case .object(let object): remember(object, prefix: prefix + key + ".", in: &session)
+      default: break
+      }
+    }
   }
 
   private func global(_ text: String) -> JSONValue { ["global": ["type": "error", "text": .string(text)]] }
@@ -238,6 +253,7 @@ extension Emulator {
       }
       var claims: [String: JSONValue] = ["email": .string(identifier)]
       for key in ["name", "given_name", "family_name", "phone_number"] { if let value = body[key] { claims[key] = value } }
+      Self.merge(body, into: &claims)
       state.users.append(User(
         identifier: identifier, password: text("password"), claims: claims, factors: [], passkey: false, activationCode: nil))
       session.user = identifier
@@ -246,6 +262,34 @@ extension Emulator {
       let field = transition.field ?? "passcode"
       let expected = state.user(session.user)?.activationCode ?? "111111"
       guard text(field) == expected else { return widgetMessage(form, field, transition.message ?? "Incorrect code") }
+    case .code:
+      let field = transition.field ?? "passcode"
+      guard text(field) == transition.expect else { return widgetMessage(form, field, transition.message ?? "Incorrect code") }
+    case .enroll:
+      // The enrolment challenge: the code sent to the target chosen earlier; the target becomes a factor.
+      let field = transition.field ?? "passcode"
+      guard text(field) == transition.expect else { return widgetMessage(form, field, transition.message ?? "Incorrect code") }
+      if let index = state.users.firstIndex(where: { $0.identifier == session.user }) {
+        let target = session.answers["target"] ?? "?"
+        let id = UUID().uuidString.lowercased() + "/passcode"
+        state.users[index].factors.append(.init(id: id, label: target, passcode: transition.expect ?? ""))
+      }
+    case .setPassword:
+      let field = transition.field ?? "password"
+      guard let password = text(field), !password.isEmpty else { return widgetMessage(form, field, "This field is required") }
+      if let confirmation = text("passwordConfirmation"), confirmation != password {
+        return widgetMessage(form, "passwordConfirmation", transition.message ?? "Passwords do not match")
+      }
+      guard let index = state.users.firstIndex(where: { $0.identifier == session.user }) else {
+        return global("The journey has not identified a user whose password to set")
+      }
+      state.users[index].password = password
+    case .profile:
+      // attributes become claims of the user; consents are kept as a `consents` claim.
+      guard let index = state.users.firstIndex(where: { $0.identifier == session.user }) else {
+        return global("The journey has not identified a user to update")
+      }
+      Self.merge(body, into: &state.users[index].claims)
     case .passkey:
       if session.user == nil { session.user = state.users.first(where: \.passkey)?.identifier }
       guard let user = state.user(session.user), user.passkey else {
@@ -253,6 +297,18 @@ extension Emulator {
       }
     }
     return nil
+  }
+
+  /// A body's `attributes` (and `local`) as claims, its `consents` as the `consents` claim.
+  static func merge(_ body: [String: JSONValue], into claims: inout [String: JSONValue]) {
+    for key in ["attributes", "local"] {
+      for (name, value) in body[key]?.object ?? [:] where !value.isNull { claims[name] = value }
+    }
+    if let consents = body["consents"]?.object {
+      var kept = claims["consents"]?.object ?? [:]
+      kept.merge(consents) { _, new in new }
+      claims["consents"] = .object(kept)
+    }
   }
 
   // MARK: rendering
@@ -295,6 +351,9 @@ extension Emulator {
       out = out.replacingOccurrences(of: "{{hostedUrl}}", with: hostedURL(session))
       let factor = user?.factors.first { $0.id == session.factor } ?? user?.factors.first
       out = out.replacingOccurrences(of: "{{factor.label}}", with: factor?.label ?? "")
+      for (key, answer) in session.answers where out.contains("{{answer.") {
+        out = out.replacingOccurrences(of: "{{answer.\(key)}}", with: answer)
+      }
       for (key, claim) in user?.claims ?? [:] {
         out = out.replacingOccurrences(of: "{{user.\(key)}}", with: claim.string ?? claim.text)
       }

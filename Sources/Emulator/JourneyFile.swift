@@ -90,6 +90,7 @@ public struct Widget: Sendable {
 public struct Transition: Sendable {
   public enum Check: String, Sendable, CaseIterable {
     case identify, password, passcode, mfaMethod = "mfa-method", register, activation, passkey
+    case code, setPassword = "set-password", profile, enroll
   }
   public enum Next: Sendable, Equatable {
     case screen(String)
@@ -103,6 +104,8 @@ public struct Transition: Sendable {
   /// The widget a check reads (default per check: identifier, password, passcode, id, …).
   public var field: String?
   public var message: String?
+  /// The value a `code` or `enroll` check expects.
+  public var expect: String?
   public var next: Next
   /// Answer with this status and body instead of a screen (e.g. a 401 with only hostedUrl).
   public var respond: (status: Int, body: JSONValue)?
@@ -440,7 +443,7 @@ struct JourneyChecker {
       issue(path, "a transition is an object")
       return nil
     }
-    known(object, path: path, keys: ["form", "when", "check", "field", "message", "next", "respond"])
+    known(object, path: path, keys: ["form", "when", "check", "field", "message", "expect", "next", "respond"])
     guard let form = string(object, "form", path) else { return nil }
     if !forms.contains(where: { $0.id == form }) { issue("\(path).form", "no form \"\(form)\" on this screen") }
     var check: Transition.Check?
@@ -450,6 +453,8 @@ struct JourneyChecker {
         issue("\(path).check", "unknown check \"\(text)\" (known: \(Transition.Check.allCases.map(\.rawValue).joined(separator: ", ")))")
       }
     }
+    let expect = optionalString(object, "expect", path)
+    if (check == .code || check == .enroll) && expect == nil { issue("\(path).expect", "the \(check!.rawValue) check needs the value to expect") }
     var respond: (Int, JSONValue)?
     if let raw = object["respond"] {
       if let status = raw["status"]?.int, (100...599).contains(status) {
@@ -469,7 +474,7 @@ struct JourneyChecker {
     if let when = object["when"], when.object == nil { issue("\(path).when", "must be an object of field values") }
     return Transition(
       form: form, when: object["when"]?.object ?? [:], check: check, field: optionalString(object, "field", path),
-      message: optionalString(object, "message", path), next: next, respond: respond)
+      message: optionalString(object, "message", path), expect: expect, next: next, respond: respond)
   }
 
   // MARK: small typed readers

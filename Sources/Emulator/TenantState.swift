@@ -18,6 +18,8 @@ struct JourneySession {
   var factor: String?
   /// What the user typed as identifier (shown back by placeholders before the user is known).
   var identifier: String?
+  /// Text values of the submissions so far by (dotted) widget id, passwords left out: `{{answer.ID}}`.
+  var answers: [String: String] = [:]
   var expiresAt: Int64
   var finished = false
 

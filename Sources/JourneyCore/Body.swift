@@ -24,8 +24,13 @@ public enum SubmitBody {
     }
     var object: [String: JSONValue] = [:]
     for (id, value) in flat { set(value, at: id.split(separator: ".").map(String.init), in: &object) }
+    for (key, value) in implied[form.id] ?? [:] where object[key] == nil { object[key] = value }
     return .object(object)
   }
+
+  /// Keys the API description requires that no widget of the form carries: the SDK demos add
+  /// them (protocol §8.3, §18), and a widget of that id, when a tenant sends one, wins.
+  public static let implied: [String: [String: JSONValue]] = ["mfaEnrollTargetSelect": ["method": "passcode"]]
 
   /// Sets `value` at a dotted path, creating the objects on the way.
   public static func set(_ value: JSONValue, at path: [String], in object: inout [String: JSONValue]) {

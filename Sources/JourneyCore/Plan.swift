@@ -73,8 +73,8 @@ public struct ScreenPlan: Sendable, Equatable {
     }
     // The primary form is decided by content, never by position (a layout may well start with
     // "Not you?"): among the usable forms that are not secondary actions, the first in render
-    // order that asks for something; else the one named like the screen; else the first such
-    // form. Only a screen of secondary actions alone has one of them as its primary.
+    // order that asks for something; else the one named like the screen; else the first that
+    // carries text; else the first such form. Only a screen of secondary actions alone has one of them as its primary.
     func usable(_ id: String) -> Bool {
       guard !unavailable.contains(id), let form = forms.first(where: { $0.id == id }) else { return false }
       return !form.inputs.isEmpty || actions.contains { $0.formID == id && !$0.cancels }
@@ -86,7 +86,10 @@ public struct ScreenPlan: Sendable, Equatable {
       usable(id) && !Self.isSecondary(id) && !(forms.first { $0.id == id }.map(Self.submitsOnlyByLink) ?? false)
     }
     let asking = candidates.first { id in forms.first { $0.id == id }?.inputs.contains { !$0.readonly && $0.isAskable } == true }
-    let primary = asking ?? candidates.first { $0 == screen.id } ?? candidates.first
+    // Without a layout or render types (the *-minimal modes), a form of a lone button ("Remind me
+    // later") says less than the one carrying the screen's texts.
+    let texts = candidates.first { id in forms.first { $0.id == id }?.widgets.contains { if case .staticText = $0.kind { return true }; return false } == true }
+    let primary = asking ?? candidates.first { $0 == screen.id } ?? texts ?? candidates.first
       ?? renderOrder.first { id in usable(id) && actions.contains { $0.formID == id && !$0.cancels } }
     // A primary form with fields but no submit of its own still needs a way to send it.
     if let primary, !actions.contains(where: { $0.formID == primary }), forms.first(where: { $0.id == primary })?.inputs.isEmpty == false {

@@ -114,6 +114,29 @@ func screen(_ widgets: String, messages: String = "null", layout: String? = nil)
     try assertGolden(ScreenRenderer.transcript(s), "screen-actions-only")
   }
 
+  /// Every screen of the example journeys written from the API description, as the emulator
+  /// serves it in the layout modes (placeholders filled in as for the demo user).
+  static let journeyScreens: [(String, String)] = [
+    ("mfa-enroll", "mfaEnrollStart"), ("mfa-enroll", "mfaEnrollTargetSelect"), ("mfa-enroll", "mfaEnrollChallenge"),
+    ("password-reset", "forgottenUsername"), ("password-reset", "usernameSent"), ("password-reset", "forgottenPassword"),
+    ("password-reset", "forgottenPasswordPhone"), ("password-reset", "passwordReset"), ("password-reset", "passwordChanged"),
+    ("profile", "progressiveProfiling"), ("profile", "customerInput"), ("profile", "proofingData"), ("profile", "genericAction"),
+    ("profile", "passwordEnroll"), ("secondary-first", "identification"),
+  ]
+
+  @Test(arguments: journeyScreens)
+  func exampleJourneyScreen(_ journey: String, _ id: String) throws {
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../Sources/Emulator/Journeys/\(journey).json").standardizedFileURL
+    var text = try String(contentsOf: file, encoding: .utf8)
+    for placeholder in ["{{identifier}}", "{{answer.target}}", "{{answer.recipient}}"] {
+      text = text.replacingOccurrences(of: placeholder, with: "demo@example.com")
+    }
+    let raw = try #require(JSONValue.parse(text)?["screens"]?[id])
+    let served: JSONValue = ["screen": .string(id), "hostedUrl": "https://t/h", "forms": raw["forms"] ?? [], "layout": raw["layout"] ?? .null]
+    try assertGolden(ScreenRenderer.transcript(try Screen(json: served)), "journey-\(journey)-\(id)")
+  }
+
   @Test func colourIsOnlyWhereAsked() throws {
     let s = try screen(#"{"type": "static", "id": "t", "value": "Title"}"#, messages: #"{"global": {"type": "error", "text": "Bad"}}"#)
     #expect(!ScreenRenderer.transcript(s).contains("\u{1B}["))

@@ -44,11 +44,16 @@ final class Prompter {
       throw JourneyError.rejected(global)
     }
     let action: ScreenPlan.Action
-    do {
-      try fillFields(of: plan.primaryFormID, in: &machine, plan: plan, ask: Set(ask), showTexts: true)
-      action = try chooseAction(plan)
-    } catch let jump as Jump {
-      action = jump.action
+    if let requested = takeRequestedAction(plan), requested.formID != plan.primaryFormID {
+      // --action for another form of this screen: the main form's fields are not wanted.
+      action = requested
+    } else {
+      do {
+        try fillFields(of: plan.primaryFormID, in: &machine, plan: plan, ask: Set(ask), showTexts: true)
+        action = try chooseAction(plan)
+      } catch let jump as Jump {
+        action = jump.action
+      }
     }
     if action.cancels { throw JourneyError.cancelled }
     if action.formID != plan.primaryFormID {
@@ -117,10 +122,7 @@ final class Prompter {
   /// are `:N` at any prompt); only a screen that asks nothing offers the menu, Enter taking the
   /// primary action.
   private func chooseAction(_ plan: ScreenPlan) throws -> ScreenPlan.Action {
-    if let index = requestedActions.firstIndex(where: { id in plan.actions.contains { $0.formID == id } }) {
-      let id = requestedActions.remove(at: index)
-      return plan.actions.first { $0.formID == id }!
-    }
+    if let requested = takeRequestedAction(plan) { return requested }
     let usable = plan.actions.filter { !$0.cancels }
     guard let terminal, plan.actions.count > 1, !plan.asksSomething else {
       guard let first = usable.first else { throw JourneyError.malformedAnswer("the screen offers no action") }
@@ -133,6 +135,13 @@ final class Prompter {
       if let n = Int(line), plan.actions.indices.contains(n - 1) { return plan.actions[n - 1] }
       terminal.write(ScreenRenderer.fieldMessage("Choose a number from 1 to \(plan.actions.count)", style: style) + "\n")
     }
+  }
+
+  /// The first action asked for with --action that this screen offers (used up).
+  private func takeRequestedAction(_ plan: ScreenPlan) -> ScreenPlan.Action? {
+    guard let index = requestedActions.firstIndex(where: { id in plan.actions.contains { $0.formID == id } }) else { return nil }
+    let id = requestedActions.remove(at: index)
+    return plan.actions.first { $0.formID == id }
   }
 
   private func askOnTerminal(_ widget: Widget, message: String?, on terminal: TTY) throws -> JSONValue {
