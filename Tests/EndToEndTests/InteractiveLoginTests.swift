@@ -75,6 +75,37 @@ import Testing
     #expect(try h.lastBody("mfaPasscode") == ["passcode": "654321"])
   }
 
+  /// MFA enrolment on a terminal: the methods' defaults taken with Enter, the readonly target
+  /// shown and not asked (a screen that then asks nothing offers its actions, Enter taking the
+  /// main one), the code typed hidden.
+  @Test(arguments: sdkModes) func mfaEnrolment(_ sdk: String) throws {
+    let h = try Harness(journey: "mfa-enroll")
+    let tty = try h.interactiveLogin(sdk: sdk)
+    try tty.typeDemoSignIn()
+    try tty.expect("Set up two-step verification")
+    try tty.expect("  1) [x] Email\n  2) [ ] Text message")
+    try tty.expect("Choice [1]: ")
+    tty.send("")
+    try tty.expect("Where should we send codes?")
+    try tty.expect("Email address: demo@example.com\n")
+    try tty.expect("What next?")
+    try tty.expect("Choice [1]: ")
+    tty.send("")
+    try tty.expect("We sent a code to demo@example.com")
+    try tty.expect("Passcode (6 digits): ")
+    tty.send("000000")
+    try tty.expect("Remember this device [y/N]: ")
+    tty.send("")
+    try tty.expect("! Incorrect code")
+    try tty.expect("Passcode (6 digits): ")  // only the field the tenant named
+    tty.send("246810")
+    try tty.expect("signed in to")
+    #expect(try tty.wait() == 0)
+    #expect(try h.lastBody("mfaEnrollStart") == ["optional": ["email"]])
+    #expect(try h.lastBody("mfaEnrollTargetSelect") == ["target": "demo@example.com", "method": "passcode"])
+    #expect(try h.lastBody("mfaEnrollChallenge") == ["passcode": "246810", "rememberDevice": false])
+  }
+
   @Test(arguments: sdkModes) func registrationWithEveryWidget(_ sdk: String) throws {
     let h = try Harness(journey: "registration")
     let tty = try h.interactiveLogin(sdk: sdk)

@@ -19,6 +19,8 @@ struct Walk: Sendable, CustomStringConvertible {
   var browser = false
   /// The form ids posted, in order.
   var forms: [String]
+  /// The exact last body posted to some of them.
+  var bodies: [String: JSONValue] = [:]
   var description: String { "\(journey)/\(name)" }
 }
 
@@ -32,43 +34,68 @@ let allSDKModes = ["web", "web-minimal", "ios", "ios-minimal", "android", "andro
   static let walks: [Walk] = [
     Walk(journey: "password", name: "sign-in", arguments: demo, environment: demoPassword, forms: ["identifier", "password"]),
     Walk(journey: "password", name: "not-you", arguments: demo + ["--action", "reset"], environment: demoPassword,
-      forms: ["identifier", "reset", "identifier", "password"]),
+      forms: ["identifier", "reset", "identifier", "password"], bodies: ["reset": [:]]),
     Walk(journey: "password-full-errors", name: "sign-in", arguments: demo, environment: demoPassword, forms: ["identifier", "password"]),
     Walk(journey: "secondary-first", name: "sign-in", arguments: demo, environment: demoPassword, forms: ["identifier", "password"]),
     Walk(journey: "secondary-first", name: "other-provider", arguments: ["--action", "externalLoginProvider/google"], browser: true,
-      forms: ["externalLoginProvider/google"]),
+      forms: ["externalLoginProvider/google"], bodies: ["externalLoginProvider/google": [:]]),
     Walk(journey: "mfa", name: "sign-in", arguments: demo + ["--field", "id=\(sms)", "--field-env", "passcode=CODE", "--action", "additionalActions/resend"],
       environment: demoPassword.merging(["CODE": "654321"]) { $1 },
-      forms: ["identifier", "password", "mfaMethod", "additionalActions/resend", "mfaPasscode"]),
+      forms: ["identifier", "password", "mfaMethod", "additionalActions/resend", "mfaPasscode"],
+      bodies: ["mfaMethod": ["id": .string(sms)], "mfaPasscode": ["passcode": "654321"]]),
     Walk(journey: "mfa-enroll", name: "enrol", arguments: demo + [
       "--field", "optional=email,phone", "--action", "additionalActions/selectDifferentMethod", "--field-env", "passcode=CODE",
       "--field", "rememberDevice=yes",
     ], environment: demoPassword.merging(["CODE": "246810"]) { $1 },
       forms: ["identifier", "password", "mfaEnrollStart", "additionalActions/selectDifferentMethod", "mfaEnrollStart", "mfaEnrollTargetSelect",
-        "mfaEnrollChallenge"]),
+        "mfaEnrollChallenge"],
+      bodies: [
+        "mfaEnrollStart": ["optional": ["email", "phone"]],
+        "mfaEnrollTargetSelect": ["target": "demo@example.com", "method": "passcode"],
+        "mfaEnrollChallenge": ["passcode": "246810", "rememberDevice": true],
+        "additionalActions/selectDifferentMethod": [:],
+      ]),
     Walk(journey: "password-reset", name: "by-email", arguments: [
       "--field", "identifier=demo@example.com", "--action", "additionalActions/forgottenPassword", "--field-env", "password=NEW",
       "--field-env", "passwordConfirmation=NEW",
     ], environment: ["NEW": "Brand-new-7"],
-      forms: ["identifier", "additionalActions/forgottenPassword", "forgottenPasswordEmail", "passwordReset", "genericResult", "password"]),
+      forms: ["identifier", "additionalActions/forgottenPassword", "forgottenPasswordEmail", "passwordReset", "genericResult", "password"],
+      bodies: [
+        "forgottenPasswordEmail": [:], "genericResult": [:],
+        "passwordReset": ["password": "Brand-new-7", "passwordConfirmation": "Brand-new-7"],
+        "password": ["password": "Brand-new-7", "keepMeLoggedIn": false],
+      ]),
     Walk(journey: "password-reset", name: "username-then-phone", arguments: [
       "--action", "additionalActions/forgottenUsername", "--field", "recipient=demo@example.com", "--field", "identifier=demo@example.com",
       "--action", "additionalActions/forgottenPassword", "--action", "additionalActions/usePhone", "--field", "voice=yes",
       "--field-env", "password=NEW", "--field-env", "passwordConfirmation=NEW",
     ], environment: ["NEW": "Brand-new-7"],
       forms: ["additionalActions/forgottenUsername", "forgottenUsername", "genericResult", "identifier", "additionalActions/forgottenPassword",
-        "additionalActions/usePhone", "forgottenPasswordPhone", "passwordReset", "genericResult", "password"]),
+        "additionalActions/usePhone", "forgottenPasswordPhone", "passwordReset", "genericResult", "password"],
+      bodies: ["forgottenUsername": ["recipient": "demo@example.com"], "forgottenPasswordPhone": ["voice": true]]),
     Walk(journey: "profile", name: "complete", arguments: demo + [
       "--field", "attributes.jobTitle=Engineer", "--field", "attributes.department=ops", "--field", "consents.terms=yes",
       "--field", "attributes.costCenter=1234", "--field", "local.note=hello", "--field", "attributes.documentType=passport",
       "--field", "attributes.documentExpiry=2031-05-01", "--field-env", "passwordConfirmation=PW",
     ], environment: demoPassword,
-      forms: ["identifier", "password", "progressiveProfiling", "customerInput", "proofingData", "genericAction/continue", "passwordEnroll"]),
+      forms: ["identifier", "password", "progressiveProfiling", "customerInput", "proofingData", "genericAction/continue", "passwordEnroll"],
+      bodies: [
+        // Dotted widget ids nest; the readonly attribute goes with the server's value.
+        "progressiveProfiling": [
+          "attributes": ["employeeId": "E-1024", "jobTitle": "Engineer", "department": "ops"],
+          "consents": ["terms": true, "marketing": false],
+        ],
+        "customerInput": ["attributes": ["costCenter": "1234"], "local": ["note": "hello"]],
+        "proofingData": ["attributes": ["documentType": "passport", "documentExpiry": "2031-05-01"]],
+        "genericAction/continue": [:],
+        "passwordEnroll": ["password": "Demo-pass-1", "passwordConfirmation": "Demo-pass-1", "keepMeLoggedIn": false],
+      ]),
     Walk(journey: "profile", name: "skip-and-later", arguments: demo + [
       "--action", "additionalActions/skip", "--field", "attributes.costCenter=1234", "--field", "attributes.documentType=idCard",
       "--field", "attributes.documentExpiry=2030-01-31", "--action", "genericAction/later",
     ], environment: demoPassword,
-      forms: ["identifier", "password", "additionalActions/skip", "customerInput", "proofingData", "genericAction/later"]),
+      forms: ["identifier", "password", "additionalActions/skip", "customerInput", "proofingData", "genericAction/later"],
+      bodies: ["additionalActions/skip": [:], "customerInput": ["attributes": ["costCenter": "1234"]], "genericAction/later": [:]]),
     Walk(journey: "registration", name: "register", arguments: [
       "--field", "identifier=x@example.com", "--action", "additionalActions/registration",
       "--field", "email=walk@example.com", "--field", "profile.displayName=Walker", "--field-env", "password=PW",
@@ -110,6 +137,7 @@ let allSDKModes = ["web", "web-minimal", "ios", "ios-minimal", "android", "andro
       #expect(JourneySpec.bundled.problems(formID: form, body: submission["body"] ?? .null) == [], "\(walk) \(sdk): \(form)")
       #expect(JourneySpec.bundled.lists(formID: form) || JourneySpec.sdkFormIDs.contains(form), "\(form) is a form id of the API")
     }
+    for (form, body) in walk.bodies { #expect(try h.lastBody(form) == body, "\(walk) \(sdk): \(form)") }
     #expect(try h.signedIn())
   }
 
