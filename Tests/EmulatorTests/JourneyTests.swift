@@ -97,10 +97,10 @@ let modes = ["web", "android-minimal"]
   }
 
   static let goodRegistration: JSONValue = [
-    "email": "new@example.com", "profile": ["displayName": "New Person"], "password": "Str0ng-Pass",
+    "email": "new@example.com", "attributes": ["displayName": "New Person"], "password": "Str0ng-Pass",
     "passwordConfirmation": "Str0ng-Pass", "inviteCode": "123456", "country": "HU", "contactMethod": "sms",
-    "interests": ["security", "events"], "birthDate": "1990-04-23", "phoneNumber": "+36 30 123 4567",
-    "acceptTerms": true, "newsletter": false,
+    "interests": ["security", "events"], "birthDate": "1990-04-23", "phone": "+36 30 123 4567",
+    "consents": ["terms": true, "newsletter": false],
   ]
 
   @Test(arguments: modes) func registrationWithEveryWidget(_ sdk: String) throws {
@@ -120,9 +120,9 @@ let modes = ["web", "android-minimal"]
     bad["country"] = "XX"
     bad["interests"] = ["security", "product", "events"]
     bad["birthDate"] = "2020-01-01"
-    bad["phoneNumber"] = "call me"
-    bad["acceptTerms"] = false
-    bad["profile"] = ["displayName": "X"]
+    bad["phone"] = "call me"
+    bad["consents"] = ["terms": false, "newsletter": false]
+    bad["attributes"] = ["displayName": "X"]
     let (status, body) = try driver.submit("registration", .object(bad))
     #expect(status == 400)
     let messages = body["messages"]?["registration"]
@@ -132,9 +132,9 @@ let modes = ["web", "android-minimal"]
     #expect(messages?["country"]?["text"]?.string == "\"XX\" is not one of the choices")
     #expect(messages?["interests"]?["text"]?.string == "Select at most 2")
     #expect(messages?["birthDate"]?["text"]?.string == "Must not be after 2012-12-31")
-    #expect(messages?["phoneNumber"]?["text"]?.string == "Enter a valid phone number")
-    #expect(messages?["acceptTerms"]?["text"]?.string == "This must be accepted")
-    #expect(messages?["profile.displayName"]?["text"]?.string == "Must be at least 2 characters")
+    #expect(messages?["phone"]?["text"]?.string == "Enter a valid phone number")
+    #expect(messages?["consents.terms"]?["text"]?.string == "This must be accepted")
+    #expect(messages?["attributes.displayName"]?["text"]?.string == "Must be at least 2 characters")
     #expect(messages?["contactMethod"] == nil)
 
     var mismatch = Self.goodRegistration.object!

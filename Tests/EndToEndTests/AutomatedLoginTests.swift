@@ -80,16 +80,16 @@ import Testing
     let h = try Harness(journey: "registration")
     let result = try h.automatedLogin(sdk: "android-minimal", [
       "--field", "identifier=x@example.com", "--action", "additionalActions/registration",
-      "--field", "email=flags@example.com", "--field", "profile.displayName=Flag Person",
+      "--field", "email=flags@example.com", "--field", "attributes.displayName=Flag Person",
       "--field-env", "password=PW", "--field-env", "passwordConfirmation=PW", "--field", "inviteCode=123456",
       "--field", "country=HU", "--field", "interests=security,product", "--field", "birthDate=1980-01-31",
-      "--field", "acceptTerms=yes",
+      "--field", "consents.terms=yes",
     ], environment: ["PW": "Flag-pass1"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(try h.lastBody("registration") == [
-      "email": "flags@example.com", "profile": ["displayName": "Flag Person"], "password": "Flag-pass1",
+      "email": "flags@example.com", "attributes": ["displayName": "Flag Person"], "password": "Flag-pass1",
       "passwordConfirmation": "Flag-pass1", "inviteCode": "123456", "country": "HU", "contactMethod": "email",
-      "interests": ["security", "product"], "birthDate": "1980-01-31", "acceptTerms": true, "newsletter": false,
+      "interests": ["security", "product"], "birthDate": "1980-01-31", "consents": ["terms": true, "newsletter": false],
     ])
   }
 

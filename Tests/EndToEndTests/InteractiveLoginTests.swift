@@ -155,10 +155,10 @@ import Testing
     try tty.expect("signed in to \(h.emulator.issuer) as new@example.com")
     #expect(try tty.wait() == 0)
     #expect(try h.lastBody("registration") == [
-      "email": "new@example.com", "profile": ["displayName": "New Person"], "password": "Str0ng-Pass",
+      "email": "new@example.com", "attributes": ["displayName": "New Person"], "password": "Str0ng-Pass",
       "passwordConfirmation": "Str0ng-Pass", "inviteCode": "123456", "country": "DE", "contactMethod": "sms",
-      "interests": ["security", "events"], "birthDate": "1990-04-23", "phoneNumber": "+36 30 123 4567",
-      "acceptTerms": true, "newsletter": false,
+      "interests": ["security", "events"], "birthDate": "1990-04-23", "phone": "+36 30 123 4567",
+      "consents": ["terms": true, "newsletter": false],
     ])
     #expect(try h.lastBody("additionalActions/registration") == [:], "action-only forms post {}")
   }

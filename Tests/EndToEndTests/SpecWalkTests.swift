@@ -98,9 +98,9 @@ let allSDKModes = ["web", "web-minimal", "ios", "ios-minimal", "android", "andro
       bodies: ["additionalActions/skip": [:], "customerInput": ["attributes": ["costCenter": "1234"]], "genericAction/later": [:]]),
     Walk(journey: "registration", name: "register", arguments: [
       "--field", "identifier=x@example.com", "--action", "additionalActions/registration",
-      "--field", "email=walk@example.com", "--field", "profile.displayName=Walker", "--field-env", "password=PW",
+      "--field", "email=walk@example.com", "--field", "attributes.displayName=Walker", "--field-env", "password=PW",
       "--field-env", "passwordConfirmation=PW", "--field", "inviteCode=123456", "--field", "country=HU",
-      "--field", "interests=security", "--field", "birthDate=1980-01-31", "--field", "acceptTerms=yes",
+      "--field", "interests=security", "--field", "birthDate=1980-01-31", "--field", "consents.terms=yes",
     ], environment: ["PW": "Walk-pass1"], forms: ["additionalActions/registration", "registration"]),
     Walk(journey: "activation", name: "register-and-activate", arguments: [
       "--action", "additionalActions/registration", "--field", "email=fresh@example.com", "--field-env", "password=PW",
