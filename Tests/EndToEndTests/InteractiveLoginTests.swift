@@ -75,6 +75,20 @@ import Testing
     #expect(try h.lastBody("mfaPasscode") == ["passcode": "654321"])
   }
 
+  /// Screens whose layout (or, in minimal modes, forms) start with "Create account" and "Not
+  /// you?": the person is asked for the identifier and the password, never "What next?", and
+  /// the main actions are posted.
+  @Test(arguments: sdkModes) func screensThatStartWithSecondaryActions(_ sdk: String) throws {
+    let h = try Harness(journey: "secondary-first")
+    let tty = try h.interactiveLogin(sdk: sdk)
+    try tty.expect("(at any prompt: :2 Create account, :3 Continue with Google)")
+    try tty.typeDemoSignIn()
+    try tty.expect("signed in to")
+    #expect(try tty.wait() == 0)
+    #expect(!tty.transcript.contains("What next?"))
+    #expect(try h.stats()["submissions"]?.array?.compactMap { $0["form"]?.string } == ["identifier", "password"])
+  }
+
   /// MFA enrolment on a terminal: the methods' defaults taken with Enter, the readonly target
   /// shown and not asked (a screen that then asks nothing offers its actions, Enter taking the
   /// main one), the code typed hidden.

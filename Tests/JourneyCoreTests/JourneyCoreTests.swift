@@ -114,6 +114,19 @@ let identification = """
     #expect(ScreenPlan(onlySecondary).primaryFormID == "reset", "a screen of secondary actions alone still has one")
   }
 
+  /// Two generic actions as a minimal mode sends them (no layout, no render types to tell a link):
+  /// the form that carries the screen's texts is the main one, not the first.
+  @Test func withNothingElseToGoByTheFormWithTheTextsIsTheMainOne() throws {
+    let s = try screen(#"""
+      {"screen": "genericAction", "forms": [
+        {"id": "genericAction/later", "widgets": [{"type": "submit", "id": "submit", "label": "Remind me later"}]},
+        {"id": "genericAction/continue", "widgets": [
+          {"type": "static", "id": "section-title", "value": "Almost done"},
+          {"type": "submit", "id": "submit", "label": "Continue"}]}]}
+      """#)
+    #expect(ScreenPlan(s).primaryFormID == "genericAction/continue")
+  }
+
   @Test(arguments: [
     #"{"type": "grid", "items": [W1, W2]}"#,
     #"{"type": "grid", "rows": [[W1], [W2]]}"#,
