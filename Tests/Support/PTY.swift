@@ -27,7 +27,7 @@ public final class PTYSession: @unchecked Sendable {
     var size = winsize(ws_row: 40, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
     _ = ioctl(master, UInt(TIOCSWINSZ), &size)
     var out: [Int32] = [0, 0]
-    guard pipe(&out) == 0 else { throw TestFailure("pipe failed") }
+    guard closeOnExecPipe(&out) == 0 else { throw TestFailure("pipe failed") }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }

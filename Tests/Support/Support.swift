@@ -61,12 +61,20 @@ public struct ProcessResult: Sendable {
 /// of its own: test threads block most signals, and a child inheriting that mask could
 /// never be stopped with SIGTERM (dbus-run-session relies on that). On timeout the whole group
 /// is killed.
+/// pipe2(2) with O_CLOEXEC, atomically (Glibc's module hides pipe2 behind _GNU_SOURCE).
+@_silgen_name("pipe2") private func pipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+func closeOnExecPipe(_ fds: inout [Int32]) -> Int32 { pipe2(&fds, O_CLOEXEC) }
+
 public func run(
   _ arguments: [String], environment: [String: String], stdin: String? = nil,
   currentDirectory: String? = nil, timeout: TimeInterval = 60
 ) throws -> ProcessResult {
   var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
-  guard pipe(&inPipe) == 0, pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw TestFailure("pipe failed") }
+  // Close-on-exec: tests spawn in parallel, and a pipe end inherited by another child (a login
+  // still running, say) would keep this child from ever seeing EOF on its stdin.
+  guard closeOnExecPipe(&inPipe) == 0, closeOnExecPipe(&outPipe) == 0, closeOnExecPipe(&errPipe) == 0 else {
+    throw TestFailure("pipe failed")
+  }
   var actions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }

@@ -79,6 +79,9 @@ struct SetupGit: ParsableCommand {
   }
 }
 
+/// pipe2(2), so that the pipe is close-on-exec from the start (Glibc's module hides it).
+@_silgen_name("pipe2") private func pipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+
 /// Runs a program found on PATH (no shell) and waits for it, returning its exit status and
 /// stdout. `whileRunning` runs once it has started, before the wait (to feed it a pipe). The
 /// child gets an empty signal mask and SIGPIPE at its default.
@@ -86,7 +89,7 @@ func runProgram(
   _ arguments: [String], captureOutput: Bool = true, whileRunning: (() -> Void)? = nil
 ) throws -> (status: Int32, output: String) {
   var out: [Int32] = [-1, -1]
-  if captureOutput { guard pipe(&out) == 0 else { throw CLIFailure("pipe failed", status: .failure) } }
+  if captureOutput { guard pipe2(&out, O_CLOEXEC) == 0 else { throw CLIFailure("pipe failed", status: .failure) } }
   var actions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
