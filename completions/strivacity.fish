@@ -132,7 +132,7 @@ complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" store' -l 'store' -d 'Where tokens are kept: secret-service or file.' -rfka 'secret-service file'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" config' -l 'config' -d 'Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).' -rfka ''
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" v verbose' -l 'verbose' -s 'v' -d 'Describe each step on stderr (secrets are redacted).'
-complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" min-ttl' -l 'min-ttl' -d 'Refresh when the token expires within this many seconds (default: 60).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" min-ttl' -l 'min-ttl' -d 'Refresh when the token expires within this many seconds, at most half its lifetime (default: 60).' -rfka ''
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" format' -l 'format' -d 'raw, header, json, env, curl or exec-credential (default: raw).' -rfka 'raw header json env curl exec-credential'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" id-token' -l 'id-token' -d 'Print the ID token instead of the access token.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" login' -l 'login' -d 'Sign in on the terminal when there is no usable token.'

@@ -15,8 +15,23 @@ public final class SecretServiceStore: TokenStore {
   public static let schemaName = "com.strivacity.cli.TokenSet"
 
   private let schema: UnsafeMutablePointer<SecretSchema>
+  /// The bound on each operation (load, save, delete, keys), in seconds.
+  public let timeout: Double
+  /// Where "waiting for the keyring…" goes after a second (nil: nowhere).
+  private let noticeFD: Int32?
+  /// The current operation's deadline; its cancellable goes to every libsecret call.
+  private var deadline: KeyringDeadline?
+  private var cancellable: UnsafeMutablePointer<GCancellable>? { deadline?.cancellable }
+  /// How long an unlock prompt may take when a desktop can show one.
+  public static let promptTimeout: Double = 120
 
-  public init() {
+  /// The default bound: long enough for a busy keyring, short enough for a shell prompt.
+  public static let defaultTimeout: Double = 5
+
+  /// `noticeOnTerminal`: say "waiting for the keyring…" on stderr (default: when it is a terminal).
+  public init(timeout: Double = SecretServiceStore.defaultTimeout, noticeOnTerminal: Bool? = nil) {
+    self.timeout = timeout
+    noticeFD = noticeOnTerminal ?? (isatty(2) == 1) ? 2 : nil
     let names = g_hash_table_new(g_str_hash, g_str_equal)
     // GINT_TO_POINTER(SECRET_SCHEMA_ATTRIBUTE_STRING) is NULL: a present key with a NULL value.
     let stringType = UnsafeMutableRawPointer(bitPattern: Int(SECRET_SCHEMA_ATTRIBUTE_STRING.rawValue))
@@ -31,9 +46,30 @@ public final class SecretServiceStore: TokenStore {
 
   public func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
     try Self.requireSessionBus()
+    return try bounded { () throws(StoreError) in try lookup(key) }
+  }
+
+  /// Runs one operation under the keyring bound: past it, the libsecret calls are cancelled and
+  /// the operation fails with `.timedOut`, whatever it was doing.
+  private func bounded<T>(_ operation: () throws(StoreError) -> T) throws(StoreError) -> T {
+    let deadline = KeyringDeadline(limit: timeout, noticeFD: noticeFD)
+    self.deadline = deadline
+    defer { self.deadline = nil }
+    let result: Result<T, StoreError>
+    do {
+      result = .success(try operation())
+    } catch {
+      result = .failure(error)
+    }
+    deadline.finish()
+    if deadline.expired { throw .timedOut(seconds: timeout) }
+    return try result.get()
+  }
+
+  private func lookup(_ key: StoreKey) throws(StoreError) -> TokenSet? {
     var error: UnsafeMutablePointer<GError>?
     let attributes = Attributes(key)
-    let secret = secret_password_lookupv_sync(schema, attributes.table, nil, &error)
+    let secret = secret_password_lookupv_sync(schema, attributes.table, cancellable, &error)
     if let error { throw Self.classify(error) }
     guard let secret else {
       // A locked collection looks exactly like a missing item to a lookup: tell them apart.
@@ -47,6 +83,10 @@ public final class SecretServiceStore: TokenStore {
 
   public func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
     try Self.requireSessionBus()
+    try bounded { () throws(StoreError) in try store(tokens, for: key) }
+  }
+
+  private func store(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
     try diagnoseDefaultCollection()
     var error: UnsafeMutablePointer<GError>?
     let attributes = Attributes(key)
@@ -55,7 +95,7 @@ public final class SecretServiceStore: TokenStore {
     defer { for i in json.indices { json[i] = 0 } }
     let stored = json.withUnsafeBufferPointer { buffer in
       buffer.withMemoryRebound(to: CChar.self) {
-        secret_password_storev_sync(schema, attributes.table, SECRET_COLLECTION_DEFAULT, label(for: key), $0.baseAddress, nil, &error)
+        secret_password_storev_sync(schema, attributes.table, SECRET_COLLECTION_DEFAULT, label(for: key), $0.baseAddress, cancellable, &error)
       }
     }
     if let error { throw Self.classify(error) }
@@ -71,20 +111,22 @@ public final class SecretServiceStore: TokenStore {
   @discardableResult
   public func delete(profile: String) throws(StoreError) -> Bool {
     try Self.requireSessionBus()
-    return try clear(Attributes(["profile": profile]))
+    return try bounded { () throws(StoreError) in try clear(Attributes(["profile": profile])) }
   }
 
   public func keys() throws(StoreError) -> [StoreKey] {
     try Self.requireSessionBus()
-    // Another process may delete an item between the search and reading it: try again once.
-    if let keys = try? search(Attributes([:])) { return keys }
-    return try search(Attributes([:]))
+    return try bounded { () throws(StoreError) in
+      // Another process may delete an item between the search and reading it: try again once.
+      if let keys = try? search(Attributes([:])) { return keys }
+      return try search(Attributes([:]))
+    }
   }
 
   private func search(_ attributes: Attributes) throws(StoreError) -> [StoreKey] {
     var error: UnsafeMutablePointer<GError>?
     let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue)
-    let list = secret_password_searchv_sync(schema, attributes.table, flags, nil, &error)
+    let list = secret_password_searchv_sync(schema, attributes.table, flags, cancellable, &error)
     if let error { throw Self.classify(error) }
     defer { g_list_free_full(list, g_object_unref) }
     var keys: [StoreKey] = []
@@ -113,7 +155,7 @@ public final class SecretServiceStore: TokenStore {
   @discardableResult
   private func clear(_ attributes: Attributes) throws(StoreError) -> Bool {
     var error: UnsafeMutablePointer<GError>?
-    let removed = secret_password_clearv_sync(schema, attributes.table, nil, &error)
+    let removed = secret_password_clearv_sync(schema, attributes.table, cancellable, &error)
     if let error { throw Self.classify(error) }
     return removed != 0
   }
@@ -121,11 +163,11 @@ public final class SecretServiceStore: TokenStore {
   /// Throws when the default collection is missing or locked (after trying to unlock it once).
   private func diagnoseDefaultCollection() throws(StoreError) {
     var error: UnsafeMutablePointer<GError>?
-    let service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error)
+    let service = secret_service_get_sync(SECRET_SERVICE_NONE, cancellable, &error)
     if let error { throw Self.classify(error) }
     guard let service else { throw .noSecretService(detail: "no service object") }
     defer { g_object_unref(UnsafeMutableRawPointer(service)) }
-    let collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, nil, &error)
+    let collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, cancellable, &error)
     if let error { throw Self.classify(error) }
     guard let collection else { throw .noDefaultCollection }
     defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
@@ -134,11 +176,13 @@ public final class SecretServiceStore: TokenStore {
       defer { g_free(raw) }
       return String(cString: raw)
     } ?? "default"
-    // Ask the service to unlock it: a desktop shows its unlock prompt; headless, this fails.
+    // Ask the service to unlock it: a desktop shows its unlock prompt (a person needs time to
+    // answer it); headless, this fails.
+    if getenv("DISPLAY") != nil || getenv("WAYLAND_DISPLAY") != nil { deadline?.extend(to: Self.promptTimeout) }
     let objects = g_list_append(nil, UnsafeMutableRawPointer(collection))
     defer { g_list_free(objects) }
     var unlocked: UnsafeMutablePointer<GList>?
-    _ = secret_service_unlock_sync(service, objects, nil, &unlocked, &error)
+    _ = secret_service_unlock_sync(service, objects, cancellable, &unlocked, &error)
     if let unlocked { g_list_free_full(unlocked, g_object_unref) }
     if let error { g_error_free(error) }
     if secret_collection_get_locked(collection) != 0 { throw .locked(collection: name) }

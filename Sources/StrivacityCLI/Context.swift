@@ -63,9 +63,17 @@ final class Context {
     return CurlHTTPClient(options: options)
   }
 
-  func store(for kind: StoreKind) -> TokenStore {
+  /// The chosen store; the keyring bounded by STRIVACITY_KEYRING_TIMEOUT seconds per operation
+  /// (5 by default, 0.1 to 600).
+  func store(for kind: StoreKind) throws -> TokenStore {
     switch kind {
-    case .secretService: return SecretServiceStore()
+    case .secretService:
+      guard let text = environment["STRIVACITY_KEYRING_TIMEOUT"], !text.isEmpty else { return SecretServiceStore() }
+      do {
+        return SecretServiceStore(timeout: try Admit.seconds(text, in: 0.1...600, what: "STRIVACITY_KEYRING_TIMEOUT"))
+      } catch {
+        throw CLIFailure(error.description, status: .usage)
+      }
     case .file: return FileStore(stateDirectory: paths.stateDir)
     }
   }

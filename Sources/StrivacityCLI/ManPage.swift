@@ -83,6 +83,12 @@ enum ManPage {
       path of the configuration file
       .It Ev STRIVACITY_TIMEOUT
       seconds each request to the tenant may take (default 30)
+      .It Ev STRIVACITY_KEYRING_TIMEOUT
+      seconds each keyring operation may take (default 5, 0.1 to 600; an unlock prompt on a
+      desktop gets 120): past it the command fails with exit 6, stored tokens untouched, and a
+      terminal is told
+      .Dq waiting for the keyring…
+      after a second
       .It Ev BROWSER
       browser for steps that need one (default:
       .Xr xdg-open 1 )
@@ -133,6 +139,19 @@ enum ManPage {
             args: [token, --format, exec-credential]
             interactiveMode: IfAvailable
       .Ed
+      .Pp
+      On a machine without a desktop (SSH, containers), keep tokens in a file, or start an
+      unlocked gnome-keyring on a session bus first:
+      .Bd -literal -offset indent
+      strivacity login --store file --tenant https://example.strivacity.com --client-id 2fe0c3
+      dbus-run-session -- bash
+      printf '%s' "$PASSWORD" | gnome-keyring-daemon --daemonize --unlock --components=secrets
+      .Ed
+      .Pp
+      Refreshes are due when the access token expires within
+      .Fl -min-ttl
+      seconds (60), but never more than half its lifetime before expiry, so short-lived
+      tokens are not refreshed on every call; many callers at once make one refresh.
       .Pp
       Smoke-test a tenant's journey from CI:
       .Bd -literal -offset indent

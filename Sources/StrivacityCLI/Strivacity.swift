@@ -18,6 +18,8 @@ public struct Strivacity: ParsableCommand {
         STRIVACITY_CLIENT_ID  OAuth client id, overriding the profile's
         STRIVACITY_CONFIG     path of the config file
         STRIVACITY_TIMEOUT    seconds per request to the tenant (default 30)
+        STRIVACITY_KEYRING_TIMEOUT
+                              seconds each keyring operation may take (default 5)
         NO_COLOR              disables colour
 
       \(ExitStatus.helpText)

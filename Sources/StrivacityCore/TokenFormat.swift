@@ -18,7 +18,8 @@ public enum TokenFormat: String, Sendable, CaseIterable {
   /// Renders `token` (the access token, or the ID token with --id-token). Only an admitted
   /// `BearerToken` can be rendered: no newline, quote, backslash or control character can reach
   /// a header line, a curl config line or a shell assignment, so nothing needs escaping.
-  public func render(token admitted: BearerToken, tokens: TokenSet, profile: String, idToken: Bool) -> String {
+  /// `now` (seconds since 1970) is when it is printed: `env` says how long the token has left.
+  public func render(token admitted: BearerToken, tokens: TokenSet, profile: String, idToken: Bool, now: Int64) -> String {
     let token = admitted.value
     let expiry = idToken ? nil : tokens.expiresAt.map(RFC3339.format)
     switch self {
@@ -41,7 +42,7 @@ public enum TokenFormat: String, Sendable, CaseIterable {
       var lines = ["\(name)=\(shellQuote(token))"]
       if let expiry {
         lines.append("STRIVACITY_TOKEN_EXPIRES_AT=\(shellQuote(expiry))")
-        lines.append("STRIVACITY_TOKEN_EXPIRES_IN=\(max(0, (tokens.expiresAt ?? 0) - tokens.obtainedAt))")
+        lines.append("STRIVACITY_TOKEN_EXPIRES_IN=\(tokens.secondsLeft(now: now) ?? 0)")
       }
       lines.append("export \(name)" + (expiry == nil ? "" : " STRIVACITY_TOKEN_EXPIRES_AT STRIVACITY_TOKEN_EXPIRES_IN"))
       return lines.joined(separator: "\n") + "\n"

@@ -52,12 +52,23 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
     obtainedAt = try c.decode(Int64.self, forKey: .obtainedAt)
   }
 
-  /// True when the access token expires within `minTTL` seconds of `now` (or has no expiry
+  /// True when the access token expires within the refresh margin of `now` (or has no expiry
   /// and is older than a day, as a conservative guess).
   public func needsRefresh(now: Int64, minTTL: Int64) -> Bool {
-    if let expiresAt { return expiresAt - now <= minTTL }
+    if let expiresAt { return expiresAt - now <= refreshMargin(minTTL: minTTL) }
     return now - obtainedAt > 86_400
   }
+
+  /// How long before expiry a refresh is due: `minTTL`, but never more than half the access
+  /// token's lifetime. A token that lives 5 s is refreshed with 2 s left, not on every call.
+  public func refreshMargin(minTTL: Int64) -> Int64 {
+    guard let expiresAt else { return minTTL }
+    let lifetime = expiresAt - obtainedAt
+    return lifetime > 0 ? min(minTTL, lifetime / 2) : minTTL
+  }
+
+  /// Seconds the access token has left at `now` (nil without an expiry).
+  public func secondsLeft(now: Int64) -> Int64? { expiresAt.map { max(0, $0 - now) } }
 
   public var description: String {
     "TokenSet(access_token: \(Redact.token(accessToken.value)), refresh_token: \(refreshToken.map(Redact.token) ?? "none"), id_token: \(idToken.map(Redact.token) ?? "none"), expires_at: \(expiresAt.map(String.init) ?? "none"))"

@@ -55,18 +55,27 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
   case notOwner(path: String)
   case corrupt(source: String, detail: String)
   case io(path: String, detail: String)
+  /// The Secret Service did not answer within the keyring bound.
+  case timedOut(seconds: Double)
+
+  /// What works without a desktop, ending every keyring message (README "Servers and containers").
+  public static let headlessChoices =
+    "without a desktop, use the file store (--store file, or store = \"file\" in the profile), or a session bus with an unlocked keyring: "
+    + "dbus-run-session -- bash, then printf '%s' \"$PASSWORD\" | gnome-keyring-daemon --daemonize --unlock --components=secrets (README: Servers and containers)"
 
   public var description: String {
     switch self {
     case .noSessionBus(let detail):
-      return "no D-Bus session bus (\(detail)); run inside a desktop or `dbus-run-session`, or choose the file store with --store file"
+      return "no D-Bus session bus (\(detail)); in a desktop session this is set for you; \(Self.headlessChoices)"
     case .noSecretService(let detail):
-      return "no Secret Service on the session bus (\(detail)); install and start gnome-keyring or KeePassXC, or choose the file store with --store file"
+      return "no Secret Service on the session bus (\(detail)); install and start gnome-keyring or KeePassXC; \(Self.headlessChoices)"
     case .locked(let collection):
-      return "the keyring collection '\(collection)' is locked and could not be unlocked; unlock it (for example with seahorse, or by signing in to the desktop) and try again"
+      return "the keyring collection '\(collection)' is locked and could not be unlocked; unlock it (seahorse, or signing in to the desktop) and try again; \(Self.headlessChoices)"
     case .noDefaultCollection:
-      return "the Secret Service has no default keyring collection; create one (for example with seahorse) and try again"
-    case .failure(let detail): return "keyring failure: \(detail)"
+      return "the Secret Service has no default keyring collection; a desktop creates one at first sign-in (or seahorse does); \(Self.headlessChoices)"
+    case .timedOut(let seconds):
+      return "the keyring did not answer within \(Self.seconds(seconds)) (the Secret Service is stalled, or waiting on a prompt nobody sees); stored tokens are untouched; STRIVACITY_KEYRING_TIMEOUT sets the bound; \(Self.headlessChoices)"
+    case .failure(let detail): return "keyring failure: \(detail); \(Self.headlessChoices)"
     case .insecureFile(let path, let mode):
       return "refusing to read \(path): its mode is \(mode), readable by others; run `chmod 600 \(path)` if you trust its content, or delete it and sign in again"
     case .notOwner(let path):
@@ -74,5 +83,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case .corrupt(let source, let detail): return "stored tokens in \(source) are unreadable (\(detail)); run `strivacity login` again"
     case .io(let path, let detail): return "\(path): \(detail)"
     }
+  }
+
+  static func seconds(_ value: Double) -> String {
+    value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
   }
 }

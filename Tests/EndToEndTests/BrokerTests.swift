@@ -65,7 +65,11 @@ import Testing
     #expect(after["refresh_token"] != before["refresh_token"], "rotated")
     #expect(after["refresh_token"]?.string != nil)
     #expect(try h.grants("refresh_token") == 1)
-    // --min-ttl beyond the lifetime forces another refresh.
+    // --min-ttl beyond the lifetime is capped at half of it: no refresh with the hour fresh...
+    #expect(try h.strivacity(["token", "--profile", h.profile, "--min-ttl", "7200"]).status == 0)
+    #expect(try h.grants("refresh_token") == 1)
+    // ...one with less than half the hour left.
+    try h.expireStoredAccessToken(in: 1_700)
     #expect(try h.strivacity(["token", "--profile", h.profile, "--min-ttl", "7200"]).status == 0)
     #expect(try h.grants("refresh_token") == 2)
   }

@@ -13,10 +13,13 @@ final class Harness: @unchecked Sendable {
   let profile = "e2e-" + UUID().uuidString.prefix(8).lowercased()
   var extraEnvironment: [String: String] = [:]
 
-  init(journey: String) throws {
+  /// `adjust` changes the journey before the tenant starts (a client's token lifetimes, say).
+  init(journey: String, adjust: (inout Journey) -> Void = { _ in }) throws {
     try #require(TestEnvironment.hasRealKeyring, "run through `make test`: end-to-end tests need the real keyring")
     guard let path = Journey.builtInPath(journey) else { throw TestFailure("no journey \(journey)") }
-    emulator = try Emulator(journey: try Journey.load(path: path))
+    var loaded = try Journey.load(path: path)
+    adjust(&loaded)
+    emulator = try Emulator(journey: loaded)
     home = try ScratchDirectory("e2e")
   }
 
@@ -37,6 +40,18 @@ final class Harness: @unchecked Sendable {
   /// Gives this harness a gnome-keyring of its own, so what a destructive test does to its
   /// keyring daemon (clients killed mid-call) cannot hold up other tests sharing the suite's.
   /// It lives until the harness goes away (its shell exits when the terminal closes).
+  /// The process id of the private keyring's gnome-keyring-daemon (after `useOwnKeyring`).
+  func ownKeyringDaemon() throws -> pid_t {
+    let bus = try #require(ownBus)
+    let reply = try run(
+      ["/usr/bin/gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+       "--method", "org.freedesktop.DBus.GetConnectionUnixProcessID", "org.freedesktop.secrets"],
+      environment: ["DBUS_SESSION_BUS_ADDRESS": bus, "PATH": "/usr/bin:/bin"])
+    // "(uint32 1234,)"
+    let digits = reply.stdout.split(separator: " ").last?.filter(\.isNumber) ?? ""
+    return try #require(pid_t(digits), "\(reply.stdout) \(reply.stderr)")
+  }
+
   func useOwnKeyring() throws {
     let keyring = try PTYSession(
       [TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/with-keyring").path, "sh", "-c",
@@ -122,8 +137,15 @@ final class Harness: @unchecked Sendable {
   }
 
   /// Makes a profile's stored access token expire in `seconds`.
+  /// As if time had passed: the access token expires in `seconds`, and was obtained as long
+  /// before that as its lifetime (both times move, so the lifetime stays what the tenant gave).
   func expireStoredAccessToken(profile name: String? = nil, in seconds: Int64 = 10) throws {
-    try rewriteStored(profile: name) { $0["expires_at"] = .number(Double(Int64(Date().timeIntervalSince1970) + seconds)) }
+    try rewriteStored(profile: name) { tokens in
+      let expiry = Int64(Date().timeIntervalSince1970) + seconds
+      let shift = expiry - Int64(tokens["expires_at"]?.number ?? Double(expiry))
+      tokens["expires_at"] = .number(Double(expiry))
+      tokens["obtained_at"] = .number((tokens["obtained_at"]?.number ?? 0) + Double(shift))
+    }
   }
 
   func grants(_ type: String) throws -> Int { try stats()["grants"]?[type]?.int ?? 0 }

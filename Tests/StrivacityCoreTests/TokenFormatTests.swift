@@ -3,6 +3,8 @@ import Testing
 
 @Suite struct TokenFormatTests {
   let tokens = TokenSet(accessToken: "at.value", idToken: "id.value", scope: "openid profile", expiresAt: 1_795_363_532, obtainedAt: 1_795_359_932)
+  /// 215 s after the set was obtained: `env` says what is left, not the lifetime.
+  let now: Int64 = 1_795_360_147
 
   @Test(arguments: [
     (Int64(0), "1970-01-01T00:00:00Z"), (951_782_400, "2000-02-29T00:00:00Z"), (1_795_363_532, "2026-11-22T16:05:32Z"),
@@ -14,7 +16,7 @@ import Testing
 
   @Test func everyFormat() {
     func render(_ format: TokenFormat, id: Bool = false) -> String {
-      format.render(token: id ? "id.value" : "at.value", tokens: tokens, profile: "work", idToken: id)
+      format.render(token: id ? "id.value" : "at.value", tokens: tokens, profile: "work", idToken: id, now: now)
     }
     #expect(render(.raw) == "at.value\n")
     #expect(render(.header) == "Authorization: Bearer at.value\n")
@@ -22,7 +24,7 @@ import Testing
     #expect(render(.env) == """
       STRIVACITY_ACCESS_TOKEN='at.value'
       STRIVACITY_TOKEN_EXPIRES_AT='2026-11-22T16:05:32Z'
-      STRIVACITY_TOKEN_EXPIRES_IN=3600
+      STRIVACITY_TOKEN_EXPIRES_IN=3385
       export STRIVACITY_ACCESS_TOKEN STRIVACITY_TOKEN_EXPIRES_AT STRIVACITY_TOKEN_EXPIRES_IN
 
       """)

@@ -35,4 +35,15 @@ import Testing
     #expect(Self.tokens.needsRefresh(now: 1_999_999_950, minTTL: 60))
     #expect(Self.tokens.needsRefresh(now: 2_000_000_100, minTTL: 0))
   }
+
+  /// The margin is --min-ttl, but at most half the token's lifetime: a 5-second token is not
+  /// "about to expire" the moment it is issued.
+  @Test(arguments: [(Int64(3600), Int64(60)), (120, 60), (100, 50), (5, 2), (3, 1), (1, 0)])
+  func refreshMarginAdaptsToShortLifetimes(_ lifetime: Int64, _ margin: Int64) {
+    let short = TokenSet(accessToken: "at", expiresAt: 1_000 + lifetime, obtainedAt: 1_000)
+    #expect(short.refreshMargin(minTTL: 60) == margin)
+    #expect(!short.needsRefresh(now: 1_000, minTTL: 60) || lifetime <= 1, "fresh from the tenant")
+    #expect(short.needsRefresh(now: 1_000 + lifetime - margin, minTTL: 60))
+    #expect(short.secondsLeft(now: 1_000 + lifetime + 5) == 0)
+  }
 }

@@ -26,7 +26,7 @@ final class ProfileSession {
     tenant = TenantURL.base(configured)
     clientID = try resolved.requireClientID(configPath: context.paths.config)
     key = StoreKey(profile: resolved.name, issuer: tenant, clientID: clientID)
-    store = context.store(for: resolved.store)
+    store = try context.store(for: resolved.store)
     log = options.log
   }
 
@@ -36,7 +36,8 @@ final class ProfileSession {
     CLIFailure("not signed in to \(name): run strivacity login\(name == "default" ? "" : " --profile \(name)")", status: .signInRequired)
   }
 
-  /// Tokens whose access token lives at least `minTTL` more seconds, refreshed if needed.
+  /// Tokens whose access token lives at least the refresh margin more (`minTTL`, at most half
+  /// the token's lifetime), refreshed if needed: one refresh however many processes ask.
   func freshTokens(minTTL: Int64) throws -> TokenSet {
     guard let tokens = try store.load(key) else { throw notSignedIn }
     if !tokens.needsRefresh(now: Self.now(), minTTL: minTTL) { return tokens }
@@ -45,9 +46,13 @@ final class ProfileSession {
     }
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
     defer { withExtendedLifetime(lock) {} }
-    // Someone may have refreshed while we waited: the store is the truth.
+    // Someone may have refreshed while we waited: the store is the truth. A set written since
+    // we looked is taken as long as it has not expired (a short-lived token may already be
+    // inside its margin again: refreshing it once more would only race the others).
     guard let current = try store.load(key) else { throw notSignedIn }
-    if !current.needsRefresh(now: Self.now(), minTTL: minTTL) {
+    let now = Self.now()
+    let replaced = current.obtainedAt != tokens.obtainedAt || current.accessToken != tokens.accessToken
+    if !current.needsRefresh(now: now, minTTL: minTTL) || (replaced && (current.secondsLeft(now: now) ?? 1) > 0) {
       log.note("another process refreshed \(name)")
       return current
     }

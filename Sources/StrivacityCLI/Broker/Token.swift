@@ -12,8 +12,8 @@ struct Token: ParsableCommand {
     abstract: "Print a fresh access token (refreshing it when needed).",
     discussion: """
       Only the token (or the chosen format) goes to stdout. When the access token expires
-      within --min-ttl seconds it is refreshed first; many processes asking at once make
-      one refresh. Formats: raw, header, json, env (for eval), curl (for curl -K -),
+      within --min-ttl seconds (at most half its lifetime) it is refreshed first; many
+      processes asking at once make one refresh. Formats: raw, header, json, env (for eval), curl (for curl -K -),
       exec-credential (Kubernetes client.authentication.k8s.io/v1).
 
       EXAMPLES:
@@ -24,7 +24,7 @@ struct Token: ParsableCommand {
 
   @OptionGroup var global: GlobalOptions
 
-  @Option(name: .customLong("min-ttl"), help: ArgumentHelp("Refresh when the token expires within this many seconds (default: 60).", valueName: "seconds"))
+  @Option(name: .customLong("min-ttl"), help: ArgumentHelp("Refresh when the token expires within this many seconds, at most half its lifetime (default: 60).", valueName: "seconds"))
   var minTTL: Int64 = 60
 
   @Option(help: ArgumentHelp("raw, header, json, env, curl or exec-credential (default: raw).", valueName: "format"))
@@ -65,7 +65,7 @@ struct Token: ParsableCommand {
     } else {
       token = tokens.accessToken
     }
-    Console.writeStdout(format.render(token: token, tokens: tokens, profile: session.name, idToken: idToken))
+    Console.writeStdout(format.render(token: token, tokens: tokens, profile: session.name, idToken: idToken, now: ProfileSession.now()))
   }
 
   /// With --login, or when the person at the terminal agrees.

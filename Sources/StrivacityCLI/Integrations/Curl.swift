@@ -49,7 +49,7 @@ struct Curl: ParsableCommand {
     _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)  // curl inherits the read end only
     // URL globbing off (a glob could name another host), and http(s) only, redirects included.
     let config = "globoff\nproto = \"=http,https\"\nproto-redir = \"=http,https\"\n"
-      + TokenFormat.curl.render(token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false)
+      + TokenFormat.curl.render(token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false, now: ProfileSession.now())
     // Written while curl runs: a config larger than the pipe's buffer would otherwise block.
     let previous = signal(SIGPIPE, SIG_IGN)
     defer { signal(SIGPIPE, previous) }

@@ -105,7 +105,7 @@ struct Login: ParsableCommand {
       uiLocales: uiLocales, browserOnly: browser, openBrowser: !noBrowser, browserTimeout: timeout)
 
     // The store must be usable before anyone types a password.
-    let store = context.store(for: resolved.store)
+    let store = try context.store(for: resolved.store)
     let key = StoreKey(profile: resolved.name, issuer: TenantURL.base(tenantURL), clientID: client)
     _ = try store.load(key)
 

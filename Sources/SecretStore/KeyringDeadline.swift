@@ -1,0 +1,110 @@
+// A bound on one keyring operation. libsecret's calls wait for D-Bus replies with GLib's default
+// timeout (25 s each, about 50 s for a lookup): a stopped or hung Secret Service would freeze git,
+// kubectl and shell prompts that much, silently. A watchdog thread says "waiting for the
+// keyring…" on a terminal after a second, and at the deadline cancels the operation's
+// GCancellable, which every libsecret call of the operation is given.
+internal import CSecret
+import Glibc
+
+final class KeyringDeadline: @unchecked Sendable {
+  let cancellable: UnsafeMutablePointer<GCancellable>
+  private var limit: Double
+  private let noticeAfter: Double
+  private let noticeFD: Int32?
+  private var mutex = pthread_mutex_t()
+  private var condition = pthread_cond_t()
+  private var finished = false
+  private var thread = pthread_t()
+  private var expiredFlag = false
+
+  /// Starts the watchdog: after `noticeAfter` seconds a line on `noticeFD` (when given), after
+  /// `limit` seconds the cancellable is cancelled.
+  init(limit: Double, noticeAfter: Double = 1, noticeFD: Int32?) {
+    cancellable = g_cancellable_new()
+    self.limit = limit
+    self.noticeAfter = noticeAfter
+    self.noticeFD = noticeFD
+    pthread_mutex_init(&mutex, nil)
+    var attributes = pthread_condattr_t()
+    pthread_condattr_init(&attributes)
+    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+    pthread_cond_init(&condition, &attributes)
+    pthread_condattr_destroy(&attributes)
+    let context = Unmanaged.passRetained(self).toOpaque()
+    let started = pthread_create(&thread, nil, { raw in
+      let deadline = Unmanaged<KeyringDeadline>.fromOpaque(raw!).takeRetainedValue()
+      deadline.watch()
+      return nil
+    }, context)
+    if started != 0 {
+      // No watchdog: the operation runs unbounded rather than not at all.
+      Unmanaged<KeyringDeadline>.fromOpaque(context).release()
+      finished = true
+    }
+  }
+
+  /// Whether the deadline passed (and the operation was cancelled).
+  var expired: Bool {
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    return expiredFlag
+  }
+
+  /// Moves the deadline to `seconds` after the operation started (a prompt a person answers
+  /// needs longer than a lookup).
+  func extend(to seconds: Double) {
+    pthread_mutex_lock(&mutex)
+    limit = max(limit, seconds)
+    pthread_cond_signal(&condition)
+    pthread_mutex_unlock(&mutex)
+  }
+
+  /// Stops the watchdog; call once the operation returned.
+  func finish() {
+    pthread_mutex_lock(&mutex)
+    let wasRunning = !finished
+    finished = true
+    pthread_cond_signal(&condition)
+    pthread_mutex_unlock(&mutex)
+    if wasRunning { pthread_join(thread, nil) }
+  }
+
+  deinit {
+    g_object_unref(UnsafeMutableRawPointer(cancellable))
+    pthread_cond_destroy(&condition)
+    pthread_mutex_destroy(&mutex)
+  }
+
+  private func watch() {
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    var noticed = noticeFD == nil || noticeAfter >= limit
+    let start = Self.monotonic()
+    while !finished {
+      let elapsed = Self.monotonic() - start
+      if elapsed >= limit {
+        expiredFlag = true
+        g_cancellable_cancel(cancellable)
+        return
+      }
+      if !noticed && elapsed >= noticeAfter, let fd = noticeFD {
+        noticed = true
+        let line = "strivacity: waiting for the keyring…\n"
+        _ = line.withCString { write(fd, $0, strlen($0)) }
+      }
+      var until = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &until)
+      let wake = noticed ? limit - elapsed : min(noticeAfter, limit) - elapsed
+      let nanos = Int(until.tv_nsec) + Int(max(0.001, wake).truncatingRemainder(dividingBy: 1) * 1e9)
+      until.tv_sec += Int(max(0.001, wake)) + nanos / 1_000_000_000
+      until.tv_nsec = nanos % 1_000_000_000
+      pthread_cond_timedwait(&condition, &mutex, &until)
+    }
+  }
+
+  private static func monotonic() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+  }
+}
