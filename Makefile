@@ -47,8 +47,9 @@ build: deps
 ## with the Swift toolchain hidden
 test: deps
 	$(SWIFT) build --build-path $(BUILD_DIR) --build-tests
-	@# The build leaves gigabytes of dirty pages; without this, the first fsync of a test (the
-	@# keyring daemon's, the file store's) can wait a minute for them.
+	@# The build leaves gigabytes of dirty pages; written out here, the tests' first fsyncs (the
+	@# keyring daemon's, the file store's) do not wait for them. (The minute-long "keyring stall"
+	@# once blamed on this was an inherited pipe in the test harness, fixed there.)
 	sync
 	Scripts/with-keyring $(SWIFT) test --build-path $(BUILD_DIR) --skip-build
 	Scripts/fuzz all $(FUZZ_SECONDS)
