@@ -29,6 +29,21 @@ public struct Discovery: Sendable, Equatable {
     endSessionEndpoint = json["end_session_endpoint"]?.string
   }
 
+  /// What a profile keeps of the document (TokenSet.endpoints), in the document's own keys.
+  public var cacheable: [String: String] {
+    var out = ["issuer": issuer, "authorization_endpoint": authorizationEndpoint, "token_endpoint": tokenEndpoint]
+    out["jwks_uri"] = jwksURI
+    out["userinfo_endpoint"] = userinfoEndpoint
+    out["revocation_endpoint"] = revocationEndpoint
+    out["end_session_endpoint"] = endSessionEndpoint
+    return out
+  }
+
+  /// Back from `cacheable` (the same checks as a fetched document).
+  public init(cached: [String: String]) throws(OAuthError) {
+    try self.init(json: .object(cached.mapValues(JSONValue.string)))
+  }
+
   /// The discovery URL of a tenant: its origin + /.well-known/openid-configuration.
   public static func url(forTenant tenant: String) -> String {
     TenantURL.base(tenant) + ".well-known/openid-configuration"
@@ -78,7 +93,7 @@ public struct TokenResponse: Sendable, Equatable {
       accessToken: accessToken, tokenType: tokenType,
       refreshToken: refreshToken ?? previous?.refreshToken,  // servers that do not rotate keep the old one valid
       idToken: idToken ?? previous?.idToken, scope: scope ?? previous?.scope,
-      expiresAt: expiresIn.map { now + $0 }, obtainedAt: now)
+      expiresAt: expiresIn.map { now + $0 }, obtainedAt: now, endpoints: previous?.endpoints)
   }
 }
 

@@ -37,14 +37,28 @@ public struct TOMLTable: Sendable, Equatable {
     public var value: TOMLValue
     public var position: SourcePosition
   }
-  public var entries: [Entry] = []
+  public private(set) var entries: [Entry] = []
+  /// Entry index by key: lookups and duplicate checks in constant time, so a file of thousands
+  /// of profiles parses in linear time.
+  private var positions: [String: Int] = [:]
   /// Where the table was opened ([header] or first dotted key); nil for the root.
   public var position: SourcePosition?
   /// True when opened by a [header] (a second header for it is an error).
   var explicitlyDefined = false
 
-  public subscript(key: String) -> TOMLValue? { entries.first { $0.key == key }?.value }
-  func index(of key: String) -> Int? { entries.firstIndex { $0.key == key } }
+  public subscript(key: String) -> TOMLValue? { positions[key].map { entries[$0].value } }
+  func index(of key: String) -> Int? { positions[key] }
+
+  mutating func append(_ entry: Entry) {
+    positions[entry.key] = entries.count
+    entries.append(entry)
+  }
+
+  mutating func setValue(_ value: TOMLValue, at index: Int) { entries[index].value = value }
+
+  public static func == (lhs: TOMLTable, rhs: TOMLTable) -> Bool {
+    lhs.entries == rhs.entries && lhs.position == rhs.position && lhs.explicitlyDefined == rhs.explicitlyDefined
+  }
 }
 
 public struct TOMLError: Error, Sendable, Equatable {
@@ -355,7 +369,7 @@ private struct Parser {
       if table.index(of: key) != nil {
         throw TOMLError(position: keyPosition, message: "the key '\(path.joined(separator: "."))' is defined twice")
       }
-      table.entries.append(.init(key: key, value: value, position: keyPosition))
+      table.append(.init(key: key, value: value, position: keyPosition))
     }
   }
 
@@ -375,14 +389,14 @@ private struct Parser {
       guard case .table(var child) = table.entries[index].value else {
         throw TOMLError(position: position, message: "'\(fullPath.joined(separator: "."))' would redefine the key '\(head)', which is not a table")
       }
-      table.entries[index].value = .string("")  // release the copy before mutating
-      defer { table.entries[index].value = .table(child) }
+      table.setValue(.string(""), at: index)  // release the copy before mutating
+      defer { table.setValue(.table(child), at: index) }
       try descend(&child, path.dropFirst(), fullPath: fullPath, position: position, body)
     } else {
       var child = TOMLTable()
       child.position = position
       try descend(&child, path.dropFirst(), fullPath: fullPath, position: position, body)
-      table.entries.append(.init(key: head, value: .table(child), position: position))
+      table.append(.init(key: head, value: .table(child), position: position))
     }
   }
 }

@@ -19,11 +19,16 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
   public var expiresAt: Int64?
   /// When the set was obtained, seconds since 1970.
   public var obtainedAt: Int64
+  /// The tenant's endpoints from its discovery document, kept so that a refresh needs no
+  /// discovery request (not secret; checked against the tenant's origin each time they are used).
+  public var endpoints: [String: String]?
 
   public init(
     accessToken: BearerToken, tokenType: String = "Bearer", refreshToken: String? = nil,
-    idToken: String? = nil, scope: String? = nil, expiresAt: Int64? = nil, obtainedAt: Int64
+    idToken: String? = nil, scope: String? = nil, expiresAt: Int64? = nil, obtainedAt: Int64,
+    endpoints: [String: String]? = nil
   ) {
+    self.endpoints = endpoints
     self.accessToken = accessToken
     self.tokenType = tokenType
     self.refreshToken = refreshToken
@@ -35,7 +40,7 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
 
   enum CodingKeys: String, CodingKey {
     case accessToken = "access_token", tokenType = "token_type", refreshToken = "refresh_token"
-    case idToken = "id_token", scope, expiresAt = "expires_at", obtainedAt = "obtained_at"
+    case idToken = "id_token", scope, expiresAt = "expires_at", obtainedAt = "obtained_at", endpoints
   }
 
   /// Decoding admits every field again, as the token response did: what is read back from a
@@ -50,6 +55,7 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
     scope = try c.decodeIfPresent(String.self, forKey: .scope).map(Admit.scope)
     expiresAt = try c.decodeIfPresent(Int64.self, forKey: .expiresAt)
     obtainedAt = try c.decode(Int64.self, forKey: .obtainedAt)
+    endpoints = try c.decodeIfPresent([String: String].self, forKey: .endpoints)
   }
 
   /// True when the access token expires within the refresh margin of `now` (or has no expiry

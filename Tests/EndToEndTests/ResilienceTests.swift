@@ -19,6 +19,9 @@ import Testing
     let h = try shortLived(3)
     try h.signIn()
     try h.expireStoredAccessToken(in: 0)
+    // A slow tenant (2 s per refresh) keeps the storm inside one lifetime however slowly the
+    // machine starts 32 processes: each caller has at most the delay plus 2 s to ask.
+    try h.control("faults", ["endpoint": "token", "kind": "delay", "delay": 2])
     let outputs = Mutex<[ProcessResult]>([])
     DispatchQueue.concurrentPerform(iterations: 32) { _ in
       if let result = try? h.strivacity(["token", "--profile", h.profile]) { outputs.withLock { $0.append(result) } }
@@ -46,6 +49,44 @@ import Testing
     let curl = try h.strivacity(["curl", "--profile", h.profile, "--", "-sS", "-o", "/dev/null", h.emulator.issuer + "userinfo"])
     #expect(curl.status == 0, "\(curl.stderr)")
     #expect(try h.grants("refresh_token") == 1)
+  }
+
+  /// A refresh uses the endpoints kept at sign-in: no discovery request. When the kept token
+  /// endpoint is gone (404), discovery is asked again and the refresh goes to the new one.
+  @Test func refreshesNeedNoDiscoveryRequest() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    #expect(try h.storedSecret()?["tokens"]?["endpoints"]?["token_endpoint"]?.string == h.emulator.issuer + "oauth2/token")
+    try h.control("stats/reset", [:])
+    for _ in 0..<3 {
+      try h.expireStoredAccessToken(in: 5)
+      #expect(try h.strivacity(["token", "--profile", h.profile]).status == 0)
+    }
+    #expect(try h.grants("refresh_token") == 3)
+    #expect(try h.stats()["requests"]?["discovery"] == nil, "no discovery request for three refreshes")
+
+    try h.rewriteStored { tokens in
+      var endpoints = tokens["endpoints"]?.object ?? [:]
+      endpoints["token_endpoint"] = .string(h.emulator.issuer + "oauth2/moved")
+      tokens["endpoints"] = .object(endpoints)
+    }
+    try h.expireStoredAccessToken(in: 5)
+    let result = try h.strivacity(["token", "--profile", h.profile])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try h.grants("refresh_token") == 4)
+    #expect(try h.stats()["requests"]?["discovery"] == 1)
+    #expect(try h.storedSecret()?["tokens"]?["endpoints"]?["token_endpoint"]?.string == h.emulator.issuer + "oauth2/token", "kept again")
+
+    // Kept endpoints are outside input too: one off the tenant's origin is refused, not used.
+    try h.rewriteStored { tokens in
+      var endpoints = tokens["endpoints"]?.object ?? [:]
+      endpoints["token_endpoint"] = "https://evil.example/token"
+      tokens["endpoints"] = .object(endpoints)
+    }
+    try h.expireStoredAccessToken(in: 5)
+    let refused = try h.strivacity(["token", "--profile", h.profile])
+    #expect(refused.status == 5, "\(refused.stderr)")
+    #expect(refused.stderr.contains("refusing the tenant's token endpoint on https://evil.example"), "\(refused.stderr)")
   }
 
   @Test func envSaysHowLongTheTokenHasLeft() throws {

@@ -16,6 +16,10 @@ final class ProfileSession {
   let log: Log
   private var client: CurlHTTPClient?
   private var cachedDiscovery: Discovery?
+  /// The endpoints kept with the stored tokens (used instead of a discovery request).
+  private var storedEndpoints: [String: String]?
+  /// Whether `cachedDiscovery` came from `storedEndpoints` rather than the tenant just now.
+  private var discoveryFromStore = false
 
   init(context: Context, options: GlobalOptions, profile: String? = nil) throws {
     self.context = context
@@ -40,6 +44,7 @@ final class ProfileSession {
   /// the token's lifetime), refreshed if needed: one refresh however many processes ask.
   func freshTokens(minTTL: Int64) throws -> TokenSet {
     guard let tokens = try store.load(key) else { throw notSignedIn }
+    storedEndpoints = tokens.endpoints
     if !tokens.needsRefresh(now: Self.now(), minTTL: minTTL) { return tokens }
     guard tokens.refreshToken != nil else {
       throw CLIFailure("the access token for \(name) has expired and no refresh token is held: run strivacity login", status: .signInRequired)
@@ -61,13 +66,23 @@ final class ProfileSession {
 
   private func refresh(_ current: TokenSet) throws -> TokenSet {
     guard let refreshToken = current.refreshToken else { throw notSignedIn }
-    let endpoint = try endpoint(\.tokenEndpoint, "token endpoint")
     let body = FormURLEncoding.encode([("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)])
     return try withInterruptsHeld {
-      let response = try send(HTTPRequest(
-        method: "POST", url: endpoint,
-        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
-        body: Array(body.utf8), freshConnection: true))
+      func post() throws -> HTTPResponse {
+        try send(HTTPRequest(
+          method: "POST", url: try endpoint(\.tokenEndpoint, "token endpoint"),
+          headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
+          body: Array(body.utf8), freshConnection: true))
+      }
+      var response = try post()
+      if discoveryFromStore, [404, 405, 410].contains(response.status) {
+        // The kept token endpoint is gone (the request was not taken, so it is safe to send
+        // again): ask the tenant where it is now.
+        log.note("the kept token endpoint answered HTTP \(response.status); fetching discovery again")
+        cachedDiscovery = nil
+        storedEndpoints = nil
+        response = try post()
+      }
       switch response.status {
       case 200:
         let parsed: TokenResponse
@@ -83,7 +98,8 @@ final class ProfileSession {
           Console.warning("the refreshed ID token for \(name) was refused (\(problem)); keeping the previous one")
           admitted.idToken = nil
         }
-        let next = admitted.tokenSet(now: Self.now(), previous: current)
+        var next = admitted.tokenSet(now: Self.now(), previous: current)
+        if let cachedDiscovery { next.endpoints = cachedDiscovery.cacheable }
         try store.save(next, for: key)
         log.note("refreshed \(name)")
         return next
@@ -128,6 +144,13 @@ final class ProfileSession {
 
   func discovery() throws -> Discovery {
     if let cachedDiscovery { return cachedDiscovery }
+    // The endpoints kept at sign-in, if they still name this tenant as issuer.
+    if let storedEndpoints, let kept = try? Discovery(cached: storedEndpoints), TenantURL.base(kept.issuer) == tenant {
+      cachedDiscovery = kept
+      discoveryFromStore = true
+      return kept
+    }
+    discoveryFromStore = false
     let response = try send(HTTPRequest(url: Discovery.url(forTenant: tenant), headers: [HTTPHeader("Accept", "application/json")]))
     guard response.status == 200 else {
       throw CLIFailure("the tenant's discovery document failed with HTTP \(response.status)", status: response.status >= 500 ? .transient : .server)

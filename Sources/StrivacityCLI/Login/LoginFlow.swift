@@ -317,7 +317,9 @@ final class LoginFlow {
       }
       claims = try validate(idToken, nonce: request.nonce, now: now)
     }
-    return LoginResult(tokens: tokens.tokenSet(now: now), claims: claims, issuer: discovery.issuer)
+    var set = tokens.tokenSet(now: now)
+    set.endpoints = discovery.cacheable  // refreshes need no discovery request
+    return LoginResult(tokens: set, claims: claims, issuer: discovery.issuer)
   }
 
   private func validate(_ idToken: String, nonce: String, now: Int64) throws -> [String: JSONValue] {
