@@ -74,7 +74,8 @@ public struct ScreenPlan: Sendable, Equatable {
     // The primary form is decided by content, never by position (a layout may well start with
     // "Not you?"): among the usable forms that are not secondary actions, the first in render
     // order that asks for something; else the one named like the screen; else the first that
-    // carries text; else the first such form. Only a screen of secondary actions alone has one of them as its primary.
+    // carries text; else the first such form. Only a screen of secondary actions alone has one
+    // of them as its primary.
     func usable(_ id: String) -> Bool {
       guard !unavailable.contains(id), let form = forms.first(where: { $0.id == id }) else { return false }
       return !form.inputs.isEmpty || actions.contains { $0.formID == id && !$0.cancels }

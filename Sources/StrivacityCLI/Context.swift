@@ -19,21 +19,32 @@ final class Context {
   /// The config file, or nil when it does not exist. Warnings are printed once.
   func config() throws(ConfigError) -> Config? {
     if let loadedConfig { return loadedConfig }
-    let config: Config?
+    let config = try readConfig { text, path throws(ConfigError) in try Config.parse(text, path: path) }
+    loadedConfig = .some(config)
+    return config
+  }
+
+  /// Only what one profile needs (`name`, else the default one): the other profiles' tables
+  /// are not parsed, so `token` costs the same among thousands of profiles. Not cached.
+  func config(onlyProfile name: String?) throws(ConfigError) -> Config? {
+    if let loadedConfig { return loadedConfig }
+    return try readConfig { text, path throws(ConfigError) in try Config.parse(text, path: path, onlyProfile: name) }
+  }
+
+  private func readConfig(_ parse: (String, String) throws(ConfigError) -> Config) throws(ConfigError) -> Config? {
     switch readFile(paths.config) {
     case .missing:
-      config = nil
+      return nil
     case .failed(let detail):
       throw .unreadable(path: paths.config, detail: detail)
     case .contents(let bytes):
       guard let text = String(validating: bytes, as: UTF8.self) else {
         throw .unreadable(path: paths.config, detail: "not UTF-8 text")
       }
-      config = try Config.parse(text, path: paths.config)
-      for warning in config?.warnings ?? [] { Console.warning(warning.description) }
+      let config = try parse(text, paths.config)
+      for warning in config.warnings { Console.warning(warning.description) }
+      return config
     }
-    loadedConfig = .some(config)
-    return config
   }
 
   /// Profile names from the config file, for shell completion (nothing on any error).

@@ -78,6 +78,75 @@ public struct Config: Sendable, Equatable {
 
   public func profile(named name: String) -> Profile? { profiles.first { $0.name == name } }
 
+  /// Parses only what resolving one profile needs: the top-level keys and that profile's
+  /// table (`profile`, else `default_profile`, else "default"); the other profiles' tables are
+  /// skipped line by line without being parsed, so the cost does not grow with their number.
+  /// Line numbers in messages stay those of the file.
+  public static func parse(_ text: String, path: String, onlyProfile profile: String?) throws(ConfigError) -> Config {
+    let wanted: String
+    if let profile {
+      wanted = profile
+    } else {
+      wanted = try parse(keepingOnly(text, profile: nil), path: path).defaultProfile ?? "default"
+    }
+    return try parse(keepingOnly(text, profile: wanted), path: path)
+  }
+
+  /// `text` with the lines of every `[profiles.NAME]` table but `profile`'s blanked (nil: all of
+  /// them). Headers the scan does not fully understand (quoted keys, arrays of tables) are kept,
+  /// to be parsed.
+  static func keepingOnly(_ text: String, profile: String?) -> String {
+    let wanted = profile.map { Array($0.utf8) }
+    var copy = text
+    return copy.withUTF8 { bytes in
+      var out: [UInt8] = []
+      out.reserveCapacity(bytes.count)
+      var keeping = true
+      var start = 0
+      while start < bytes.count {
+        var end = start
+        while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
+        var first = start
+        while first < end && (bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t")) { first += 1 }
+        if first < end && bytes[first] == UInt8(ascii: "[") {
+          keeping = headerKept(UnsafeBufferPointer(rebasing: bytes[(first + 1)..<end]), wanted)
+        }
+        if keeping { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end])) }
+        if end < bytes.count { out.append(UInt8(ascii: "\n")) }
+        start = end + 1
+      }
+      return String(decoding: out, as: UTF8.self)
+    }
+  }
+
+  /// Whether a header (what follows its `[`) opens a table to keep: anything but
+  /// `[profiles.NAME…]` with a bare NAME other than `wanted`.
+  private static func headerKept(_ header: UnsafeBufferPointer<UInt8>, _ wanted: [UInt8]?) -> Bool {
+    var i = 0
+    func skipSpaces() { while i < header.count && (header[i] == UInt8(ascii: " ") || header[i] == UInt8(ascii: "\t")) { i += 1 } }
+    skipSpaces()
+    for byte in "profiles".utf8 {
+      guard i < header.count, header[i] == byte else { return true }
+      i += 1
+    }
+    skipSpaces()
+    guard i < header.count, header[i] == UInt8(ascii: ".") else { return true }
+    i += 1
+    skipSpaces()
+    let nameStart = i
+    while i < header.count, isBareKeyByte(header[i]) { i += 1 }
+    skipSpaces()
+    guard i > nameStart, i < header.count, header[i] == UInt8(ascii: ".") || header[i] == UInt8(ascii: "]") else { return true }
+    guard let wanted else { return false }
+    let name = UnsafeBufferPointer(rebasing: header[nameStart..<i]).prefix { isBareKeyByte($0) }
+    return name.elementsEqual(wanted)
+  }
+
+  private static func isBareKeyByte(_ b: UInt8) -> Bool {
+    (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+      || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
+  }
+
   /// Parses the text of a config file. `path` is used in messages only.
   public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
     let root: TOMLTable

@@ -55,11 +55,15 @@ public struct ResolvedProfile: Sendable, Equatable {
   public var name: String { profile.name }
 
   /// Combines flags > environment > file. Throws when the name is invalid.
+  /// The profile asked for by flag or environment (nil: the config's default one).
+  public static func requestedName(overrides: ProfileOverrides, environment env: [String: String]) -> String? {
+    overrides.profile ?? env["STRIVACITY_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
+  }
+
   public static func resolve(
     config: Config?, overrides: ProfileOverrides, environment env: [String: String]
   ) throws(ConfigError) -> ResolvedProfile {
-    let name = overrides.profile ?? env["STRIVACITY_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? config?.defaultProfile ?? "default"
+    let name = requestedName(overrides: overrides, environment: env) ?? config?.defaultProfile ?? "default"
     guard ProfileName.isValid(name) else { throw .invalidProfileName(name) }
     let configured = config?.profile(named: name)
     var profile = configured ?? Profile(name: name)

@@ -5,7 +5,6 @@ import Foundation
 import Glibc
 import StrivacityCore
 import StrivacityTestSupport
-import Synchronization
 import Testing
 
 @Suite struct BrokerTests {
@@ -116,11 +115,7 @@ import Testing
     let h = try Harness(journey: "password")
     try h.signIn()
     try h.expireStoredAccessToken(in: 5)
-    let outputs = Mutex<[ProcessResult]>([])
-    DispatchQueue.concurrentPerform(iterations: 32) { _ in
-      if let result = try? h.strivacity(["token", "--profile", h.profile]) { outputs.withLock { $0.append(result) } }
-    }
-    let results = outputs.withLock { $0 }
+    let results = h.tokenStorm(32)
     #expect(results.count == 32)
     #expect(results.allSatisfy { $0.status == 0 }, "\(results.filter { $0.status != 0 }.map(\.stderr))")
     #expect(Set(results.map(\.stdout)).count == 1, "all 32 print the same new token")

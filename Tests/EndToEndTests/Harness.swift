@@ -5,6 +5,7 @@ import Emulator
 import Foundation
 import StrivacityCore
 import StrivacityTestSupport
+import Synchronization
 import Testing
 
 final class Harness: @unchecked Sendable {
@@ -146,6 +147,15 @@ final class Harness: @unchecked Sendable {
       tokens["expires_at"] = .number(Double(expiry))
       tokens["obtained_at"] = .number((tokens["obtained_at"]?.number ?? 0) + Double(shift))
     }
+  }
+
+  /// `callers` concurrent `strivacity token` runs on this profile; the results of those that ran.
+  func tokenStorm(_ callers: Int = 32) -> [ProcessResult] {
+    let outputs = Mutex<[ProcessResult]>([])
+    DispatchQueue.concurrentPerform(iterations: callers) { _ in
+      if let result = try? strivacity(["token", "--profile", profile]) { outputs.withLock { $0.append(result) } }
+    }
+    return outputs.withLock { $0 }
   }
 
   func grants(_ type: String) throws -> Int { try stats()["grants"]?[type]?.int ?? 0 }

@@ -4,7 +4,6 @@ import Foundation
 import Glibc
 import StrivacityCore
 import StrivacityTestSupport
-import Synchronization
 import Testing
 
 @Suite struct ResilienceTests {
@@ -22,11 +21,7 @@ import Testing
     // A slow tenant (2 s per refresh) keeps the storm inside one lifetime however slowly the
     // machine starts 32 processes: each caller has at most the delay plus 2 s to ask.
     try h.control("faults", ["endpoint": "token", "kind": "delay", "delay": 2])
-    let outputs = Mutex<[ProcessResult]>([])
-    DispatchQueue.concurrentPerform(iterations: 32) { _ in
-      if let result = try? h.strivacity(["token", "--profile", h.profile]) { outputs.withLock { $0.append(result) } }
-    }
-    let results = outputs.withLock { $0 }
+    let results = h.tokenStorm(32)
     #expect(results.count == 32)
     #expect(results.allSatisfy { $0.status == 0 }, "\(results.filter { $0.status != 0 }.map(\.stderr))")
     #expect(try h.grants("refresh_token") == 1, "exactly one refresh, although the new token is inside --min-ttl at once")

@@ -119,3 +119,50 @@ import Testing
     #expect(paths.config == "/etc/s.toml")
   }
 }
+
+/// Resolving one profile parses only its table: the others are skipped line by line.
+@Suite struct ConfigNarrowingTests {
+  static let text = """
+    default_profile = "work"
+    store = "file"
+
+    [profiles.home]
+    tenant = "https://home.example.com"
+    client_id = ["not", "a", "string"]
+
+    [profiles.work]
+    tenant = "https://work.example.com"
+    client_id = "w"
+    git_hosts = [
+      "git.example.com",
+    ]
+
+    [ profiles . other ]   # spaces and a comment
+    nonsense = = =
+    """
+
+  @Test func onlyTheWantedProfileIsParsed() throws {
+    let work = try Config.parse(Self.text, path: "c.toml", onlyProfile: "work")
+    #expect(work.profiles.map(\.name) == ["work"])
+    #expect(work.profile(named: "work")?.gitHosts == ["git.example.com"])
+    #expect(work.defaultStore == .file)
+    // Without a name, default_profile decides.
+    #expect(try Config.parse(Self.text, path: "c.toml", onlyProfile: nil).profiles.map(\.name) == ["work"])
+  }
+
+  @Test func mistakesInTheWantedProfileKeepTheirLineNumbers() {
+    #expect(throws: ConfigError.invalid(path: "c.toml", position: SourcePosition(line: 6, column: 1), message: "'client_id' must be a string, not an array")) {
+      try Config.parse(Self.text, path: "c.toml", onlyProfile: "home")
+    }
+    #expect(throws: (any Error).self) { try Config.parse(Self.text, path: "c.toml") }
+  }
+
+  @Test func headersItDoesNotUnderstandAreKept() {
+    let quoted = "[profiles.\"a\"]\ntenant = \"https://a.example.com\"\n[profiles.b]\ntenant = \"https://b.example.com\"\n"
+    #expect(Config.keepingOnly(quoted, profile: "b") == quoted)
+    #expect(Config.keepingOnly(quoted, profile: nil) == "[profiles.\"a\"]\ntenant = \"https://a.example.com\"\n\n\n")
+    // A dotted profile name is written quoted, so its table is kept and parsed.
+    let dotted = "[profiles.\"a.b\"]\ntenant = \"https://a.example.com\"\n"
+    #expect(Config.keepingOnly(dotted, profile: "b") == dotted)
+  }
+}

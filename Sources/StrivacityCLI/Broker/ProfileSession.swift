@@ -25,7 +25,9 @@ final class ProfileSession {
     self.context = context
     var overrides = options.overrides
     if let profile { overrides.profile = profile }
-    resolved = try ResolvedProfile.resolve(config: context.config(), overrides: overrides, environment: context.environment)
+    let named = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
+    resolved = try ResolvedProfile.resolve(
+      config: context.config(onlyProfile: named), overrides: overrides, environment: context.environment)
     let configured = try resolved.requireTenant(configPath: context.paths.config)
     tenant = TenantURL.base(configured)
     clientID = try resolved.requireClientID(configPath: context.paths.config)

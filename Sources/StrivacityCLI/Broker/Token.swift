@@ -13,8 +13,9 @@ struct Token: ParsableCommand {
     discussion: """
       Only the token (or the chosen format) goes to stdout. When the access token expires
       within --min-ttl seconds (at most half its lifetime) it is refreshed first; many
-      processes asking at once make one refresh. Formats: raw, header, json, env (for eval), curl (for curl -K -),
-      exec-credential (Kubernetes client.authentication.k8s.io/v1).
+      processes asking at once make one refresh. Formats: raw, header, json, env (for
+      eval), curl (for curl -K -), exec-credential (Kubernetes
+      client.authentication.k8s.io/v1).
 
       EXAMPLES:
         curl -H @<(strivacity token --format header) https://api.example.com/
