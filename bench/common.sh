@@ -1,16 +1,26 @@
-# Shared by bench/ scripts: a release build, the local tenant, a signed-in profile in the
-# private keyring of Scripts/with-keyring. Source it; it sets $bin, $tenant, $profile, $work.
+# Shared by bench/ scripts: the release build as packaged, the local tenant, a signed-in profile
+# in the private keyring of Scripts/with-keyring. Source it; it sets $bin, $tenant, $profile,
+# $work, $emulator_bin, and the helpers now_us, stats and ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The release build as it ships: Swift runtime linked statically (see packaging/).
+# What is measured: the release build as it ships (Swift runtime linked statically), the same
+# product `make release` builds (after `make test` it is there already: the package check made it).
 bin=.build-static/release
-[[ -x $bin/strivacity && -x $bin/strivacity-emulator ]] ||
-  swift build -c release --static-swift-stdlib --scratch-path .build-static >&2
+[[ -x $bin/strivacity ]] || swift build -c release --static-swift-stdlib --scratch-path .build-static --product strivacity >&2
+# The tenant is not what is measured: any build of it will do, the debug one `make test` left first.
+emulator_bin=
+for candidate in .build/debug/strivacity-emulator .build-static/release/strivacity-emulator; do
+  [[ -x $candidate ]] && { emulator_bin=$candidate; break; }
+done
+if [[ -z $emulator_bin ]]; then
+  swift build --build-path .build --product strivacity-emulator >&2
+  emulator_bin=.build/debug/strivacity-emulator
+fi
 work=$(mktemp -d)
 trap 'kill $emulator 2>/dev/null; wait $emulator 2>/dev/null; rm -rf "$work"' EXIT
 export XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_RUNTIME_DIR=$work/run
 mkdir -m 700 "$XDG_RUNTIME_DIR"
-"$bin/strivacity-emulator" --journey password >"$work/url" 2>/dev/null &
+"$emulator_bin" --journey password >"$work/url" 2>/dev/null &
 emulator=$!
 for _ in $(seq 100); do [[ -s "$work/url" ]] && break; sleep 0.05; done
 tenant=$(head -n1 "$work/url")
@@ -19,5 +29,16 @@ DEMO_PASSWORD=Demo-pass-1 "$bin/strivacity" login --profile "$profile" --tenant 
   --field identifier=demo@example.com --field-env password=DEMO_PASSWORD </dev/null 2>/dev/null
 attributes=(profile "$profile" issuer "$tenant" client_id strivacity-cli)
 
-now() { date +%s%N; }
+# Times taken from bash's own clock ($EPOCHREALTIME): no process is started to read the time,
+# so an interval holds the measured command only.
+now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
+now() { echo $(( $(now_us) * 1000 )); }  # nanoseconds, for older scripts
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2)}'; }
+# stats FILE SCALE UNIT: "median (min–max)" of the numbers in FILE divided by SCALE.
+stats() {
+  sort -n "$1" | awk -v s="$2" -v u="$3" '{ a[NR] = $1 / s } END {
+    m = (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2)
+    printf "%6.1f %s (%.1f–%.1f)", m, u, a[1], a[NR] }'
+}
+# ratio FILE_A FILE_B: median(A) / median(B)
+ratio() { awk -v a="$(median <"$1")" -v b="$(median <"$2")" 'BEGIN { printf "%.2fx", a / b }'; }
