@@ -22,9 +22,9 @@ let package = Package(
       providers: [.apt(["libcurl4-openssl-dev"]), .yum(["libcurl-devel"])]),
     // Typed, non-variadic wrappers for curl_easy_setopt/getinfo, resolved through dlsym.
     .target(name: "CCurlShim", dependencies: ["CCurl"], linkerSettings: [.linkedLibrary("dl")]),
-    .systemLibrary(
-      name: "CSecret", pkgConfig: "libsecret-1",
-      providers: [.apt(["libsecret-1-dev"]), .yum(["libsecret-devel"])]),
+    // The libsecret and GLib calls the store makes, resolved through dlsym on first use (the
+    // library is libsecret-1-0's; the build needs none of its headers).
+    .target(name: "CSecretShim", linkerSettings: [.linkedLibrary("dl")]),
 
     // MARK: pure core (no I/O beyond what callers hand in)
     .target(name: "StrivacityCore"),
@@ -43,7 +43,7 @@ let package = Package(
 
     // MARK: edges
     .target(name: "CurlTransport", dependencies: ["StrivacityCore", "CCurlShim"]),
-    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecret"]),
+    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim"]),
     // Drawing screens as lines (pure) and talking to /dev/tty (hidden input, Ctrl-C, spinner).
     .target(name: "TerminalUI", dependencies: ["JourneyCore"]),
     // Small HTTP/1.1 server on loopback sockets: the login redirect listener, the emulator, test servers.

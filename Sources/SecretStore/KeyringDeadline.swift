@@ -3,11 +3,11 @@
 // kubectl and shell prompts that much, silently. A watchdog thread says "waiting for the
 // keyring…" on a terminal after a second, and at the deadline cancels the operation's
 // GCancellable, which every libsecret call of the operation is given.
-internal import CSecret
+internal import CSecretShim
 import Glibc
 
 final class KeyringDeadline: @unchecked Sendable {
-  let cancellable: UnsafeMutablePointer<GCancellable>
+  let cancellable: OpaquePointer
   private var limit: Double
   private let noticeAfter: Double
   private let noticeFD: Int32?
@@ -20,7 +20,7 @@ final class KeyringDeadline: @unchecked Sendable {
   /// Starts the watchdog: after `noticeAfter` seconds a line on `noticeFD` (when given), after
   /// `limit` seconds the cancellable is cancelled.
   init(limit: Double, noticeAfter: Double = 1, noticeFD: Int32?) {
-    cancellable = g_cancellable_new()
+    cancellable = ss_cancellable_new()
     self.limit = limit
     self.noticeAfter = noticeAfter
     self.noticeFD = noticeFD
@@ -70,7 +70,7 @@ final class KeyringDeadline: @unchecked Sendable {
   }
 
   deinit {
-    g_object_unref(UnsafeMutableRawPointer(cancellable))
+    ss_object_unref(UnsafeMutableRawPointer(cancellable))
     pthread_cond_destroy(&condition)
     pthread_mutex_destroy(&mutex)
   }
@@ -84,7 +84,7 @@ final class KeyringDeadline: @unchecked Sendable {
       let elapsed = Self.monotonic() - start
       if elapsed >= limit {
         expiredFlag = true
-        g_cancellable_cancel(cancellable)
+        ss_cancellable_cancel(cancellable)
         return
       }
       if !noticed && elapsed >= noticeAfter, let fd = noticeFD {

@@ -6,7 +6,7 @@
 // `strivacity: PROFILE (ISSUER)` so people can recognise them in seahorse.
 //
 // Only the libsecret `…v_sync` functions are used: the variadic ones cannot be called from Swift.
-internal import CSecret
+internal import CSecretShim
 import Glibc
 import StrivacityCore
 
@@ -14,14 +14,13 @@ public final class SecretServiceStore: TokenStore {
   public let kind = StoreKind.secretService
   public static let schemaName = "com.strivacity.cli.TokenSet"
 
-  private let schema: UnsafeMutablePointer<SecretSchema>
   /// The bound on each operation (load, save, delete, keys), in seconds.
   public let timeout: Double
   /// Where "waiting for the keyring…" goes after a second (nil: nowhere).
   private let noticeFD: Int32?
   /// The current operation's deadline; its cancellable goes to every libsecret call.
   private var deadline: KeyringDeadline?
-  private var cancellable: UnsafeMutablePointer<GCancellable>? { deadline?.cancellable }
+  private var cancellable: OpaquePointer? { deadline?.cancellable }
   /// How long an unlock prompt may take when a desktop can show one.
   public static let promptTimeout: Double = 120
 
@@ -32,17 +31,32 @@ public final class SecretServiceStore: TokenStore {
   public init(timeout: Double = SecretServiceStore.defaultTimeout, noticeOnTerminal: Bool? = nil) {
     self.timeout = timeout
     noticeFD = noticeOnTerminal ?? (isatty(2) == 1) ? 2 : nil
-    let names = g_hash_table_new(g_str_hash, g_str_equal)
-    // GINT_TO_POINTER(SECRET_SCHEMA_ATTRIBUTE_STRING) is NULL: a present key with a NULL value.
-    let stringType = UnsafeMutableRawPointer(bitPattern: Int(SECRET_SCHEMA_ATTRIBUTE_STRING.rawValue))
-    for name in ["profile", "issuer", "client_id"] {
-      g_hash_table_insert(names, UnsafeMutableRawPointer(mutating: Self.staticCString(name)), stringType)
-    }
-    schema = secret_schema_newv(Self.schemaName, SECRET_SCHEMA_NONE, names)
-    g_hash_table_unref(names)
   }
 
-  deinit { secret_schema_unref(schema) }
+  deinit { if let schemaStorage { ss_schema_unref(schemaStorage) } }
+
+  /// The schema, made on first use (libsecret is loaded by then: see `bounded`).
+  private var schemaStorage: OpaquePointer?
+  private var schema: OpaquePointer {
+    if let schemaStorage { return schemaStorage }
+    let names = ss_str_table_new()
+    // GINT_TO_POINTER(SECRET_SCHEMA_ATTRIBUTE_STRING) is NULL: a present key with a NULL value.
+    let stringType = UnsafeMutableRawPointer(bitPattern: Int(SS_SCHEMA_ATTRIBUTE_STRING))
+    for name in ["profile", "issuer", "client_id"] {
+      ss_hash_table_insert(names, UnsafeMutableRawPointer(mutating: Self.staticCString(name)), stringType)
+    }
+    let made = ss_schema_newv(Self.schemaName, SecretSchemaFlags(SS_SCHEMA_NONE), names)!
+    ss_hash_table_unref(names)
+    schemaStorage = made
+    return made
+  }
+
+  /// Loads libsecret (once per process), or says why it cannot be.
+  private static let library: StoreError? = {
+    var message = [CChar](repeating: 0, count: 256)
+    guard ss_load(&message, message.count) != 0 else { return nil }
+    return .noSecretService(detail: String(cString: message))
+  }()
 
   public func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
     try Self.requireSessionBus()
@@ -52,6 +66,7 @@ public final class SecretServiceStore: TokenStore {
   /// Runs one operation under the keyring bound: past it, the libsecret calls are cancelled and
   /// the operation fails with `.timedOut`, whatever it was doing.
   private func bounded<T>(_ operation: () throws(StoreError) -> T) throws(StoreError) -> T {
+    if let unavailable = Self.library { throw unavailable }
     let deadline = KeyringDeadline(limit: timeout, noticeFD: noticeFD)
     self.deadline = deadline
     defer { self.deadline = nil }
@@ -69,14 +84,14 @@ public final class SecretServiceStore: TokenStore {
   private func lookup(_ key: StoreKey) throws(StoreError) -> TokenSet? {
     var error: UnsafeMutablePointer<GError>?
     let attributes = Attributes(key)
-    let secret = secret_password_lookupv_sync(schema, attributes.table, cancellable, &error)
+    let secret = ss_password_lookupv_sync(schema, attributes.table, cancellable, &error)
     if let error { throw Self.classify(error) }
     guard let secret else {
       // A locked collection looks exactly like a missing item to a lookup: tell them apart.
       try diagnoseDefaultCollection()
       return nil
     }
-    defer { secret_password_free(secret) }
+    defer { ss_password_free(secret) }
     let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(secret).assumingMemoryBound(to: UInt8.self), count: strlen(secret))
     return try TokenSet.decode(Array(bytes), source: "the keyring item '\(label(for: key))'")
   }
@@ -95,7 +110,7 @@ public final class SecretServiceStore: TokenStore {
     defer { for i in json.indices { json[i] = 0 } }
     let stored = json.withUnsafeBufferPointer { buffer in
       buffer.withMemoryRebound(to: CChar.self) {
-        secret_password_storev_sync(schema, attributes.table, SECRET_COLLECTION_DEFAULT, label(for: key), $0.baseAddress, cancellable, &error)
+        ss_password_storev_sync(schema, attributes.table, SS_COLLECTION_DEFAULT, label(for: key), $0.baseAddress, cancellable, &error)
       }
     }
     if let error { throw Self.classify(error) }
@@ -125,23 +140,23 @@ public final class SecretServiceStore: TokenStore {
 
   private func search(_ attributes: Attributes) throws(StoreError) -> [StoreKey] {
     var error: UnsafeMutablePointer<GError>?
-    let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue)
-    let list = secret_password_searchv_sync(schema, attributes.table, flags, cancellable, &error)
+    let flags = SecretSearchFlags(SS_SEARCH_ALL)
+    let list = ss_password_searchv_sync(schema, attributes.table, flags, cancellable, &error)
     if let error { throw Self.classify(error) }
-    defer { g_list_free_full(list, g_object_unref) }
+    defer { ss_list_free_objects(list) }
     var keys: [StoreKey] = []
     var node = list
     while let current = node {
       if let item = current.pointee.data {
-        let attributes = secret_retrievable_get_attributes(OpaquePointer(item))
+        let attributes = ss_retrievable_get_attributes(OpaquePointer(item))
         func value(_ name: String) -> String? {
-          guard let raw = g_hash_table_lookup(attributes, name) else { return nil }
+          guard let raw = ss_hash_table_lookup(attributes, name) else { return nil }
           return String(cString: raw.assumingMemoryBound(to: CChar.self))
         }
         if let profile = value("profile"), let issuer = value("issuer"), let client = value("client_id") {
           keys.append(StoreKey(profile: profile, issuer: issuer, clientID: client))
         }
-        if let attributes { g_hash_table_unref(attributes) }
+        if let attributes { ss_hash_table_unref(attributes) }
       }
       node = current.pointee.next
     }
@@ -155,7 +170,7 @@ public final class SecretServiceStore: TokenStore {
   @discardableResult
   private func clear(_ attributes: Attributes) throws(StoreError) -> Bool {
     var error: UnsafeMutablePointer<GError>?
-    let removed = secret_password_clearv_sync(schema, attributes.table, cancellable, &error)
+    let removed = ss_password_clearv_sync(schema, attributes.table, cancellable, &error)
     if let error { throw Self.classify(error) }
     return removed != 0
   }
@@ -163,29 +178,29 @@ public final class SecretServiceStore: TokenStore {
   /// Throws when the default collection is missing or locked (after trying to unlock it once).
   private func diagnoseDefaultCollection() throws(StoreError) {
     var error: UnsafeMutablePointer<GError>?
-    let service = secret_service_get_sync(SECRET_SERVICE_NONE, cancellable, &error)
+    let service = ss_service_get_sync(SecretServiceFlags(SS_SERVICE_NONE), cancellable, &error)
     if let error { throw Self.classify(error) }
     guard let service else { throw .noSecretService(detail: "no service object") }
-    defer { g_object_unref(UnsafeMutableRawPointer(service)) }
-    let collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, cancellable, &error)
+    defer { ss_object_unref(UnsafeMutableRawPointer(service)) }
+    let collection = ss_collection_for_alias_sync(service, SS_COLLECTION_DEFAULT, SecretCollectionFlags(SS_COLLECTION_NONE), cancellable, &error)
     if let error { throw Self.classify(error) }
     guard let collection else { throw .noDefaultCollection }
-    defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
-    guard secret_collection_get_locked(collection) != 0 else { return }
-    let name = secret_collection_get_label(collection).map { raw in
-      defer { g_free(raw) }
+    defer { ss_object_unref(UnsafeMutableRawPointer(collection)) }
+    guard ss_collection_get_locked(collection) != 0 else { return }
+    let name = ss_collection_get_label(collection).map { raw in
+      defer { ss_free(raw) }
       return String(cString: raw)
     } ?? "default"
     // Ask the service to unlock it: a desktop shows its unlock prompt (a person needs time to
     // answer it); headless, this fails.
     if getenv("DISPLAY") != nil || getenv("WAYLAND_DISPLAY") != nil { deadline?.extend(to: Self.promptTimeout) }
-    let objects = g_list_append(nil, UnsafeMutableRawPointer(collection))
-    defer { g_list_free(objects) }
+    let objects = ss_list_append(nil, UnsafeMutableRawPointer(collection))
+    defer { ss_list_free(objects) }
     var unlocked: UnsafeMutablePointer<GList>?
-    _ = secret_service_unlock_sync(service, objects, cancellable, &unlocked, &error)
-    if let unlocked { g_list_free_full(unlocked, g_object_unref) }
-    if let error { g_error_free(error) }
-    if secret_collection_get_locked(collection) != 0 { throw .locked(collection: name) }
+    _ = ss_service_unlock_sync(service, objects, cancellable, &unlocked, &error)
+    if let unlocked { ss_list_free_objects(unlocked) }
+    if let error { ss_error_free(error) }
+    if ss_collection_get_locked(collection) != 0 { throw .locked(collection: name) }
   }
 
   /// Fails fast when no session bus can be found, before GLib looks for one: GLib would
@@ -202,16 +217,16 @@ public final class SecretServiceStore: TokenStore {
   }
 
   static func classify(_ error: UnsafeMutablePointer<GError>) -> StoreError {
-    defer { g_error_free(error) }
+    defer { ss_error_free(error) }
     let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
-    let dbusError = error.pointee.domain == g_dbus_error_quark()
+    let dbusError = error.pointee.domain == ss_dbus_error_quark()
     let lower = message.lowercased()
     if lower.contains("autolaunch") || lower.contains("session bus") || lower.contains("could not connect")
       || lower.contains("dbus_session_bus_address")
     {
       return .noSessionBus(detail: message)
     }
-    if dbusError && error.pointee.code == Int32(G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue)
+    if dbusError && error.pointee.code == Int32(SS_DBUS_ERROR_SERVICE_UNKNOWN)
       || lower.contains("org.freedesktop.secrets was not provided")
     {
       return .noSecretService(detail: "org.freedesktop.secrets is not provided")
@@ -223,7 +238,7 @@ public final class SecretServiceStore: TokenStore {
 
   private static func staticCString(_ name: String) -> UnsafePointer<CChar> {
     // Schema attribute names must outlive the schema: intern them for the process's lifetime.
-    UnsafePointer(g_intern_string(name))
+    UnsafePointer(ss_intern_string(name))
   }
 }
 
@@ -236,11 +251,11 @@ private final class Attributes {
   }
 
   init(_ values: [String: String]) {
-    table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)
+    table = ss_str_table_new_owning()
     for (name, value) in values {
-      g_hash_table_insert(table, g_strdup(name), g_strdup(value))
+      ss_hash_table_insert(table, ss_strdup(name), ss_strdup(value))
     }
   }
 
-  deinit { g_hash_table_unref(table) }
+  deinit { ss_hash_table_unref(table) }
 }

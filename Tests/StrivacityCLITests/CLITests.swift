@@ -63,6 +63,21 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
     #expect(sandbox.dir.listing().isEmpty, "help wrote files: \(sandbox.dir.listing())")
   }
 
+  /// libsecret (with GLib, GIO, GObject) and libcurl are loaded when a keyring or the network is
+  /// used, never to print the version or the help, nor for a profile on the file store.
+  @Test func librariesAreLoadedOnlyWhenUsed() throws {
+    let sandbox = try Sandbox(config: profileConfig)
+    func loaded(_ arguments: [String], bus: Bool = false) throws -> [String] {
+      let result = try sandbox.strivacity(arguments, bus: bus, extra: ["LD_DEBUG": "files"])
+      return ["libsecret", "libglib", "libgio", "libcurl"].filter { result.stderr.contains("file=\($0)") }
+    }
+    #expect(try loaded(["--version"]) == [])
+    #expect(try loaded(["--help"]) == [])
+    #expect(try loaded(["token", "--help"]) == [])
+    #expect(try loaded(["token", "--profile", "filed"]) == [], "the file store needs no keyring")
+    #expect(try loaded(["token", "--profile", "default"], bus: true).contains("libsecret"), "the keyring store loads it")
+  }
+
   @Test func usageErrorsExitTwo() throws {
     let sandbox = try Sandbox()
     let result = try sandbox.strivacity(["no-such-command"])
