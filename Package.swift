@@ -43,7 +43,9 @@ let package = Package(
 
     // MARK: edges
     .target(name: "CurlTransport", dependencies: ["StrivacityCore", "CCurlShim"]),
-    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim"]),
+    // add_key/keyctl by system call, for the access-token cache in the kernel's user keyring.
+    .target(name: "CKeyctl"),
+    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "CKeyctl"]),
     // Drawing screens as lines (pure) and talking to /dev/tty (hidden input, Ctrl-C, spinner).
     .target(name: "TerminalUI", dependencies: ["JourneyCore"]),
     // Small HTTP/1.1 server on loopback sockets: the login redirect listener, the emulator, test servers.
@@ -93,7 +95,7 @@ let package = Package(
     // The built binary driven through a pseudo-terminal against the emulator and the real keyring.
     .testTarget(
       name: "EndToEndTests",
-      dependencies: ["Emulator", "OAuthCore", "CurlTransport", "LoopbackHTTP", "StrivacityCore", "StrivacityTestSupport"]),
+      dependencies: ["Emulator", "OAuthCore", "CurlTransport", "LoopbackHTTP", "StrivacityCore", "SecretStore", "StrivacityTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

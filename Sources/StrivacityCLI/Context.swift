@@ -26,12 +26,14 @@ final class Context {
 
   /// Only what one profile needs (`name`, else the default one): the other profiles' tables
   /// are not parsed, so `token` costs the same among thousands of profiles. Not cached.
-  func config(onlyProfile name: String?) throws(ConfigError) -> Config? {
+  func config(onlyProfile name: String?, warn: Bool = true) throws(ConfigError) -> Config? {
     if let loadedConfig { return loadedConfig }
-    return try readConfig { text, path throws(ConfigError) in try Config.parse(text, path: path, onlyProfile: name) }
+    return try readConfig(warn: warn) { text, path throws(ConfigError) in try Config.parse(text, path: path, onlyProfile: name) }
   }
 
-  private func readConfig(_ parse: (String, String) throws(ConfigError) -> Config) throws(ConfigError) -> Config? {
+  private func readConfig(
+    warn: Bool = true, _ parse: (String, String) throws(ConfigError) -> Config
+  ) throws(ConfigError) -> Config? {
     switch readFile(paths.config) {
     case .missing:
       return nil
@@ -42,7 +44,7 @@ final class Context {
         throw .unreadable(path: paths.config, detail: "not UTF-8 text")
       }
       let config = try parse(text, paths.config)
-      for warning in config.warnings { Console.warning(warning.description) }
+      if warn { for warning in config.warnings { Console.warning(warning.description) } }
       return config
     }
   }
@@ -75,16 +77,20 @@ final class Context {
   }
 
   /// The chosen store; the keyring bounded by STRIVACITY_KEYRING_TIMEOUT seconds per operation
-  /// (5 by default, 0.1 to 600).
+  /// (5 by default, 0.1 to 600), and mirrored into the access-token cache.
   func store(for kind: StoreKind) throws -> TokenStore {
     switch kind {
     case .secretService:
-      guard let text = environment["STRIVACITY_KEYRING_TIMEOUT"], !text.isEmpty else { return SecretServiceStore() }
-      do {
-        return SecretServiceStore(timeout: try Admit.seconds(text, in: 0.1...600, what: "STRIVACITY_KEYRING_TIMEOUT"))
-      } catch {
-        throw CLIFailure(error.description, status: .usage)
+      var keyring = SecretServiceStore()
+      if let text = environment["STRIVACITY_KEYRING_TIMEOUT"], !text.isEmpty {
+        do {
+          keyring = SecretServiceStore(timeout: try Admit.seconds(text, in: 0.1...600, what: "STRIVACITY_KEYRING_TIMEOUT"))
+        } catch {
+          throw CLIFailure(error.description, status: .usage)
+        }
       }
+      // The access-token cache `token` starts from (KernelTokenCache); STRIVACITY_TOKEN_CACHE=off.
+      return KernelTokenCache.enabled(environment) ? CachingSecretServiceStore(keyring) { ProfileSession.now() } : keyring
     case .file: return FileStore(stateDirectory: paths.stateDir)
     }
   }

@@ -89,6 +89,12 @@ enum ManPage {
       terminal is told
       .Dq waiting for the keyring…
       after a second
+      .It Ev STRIVACITY_TOKEN_CACHE
+      .Cm off :
+      do not keep the current access token of Secret Service profiles in the kernel's per-user
+      keyring (by default it is kept there, at most 15 minutes, so that
+      .Cm token
+      answers without D-Bus; never the refresh token)
       .It Ev BROWSER
       browser for steps that need one (default:
       .Xr xdg-open 1 )

@@ -20,6 +20,8 @@ public struct Strivacity: ParsableCommand {
         STRIVACITY_TIMEOUT    seconds per request to the tenant (default 30)
         STRIVACITY_KEYRING_TIMEOUT
                               seconds each keyring operation may take (default 5)
+        STRIVACITY_TOKEN_CACHE=off
+                              no access-token cache in the kernel keyring
         NO_COLOR              disables colour
 
       \(ExitStatus.helpText)

@@ -2,6 +2,7 @@
 // and the built `strivacity` binary, for end-to-end sign-ins.
 import CurlTransport
 import Emulator
+import SecretStore
 import Foundation
 import StrivacityCore
 import StrivacityTestSupport
@@ -135,9 +136,21 @@ final class Harness: @unchecked Sendable {
       ["/usr/bin/secret-tool", "store", "--label", "strivacity: \(name ?? profile) (\(emulator.issuer))", "xdg:schema", "com.strivacity.cli.TokenSet"]
         + keyringAttributes(name), environment: environment, stdin: JSONValue.object(stored).text)
     #expect(result.status == 0, "\(result.stderr)")
+    // The access-token cache mirrors what strivacity itself stores; a writer behind its back
+    // (this one, standing in for time passing) drops the entry.
+    dropCachedToken(profile: name)
   }
 
-  /// Makes a profile's stored access token expire in `seconds`.
+  /// Removes a profile's entry from the access-token cache (the kernel's user keyring).
+  func dropCachedToken(profile name: String? = nil) {
+    KernelTokenCache.drop(StoreKey(profile: name ?? profile, issuer: emulator.issuer, clientID: "strivacity-cli"))
+  }
+
+  /// The profile's cached access token, if any.
+  func cachedToken(profile name: String? = nil) -> String? {
+    KernelTokenCache.get(StoreKey(profile: name ?? profile, issuer: emulator.issuer, clientID: "strivacity-cli"))?.accessToken.value
+  }
+
   /// As if time had passed: the access token expires in `seconds`, and was obtained as long
   /// before that as its lifetime (both times move, so the lifetime stays what the tenant gave).
   func expireStoredAccessToken(profile name: String? = nil, in seconds: Int64 = 10) throws {
@@ -149,12 +162,20 @@ final class Harness: @unchecked Sendable {
     }
   }
 
-  /// `callers` concurrent `strivacity token` runs on this profile; the results of those that ran.
+  /// `callers` concurrent `strivacity token` runs on this profile, all started at once (a thread
+  /// each: a dispatch pool as wide as the CPUs would run them two at a time); the results of
+  /// those that ran.
   func tokenStorm(_ callers: Int = 32) -> [ProcessResult] {
     let outputs = Mutex<[ProcessResult]>([])
-    DispatchQueue.concurrentPerform(iterations: callers) { _ in
-      if let result = try? strivacity(["token", "--profile", profile]) { outputs.withLock { $0.append(result) } }
+    let done = DispatchGroup()
+    for _ in 0..<callers {
+      done.enter()
+      Thread.detachNewThread {
+        if let result = try? self.strivacity(["token", "--profile", self.profile]) { outputs.withLock { $0.append(result) } }
+        done.leave()
+      }
     }
+    done.wait()
     return outputs.withLock { $0 }
   }
 

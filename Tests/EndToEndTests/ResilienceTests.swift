@@ -97,8 +97,9 @@ import Testing
     #expect((995...1_000).contains(left ?? 0), "\(env)")
   }
 
-  /// A keyring daemon that stops answering (SIGSTOP): a bounded wait, then exit 6 with the
-  /// cause and the way out; on a terminal a word after a second; the stored set untouched.
+  /// A keyring daemon that stops answering (SIGSTOP): a cached access token is still answered
+  /// at once; without one, a bounded wait, then exit 6 with the cause and the way out; on a
+  /// terminal a word after a second; the stored set untouched.
   @Test func aStalledKeyringFailsWithinTheBound() throws {
     let h = try Harness(journey: "password")
     try h.useOwnKeyring()
@@ -108,6 +109,9 @@ import Testing
     kill(daemon, SIGSTOP)
     defer { kill(daemon, SIGCONT) }
     h.extraEnvironment["STRIVACITY_KEYRING_TIMEOUT"] = "2"
+    let cached = try h.strivacity(["token", "--profile", h.profile])
+    #expect(cached.status == 0 && cached.stdout == (before?["tokens"]?["access_token"]?.string ?? "") + "\n", "from the token cache: \(cached.stderr)")
+    h.dropCachedToken()
     let started = Date()
     let result = try h.strivacity(["token", "--profile", h.profile])
     let took = Date().timeIntervalSince(started)

@@ -1,0 +1,115 @@
+// The access-token cache in the kernel's user keyring (KernelTokenCache, HotPath): what `token`
+// answers without the Secret Service, and every event that must change or end it — refresh,
+// sign-in, logout, revoke, git rejecting the token — for this profile only, this user only.
+import Foundation
+import Glibc
+import StrivacityCore
+import StrivacityTestSupport
+import Testing
+
+@Suite struct TokenCacheTests {
+  /// `strivacity token` with LD_DEBUG=files: its output, and whether it loaded libsecret.
+  func token(_ h: Harness, _ extra: [String] = [], environment: [String: String] = [:]) throws -> (result: ProcessResult, keyring: Bool) {
+    var env = h.environment.merging(environment) { _, new in new }
+    env["LD_DEBUG"] = "files"
+    let result = try run([TestEnvironment.binary("strivacity"), "token", "--profile", h.profile] + extra, environment: env)
+    return (result, result.stderr.contains("file=libsecret"))
+  }
+
+  func stored(_ h: Harness) throws -> String { try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "" }
+
+  @Test func aCachedTokenIsAnsweredWithoutTheKeyring() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    #expect(h.cachedToken() == (try stored(h)), "the sign-in filled the cache")
+    for format in ["raw", "header", "json", "env", "curl", "exec-credential"] {
+      let (result, keyring) = try token(h, ["--format", format])
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(!keyring, "--format \(format): answered from the cache")
+      let slow = try h.strivacity(["token", "--profile", h.profile, "--format", format, "--id-token"])  // never cached
+      #expect(slow.status == 0)
+    }
+    #expect(try token(h).result.stdout == (try stored(h)) + "\n")
+    // What the cache does not answer goes the ordinary way: an ID token, --verbose, the cache
+    // switched off.
+    #expect(try token(h, ["--id-token"]).keyring)
+    #expect(try token(h, ["--verbose"]).keyring)
+    #expect(try token(h, environment: ["STRIVACITY_TOKEN_CACHE": "off"]).keyring)
+  }
+
+  @Test func refreshAndSignInReplaceIt() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    let first = try stored(h)
+    try h.expireStoredAccessToken(in: 5)  // drops the entry, as time passing would make it due
+    let (refreshed, keyring) = try token(h)
+    #expect(refreshed.status == 0 && keyring)
+    #expect(try h.grants("refresh_token") == 1)
+    #expect(refreshed.stdout != first + "\n")
+    #expect(h.cachedToken() == (try stored(h)), "the refreshed token is cached")
+    #expect(try !token(h).keyring)
+    try h.signIn()
+    #expect(h.cachedToken() == (try stored(h)), "a new sign-in replaces it")
+    #expect(try token(h).result.stdout == (try stored(h)) + "\n")
+  }
+
+  @Test(arguments: [["logout"], ["logout", "--local"], ["revoke"]])
+  func logoutAndRevokeEndIt(_ command: [String]) throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    #expect(h.cachedToken() != nil)
+    #expect(try h.strivacity(command + ["--profile", h.profile]).status == 0)
+    #expect(h.cachedToken() == nil)
+    let after = try token(h)
+    #expect(after.result.status == 3, "signed out, whatever was cached: \(after.result.stderr)")
+  }
+
+  @Test func gitRejectingTheTokenEndsIt() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile("git_hosts = [\"git.example.com\"]")
+    try h.signIn()
+    let rejected = try stored(h)
+    let erase = try run(
+      [TestEnvironment.binary("strivacity"), "credential", "erase"], environment: h.environment,
+      stdin: "protocol=https\nhost=git.example.com\nusername=x\npassword=\(rejected)\n\n")
+    #expect(erase.status == 0, "\(erase.stderr)")
+    #expect(h.cachedToken() == nil)
+    let next = try token(h)
+    #expect(next.result.status == 0 && next.result.stdout != rejected + "\n", "refreshed, not the rejected one")
+  }
+
+  @Test func eachProfileHasItsOwn() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    let other = "other-" + h.profile
+    let login = try run(
+      h.loginArguments(sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"])
+        .map { $0 == h.profile ? other : $0 },
+      environment: h.environment.merging(["PW": "Demo-pass-1"]) { $1 })
+    #expect(login.status == 0, "\(login.stderr)")
+    let mine = try stored(h)
+    let theirs = try h.storedSecret(profile: other)?["tokens"]?["access_token"]?.string
+    #expect(mine != theirs)
+    #expect(try token(h).result.stdout == mine + "\n")
+    #expect(h.cachedToken(profile: other) == theirs)
+    #expect(try h.strivacity(["logout", "--local", "--profile", other]).status == 0)
+    #expect(h.cachedToken() == mine, "logging out of another profile leaves this one's")
+  }
+
+  /// The entry is this user's: mode possessor+user only, and another user cannot read it.
+  @Test func anotherUserCannotReadIt() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    let description = "strivacity:v1:\(h.profile):\(h.emulator.issuer):strivacity-cli"
+    let search = try run(["/usr/bin/keyctl", "search", "@u", "user", description], environment: [:])
+    let serial = search.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(search.status == 0 && !serial.isEmpty, "\(search.stderr)")
+    let keys = try run(["/bin/cat", "/proc/keys"], environment: [:]).stdout  // procfs: sizes read as 0
+    let line = keys.split(separator: "\n").first { $0.contains(" " + description + ":") }
+    #expect(line?.split(separator: " ", omittingEmptySubsequences: true)[4] == "3f3f0000", "possessor and user only: \(line ?? "")")
+    let stranger = try run(
+      ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/keyctl", "print", serial], environment: [:])
+    #expect(stranger.status != 0, "another user read it: \(stranger.stdout)")
+    #expect(!stranger.stdout.contains("sat_"))
+  }
+}
