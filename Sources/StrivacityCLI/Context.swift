@@ -17,9 +17,9 @@ final class Context {
   }
 
   /// The config file, or nil when it does not exist. Warnings are printed once.
-  func config() throws(ConfigError) -> Config? {
+  func config(warn: Bool = true) throws(ConfigError) -> Config? {
     if let loadedConfig { return loadedConfig }
-    let config = try readConfig { text, path throws(ConfigError) in try Config.parse(text, path: path) }
+    let config = try readConfig(warn: warn) { text, path throws(ConfigError) in try Config.parse(text, path: path) }
     loadedConfig = .some(config)
     return config
   }

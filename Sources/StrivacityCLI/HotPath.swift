@@ -3,17 +3,66 @@
 // --profile, --format and --min-ttl — and only with a cached token that is not due for refresh
 // and a config that parses without a word to say; everything else (and any doubt) goes the
 // ordinary way, which gives the errors and warnings.
+import GitCredential
 import Glibc
 import SecretStore
 import StrivacityCore
 
+/// The command line; as `git-credential-strivacity` (a link to this binary) it is the
+/// credential helper: `git-credential-strivacity get` means `strivacity credential get`.
+public func commandLineArguments() -> [String] {
+  let rest = Array(CommandLine.arguments.dropFirst())
+  let name = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
+  return name == "git-credential-strivacity" ? ["credential"] + rest : rest
+}
+
 public enum HotPath {
-  /// Answers `arguments` (argv without the program name) if it can; true when it did.
-  public static func answer(_ arguments: ArraySlice<String>) -> Bool {
-    guard arguments.first == "token" else { return false }
+  /// Answers `arguments` (argv without the program name, as `commandLineArguments`) if it
+  /// can; true when it did.
+  public static func answer(_ arguments: [String]) -> Bool {
+    guard arguments.first == "token" || arguments == ["credential", "get"] else { return false }
     // As in runMain: a token in this process's memory never goes to a core file.
     var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
     setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
+    if arguments.first == "credential" { return credentialGet() }
+    return token(arguments[...])
+  }
+
+  /// git's `get`, for a host of a profile's git_hosts, with a cached access token. The request
+  /// read from stdin is handed to the ordinary path when the answer is not here.
+  static func credentialGet() -> Bool {
+    var input = Credential.readRequest()
+    defer { for i in input.indices { input[i] = 0 } }
+    let context = Context()
+    guard KernelTokenCache.enabled(context.environment),
+      let request = try? CredentialProtocol.parse(input),
+      let config = try? context.config(warn: false), config.warnings.isEmpty,
+      let profile = config.profiles.first(where: { HostMatch.matches(request, entries: $0.gitHosts) }),
+      let (tokens, _) = cached(context: context, config: config, profile: profile.name, minTTL: 60)
+    else {
+      Credential.preread = input
+      return false
+    }
+    Console.writeStdout(CredentialProtocol.answer(
+      request: request, token: tokens.accessToken, username: profile.gitUsername ?? "oauth2", expiresAt: tokens.expiresAt))
+    return true
+  }
+
+  /// The cached set of a profile on the Secret Service, if it is not due for refresh.
+  static func cached(context: Context, config: Config, profile: String?, minTTL: Int64) -> (TokenSet, ResolvedProfile)? {
+    var overrides = ProfileOverrides()
+    overrides.profile = profile
+    guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: context.environment),
+      resolved.store == .secretService,
+      let tenant = try? resolved.requireTenant(configPath: context.paths.config),
+      let clientID = try? resolved.requireClientID(configPath: context.paths.config)
+    else { return nil }
+    let key = StoreKey(profile: resolved.name, issuer: TenantURL.base(tenant), clientID: clientID)
+    guard let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: ProfileSession.now(), minTTL: minTTL) else { return nil }
+    return (tokens, resolved)
+  }
+
+  static func token(_ arguments: ArraySlice<String>) -> Bool {
     var options: [String: String] = [:]
     var rest = arguments.dropFirst()
     while let argument = rest.popFirst() {
@@ -29,19 +78,11 @@ public enum HotPath {
 
     let context = Context()
     guard KernelTokenCache.enabled(context.environment) else { return false }
-    var overrides = ProfileOverrides()
-    overrides.profile = options["--profile"]
-    let named = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
+    let named = ResolvedProfile.requestedName(overrides: ProfileOverrides(profile: options["--profile"]), environment: context.environment)
     guard let config = try? context.config(onlyProfile: named, warn: false), config.warnings.isEmpty,
-      let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: context.environment),
-      resolved.store == .secretService,
-      let tenant = try? resolved.requireTenant(configPath: context.paths.config),
-      let clientID = try? resolved.requireClientID(configPath: context.paths.config)
+      let (tokens, resolved) = cached(context: context, config: config, profile: options["--profile"], minTTL: minTTL)
     else { return false }
-    let key = StoreKey(profile: resolved.name, issuer: TenantURL.base(tenant), clientID: clientID)
-    let now = ProfileSession.now()
-    guard let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: now, minTTL: minTTL) else { return false }
-    Console.writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: now))
+    Console.writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: ProfileSession.now()))
     return true
   }
 }

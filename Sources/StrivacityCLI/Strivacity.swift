@@ -65,11 +65,7 @@ public struct Strivacity: ParsableCommand {
 
   /// The command line; as `git-credential-strivacity` (a link to this binary) it is the
   /// credential helper: `git-credential-strivacity get` means `strivacity credential get`.
-  public static func arguments() -> [String] {
-    let rest = Array(CommandLine.arguments.dropFirst())
-    let name = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
-    return name == "git-credential-strivacity" ? ["credential"] + rest : rest
-  }
+  public static func arguments() -> [String] { commandLineArguments() }
 
   static func report(_ failure: CLIFailure) -> Never {
     if !failure.message.isEmpty { Console.error(failure.message) }

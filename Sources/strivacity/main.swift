@@ -2,5 +2,5 @@ import Glibc
 import StrivacityCLI
 
 // A cached access token is answered before the command tree starts (HotPath.swift).
-if HotPath.answer(CommandLine.arguments.dropFirst()) { exit(0) }
+if HotPath.answer(commandLineArguments()) { exit(0) }
 Strivacity.runMain()

@@ -64,6 +64,30 @@ import Testing
     #expect(after.result.status == 3, "signed out, whatever was cached: \(after.result.stderr)")
   }
 
+  /// git's `get` is answered from the cache too; without a cached token the request read for it
+  /// reaches the ordinary path intact.
+  @Test func gitsGetIsAnsweredFromItToo() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile("git_hosts = [\"git.example.com\"]")
+    try h.signIn()
+    func get() throws -> (result: ProcessResult, keyring: Bool) {
+      var env = h.environment
+      env["LD_DEBUG"] = "files"
+      let result = try run(
+        [TestEnvironment.binary("strivacity"), "credential", "get"], environment: env,
+        stdin: "protocol=https\nhost=git.example.com\n\n")
+      return (result, result.stderr.contains("file=libsecret"))
+    }
+    let cached = try get()
+    #expect(cached.result.status == 0 && !cached.keyring)
+    #expect(cached.result.stdout.contains("password=\(try stored(h))\n"), "\(cached.result.stdout)")
+    h.dropCachedToken()
+    let ordinary = try get()
+    #expect(ordinary.result.status == 0 && ordinary.keyring)
+    #expect(ordinary.result.stdout == cached.result.stdout, "the same answer, from the keyring")
+    #expect(try !get().keyring, "and cached again")
+  }
+
   @Test func gitRejectingTheTokenEndsIt() throws {
     let h = try Harness(journey: "password")
     try h.writeProfile("git_hosts = [\"git.example.com\"]")

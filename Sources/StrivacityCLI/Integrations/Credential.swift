@@ -23,7 +23,11 @@ struct Credential: ParsableCommand {
   @Argument(help: "get, store or erase.")
   var action: String
 
-  func run() throws {
+  /// The request as HotPath read it from stdin, when it could not answer it itself.
+  nonisolated(unsafe) static var preread: [UInt8]?
+
+  /// git's request on stdin (at most a little over the protocol's limit).
+  static func readRequest() -> [UInt8] {
     var input: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     while input.count <= CredentialProtocol.maxInput {
@@ -32,6 +36,13 @@ struct Credential: ParsableCommand {
       if n <= 0 { break }
       input += chunk[0..<n]
     }
+    for i in chunk.indices { chunk[i] = 0 }
+    return input
+  }
+
+  func run() throws {
+    var input = Self.preread ?? Self.readRequest()
+    Self.preread = nil
     defer { for i in input.indices { input[i] = 0 } }
     let request: CredentialRequest
     do {
