@@ -1,8 +1,9 @@
-// `strivacity token` from the access-token cache, before anything else starts: no argument
-// parser, no libsecret, no D-Bus. Only the plain forms are answered here — `token` with
-// --profile, --format and --min-ttl — and only with a cached token that is not due for refresh
-// and a config that parses without a word to say; everything else (and any doubt) goes the
-// ordinary way, which gives the errors and warnings.
+// `strivacity token` and git's `credential get` from the access-token cache (KernelTokenCache),
+// before anything else starts: no argument parser, no libsecret, no D-Bus. Only the plain forms
+// are answered here — `token` with --profile, --format and --min-ttl; `credential get` without
+// options — and only with a cached token that is not due for refresh and a config that parses
+// without a word to say; everything else (and any doubt) goes the ordinary way, which gives the
+// errors and warnings.
 import GitCredential
 import Glibc
 import SecretStore
