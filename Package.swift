@@ -49,7 +49,7 @@ let package = Package(
     // Drawing screens as lines (pure) and talking to /dev/tty (hidden input, Ctrl-C, spinner).
     .target(name: "TerminalUI", dependencies: ["JourneyCore"]),
     // Small HTTP/1.1 server on loopback sockets: the login redirect listener, the emulator, test servers.
-    .target(name: "LoopbackHTTP"),
+    .target(name: "LoopbackHTTP", dependencies: ["StrivacityCore"]),
 
     // MARK: command line
     .target(

@@ -330,7 +330,7 @@ extension Emulator {
   /// The finished answer of `endpoint`, made hostile for the active kinds.
   func hostileAnswer(_ endpoint: Endpoint, _ reply: ServerReply) -> ServerReply {
     let kinds = state.withLock { $0.hostile }
-    guard !kinds.isEmpty, endpoint != .control, endpoint != .hosted,
+    guard !kinds.isEmpty, endpoint != .hosted,  // control requests never get here (handle)
       reply.headers.contains(where: { $0.name.lowercased() == "content-type" && $0.value.hasPrefix("application/json") }),
       var body = JSONValue.parse(reply.body)?.object
     else { return reply }

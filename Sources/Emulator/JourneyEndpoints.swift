@@ -57,8 +57,9 @@ extension Emulator {
     return json(200, conforming(render(session, messages: nil), "init"), headers: journeyHeaders())
   }
 
-  /// Checks a screen about to be served against the API description's `Screen`; what breaks it
-  /// is recorded (the screen is still served: hostile mode breaks it on purpose).
+  /// Checks a screen the journey is about to serve against the API description's `Screen`;
+  /// what breaks it is recorded, and the screen is still served. (Hostile mode changes answers
+  /// after this point, in `handle`: its changes are not checked here.)
   func conforming(_ screen: JSONValue, _ endpoint: String) -> JSONValue {
     let problems = JourneySpec.bundled.problems(screen: screen)
     if !problems.isEmpty {

@@ -84,10 +84,9 @@ public struct JourneySpec: Sendable {
 
   // MARK: the validator
 
-  private func resolve(_ schema: JSONValue) -> (JSONValue, String?) {
-    guard let ref = schema["$ref"]?.string else { return (schema, nil) }
-    let name = String(ref.split(separator: "/").last ?? "")
-    return (document["components"]?["schemas"]?[name] ?? .object([:]), name)
+  private func resolve(_ schema: JSONValue) -> JSONValue {
+    guard let ref = schema["$ref"]?.string else { return schema }
+    return document["components"]?["schemas"]?[String(ref.split(separator: "/").last ?? "")] ?? .object([:])
   }
 
   private func validate(_ value: JSONValue, _ raw: JSONValue, _ path: String, nested: Bool, depth: Int, _ problems: inout [String]) {
@@ -95,7 +94,7 @@ public struct JourneySpec: Sendable {
       problems.append("\(path): nested more than \(Self.maxDepth) levels deep")
       return
     }
-    let (schema, _) = resolve(raw)
+    let schema = resolve(raw)
     // Java's `Object`: anything goes.
     if nested, schema.object?.keys.sorted() == ["type"], schema["type"]?.string == "object" { return }
     if let alternatives = schema["oneOf"]?.array {

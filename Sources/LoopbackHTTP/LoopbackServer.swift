@@ -5,6 +5,7 @@
 // requests (keep-alive). Handlers may ask for faults (delays, dropped connections, truncated
 // bodies) so clients can be tested against bad servers.
 import Glibc
+import StrivacityCore
 import Synchronization
 
 /// What to send back for one request.
@@ -184,7 +185,7 @@ public final class LoopbackServer: @unchecked Sendable {
           shutdown(oldest, Int32(SHUT_RDWR))
           state.connections[oldest] = .infinity
         }
-        state.connections[fd] = monotonicNow()
+        state.connections[fd] = monotonicSeconds()
         return true
       }
       guard accepted else {
@@ -206,7 +207,7 @@ public final class LoopbackServer: @unchecked Sendable {
     setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     var parser = RequestParser(limits: limits)
     var chunk = [UInt8](repeating: 0, count: 65_536)
-    var requestStarted = monotonicNow()
+    var requestStarted = monotonicSeconds()
     while true {
       let request: ServerRequest?
       do {
@@ -226,11 +227,11 @@ public final class LoopbackServer: @unchecked Sendable {
         var bytes = reply.encoded()
         if let limit = reply.truncateAfter { bytes = Array(bytes.prefix(limit)) }
         guard send(bytes, on: fd), !close else { return }
-        requestStarted = monotonicNow()
+        requestStarted = monotonicSeconds()
         continue
       }
       // The next read may wait only for what is left of this request's time.
-      let left = requestDeadline - (monotonicNow() - requestStarted)
+      let left = requestDeadline - (monotonicSeconds() - requestStarted)
       guard left > 0 else { return }
       var timeout = timeval(tv_sec: Int(left), tv_usec: Int((left - left.rounded(.down)) * 1_000_000))
       if timeout.tv_sec == 0 && timeout.tv_usec == 0 { timeout.tv_usec = 1000 }
@@ -253,12 +254,6 @@ public final class LoopbackServer: @unchecked Sendable {
     }
     return true
   }
-}
-
-func monotonicNow() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// Starts a detached POSIX thread running `body`.

@@ -5,6 +5,7 @@
 // GCancellable, which every libsecret call of the operation is given.
 internal import CSecretShim
 import Glibc
+import StrivacityCore
 
 final class KeyringDeadline: @unchecked Sendable {
   let cancellable: OpaquePointer
@@ -79,9 +80,9 @@ final class KeyringDeadline: @unchecked Sendable {
     pthread_mutex_lock(&mutex)
     defer { pthread_mutex_unlock(&mutex) }
     var noticed = noticeFD == nil || noticeAfter >= limit
-    let start = Self.monotonic()
+    let start = monotonicSeconds()
     while !finished {
-      let elapsed = Self.monotonic() - start
+      let elapsed = monotonicSeconds() - start
       if elapsed >= limit {
         expiredFlag = true
         ss_cancellable_cancel(cancellable)
@@ -100,11 +101,5 @@ final class KeyringDeadline: @unchecked Sendable {
       until.tv_nsec = nanos % 1_000_000_000
       pthread_cond_timedwait(&condition, &mutex, &until)
     }
-  }
-
-  private static func monotonic() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
   }
 }

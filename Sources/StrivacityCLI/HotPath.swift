@@ -33,7 +33,6 @@ public enum HotPath {
   /// read from stdin is handed to the ordinary path when the answer is not here.
   static func credentialGet() -> Bool {
     var input = Credential.readRequest()
-    defer { for i in input.indices { input[i] = 0 } }
     let context = Context()
     guard KernelTokenCache.enabled(context.environment),
       let request = try? CredentialProtocol.parse(input),
@@ -41,9 +40,10 @@ public enum HotPath {
       let profile = config.profiles.first(where: { HostMatch.matches(request, entries: $0.gitHosts) }),
       let (tokens, _) = cached(context: context, config: config, profile: profile.name, minTTL: 60)
     else {
-      Credential.preread = input
+      Credential.preread = input  // handed on whole; the ordinary path zeroes it
       return false
     }
+    for i in input.indices { input[i] = 0 }
     Console.writeStdout(CredentialProtocol.answer(
       request: request, token: tokens.accessToken, username: profile.gitUsername ?? "oauth2", expiresAt: tokens.expiresAt))
     return true

@@ -83,13 +83,28 @@ public struct Config: Sendable, Equatable {
   /// skipped line by line without being parsed, so the cost does not grow with their number.
   /// Line numbers in messages stay those of the file.
   public static func parse(_ text: String, path: String, onlyProfile profile: String?) throws(ConfigError) -> Config {
-    let wanted: String
-    if let profile {
-      wanted = profile
-    } else {
-      wanted = try parse(keepingOnly(text, profile: nil), path: path).defaultProfile ?? "default"
-    }
+    // default_profile is a top-level key, so it stands before the first table: the lines up to
+    // the first header are all that naming the default needs.
+    var wanted = profile ?? "default"
+    if profile == nil, let named = try parse(topLevel(text), path: path).defaultProfile { wanted = named }
     return try parse(keepingOnly(text, profile: wanted), path: path)
+  }
+
+  /// The lines of `text` before its first table header.
+  static func topLevel(_ text: String) -> String {
+    var lineStart = text.utf8.startIndex
+    var atLineStart = true
+    for index in text.utf8.indices {
+      let byte = text.utf8[index]
+      if byte == UInt8(ascii: "\n") {
+        atLineStart = true
+        lineStart = text.utf8.index(after: index)
+      } else if atLineStart && byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") {
+        if byte == UInt8(ascii: "[") { return String(text[..<lineStart]) }
+        atLineStart = false
+      }
+    }
+    return text
   }
 
   /// `text` with the lines of every `[profiles.NAME]` table but `profile`'s blanked (nil: all of

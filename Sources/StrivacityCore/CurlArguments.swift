@@ -243,10 +243,21 @@ public struct CurlArguments: Sendable, Equatable {
     return families.contains(where: spelling.hasPrefix) ? "it could send the token elsewhere" : nil
   }
 
-  /// `"-k"`, or `"-k" (in "-sSk")` when the option came in a cluster.
+  /// `"-k"`, or `"-k" (in "-sSk")` when the option came in a cluster; for the options whose
+  /// value is a credential, never what is attached to them (`-ualice:secret`, `--oauth2-bearer=…`).
   static func named(_ spelling: String, in cluster: String?) -> String {
-    shown(spelling) + (cluster.map { $0 == spelling ? "" : " (in \(shown($0)))" } ?? "")
+    let name = spelling.prefix { $0 != "=" }
+    guard credentialOptions.contains(String(name)) else {
+      return shown(spelling) + (cluster.map { $0 == spelling ? "" : " (in \(shown($0)))" } ?? "")
+    }
+    return shown(name.count < spelling.count ? name + "=…" : String(name)) + (cluster.map { $0 == spelling ? "" : " (in a cluster)" } ?? "")
   }
+
+  /// Options whose value is a password, a token or a key.
+  static let credentialOptions: Set<String> = [
+    "-u", "--user", "-U", "--proxy-user", "--oauth2-bearer", "--pass", "--proxy-pass", "-E", "--cert", "--key",
+    "--aws-sigv4", "--tlspassword", "--proxy-tlspassword", "--login-options",
+  ]
 
   static func missingValue(_ spelling: String, in cluster: String?) -> CurlArgumentError {
     let name = named(spelling, in: cluster)
@@ -268,17 +279,18 @@ public struct CurlArguments: Sendable, Equatable {
       }
     case "--header":
       // Header values may be secrets (API keys): messages name the header, never its value.
-      let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-      let headerName = String(value.prefix { $0 != ":" && $0 != ";" }.drop(while: blank).reversed().drop(while: blank).reversed())
+      let headerName = value.prefix { $0 != ":" && $0 != ";" }.trimming(" \t")
+      // Only a well-formed name is quoted: without a colon, the "name" is the whole value.
+      let shownName = HTTPHeader.isValidName(headerName) ? shown(headerName) : "(a header)"
       if value.hasPrefix("@") {
         throw CurlArgumentError(
           "curl option \(name) @FILE is refused: headers read from a file cannot be checked; "
             + "give each header inline (\(spelling) 'Name: value')")
       }
-      try refuseControlCharacters(value, name: "\(name) \(shown(headerName))")
+      try refuseControlCharacters(value, name: "\(name) \(shownName)")
       if headerName.isEmpty || headerName.lowercased() == "host" {
         throw CurlArgumentError(
-          "curl option \(name) \(shown(headerName)) is refused: "
+          "curl option \(name) \(shownName) is refused: "
             + (headerName.isEmpty
               ? "a header needs a name (\(spelling) 'Name: value')"
               : "a Host header could route the request, and the token, to another site behind the same server; "
@@ -344,10 +356,16 @@ public struct CurlArguments: Sendable, Equatable {
 
   // MARK: messages
 
-  /// A URL quoted without its query and fragment, which may carry secrets (`?access_token=…`).
+  /// A URL quoted without user info, query and fragment, which may carry secrets
+  /// (`alice:secret@`, `?access_token=…`).
   static func shownURL(_ text: String) -> String {
-    let base = text.prefix { $0 != "?" && $0 != "#" }
-    return shown(base.count < text.count ? base + "?…" : String(base))
+    var base = String(text.prefix { $0 != "?" && $0 != "#" })
+    let truncated = base.count < text.count
+    if let scheme = base.firstRange(of: "://") {
+      let authority = base[scheme.upperBound...].prefix { $0 != "/" }
+      if let at = authority.lastIndex(of: "@") { base.replaceSubrange(scheme.upperBound...at, with: "…@") }
+    }
+    return shown(truncated ? base + "?…" : base)
   }
 
   /// `text` quoted for a one-line message: at most 60 characters, every control, bidi, format

@@ -54,12 +54,12 @@ public struct ResolvedProfile: Sendable, Equatable {
 
   public var name: String { profile.name }
 
-  /// Combines flags > environment > file. Throws when the name is invalid.
   /// The profile asked for by flag or environment (nil: the config's default one).
   public static func requestedName(overrides: ProfileOverrides, environment env: [String: String]) -> String? {
     overrides.profile ?? env["STRIVACITY_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
   }
 
+  /// Combines flags > environment > file. Throws when the name is invalid.
   public static func resolve(
     config: Config?, overrides: ProfileOverrides, environment env: [String: String]
   ) throws(ConfigError) -> ResolvedProfile {

@@ -228,6 +228,10 @@ import Testing
       ["-H", "X-Api-Key: s3cr3t\r\nX: y", Self.url], ["-H", "@/home/u/s3cr3t-headers", Self.url],
       ["-b", "session=s3cr3t\n", Self.url], ["-A", "s3cr3t\u{1}", Self.url],
       ["https://api.example.com/x?access_token=s3cr3t&\\"], ["--url", "https://u@api.example.com/?key=s3cr3t"],
+      // User info, credentials attached to their option, a header without a colon.
+      ["https://alice:s3cr3t@api.example.com/"], ["--url", "https://alice:s3cr3t@api.example.com/"],
+      ["-ualice:s3cr3t", Self.url], ["-sSualice:s3cr3t", Self.url], ["--oauth2-bearer=s3cr3t", Self.url],
+      ["-H", "X-Api-Key s3cr3t\n", Self.url],
     ] {
       let message = try #require(refusal(arguments), "\(arguments)")
       #expect(!message.contains("s3cr3t"), "\(message)")

@@ -67,6 +67,23 @@ final class ProfileSession {
   }
 
   private func refresh(_ current: TokenSet) throws -> TokenSet {
+    // Interrupts are held only from sending the refresh to storing its answer (the old refresh
+    // token may be rotated away by then); the new ID token is checked after that, with its
+    // JWKS request, and kept only if it verifies.
+    var (next, newIDToken) = try exchangeRefreshToken(current)
+    guard let newIDToken else { return next }
+    if let problem = refreshedIDTokenProblem(newIDToken, previous: current) {
+      Console.warning("the refreshed ID token for \(name) was refused (\(problem)); keeping the previous one")
+      return next
+    }
+    next.idToken = newIDToken
+    try store.save(next, for: key)
+    return next
+  }
+
+  /// Sends the refresh and stores its answer, the previous ID token kept for now; returns the
+  /// stored set and the new ID token, not yet verified.
+  private func exchangeRefreshToken(_ current: TokenSet) throws -> (TokenSet, String?) {
     guard let refreshToken = current.refreshToken else { throw notSignedIn }
     let body = FormURLEncoding.encode([("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)])
     return try withInterruptsHeld {
@@ -94,17 +111,12 @@ final class ProfileSession {
           throw CLIFailure("the refresh answer is unusable: \(error); stored tokens are unchanged", status: .server)
         }
         var admitted = parsed
-        if let idToken = parsed.idToken, let problem = refreshedIDTokenProblem(idToken, previous: current) {
-          // The new access and refresh tokens are kept (the old refresh token may already be
-          // rotated away); the unverified ID token is not: the one verified before stays.
-          Console.warning("the refreshed ID token for \(name) was refused (\(problem)); keeping the previous one")
-          admitted.idToken = nil
-        }
+        admitted.idToken = nil  // the one verified before stays until the new one verifies
         var next = admitted.tokenSet(now: Self.now(), previous: current)
         if let cachedDiscovery { next.endpoints = cachedDiscovery.cacheable }
         try store.save(next, for: key)
         log.note("refreshed \(name)")
-        return next
+        return (next, parsed.idToken)
       case 400, 401:
         let error = OAuthError.from(status: response.status, body: response.body)
         if case .server(let code, _, _)? = error, code == "invalid_grant" || code == "invalid_token" {

@@ -3,6 +3,7 @@
 // process never leaves it stuck.
 import Glibc
 import SecretStore
+import StrivacityCore
 
 final class RefreshLock {
   private let fd: Int32
@@ -15,7 +16,9 @@ final class RefreshLock {
     guard fd >= 0 else {
       throw CLIFailure("cannot open the lock file \(path): \(String(cString: strerror(errno)))", status: .failure)
     }
-    let deadline = monotonicSeconds() + timeout
+    let started = monotonicSeconds()
+    let deadline = started + timeout
+    var told = isatty(2) != 1  // on a terminal, a wait of more than a second is explained once
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       guard errno == EWOULDBLOCK || errno == EINTR else {
         close(fd)
@@ -24,6 +27,10 @@ final class RefreshLock {
       guard monotonicSeconds() < deadline else {
         close(fd)
         throw CLIFailure("another strivacity has been refreshing profile \(profile) for over \(Int(timeout)) s; try again", status: .transient)
+      }
+      if !told && monotonicSeconds() - started >= 1 {
+        told = true
+        Console.writeStderr("strivacity: waiting for another strivacity that is refreshing profile \(profile)…\n")
       }
       usleep(5_000)
     }

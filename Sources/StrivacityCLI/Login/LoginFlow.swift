@@ -470,9 +470,3 @@ struct Log {
     Console.writeStderr("strivacity: \(TerminalSafe.text(text, multiline: false))\n")
   }
 }
-
-func monotonicSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}

@@ -44,13 +44,14 @@ final class Prompter {
       throw JourneyError.rejected(global)
     }
     let action: ScreenPlan.Action
-    if let requested = takeRequestedAction(plan), requested.formID != plan.primaryFormID {
+    let requested = takeRequestedAction(plan)  // one --action per screen, used up here
+    if let requested, requested.formID != plan.primaryFormID {
       // --action for another form of this screen: the main form's fields are not wanted.
       action = requested
     } else {
       do {
         try fillFields(of: plan.primaryFormID, in: &machine, plan: plan, ask: Set(ask), showTexts: true)
-        action = try chooseAction(plan)
+        action = try requested ?? chooseAction(plan)
       } catch let jump as Jump {
         action = jump.action
       }
@@ -117,12 +118,11 @@ final class Prompter {
     return nil
   }
 
-  /// The action to take once the primary form's fields are answered: one asked for with
-  /// --action; else, on a screen that asked for something, its primary action (other actions
+  /// The action to take once the primary form's fields are answered, when none was asked for
+  /// with --action: on a screen that asked for something, its primary action (other actions
   /// are `:N` at any prompt); only a screen that asks nothing offers the menu, Enter taking the
   /// primary action.
   private func chooseAction(_ plan: ScreenPlan) throws -> ScreenPlan.Action {
-    if let requested = takeRequestedAction(plan) { return requested }
     let usable = plan.actions.filter { !$0.cancels }
     guard let terminal, plan.actions.count > 1, !plan.asksSomething else {
       guard let first = usable.first else { throw JourneyError.malformedAnswer("the screen offers no action") }
