@@ -23,7 +23,7 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
     for (name, bytes) in inputs {
       if let request = try? CredentialProtocol.parse(bytes) {
         let answer = CredentialProtocol.answer(request: request, token: "t", username: request.attributes["username"] ?? "u", expiresAt: 1)
-        #expect(answer.split(separator: "\n").allSatisfy { $0.contains("=") }, "\(name)")
+        #expect(answer.utf8.split(separator: UInt8(ascii: "\n")).allSatisfy { $0.contains(UInt8(ascii: "=")) }, "\(name)")
         _ = HostMatch.matches(request, entries: ["h", "git.example.com:443", "https://x.example/p/"])
       }
     }
