@@ -16,8 +16,12 @@ BIN := $(BUILD_DIR)/debug/strivacity
 PREFIX ?= /usr/local
 DESTDIR ?=
 ZSH_COMPLETIONS ?= $(PREFIX)/share/zsh/site-functions
+# The full command line, which `strivacity` runs for everything but the hot path; it looks in
+# ../libexec/strivacity and ../lib/strivacity (Arch) next to its own directory.
+LIBEXEC ?= $(PREFIX)/libexec/strivacity
 RELEASE_BIN := .build-static/release/strivacity
-INSTALLED := $(PREFIX)/bin/strivacity $(PREFIX)/bin/git-credential-strivacity \
+RELEASE_CLI := .build-static/release/strivacity-cli
+INSTALLED := $(PREFIX)/bin/strivacity $(PREFIX)/bin/git-credential-strivacity $(LIBEXEC)/strivacity-cli \
   $(PREFIX)/share/man/man1/strivacity.1 $(PREFIX)/share/man/man1/git-credential-strivacity.1 \
   $(PREFIX)/share/bash-completion/completions/strivacity $(ZSH_COMPLETIONS)/_strivacity \
   $(PREFIX)/share/fish/vendor_completions.d/strivacity.fish
@@ -62,15 +66,17 @@ demo: build
 ## release: the shipped build, with the Swift runtime linked statically
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-static --product strivacity
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-static --product strivacity-cli
 
-## install: release build into $(DESTDIR)$(PREFIX) (binary, git helper link, man pages, completions)
+## install: release build into $(DESTDIR)$(PREFIX) (binaries, git helper link, man pages, completions)
 install: release install-files
 
 install-files:
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBEXEC) $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(ZSH_COMPLETIONS) \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/strivacity
+	install -m 0755 $(RELEASE_CLI) $(DESTDIR)$(LIBEXEC)/strivacity-cli
 	ln -sf strivacity $(DESTDIR)$(PREFIX)/bin/git-credential-strivacity
 	install -m 0644 man/strivacity.1 man/git-credential-strivacity.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed '1{/^#!/d}' completions/strivacity.bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/strivacity
@@ -81,6 +87,7 @@ install-files:
 ## uninstall: remove what install put there
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(DESTDIR)$(LIBEXEC) 2>/dev/null || true
 
 ## deb: strivacity_<version>_<arch>.deb in the current directory, checked with lintian
 deb: release

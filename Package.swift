@@ -4,7 +4,10 @@ import PackageDescription
 let package = Package(
   name: "strivacity",
   products: [
+    // The command: small, it answers the hot path itself and hands everything else to
+    // strivacity-cli (Sources/Launcher).
     .executable(name: "strivacity", targets: ["strivacity"]),
+    .executable(name: "strivacity-cli", targets: ["strivacity-cli"]),
     .executable(name: "strivacity-emulator", targets: ["strivacity-emulator"]),
   ],
   dependencies: [
@@ -45,21 +48,29 @@ let package = Package(
     .target(name: "CurlTransport", dependencies: ["StrivacityCore", "CCurlShim"]),
     // add_key/keyctl by system call, for the access-token cache in the kernel's user keyring.
     .target(name: "CKeyctl"),
-    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "CKeyctl"]),
+    // The access-token cache in the kernel's user keyring.
+    .target(name: "TokenCache", dependencies: ["StrivacityCore", "CKeyctl"]),
+    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "TokenCache"]),
+    // The environment, whole files, stdin, and writes to stdout, stderr and the terminal.
+    .target(name: "SystemIO", dependencies: ["StrivacityCore"]),
     // Drawing screens as lines (pure) and talking to /dev/tty (hidden input, Ctrl-C, spinner).
-    .target(name: "TerminalUI", dependencies: ["JourneyCore"]),
+    .target(name: "TerminalUI", dependencies: ["JourneyCore", "SystemIO"]),
     // Small HTTP/1.1 server on loopback sockets: the login redirect listener, the emulator, test servers.
     .target(name: "LoopbackHTTP", dependencies: ["StrivacityCore"]),
 
     // MARK: command line
+    // The small `strivacity`: the hot path from the access-token cache, else exec strivacity-cli.
+    // It must stay this small (no Foundation JSON, no argument parser, no libraries to load).
+    .target(name: "Launcher", dependencies: ["StrivacityCore", "GitCredential", "TokenCache", "SystemIO"]),
+    .executableTarget(name: "strivacity", dependencies: ["Launcher"]),
     .target(
       name: "StrivacityCLI",
       dependencies: [
         "StrivacityCore", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport", "SecretStore", "LoopbackHTTP",
-        "GitCredential",
+        "GitCredential", "SystemIO", "TokenCache", "Launcher",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
-    .executableTarget(name: "strivacity", dependencies: ["StrivacityCLI"]),
+    .executableTarget(name: "strivacity-cli", dependencies: ["StrivacityCLI"]),
 
     // MARK: the local tenant
     .target(
@@ -86,7 +97,7 @@ let package = Package(
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]),
     .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "LoopbackHTTP", "StrivacityTestSupport"]),
-    .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "StrivacityTestSupport"]),
+    .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "TokenCache", "StrivacityTestSupport"]),
     .testTarget(name: "StrivacityCLITests", dependencies: ["StrivacityCore", "StrivacityTestSupport"]),
     // Every input the fuzzers keep (Tests/Fuzz/TARGET/, seeds and crashes) replayed in-process.
     .testTarget(
@@ -95,7 +106,9 @@ let package = Package(
     // The built binary driven through a pseudo-terminal against the emulator and the real keyring.
     .testTarget(
       name: "EndToEndTests",
-      dependencies: ["Emulator", "OAuthCore", "CurlTransport", "LoopbackHTTP", "StrivacityCore", "SecretStore", "StrivacityTestSupport"]),
+      dependencies: [
+        "Emulator", "OAuthCore", "CurlTransport", "LoopbackHTTP", "StrivacityCore", "SecretStore", "TokenCache", "StrivacityTestSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -2,14 +2,16 @@
 import CurlTransport
 import Glibc
 import SecretStore
+import TokenCache
 import StrivacityCore
+import SystemIO
 
 final class Context {
   let environment: [String: String]
   let paths: Paths
   private var loadedConfig: Config??
 
-  init(environment: [String: String] = Context.processEnvironment(), configPath: String? = nil) {
+  init(environment: [String: String] = processEnvironment(), configPath: String? = nil) {
     var environment = environment
     if let configPath { environment["STRIVACITY_CONFIG"] = configPath }
     self.environment = environment
@@ -19,7 +21,7 @@ final class Context {
   /// The config file, or nil when it does not exist. Warnings are printed once.
   func config(warn: Bool = true) throws(ConfigError) -> Config? {
     if let loadedConfig { return loadedConfig }
-    let config = try readConfig(warn: warn) { text, path throws(ConfigError) in try Config.parse(text, path: path) }
+    let config = try readConfig(.whole, warn: warn)
     loadedConfig = .some(config)
     return config
   }
@@ -28,25 +30,13 @@ final class Context {
   /// are not parsed, so `token` costs the same among thousands of profiles. Not cached.
   func config(onlyProfile name: String?, warn: Bool = true) throws(ConfigError) -> Config? {
     if let loadedConfig { return loadedConfig }
-    return try readConfig(warn: warn) { text, path throws(ConfigError) in try Config.parse(text, path: path, onlyProfile: name) }
+    return try readConfig(.profile(name), warn: warn)
   }
 
-  private func readConfig(
-    warn: Bool = true, _ parse: (String, String) throws(ConfigError) -> Config
-  ) throws(ConfigError) -> Config? {
-    switch readFile(paths.config) {
-    case .missing:
-      return nil
-    case .failed(let detail):
-      throw .unreadable(path: paths.config, detail: detail)
-    case .contents(let bytes):
-      guard let text = String(validating: bytes, as: UTF8.self) else {
-        throw .unreadable(path: paths.config, detail: "not UTF-8 text")
-      }
-      let config = try parse(text, paths.config)
-      if warn { for warning in config.warnings { Console.warning(warning.description) } }
-      return config
-    }
+  private func readConfig(_ scope: ConfigScope, warn: Bool) throws(ConfigError) -> Config? {
+    let config = try loadConfig(paths.config, scope)
+    if warn, let config { for warning in config.warnings { Console.warning(warning.description) } }
+    return config
   }
 
   /// Profile names from the config file, for shell completion (nothing on any error).
@@ -111,41 +101,5 @@ final class Context {
       throw CLIFailure("cannot write the config file: \(error)", status: .failure)
     }
     loadedConfig = nil
-  }
-
-  static func processEnvironment() -> [String: String] {
-    var result: [String: String] = [:]
-    var pointer = environ
-    while let entry = pointer.pointee {
-      let pair = String(cString: entry)
-      if let eq = pair.firstIndex(of: "=") {
-        result[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
-      }
-      pointer += 1
-    }
-    return result
-  }
-}
-
-enum FileRead {
-  case contents([UInt8])
-  case missing
-  case failed(String)
-}
-
-/// Reads a whole (small) file.
-func readFile(_ path: String, limit: Int = 1_048_576) -> FileRead {
-  let fd = open(path, O_RDONLY | O_CLOEXEC)
-  if fd < 0 { return errno == ENOENT ? .missing : .failed(String(cString: strerror(errno))) }
-  defer { close(fd) }
-  var bytes: [UInt8] = []
-  var chunk = [UInt8](repeating: 0, count: 16_384)
-  while true {
-    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-    if n < 0 && errno == EINTR { continue }
-    if n < 0 { return .failed(String(cString: strerror(errno))) }
-    if n == 0 { return .contents(bytes) }
-    bytes.append(contentsOf: chunk[0..<n])
-    if bytes.count > limit { return .failed("larger than \(limit / 1024) KiB") }
   }
 }

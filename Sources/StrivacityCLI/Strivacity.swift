@@ -1,6 +1,7 @@
 // The command tree and the entry point.
 import ArgumentParser
 import Glibc
+import Launcher
 import StrivacityCore
 
 public struct Strivacity: ParsableCommand {

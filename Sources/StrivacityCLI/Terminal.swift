@@ -2,14 +2,13 @@
 // `strivacity: error: …`, `strivacity: warning: …`.
 import Glibc
 import StrivacityCore
+import SystemIO
 import TerminalUI
 
 enum Console {
   /// Data for programs: tokens, JSON, tables, exactly as given; when stdout is a terminal a
   /// person reads it, so it goes through the terminal sink like everything else on a screen.
-  static func writeStdout(_ text: String) {
-    if isatty(1) == 1 { writeTerminal(1, text) } else { writeData(1, text) }
-  }
+  static func writeStdout(_ text: String) { SystemIO.writeStdout(text) }
   /// Text for people, through the terminal sink (escape sequences from outside are made visible).
   static func writeStderr(_ text: String) { writeTerminal(2, text) }
 

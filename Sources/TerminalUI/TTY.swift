@@ -6,6 +6,7 @@
 // once, atomically, at the very end of a sign-in.
 import Glibc
 import StrivacityCore
+import SystemIO
 import Synchronization
 
 public enum TerminalError: Error, Equatable {
@@ -190,25 +191,3 @@ public func colourWanted(fd: Int32, environment: [String: String]) -> Bool {
   return isatty(fd) == 1
 }
 
-/// The terminal sink: every write of text meant for people (stderr, /dev/tty) goes through here,
-/// and only strivacity's own styling survives as escape sequences (`TerminalSafe.sink`); any
-/// other control character, escape sequence or bidi override is written as a visible stand-in.
-public func writeTerminal(_ fd: Int32, _ text: String) { writeAll(fd, TerminalSafe.sink(text)) }
-
-/// Writes data (stdout, pipes) exactly as given: tokens (admitted `BearerToken`s), JSON,
-/// protocol lines. Never for text a person reads on a terminal: that is `writeTerminal`.
-public func writeData(_ fd: Int32, _ text: String) { writeAll(fd, text) }
-
-/// Writes all of `text` to `fd`, retrying short writes and EINTR.
-func writeAll(_ fd: Int32, _ text: String) {
-  var text = text
-  text.withUTF8 { buffer in
-    var offset = 0
-    while offset < buffer.count {
-      let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return }
-      offset += n
-    }
-  }
-}

@@ -1,6 +1,9 @@
 import Glibc
-import StrivacityCLI
+import Launcher
 
-// A cached access token is answered before the command tree starts (HotPath.swift).
-if HotPath.answer(commandLineArguments()) { exit(0) }
-Strivacity.runMain()
+// A cached access token is answered here (HotPath.swift); everything else is the full command
+// line's, in this same process (Launcher.swift).
+switch HotPath.answer(commandLineArguments()) {
+case .answered: exit(0)
+case .handOff(let stdin): Launcher.handOff(stdin: stdin)
+}

@@ -166,6 +166,24 @@ extension Harness {
     #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("git_hosts = []"))
   }
 
+  /// Without git-credential-strivacity on PATH, git is told the absolute path of `strivacity`
+  /// (the small binary that answers from the access-token cache), not of strivacity-cli, whose
+  /// process runs setup-git; git then gets its answer through it.
+  @Test func setupGitNamesTheSmallBinaryByPath() throws {
+    let h = try Harness(journey: "password")
+    try h.gitProfile(hosts: [])
+    try h.signIn()
+    var env = h.environment
+    env["PATH"] = "/usr/bin:/bin"
+    let setup = try run([TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com"], environment: env)
+    #expect(setup.status == 0, "\(setup.stderr)")
+    let front = URL(fileURLWithPath: TestEnvironment.binary("strivacity")).resolvingSymlinksInPath().path
+    let helpers = try run(["/usr/bin/git", "config", "--global", "--get-all", "credential.https://git.example.com.helper"], environment: env)
+    #expect(helpers.stdout == "!'\(front)' credential\n")
+    let fill = try run(["/usr/bin/git", "credential", "fill"], environment: env, stdin: "protocol=https\nhost=git.example.com\n\n")
+    #expect(fill.stdout.contains("password=sat_"), "\(fill.stderr)")
+  }
+
   /// A URL-prefix host can only match when git sends the path: setup-git turns that on for the
   /// prefix, and the real git then gets an answer for a repository under it and none elsewhere.
   @Test func aURLPrefixHostIsMatchedOnWhatGitSends() throws {

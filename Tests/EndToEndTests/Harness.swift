@@ -6,6 +6,7 @@ import SecretStore
 import Foundation
 import StrivacityCore
 import StrivacityTestSupport
+import TokenCache
 import Synchronization
 import Testing
 

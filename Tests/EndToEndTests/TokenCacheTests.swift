@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import StrivacityCore
 import StrivacityTestSupport
+import TokenCache
 import Testing
 
 @Suite struct TokenCacheTests {
@@ -88,6 +89,26 @@ import Testing
     #expect(try !get().keyring, "and cached again")
   }
 
+  /// The hot path is the small binary's own: a copy of it with no strivacity-cli anywhere
+  /// answers `token` and git's `get` from the cache; once the entry is gone, it has to hand over
+  /// (and says that the full command line is missing).
+  @Test func theSmallBinaryAnswersByItself() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile("git_hosts = [\"git.example.com\"]")
+    try h.signIn()
+    let alone = try ScratchDirectory("alone")
+    let bin = alone.file("strivacity")
+    try FileManager.default.copyItem(atPath: TestEnvironment.binary("strivacity"), toPath: bin)
+    let current = try stored(h)
+    let token = try run([bin, "token", "--profile", h.profile], environment: h.environment)
+    #expect(token.status == 0 && token.stdout == current + "\n", "\(token.stderr)")
+    let get = try run([bin, "credential", "get"], environment: h.environment, stdin: "protocol=https\nhost=git.example.com\n\n")
+    #expect(get.status == 0 && get.stdout.contains("password=\(current)\n"), "\(get.stderr)")
+    h.dropCachedToken()
+    let handedOver = try run([bin, "token", "--profile", h.profile], environment: h.environment)
+    #expect(handedOver.status == 1 && handedOver.stderr.contains("strivacity-cli is missing"), "\(handedOver.stderr)")
+  }
+
   @Test func gitRejectingTheTokenEndsIt() throws {
     let h = try Harness(journey: "password")
     try h.writeProfile("git_hosts = [\"git.example.com\"]")
@@ -124,7 +145,7 @@ import Testing
   @Test func anotherUserCannotReadIt() throws {
     let h = try Harness(journey: "password")
     try h.signIn()
-    let description = "strivacity:v1:\(h.profile):\(h.emulator.issuer):strivacity-cli"
+    let description = KernelTokenCache.description(StoreKey(profile: h.profile, issuer: h.emulator.issuer, clientID: "strivacity-cli"))
     let search = try run(["/usr/bin/keyctl", "search", "@u", "user", description], environment: [:])
     let serial = search.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(search.status == 0 && !serial.isEmpty, "\(search.stderr)")

@@ -5,6 +5,7 @@ import ArgumentParser
 import GitCredential
 import Glibc
 import StrivacityCore
+import SystemIO
 import TerminalUI
 
 struct Credential: ParsableCommand {
@@ -23,26 +24,10 @@ struct Credential: ParsableCommand {
   @Argument(help: "get, store or erase.")
   var action: String
 
-  /// The request as HotPath read it from stdin, when it could not answer it itself.
-  nonisolated(unsafe) static var preread: [UInt8]?
-
-  /// git's request on stdin (at most a little over the protocol's limit).
-  static func readRequest() -> [UInt8] {
-    var input: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while input.count <= CredentialProtocol.maxInput {
-      let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { break }
-      input += chunk[0..<n]
-    }
-    for i in chunk.indices { chunk[i] = 0 }
-    return input
-  }
-
   func run() throws {
-    var input = Self.preread ?? Self.readRequest()
-    Self.preread = nil
+    // git's request; when the small `strivacity` could not answer it, it handed over what it
+    // read as this process's stdin (Launcher.handOff).
+    var input = readStdin(limit: CredentialProtocol.maxInput)
     defer { for i in input.indices { input[i] = 0 } }
     let request: CredentialRequest
     do {

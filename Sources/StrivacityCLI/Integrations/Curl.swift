@@ -6,6 +6,7 @@ import ArgumentParser
 import GitCredential
 import Glibc
 import StrivacityCore
+import SystemIO
 import TerminalUI
 
 struct Curl: ParsableCommand {

@@ -2,6 +2,7 @@
 // whatever other helpers the user has, and remember the host on the profile.
 import ArgumentParser
 import Glibc
+import Launcher
 import StrivacityCore
 
 struct SetupGit: ParsableCommand {
@@ -60,13 +61,12 @@ struct SetupGit: ParsableCommand {
   }
 
   /// `strivacity` when `git-credential-strivacity` is on PATH (git finds it), else the
-  /// absolute path of this binary.
+  /// absolute path of the `strivacity` that runs this full command line (the one that answers
+  /// the hot path itself).
   static func helperCommand() -> String {
     let path = (getenv("PATH").map { String(cString: $0) } ?? "").split(separator: ":")
     if path.contains(where: { access("\($0)/git-credential-strivacity", X_OK) == 0 }) { return "strivacity" }
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    let me = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "strivacity"
+    let me = Launcher.executablePath().flatMap(Launcher.front(ofFull:)) ?? "strivacity"
     return "!'\(me.replacing("'", with: "'\\''"))' credential"
   }
 

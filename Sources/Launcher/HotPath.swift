@@ -1,0 +1,102 @@
+// `strivacity token` and git's `credential get` from the access-token cache (KernelTokenCache),
+// answered by the small `strivacity` binary itself: no argument parser, no libsecret, no D-Bus,
+// none of the full command line's code loaded. Only the plain forms are answered here — `token`
+// with --profile, --format and --min-ttl; `credential get` without options — and only with a
+// cached token that is not due for refresh and a config that parses without a word to say;
+// everything else (and any doubt) is handed to the full command line (Launcher.handOff), which
+// gives the errors and warnings.
+import GitCredential
+import Glibc
+import StrivacityCore
+import SystemIO
+import TokenCache
+
+/// The command line; as `git-credential-strivacity` (a link to `strivacity`) it is the
+/// credential helper: `git-credential-strivacity get` means `strivacity credential get`.
+public func commandLineArguments() -> [String] {
+  let rest = Array(CommandLine.arguments.dropFirst())
+  let name = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
+  return name == "git-credential-strivacity" ? ["credential"] + rest : rest
+}
+
+public enum HotPath {
+  public enum Outcome {
+    case answered
+    /// Not answered here; `stdin` is what was read from stdin to find out, if anything.
+    case handOff(stdin: [UInt8]?)
+  }
+
+  /// Answers `arguments` (argv without the program name, as `commandLineArguments`) if it can.
+  public static func answer(_ arguments: [String]) -> Outcome {
+    guard arguments.first == "token" || arguments == ["credential", "get"] else { return .handOff(stdin: nil) }
+    // As in the full command line: a token in this process's memory never goes to a core file.
+    var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
+    setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
+    let environment = processEnvironment()
+    guard KernelTokenCache.enabled(environment) else { return .handOff(stdin: nil) }
+    if arguments.first == "credential" { return credentialGet(environment) }
+    return token(arguments[...], environment) ? .answered : .handOff(stdin: nil)
+  }
+
+  /// git's `get`: for a host of a profile's git_hosts, with a cached access token; for a host
+  /// of none, nothing (git asks its next helper), as the full command line would answer.
+  static func credentialGet(_ environment: [String: String]) -> Outcome {
+    var input = readStdin(limit: CredentialProtocol.maxInput)
+    let paths = Paths(environment: environment)
+    let config: Config?
+    do {
+      config = try loadConfig(paths.config, .whole)
+    } catch {
+      return .handOff(stdin: input)  // handed on whole; the full command line zeroes it
+    }
+    guard let request = try? CredentialProtocol.parse(input), config?.warnings.isEmpty ?? true else { return .handOff(stdin: input) }
+    guard let config, let profile = config.profiles.first(where: { HostMatch.matches(request, entries: $0.gitHosts) }) else {
+      for i in input.indices { input[i] = 0 }
+      return .answered
+    }
+    guard let (tokens, _) = cached(config: config, profile: profile.name, minTTL: 60, environment: environment, paths: paths) else {
+      return .handOff(stdin: input)
+    }
+    for i in input.indices { input[i] = 0 }
+    writeStdout(CredentialProtocol.answer(
+      request: request, token: tokens.accessToken, username: profile.gitUsername ?? "oauth2", expiresAt: tokens.expiresAt))
+    return .answered
+  }
+
+  /// The cached set of a profile on the Secret Service, if it is not due for refresh.
+  static func cached(
+    config: Config, profile: String?, minTTL: Int64, environment: [String: String], paths: Paths
+  ) -> (TokenSet, ResolvedProfile)? {
+    guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile), environment: environment),
+      resolved.store == .secretService,
+      let tenant = try? resolved.requireTenant(configPath: paths.config),
+      let clientID = try? resolved.requireClientID(configPath: paths.config)
+    else { return nil }
+    let key = StoreKey(profile: resolved.name, issuer: TenantURL.base(tenant), clientID: clientID)
+    guard let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: Int64(time(nil)), minTTL: minTTL) else { return nil }
+    return (tokens, resolved)
+  }
+
+  static func token(_ arguments: ArraySlice<String>, _ environment: [String: String]) -> Bool {
+    var options: [String: String] = [:]
+    var rest = arguments.dropFirst()
+    while let argument = rest.popFirst() {
+      let (name, inline) = argument.firstIndex(of: "=").map { (String(argument[..<$0]), String(argument[argument.index(after: $0)...])) }
+        ?? (argument, nil)
+      guard ["--profile", "--format", "--min-ttl"].contains(name), options[name] == nil else { return false }
+      guard let value = inline ?? rest.popFirst() else { return false }
+      options[name] = value
+    }
+    let format = TokenFormat(rawValue: options["--format"] ?? "raw")
+    let minTTL = options["--min-ttl"].map { Int64($0) } ?? 60
+    guard let format, let minTTL, minTTL >= 0 else { return false }
+
+    let paths = Paths(environment: environment)
+    let named = ResolvedProfile.requestedName(overrides: ProfileOverrides(profile: options["--profile"]), environment: environment)
+    guard let config = try? loadConfig(paths.config, .profile(named)), config.warnings.isEmpty,
+      let (tokens, resolved) = cached(config: config, profile: options["--profile"], minTTL: minTTL, environment: environment, paths: paths)
+    else { return false }
+    writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: Int64(time(nil))))
+    return true
+  }
+}

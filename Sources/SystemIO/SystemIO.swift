@@ -1,0 +1,112 @@
+// The few POSIX calls that both binaries make — the small `strivacity` that answers the hot path
+// (Launcher) and the full command line behind it: the environment, whole small files, stdin,
+// and writes to stdout, stderr and the terminal. Nothing here parses or decides.
+import Glibc
+import StrivacityCore
+
+/// The process environment as a dictionary (an entry without "=" is skipped).
+public func processEnvironment() -> [String: String] {
+  var result: [String: String] = [:]
+  var pointer = environ
+  while let entry = pointer.pointee {
+    let pair = String(cString: entry)
+    if let eq = pair.firstIndex(of: "=") {
+      result[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+    }
+    pointer += 1
+  }
+  return result
+}
+
+public enum FileRead {
+  case contents([UInt8])
+  case missing
+  case failed(String)
+}
+
+/// Reads a whole (small) file.
+public func readFile(_ path: String, limit: Int = 1_048_576) -> FileRead {
+  let fd = open(path, O_RDONLY | O_CLOEXEC)
+  if fd < 0 { return errno == ENOENT ? .missing : .failed(String(cString: strerror(errno))) }
+  defer { close(fd) }
+  switch readAll(fd, limit: limit) {
+  case .success(let bytes) where bytes.count > limit: return .failed("larger than \(limit / 1024) KiB")
+  case .success(let bytes): return .contents(bytes)
+  case .failure(let errorNumber): return .failed(String(cString: strerror(errorNumber.code)))
+  }
+}
+
+public struct ErrorNumber: Error { public var code: Int32 }
+
+/// Everything `fd` gives until end of file, or the first read past `limit` bytes (so a result
+/// longer than `limit` means "too long"). The scratch buffer is zeroed: stdin may hold secrets.
+public func readAll(_ fd: Int32, limit: Int) -> Result<[UInt8], ErrorNumber> {
+  var bytes: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 16_384)
+  defer { for i in chunk.indices { chunk[i] = 0 } }
+  while bytes.count <= limit {
+    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    if n < 0 && errno == EINTR { continue }
+    if n < 0 { return .failure(ErrorNumber(code: errno)) }
+    if n == 0 { break }
+    bytes.append(contentsOf: chunk[0..<n])
+  }
+  return .success(bytes)
+}
+
+/// The terminal sink: every write of text meant for people (stderr, /dev/tty) goes through here,
+/// and only strivacity's own styling survives as escape sequences (`TerminalSafe.sink`); any
+/// other control character, escape sequence or bidi override is written as a visible stand-in.
+public func writeTerminal(_ fd: Int32, _ text: String) { writeAll(fd, TerminalSafe.sink(text)) }
+
+/// Writes data (stdout, pipes) exactly as given: tokens (admitted `BearerToken`s), JSON,
+/// protocol lines. Never for text a person reads on a terminal: that is `writeTerminal`.
+public func writeData(_ fd: Int32, _ text: String) { writeAll(fd, text) }
+
+/// Data for programs on stdout; when stdout is a terminal a person reads it, so it goes through
+/// the terminal sink like everything else on a screen.
+public func writeStdout(_ text: String) {
+  if isatty(1) == 1 { writeTerminal(1, text) } else { writeData(1, text) }
+}
+
+/// Writes all of `text` to `fd`, retrying short writes and EINTR. Raw: for the spinner's own
+/// escape sequences (TerminalUI); everything else goes through writeTerminal or writeData.
+package func writeAll(_ fd: Int32, _ text: String) {
+  var text = text
+  text.withUTF8 { buffer in
+    var offset = 0
+    while offset < buffer.count {
+      let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return }
+      offset += n
+    }
+  }
+}
+
+/// What stdin holds, up to a little over `limit` bytes (a longer result means "too long"); empty
+/// when it cannot be read.
+public func readStdin(limit: Int) -> [UInt8] { (try? readAll(0, limit: limit).get()) ?? [] }
+
+/// How much of the config file to parse: all of it, or only one profile's table (the named one,
+/// else the default one), so that `token` costs the same among thousands of profiles.
+public enum ConfigScope: Sendable {
+  case whole
+  case profile(String?)
+}
+
+/// The config file at `path`, parsed; nil when it does not exist. Warnings are the caller's.
+public func loadConfig(_ path: String, _ scope: ConfigScope) throws(ConfigError) -> Config? {
+  switch readFile(path) {
+  case .missing:
+    return nil
+  case .failed(let detail):
+    throw .unreadable(path: path, detail: detail)
+  case .contents(let bytes):
+    guard let text = String(validating: bytes, as: UTF8.self) else { throw .unreadable(path: path, detail: "not UTF-8 text") }
+    switch scope {
+    case .whole: return try Config.parse(text, path: path)
+    case .profile(let name): return try Config.parse(text, path: path, onlyProfile: name)
+    }
+  }
+}
