@@ -16,8 +16,9 @@ BIN := $(BUILD_DIR)/debug/strivacity
 PREFIX ?= /usr/local
 DESTDIR ?=
 ZSH_COMPLETIONS ?= $(PREFIX)/share/zsh/site-functions
-# The full command line, which `strivacity` runs for everything but the hot path; it looks in
-# ../libexec/strivacity and ../lib/strivacity (Arch) next to its own directory.
+# The full command line, which `strivacity` runs for everything but the hot path. It is looked
+# for only in ../libexec/strivacity and ../lib/strivacity (Arch) from `strivacity`'s directory,
+# so LIBEXEC must be one of those two (install-files refuses anything else).
 LIBEXEC ?= $(PREFIX)/libexec/strivacity
 RELEASE_BIN := .build-static/release/strivacity
 RELEASE_CLI := .build-static/release/strivacity-cli
@@ -32,7 +33,8 @@ all: build
 
 ## deps: install the Debian packages that are missing (nothing when all are there)
 deps:
-	@missing=""; \
+	@command -v dpkg-query >/dev/null || { echo "make: not Debian: install $(APT_PACKAGES) or your distribution's equivalents yourself" >&2; exit 0; }; \
+	missing=""; \
 	for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q '^install ok installed$$' || missing="$$missing $$p"; \
 	done; \
@@ -72,6 +74,8 @@ release: deps
 install: release install-files
 
 install-files:
+	@case "$(LIBEXEC)" in $(PREFIX)/libexec/strivacity|$(PREFIX)/lib/strivacity) ;; \
+	  *) echo "make: LIBEXEC must be $(PREFIX)/libexec/strivacity or $(PREFIX)/lib/strivacity (strivacity looks only there)" >&2; exit 2 ;; esac
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBEXEC) $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(ZSH_COMPLETIONS) \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d

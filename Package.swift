@@ -60,7 +60,8 @@ let package = Package(
 
     // MARK: command line
     // The small `strivacity`: the hot path from the access-token cache, else exec strivacity-cli.
-    // It must stay this small (no Foundation JSON, no argument parser, no libraries to load).
+    // It must stay small: no argument parser, no crypto, no libraries to load, no JSON decoding
+    // on the hot path (bench/token-cached measures it).
     .target(name: "Launcher", dependencies: ["StrivacityCore", "GitCredential", "TokenCache", "SystemIO"]),
     .executableTarget(name: "strivacity", dependencies: ["Launcher"]),
     .target(

@@ -14,61 +14,78 @@ public enum Launcher {
   static let places = [fullName, "../libexec/strivacity/\(fullName)", "../lib/strivacity/\(fullName)"]
 
   /// Runs the full command line in this process with this process's argv. `stdin`, when given,
-  /// is what was already read from stdin: the full command line reads it again from an
-  /// anonymous memory file, and this copy is zeroed.
+  /// is what was already read from stdin: the full command line reads it again as its stdin.
+  /// (No copy needs zeroing: exec replaces this process's memory.)
   public static func handOff(stdin: [UInt8]?) -> Never {
     guard let me = executablePath() else { fail("cannot read /proc/self/exe: \(String(cString: strerror(errno)))") }
-    let directory = String(me[..<(me.lastIndex(of: "/") ?? me.startIndex)])
-    if var bytes = stdin, !bytes.isEmpty {
-      let replaced = replaceStdin(with: bytes)
-      for i in bytes.indices { bytes[i] = 0 }
-      if let replaced { fail("cannot hand git's request on: \(replaced)") }
-    }
+    if let bytes = stdin, !bytes.isEmpty, let failed = replaceStdin(with: bytes) { fail("cannot hand git's request on: \(failed)") }
+    let directory = me[..<(me.lastIndex(of: UInt8(ascii: "/")) ?? me.startIndex)]
     var tried: [String] = []
+    var refused: String?
     for place in places {
-      let path = directory + "/" + place
-      execv(path, CommandLine.unsafeArgv)
-      if errno != ENOENT { fail("cannot run \(path): \(String(cString: strerror(errno)))") }
-      tried.append(path)
+      let path = Array(directory) + Array("/\(place)".utf8)
+      let shown = String(decoding: path, as: UTF8.self)
+      execv(path.map { CChar(bitPattern: $0) } + [0], CommandLine.unsafeArgv)
+      // Not there: look further. There but not runnable: say so if no other place has it.
+      if errno != ENOENT && errno != ENOTDIR && refused == nil { refused = "cannot run \(shown): \(String(cString: strerror(errno)))" }
+      tried.append(shown)
     }
-    fail("\(fullName) is missing (looked for \(tried.joined(separator: ", "))); reinstall strivacity")
+    fail(refused ?? "\(fullName) is missing (looked for \(tried.joined(separator: ", "))); reinstall strivacity")
   }
 
-  /// The `strivacity` that hands off to the full command line at `fullPath` (this process's own
-  /// path, when it is that binary): what git's config should name, so that git reaches the hot
-  /// path. nil when there is none.
-  public static func front(ofFull fullPath: String) -> String? {
-    let directory = String(fullPath[..<(fullPath.lastIndex(of: "/") ?? fullPath.startIndex)])
+  /// The `strivacity` that hands off to this full command line (when this process is one): what
+  /// git's config should name, so that git reaches the hot path. nil when there is none, or its
+  /// path is not UTF-8 text.
+  public static func front() -> String? {
+    guard let me = executablePath() else { return nil }
+    let directory = String(decoding: me[..<(me.lastIndex(of: UInt8(ascii: "/")) ?? me.startIndex)], as: UTF8.self)
     for candidate in [directory + "/strivacity", directory + "/../../bin/strivacity"] where access(candidate, X_OK) == 0 {
       guard let resolved = realpath(candidate, nil) else { continue }
       defer { free(resolved) }
-      return String(cString: resolved)
+      return String(validatingCString: resolved)
     }
     return nil
   }
 
-  /// The real path of this process's binary (links resolved: a link named
+  /// The real path of this process's binary, as bytes (links resolved: a link named
   /// git-credential-strivacity finds the directory of the binary it points to).
-  public static func executablePath() -> String? {
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    let n = buffer.withUnsafeMutableBytes { readlink("/proc/self/exe", $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count - 1) }
-    return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
+  public static func executablePath() -> [UInt8]? {
+    var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+    let n = buffer.withUnsafeMutableBytes { readlink("/proc/self/exe", $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
+    guard n > 0, n < buffer.count else { return nil }  // n == count: truncated
+    return Array(buffer[0..<n])
   }
 
-  /// Makes fd 0 an anonymous memory file (memfd_create(2): never on a disk, readable through
-  /// /proc only by this user) holding `bytes`, positioned at the start. nil, or what failed.
+  /// Makes fd 0 hold `bytes` from the start: an anonymous memory file (memfd_create(2): never on
+  /// a disk, reachable through /proc only by this user), or where that is refused (some
+  /// sandboxes), a pipe, for what fits in its buffer. nil, or what failed.
   static func replaceStdin(with bytes: [UInt8]) -> String? {
-    let fd = memfd_create("strivacity-stdin", 0)
-    guard fd >= 0 else { return "memfd_create: \(String(cString: strerror(errno)))" }
-    defer { if fd != 0 { close(fd) } }
+    var fd = memfd_create("strivacity-stdin", 0)
+    var pipeEnds: [Int32] = [-1, -1]
+    if fd < 0 {
+      let refused = "memfd_create: \(String(cString: strerror(errno)))"
+      guard bytes.count <= 65_536, pipe(&pipeEnds) == 0 else { return refused }
+      fd = pipeEnds[1]
+    }
     var offset = 0
     while offset < bytes.count {
       let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
       if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { return "write: \(String(cString: strerror(errno)))" }
+      guard n > 0 else { return n == 0 ? "write: nothing written" : "write: \(String(cString: strerror(errno)))" }
       offset += n
     }
-    guard lseek(fd, 0, SEEK_SET) == 0, dup2(fd, 0) == 0 else { return "\(String(cString: strerror(errno)))" }
+    let source: Int32
+    if pipeEnds[0] >= 0 {
+      close(pipeEnds[1])
+      source = pipeEnds[0]
+    } else {
+      guard lseek(fd, 0, SEEK_SET) == 0 else { return "lseek: \(String(cString: strerror(errno)))" }
+      source = fd
+    }
+    if source != 0 {
+      guard dup2(source, 0) == 0 else { return "dup2: \(String(cString: strerror(errno)))" }
+      close(source)
+    }
     return nil
   }
 

@@ -4,7 +4,7 @@ import TokenCache
 
 /// The Secret Service store with the access-token cache kept in step: every set read or written
 /// through it is cached, every deletion drops the profile's entries. The cache is only ever
-/// read by the `token` start-up path (HotPath), never by this store.
+/// read by the small `strivacity` binary (Launcher's HotPath), never by this store.
 public final class CachingSecretServiceStore: TokenStore {
   public let kind = StoreKind.secretService
   let base: SecretServiceStore

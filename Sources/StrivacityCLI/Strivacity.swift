@@ -64,8 +64,8 @@ public struct Strivacity: ParsableCommand {
     }
   }
 
-  /// The command line; as `git-credential-strivacity` (a link to this binary) it is the
-  /// credential helper: `git-credential-strivacity get` means `strivacity credential get`.
+  /// The command line; as `git-credential-strivacity` (a link to `strivacity`, which hands over
+  /// with argv[0] unchanged) it is the credential helper (Launcher's commandLineArguments).
   public static func arguments() -> [String] { commandLineArguments() }
 
   static func report(_ failure: CLIFailure) -> Never {

@@ -8,8 +8,8 @@
 //   would be due for refresh;
 // - replaced by every refresh and sign-in, removed by logout and revoke.
 // Where the kernel refuses keyrings (some container sandboxes), nothing is cached.
-// The payload is a few `key=value` lines, read without Foundation: the small `strivacity`
-// binary that answers the hot path (Launcher) links only this, StrivacityCore and GitCredential.
+// The payload is a few `key=value` lines (StrivacityCore's CacheRecord), read without
+// Foundation's JSON by the small `strivacity` binary that answers the hot path (Launcher).
 internal import CKeyctl
 import Glibc
 import StrivacityCore
@@ -30,7 +30,7 @@ public enum KernelTokenCache {
   /// means no cache).
   public static func put(_ tokens: TokenSet, for key: StoreKey, now: Int64) {
     guard let expiresAt = tokens.expiresAt, expiresAt > now else { return drop(key) }
-    var payload = Array(Record.encode(tokens, expiresAt: expiresAt).utf8)
+    var payload = Array(CacheRecord.encode(tokens, expiresAt: expiresAt).utf8)
     defer { for i in payload.indices { payload[i] = 0 } }
     let timeout = UInt32(min(expiresAt - now, maxLifetime))
     if payload.withUnsafeBytes({ kc_put(description(key), $0.baseAddress, $0.count, timeout) }) != 0 { drop(key) }
@@ -42,48 +42,8 @@ public enum KernelTokenCache {
     defer { for i in buffer.indices { buffer[i] = 0 } }
     let length = buffer.withUnsafeMutableBytes { kc_get(description(key), $0.baseAddress, $0.count) }
     guard length > 0, length <= capacity else { return nil }
-    return Record.decode(buffer[0..<length])
+    return CacheRecord.decode(buffer[0..<length])
   }
 
   public static func drop(_ key: StoreKey) { _ = kc_drop(description(key)) }
-}
-
-/// The cached form: `access_token`, `token_type`, `expires_at`, `obtained_at` and optionally
-/// `scope`, one `key=value` line each. Read back, every field is admitted again as a stored set's
-/// is (another process of this user could have written the key); anything else is no entry.
-enum Record {
-  static func encode(_ tokens: TokenSet, expiresAt: Int64) -> String {
-    var text = "access_token=\(tokens.accessToken.value)\ntoken_type=\(tokens.tokenType)\n"
-    text += "expires_at=\(expiresAt)\nobtained_at=\(tokens.obtainedAt)\n"
-    if let scope = tokens.scope { text += "scope=\(scope)\n" }
-    return text
-  }
-
-  static func decode(_ bytes: ArraySlice<UInt8>) -> TokenSet? {
-    guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
-    var fields: [Substring: Substring] = [:]
-    for line in text.split(separator: "\n") {
-      guard let eq = line.firstIndex(of: "=") else { return nil }
-      let (name, value) = (line[..<eq], line[line.index(after: eq)...])
-      guard ["access_token", "token_type", "expires_at", "obtained_at", "scope"].contains(name), fields[name] == nil else { return nil }
-      fields[name] = value
-    }
-    guard let access = fields["access_token"], let expiresAt = fields["expires_at"].flatMap(time),
-      let obtainedAt = fields["obtained_at"].flatMap(time),
-      let token = try? BearerToken(admitting: String(access)),
-      let tokenType = try? Admit.tokenType(fields["token_type"].map(String.init))
-    else { return nil }
-    var scope: String?
-    if let given = fields["scope"] {
-      guard let admitted = try? Admit.scope(String(given)) else { return nil }
-      scope = admitted
-    }
-    return TokenSet(accessToken: token, tokenType: tokenType, scope: scope, expiresAt: expiresAt, obtainedAt: obtainedAt)
-  }
-
-  /// Seconds since 1970: 1 to 12 decimal digits (no sign, no trap on overflow).
-  static func time(_ text: Substring) -> Int64? {
-    guard (1...12).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-    return Int64(text)
-  }
 }

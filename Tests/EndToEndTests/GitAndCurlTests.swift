@@ -173,8 +173,14 @@ extension Harness {
     let h = try Harness(journey: "password")
     try h.gitProfile(hosts: [])
     try h.signIn()
+    // A PATH with git alone: no git-credential-strivacity, even where a package installed one.
+    let bin = h.home.file("git-only")
+    try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(atPath: bin + "/git", withDestinationPath: "/usr/bin/git")
     var env = h.environment
-    env["PATH"] = "/usr/bin:/bin"
+    env["PATH"] = bin
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    env["GIT_TERMINAL_PROMPT"] = "0"
     let setup = try run([TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com"], environment: env)
     #expect(setup.status == 0, "\(setup.stderr)")
     let front = URL(fileURLWithPath: TestEnvironment.binary("strivacity")).resolvingSymlinksInPath().path

@@ -98,7 +98,7 @@ import Testing
     try h.signIn()
     let alone = try ScratchDirectory("alone")
     let bin = alone.file("strivacity")
-    try FileManager.default.copyItem(atPath: TestEnvironment.binary("strivacity"), toPath: bin)
+    try copyExecutable(TestEnvironment.binary("strivacity"), to: bin)
     let current = try stored(h)
     let token = try run([bin, "token", "--profile", h.profile], environment: h.environment)
     #expect(token.status == 0 && token.stdout == current + "\n", "\(token.stderr)")

@@ -74,6 +74,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   if let url = try? BrowserURL(admitting: text, origin: Origin(scheme: "https", host: "t.example", port: 443)) {
     precondition(url.value.lowercased().hasPrefix("https://") && !url.value.contains(where: { $0 == " " || $0 == "\\" }), "a browser URL that is not one https word")
   }
+  if let cached = CacheRecord.decode(bytes[...]), let expiresAt = cached.expiresAt {
+    precondition(CacheRecord.decode(Array(CacheRecord.encode(cached, expiresAt: expiresAt).utf8)[...]) == cached, "a cache record that does not read back")
+  }
   let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
   if let curl = try? CurlArguments.parse(arguments) {
     for url in curl.urls { precondition(URLParts(url).map { $0.scheme == "https" || $0.scheme == "http" } == true, "an unchecked URL") }

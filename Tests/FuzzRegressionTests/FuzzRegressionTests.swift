@@ -79,6 +79,9 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
       if let url = try? BrowserURL(admitting: text, origin: Origin(scheme: "https", host: "t.example", port: 443)) {
         #expect(url.value.lowercased().hasPrefix("https://") && !url.value.contains(where: { $0 == " " || $0 == "\\" }), "\(name)")
       }
+      if let cached = CacheRecord.decode(bytes[...]), let expiresAt = cached.expiresAt {
+        #expect(CacheRecord.decode(Array(CacheRecord.encode(cached, expiresAt: expiresAt).utf8)[...]) == cached, "\(name)")
+      }
       let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
       if let curl = try? CurlArguments.parse(arguments) {
         #expect(curl.urls.allSatisfy { URLParts($0) != nil }, "\(name)")

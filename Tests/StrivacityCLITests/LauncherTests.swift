@@ -13,7 +13,7 @@ import Testing
     let dir = try ScratchDirectory("launcher")
     let bin = dir.file("bin/strivacity")
     try FileManager.default.createDirectory(atPath: dir.file("bin"), withIntermediateDirectories: true)
-    try FileManager.default.copyItem(atPath: TestEnvironment.binary("strivacity"), toPath: bin)
+    try copyExecutable(TestEnvironment.binary("strivacity"), to: bin)
     if let place {
       let target = dir.file(place)
       try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -57,14 +57,36 @@ import Testing
     #expect(result.stderr == "strivacity: error: git credential: credential request line 3 is not key=value\n")
   }
 
-  /// A request for a host that no profile lists gets no answer (git asks its next helper),
-  /// with or without the full command line.
-  @Test func aHostOfNoProfileGetsNothing() throws {
-    for place in [nil, "libexec/strivacity/strivacity-cli"] {
-      let (dir, bin) = try installed(place)
-      _ = try dir.write(".config/strivacity/config.toml", "[profiles.work]\ntenant = \"https://w.example\"\nclient_id = \"c\"\ngit_hosts = [\"git.example.com\"]\n")
-      let result = try run([bin, "credential", "get"], environment: environment(dir), stdin: "protocol=https\nhost=other.example\n")
-      #expect(result.status == 0 && result.stdout.isEmpty && result.stderr.isEmpty, "\(result.stderr)")
+  /// Where a place holds something that cannot run, the next place is tried; only when none
+  /// runs is the refusal reported.
+  @Test func aPlaceThatCannotRunIsPassedOver() throws {
+    let (dir, bin) = try installed("lib/strivacity/strivacity-cli")
+    _ = try dir.write("bin/strivacity-cli", "not a program\n", mode: 0o644)  // EACCES
+    _ = try dir.write("libexec/strivacity", "a file, not a directory\n")  // ENOTDIR
+    #expect(try run([bin, "--version"], environment: environment(dir)).status == 0)
+    try FileManager.default.removeItem(atPath: dir.file("lib/strivacity/strivacity-cli"))
+    let refused = try run([bin, "--version"], environment: environment(dir))
+    expectOneLineError(refused, status: 1, containing: "cannot run \(dir.path)/bin/strivacity-cli: Permission denied")
+  }
+
+  /// A request for a host that no profile lists gets no answer (git asks its next helper): the
+  /// small binary answers it as the full command line does. A config with something to say
+  /// about it goes to the full command line, which says it.
+  @Test func aHostOfNoProfileGetsWhatTheFullCommandLineGives() throws {
+    let request = "protocol=https\nhost=other.example\n"
+    let profile = "[profiles.work]\ntenant = \"https://w.example\"\nclient_id = \"c\"\ngit_hosts = [\"git.example.com\"]\n"
+    for config in [nil, profile, "colour = \"always\"\n" + profile] {
+      let (alone, bin) = try installed(nil)
+      if let config { _ = try alone.write(".config/strivacity/config.toml", config) }
+      let small = try run([bin, "credential", "get"], environment: environment(alone), stdin: request)
+      let full = try run([TestEnvironment.binary("strivacity-cli"), "credential", "get"], environment: environment(alone), stdin: request)
+      #expect(full.status == 0 && full.stdout.isEmpty, "\(full.stderr)")
+      if config?.hasPrefix("colour") == true {
+        #expect(full.stderr.contains("unknown key 'colour' ignored"))
+        #expect(small.stderr.contains("strivacity-cli is missing"), "handed over: \(small.stderr)")
+      } else {
+        #expect(small.status == full.status && small.stdout == full.stdout && small.stderr == full.stderr && full.stderr.isEmpty)
+      }
     }
   }
 }

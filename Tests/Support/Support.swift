@@ -92,7 +92,13 @@ public func run(
     envp.forEach { free($0) }
   }
   var pid: pid_t = 0
-  let rc = posix_spawn(&pid, arguments[0], &actions, &attributes.raw, argv, envp)
+  var rc = posix_spawn(&pid, arguments[0], &actions, &attributes.raw, argv, envp)
+  // A program a test has just copied can be busy for a moment: a child another test thread
+  // forked meanwhile holds the copy's descriptor until it execs.
+  for _ in 0..<100 where rc == ETXTBSY {
+    usleep(10_000)
+    rc = posix_spawn(&pid, arguments[0], &actions, &attributes.raw, argv, envp)
+  }
   close(inPipe[0])
   close(outPipe[1])
   close(errPipe[1])
@@ -156,6 +162,18 @@ public func run(
 public struct TestFailure: Error, CustomStringConvertible {
   public var description: String
   public init(_ description: String) { self.description = description }
+}
+
+/// Copies a program to `target` (mode 0755) through a close-on-exec descriptor, so that children
+/// other test threads start do not keep it open for writing (which makes running it fail with
+/// ETXTBSY).
+public func copyExecutable(_ source: String, to target: String) throws {
+  let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+  let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+  guard fd >= 0 else { throw TestFailure("cannot create \(target): \(String(cString: strerror(errno)))") }
+  defer { close(fd) }
+  let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+  guard written == bytes.count else { throw TestFailure("cannot write \(target)") }
 }
 
 /// A fresh private directory, removed when the returned object is deinitialised.

@@ -1,5 +1,5 @@
 // git's credential helper: `strivacity credential get|store|erase`, also reachable as
-// `git-credential-strivacity` (the same binary under that name), so credential.helper=strivacity
+// `git-credential-strivacity` (a link to `strivacity`), so credential.helper=strivacity
 // works. stdin and stdout belong to the protocol: every human word goes to stderr or /dev/tty.
 import ArgumentParser
 import GitCredential

@@ -1,0 +1,46 @@
+// The access-token cache's payload (TokenCache): `access_token`, `token_type`, `expires_at`,
+// `obtained_at` and optionally `scope`, one `key=value` line each — read without Foundation, as
+// the small `strivacity` binary reads it on the hot path. Another process of the same user can
+// write the key, so what is read back is outside input: every field is admitted again as a
+// stored set's is, and anything else (an unknown or repeated key, a line without "=", bytes
+// that are not UTF-8) is no entry at all.
+public enum CacheRecord {
+  static let names: Set<String> = ["access_token", "token_type", "expires_at", "obtained_at", "scope"]
+
+  /// The record of `tokens`' access token, expiring at `expiresAt` (refresh and ID tokens are
+  /// never part of it).
+  public static func encode(_ tokens: TokenSet, expiresAt: Int64) -> String {
+    var text = "access_token=\(tokens.accessToken.value)\ntoken_type=\(tokens.tokenType)\n"
+    text += "expires_at=\(expiresAt)\nobtained_at=\(tokens.obtainedAt)\n"
+    if let scope = tokens.scope { text += "scope=\(scope)\n" }
+    return text
+  }
+
+  public static func decode(_ bytes: ArraySlice<UInt8>) -> TokenSet? {
+    var fields: [String: String] = [:]
+    for line in bytes.split(separator: UInt8(ascii: "\n")) {
+      guard let eq = line.firstIndex(of: UInt8(ascii: "=")),
+        let name = String(validating: line[..<eq], as: UTF8.self), names.contains(name), fields[name] == nil,
+        let value = String(validating: line[line.index(after: eq)...], as: UTF8.self)
+      else { return nil }
+      fields[name] = value
+    }
+    guard let access = fields["access_token"], let expiresAt = fields["expires_at"].flatMap(time),
+      let obtainedAt = fields["obtained_at"].flatMap(time),
+      let token = try? BearerToken(admitting: access),
+      let tokenType = try? Admit.tokenType(fields["token_type"])
+    else { return nil }
+    var scope: String?
+    if let given = fields["scope"] {
+      guard let admitted = try? Admit.scope(given) else { return nil }
+      scope = admitted
+    }
+    return TokenSet(accessToken: token, tokenType: tokenType, scope: scope, expiresAt: expiresAt, obtainedAt: obtainedAt)
+  }
+
+  /// Seconds since 1970: 1 to 12 ASCII digits (no sign, nothing to overflow).
+  static func time(_ text: String) -> Int64? {
+    guard (1...12).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+    return Int64(text)
+  }
+}
