@@ -202,6 +202,7 @@ _strivacity_login() {
         return
         ;;
     '--config')
+        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
         return
         ;;
     '--tenant')
@@ -217,12 +218,14 @@ _strivacity_login() {
         return
         ;;
     '--sdk-mode')
+        __strivacity_add_completions -W 'web'$'\n''web-minimal'$'\n''ios'$'\n''ios-minimal'$'\n''android'$'\n''android-minimal'
         return
         ;;
     '--login-hint')
         return
         ;;
     '--prompt')
+        __strivacity_add_completions -W 'none'$'\n''login'$'\n''create'
         return
         ;;
     '--acr-values')
@@ -264,6 +267,7 @@ _strivacity_token() {
         return
         ;;
     '--config')
+        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
         return
         ;;
     '--min-ttl')
@@ -294,6 +298,7 @@ _strivacity_status() {
         return
         ;;
     '--config')
+        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
         return
         ;;
     esac
@@ -317,6 +322,7 @@ _strivacity_userinfo() {
         return
         ;;
     '--config')
+        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
         return
         ;;
     esac
@@ -340,6 +346,7 @@ _strivacity_logout() {
         return
         ;;
     '--config')
+        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
         return
         ;;
     esac
@@ -363,6 +370,7 @@ _strivacity_revoke() {
         return
         ;;
     '--config')
+        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
         return
         ;;
     esac
@@ -386,6 +394,15 @@ _strivacity_credential() {
         return
         ;;
     '--config')
+        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __strivacity_add_completions -W 'get'$'\n''store'$'\n''erase'
         return
         ;;
     esac
@@ -409,6 +426,7 @@ _strivacity_setup-git() {
         return
         ;;
     '--config')
+        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
         return
         ;;
     '--host')
@@ -435,6 +453,7 @@ _strivacity_curl() {
         return
         ;;
     '--config')
+        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
         return
         ;;
     esac

@@ -9,8 +9,8 @@ public struct Strivacity: ParsableCommand {
     commandName: "strivacity",
     abstract: "Sign in to Strivacity from the terminal and hand out fresh tokens.",
     discussion: """
-      Profiles live in $XDG_CONFIG_HOME/strivacity/config.toml (or --config,
-      STRIVACITY_CONFIG). Tokens live in the Secret Service keyring, or in a
+      Profiles live in $XDG_CONFIG_HOME/strivacity/config.toml (or --config, \
+      STRIVACITY_CONFIG). Tokens live in the Secret Service keyring, or in a \
       0600 file when a profile says store = "file".
 
       ENVIRONMENT:
@@ -85,10 +85,12 @@ struct GlobalOptions: ParsableArguments {
     completion: .custom { _, _, prefix in Context().profileNames().filter { $0.hasPrefix(prefix) } })
   var profile: String?
 
-  @Option(name: .long, help: ArgumentHelp("Where tokens are kept: secret-service or file.", valueName: "store"))
+  @Option(name: .long, help: ArgumentHelp("Where tokens are kept: the Secret Service keyring, or a 0600 file.", valueName: "store"))
   var store: StoreChoice?
 
-  @Option(name: .long, help: ArgumentHelp("Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).", valueName: "path"))
+  @Option(
+    name: .long, help: ArgumentHelp("Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).", valueName: "path"),
+    completion: .file(extensions: ["toml"]))
   var config: String?
 
   @Flag(name: .shortAndLong, help: "Describe each step on stderr (secrets are redacted).")

@@ -8,10 +8,10 @@ struct Logout: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Revoke the tokens, end the session at the tenant, and delete them locally.",
     discussion: """
-      Revokes the refresh and access tokens (RFC 7009) when the tenant advertises a
-      revocation endpoint, ends the session at its end_session_endpoint with the ID token
-      as hint, then deletes the stored tokens. With --local only the last step happens.
-      If the tenant cannot be reached, the tokens are still deleted here, strivacity says
+      Revokes the refresh and access tokens (RFC 7009) when the tenant advertises a \
+      revocation endpoint, ends the session at its end_session_endpoint with the ID token \
+      as hint, then deletes the stored tokens. With --local only the last step happens. \
+      If the tenant cannot be reached, the tokens are still deleted here, strivacity says \
       what was not revoked, and exits 4.
       """)
 

@@ -11,10 +11,10 @@ struct Token: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Print a fresh access token (refreshing it when needed).",
     discussion: """
-      Only the token (or the chosen format) goes to stdout. When the access token expires
-      within --min-ttl seconds (at most half its lifetime) it is refreshed first; many
-      processes asking at once make one refresh. Formats: raw, header, json, env (for
-      eval), curl (for curl -K -), exec-credential (Kubernetes
+      Only the token (or the chosen format) goes to stdout. When the access token expires \
+      within --min-ttl seconds (at most half its lifetime) it is refreshed first; many \
+      processes asking at once make one refresh. Formats: raw, header, json, env (for \
+      eval), curl (for curl -K -), exec-credential (Kubernetes \
       client.authentication.k8s.io/v1).
 
       EXAMPLES:
@@ -25,10 +25,10 @@ struct Token: ParsableCommand {
 
   @OptionGroup var global: GlobalOptions
 
-  @Option(name: .customLong("min-ttl"), help: ArgumentHelp("Refresh when the token expires within this many seconds, at most half its lifetime (default: 60).", valueName: "seconds"))
+  @Option(name: .customLong("min-ttl"), help: ArgumentHelp("Refresh when the token expires within this many seconds, at most half its lifetime.", valueName: "seconds"))
   var minTTL: Int64 = 60
 
-  @Option(help: ArgumentHelp("raw, header, json, env, curl or exec-credential (default: raw).", valueName: "format"))
+  @Option(help: ArgumentHelp("What to print: the token alone, or a header, JSON, shell, curl or Kubernetes form.", valueName: "format"))
   var format: TokenFormat = .raw
 
   @Flag(name: .customLong("id-token"), help: "Print the ID token instead of the access token.")

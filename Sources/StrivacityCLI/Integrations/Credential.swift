@@ -12,16 +12,16 @@ struct Credential: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "git credential helper: answer get/store/erase on stdin and stdout (git-credential(1)).",
     discussion: """
-      Answers `get` only for hosts (or URL prefixes) in a profile's git_hosts, with a fresh
-      access token as password (or as a Bearer credential when git offers
-      capability[]=authtype); for anything else it prints nothing, so git asks its next
-      helper. `store` is a no-op; `erase` drops the cached access token so the next `get`
+      Answers `get` only for hosts (or URL prefixes) in a profile's git_hosts, with a fresh \
+      access token as password (or as a Bearer credential when git offers \
+      capability[]=authtype); for anything else it prints nothing, so git asks its next \
+      helper. `store` is a no-op; `erase` drops the cached access token so the next `get` \
       refreshes. Set it up with `strivacity setup-git --host HOST`.
       """)
 
   @OptionGroup var global: GlobalOptions
 
-  @Argument(help: "get, store or erase.")
+  @Argument(help: "get, store or erase.", completion: .list(["get", "store", "erase"]))
   var action: String
 
   func run() throws {

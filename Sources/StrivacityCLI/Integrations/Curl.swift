@@ -14,10 +14,10 @@ struct Curl: ParsableCommand {
     abstract: "Run curl with a fresh access token, passed through a pipe, never in argv.",
     discussion: """
       The token goes only to the tenant's origin and the profile's git_hosts and hosts:
-      every URL among the arguments must be on one of them. Only curl options that cannot
-      send a request elsewhere are passed (no -K, --next, --connect-to, --resolve, proxies,
-      --location-trusted, -u, -k); every other argument must be a full http(s) URL. curl's
-      exit status is strivacity's. For anything else, pipe `strivacity token --format curl`
+      every URL among the arguments must be on one of them. Only curl options that cannot \
+      send a request elsewhere are passed (no -K, --next, --connect-to, --resolve, proxies, \
+      --location-trusted, -u, -k); every other argument must be a full http(s) URL. curl's \
+      exit status is strivacity's. For anything else, pipe `strivacity token --format curl` \
       into `curl -K -`.
 
       EXAMPLE:

@@ -12,16 +12,16 @@ struct Login: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Sign in to a Strivacity tenant in the terminal and keep the tokens.",
     discussion: """
-      Runs the tenant's journey screen by screen on the terminal (/dev/tty). Steps a
-      terminal cannot do (passkeys, unknown widgets) continue in the browser, and the
-      redirect comes back to a one-shot listener on 127.0.0.1. Tokens are stored only
+      Runs the tenant's journey screen by screen on the terminal (/dev/tty). Steps a \
+      terminal cannot do (passkeys, unknown widgets) continue in the browser, and the \
+      redirect comes back to a one-shot listener on 127.0.0.1. Tokens are stored only \
       after the ID token's signature, issuer, audience, expiry and nonce check out.
 
       Flags given here are saved to the profile, so later commands need none.
 
-      AUTOMATION: answer widgets by id with --field ID=VALUE, or --field-env
-      ID=VARIABLE for secrets (never put a password on the command line); choose
-      actions with --action FORM-ID. Without a terminal, a field left unanswered
+      AUTOMATION: answer widgets by id with --field ID=VALUE, or --field-env \
+      ID=VARIABLE for secrets (never put a password on the command line); choose \
+      actions with --action FORM-ID. Without a terminal, a field left unanswered \
       fails the login and names the field.
       """)
 
@@ -39,13 +39,16 @@ struct Login: ParsableCommand {
   @Option(name: .customLong("redirect-uri"), help: ArgumentHelp("Loopback redirect URI (default: http://127.0.0.1:<free port>/callback).", valueName: "uri"))
   var redirectURI: String?
 
-  @Option(name: .customLong("sdk-mode"), help: ArgumentHelp("Journey API mode: web, web-minimal, ios, ios-minimal, android, android-minimal (default: web).", valueName: "mode"))
+  @Option(
+    name: .customLong("sdk-mode"),
+    help: ArgumentHelp("Journey API mode: web, web-minimal, ios, ios-minimal, android, android-minimal (default: web).", valueName: "mode"),
+    completion: .list(Login.sdkModes))
   var sdkMode: String?
 
   @Option(name: .customLong("login-hint"), help: ArgumentHelp("Passed to the tenant as login_hint.", valueName: "text"))
   var loginHint: String?
 
-  @Option(help: ArgumentHelp("Passed to the tenant as prompt (none, login, create).", valueName: "value"))
+  @Option(help: ArgumentHelp("Passed to the tenant as prompt (none, login, create).", valueName: "value"), completion: .list(["none", "login", "create"]))
   var prompt: String?
 
   @Option(name: .customLong("acr-values"), help: ArgumentHelp("Passed to the tenant as acr_values.", valueName: "values"))
@@ -70,7 +73,7 @@ struct Login: ParsableCommand {
   var noBrowser = false
 
   @Option(help: ArgumentHelp("Seconds to wait for the browser (default: 300).", valueName: "seconds"))
-  var timeout: Double = 300
+  var timeout: Double?  // 300; optional so that help says "300", not "300.0" twice
 
   static let sdkModes = ["web", "web-minimal", "ios", "ios-minimal", "android", "android-minimal"]
 
@@ -78,7 +81,7 @@ struct Login: ParsableCommand {
     if let sdkMode, !Self.sdkModes.contains(sdkMode) {
       throw ValidationError("--sdk-mode must be one of \(Self.sdkModes.joined(separator: ", "))")
     }
-    guard timeout.isFinite, timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be a positive number of seconds, at most 86400") }
+    if let timeout, !(timeout.isFinite && timeout > 0 && timeout <= 86_400) { throw ValidationError("--timeout must be a positive number of seconds, at most 86400") }
     for field in fields + fieldEnvironment where !field.contains("=") || field.hasPrefix("=") {
       throw ValidationError("'\(field)' is not ID=VALUE")
     }
@@ -102,7 +105,7 @@ struct Login: ParsableCommand {
     let settings = LoginSettings(
       tenant: tenantURL, clientID: client, scopes: scopes, redirectURI: redirectURI ?? resolved.profile.redirectURI,
       sdkMode: sdkMode ?? resolved.profile.sdkMode ?? "web", loginHint: loginHint, prompt: prompt, acrValues: acrValues,
-      uiLocales: uiLocales, browserOnly: browser, openBrowser: !noBrowser, browserTimeout: timeout)
+      uiLocales: uiLocales, browserOnly: browser, openBrowser: !noBrowser, browserTimeout: timeout ?? 300)
 
     // The store must be usable before anyone types a password.
     let store = try context.store(for: resolved.store)
