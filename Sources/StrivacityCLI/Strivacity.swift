@@ -27,7 +27,7 @@ public struct Strivacity: ParsableCommand {
 
       \(ExitStatus.helpText)
       """,
-    version: strivacityVersion,
+    version: "strivacity \(strivacityVersion)",
     subcommands: [
       Login.self, Token.self, Status.self, Userinfo.self, Logout.self, Revoke.self, Credential.self, SetupGit.self,
       Curl.self, GenerateMan.self,
@@ -41,6 +41,12 @@ public struct Strivacity: ParsableCommand {
     // Tokens and passwords live in this process's memory: never let it be written to a core file.
     var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
     setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
+    // `strivacity` alone: what there is to run, on stderr, as a usage error (git and gh do the
+    // same; the whole help is `strivacity --help`).
+    if arguments.isEmpty {
+      Console.writeStderr(shortUsage())
+      exit(withStatus: .usage)
+    }
     do {
       var command = try parseAsRoot(arguments)
       try command.run()
@@ -57,8 +63,7 @@ public struct Strivacity: ParsableCommand {
         exit(withStatus: .ok)
       }
       if code.rawValue == ExitCode.validationFailure.rawValue || code.rawValue == 64 {
-        Console.writeStderr(text + "\n")
-        exit(withStatus: .usage)
+        report(CLIFailure(usageError(message: message(for: error), full: text), status: .usage))
       }
       report(CLIFailure("\(error)", status: .failure))
     }
@@ -67,6 +72,41 @@ public struct Strivacity: ParsableCommand {
   /// The command line; as `git-credential-strivacity` (a link to `strivacity`, which hands over
   /// with argv[0] unchanged) it is the credential helper (Launcher's commandLineArguments).
   public static func arguments() -> [String] { commandLineArguments() }
+
+  /// A parse or validation error as one line in the documented form, with where to read more:
+  /// "unexpected argument 'x' (see 'strivacity token --help')". Lists of allowed values are
+  /// joined onto the line.
+  static func usageError(message: String, full: String) -> String {
+    var line = ""
+    for raw in message.split(separator: "\n") {
+      let text = raw.drop(while: \.isWhitespace)
+      if text.hasPrefix("- ") {
+        line += (line.hasSuffix(":") ? " " : ", ") + text.dropFirst(2)
+      } else {
+        line += (line.isEmpty ? "" : " ") + text
+      }
+    }
+    if line.hasPrefix("Error: ") { line.removeFirst(7) }
+    line = line.replacing(". Please provide one of the following:", with: "; use one of:").replacing(". Please provide one of ", with: "; use one of ")
+    if line.hasSuffix(".") { line.removeLast() }
+    if let first = line.first, first.isUppercase, line.dropFirst().first?.isLowercase == true { line = first.lowercased() + line.dropFirst() }
+    // ArgumentParser's full message ends with "See 'strivacity token --help' for more information."
+    var command = "strivacity"
+    if let see = full.firstRange(of: "See '"), let end = full[see.upperBound...].firstIndex(of: "'") {
+      command = String(full[see.upperBound..<end]).replacing(" --help", with: "")
+    }
+    return "\(line) (see '\(command) --help')"
+  }
+
+  /// The commands and what they do, for `strivacity` run alone.
+  static func shortUsage() -> String {
+    let commands = configuration.subcommands.filter { $0.configuration.shouldDisplay }
+    let width = commands.map { $0._commandName.count }.max() ?? 0
+    let lines = commands.map {
+      "  " + $0._commandName + String(repeating: " ", count: width - $0._commandName.count) + "  " + $0.configuration.abstract
+    }
+    return "usage: strivacity <command> [options]\n\n" + lines.joined(separator: "\n") + "\n\nSee 'strivacity --help' or 'strivacity <command> --help'.\n"
+  }
 
   static func report(_ failure: CLIFailure) -> Never {
     if !failure.message.isEmpty { Console.error(failure.message) }

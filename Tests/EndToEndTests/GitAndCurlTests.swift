@@ -249,6 +249,23 @@ extension Harness {
     }
   }
 
+  /// strivacity's options are written in full and come first; curl's start at the first other
+  /// argument: `-v` is curl's (its "> GET" lines, none of strivacity's), `--` is optional, and
+  /// `--help` right after `curl` is strivacity curl's help.
+  @Test func curlsOptionsReachCurl() throws {
+    let h = try Harness(journey: "password")
+    try h.gitProfile(hosts: [])
+    let userinfo = h.emulator.issuer + "userinfo"
+    let verbose = try h.strivacity(["curl", "--profile", h.profile, "-v", "-sS", userinfo])
+    #expect(verbose.status == 0 && verbose.stdout.contains("\"sub\""), "\(verbose.stderr)")
+    #expect(verbose.stderr.contains("> GET /userinfo"), "curl's -v")
+    #expect(!verbose.stderr.contains("strivacity: GET"), "not strivacity's --verbose")
+    let ours = try h.strivacity(["curl", "--verbose", "--profile", h.profile, "-sS", userinfo])
+    #expect(ours.status == 0 && !ours.stderr.contains("> GET"), "\(ours.stderr)")
+    let help = try h.strivacity(["curl", "--help"])
+    #expect(help.status == 0 && help.stdout.contains("USAGE: strivacity curl"))
+  }
+
   @Test func curlRefusesOtherHosts() throws {
     let h = try Harness(journey: "password")
     try h.gitProfile(hosts: [])

@@ -54,7 +54,7 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
     let sandbox = try Sandbox()
     let version = try sandbox.strivacity(["--version"])
     #expect(version.status == 0)
-    #expect(version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
+    #expect(version.stdout.range(of: #"^strivacity \d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
     let help = try sandbox.strivacity(["--help"])
     #expect(help.status == 0)
     #expect(help.stdout.contains("USAGE: strivacity"))
@@ -78,14 +78,27 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
     #expect(try loaded(["token", "--profile", "default"], bus: true).contains("libsecret"), "the keyring store loads it")
   }
 
-  @Test func usageErrorsExitTwo() throws {
-    let sandbox = try Sandbox()
-    let result = try sandbox.strivacity(["no-such-command"])
-    #expect(result.status == 2)
-    #expect(result.stdout.isEmpty)
-    #expect(result.stderr.contains("Unexpected argument 'no-such-command'"))
-    let badStore = try sandbox.strivacity(["status", "--store", "plaintext"])
-    #expect(badStore.status == 2)
+  /// Parse errors too are one line in the documented form, with the help to read, and exit 2.
+  @Test(arguments: [
+    (["no-such-command"], "unexpected argument 'no-such-command' (see 'strivacity --help')"),
+    (["status", "--store", "plaintext"], "the value 'plaintext' is invalid for '--store <store>'; use one of 'secret-service' and 'file' (see 'strivacity status --help')"),
+    (["token", "--format", "bogus"], "; use one of: raw, header, json, env, curl, exec-credential (see 'strivacity token --help')"),
+    (["token", "--min-ttl"], "missing value for '--min-ttl <seconds>' (see 'strivacity token --help')"),
+    (["credential"], "missing expected argument '<action>' (see 'strivacity credential --help')"),
+    (["login", "--sdk-mode", "x"], "--sdk-mode must be one of web, web-minimal, ios, ios-minimal, android, android-minimal (see 'strivacity login --help')"),
+  ])
+  func usageErrorsAreOneLineAndExitTwo(arguments: [String], message: String) throws {
+    let result = try Sandbox().strivacity(arguments)
+    expectOneLineError(result, status: 2, containing: message)
+  }
+
+  /// `strivacity` alone lists the commands on stderr and exits 2, as git does.
+  @Test func aloneItSaysWhatThereIsToRun() throws {
+    let result = try Sandbox().strivacity([])
+    #expect(result.status == 2 && result.stdout.isEmpty)
+    #expect(result.stderr.hasPrefix("usage: strivacity <command> [options]\n"))
+    #expect(result.stderr.contains("\n  token       Print a fresh access token"))
+    #expect(result.stderr.hasSuffix("See 'strivacity --help' or 'strivacity <command> --help'.\n"))
   }
 
   @Test func malformedConfigIsOneLineWithPosition() throws {

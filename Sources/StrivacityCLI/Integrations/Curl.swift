@@ -13,15 +13,20 @@ struct Curl: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Run curl with a fresh access token, passed through a pipe, never in argv.",
     discussion: """
-      The token goes only to the tenant's origin and the profile's git_hosts and hosts:
+      The token goes only to the tenant's origin and the profile's git_hosts and hosts: \
       every URL among the arguments must be on one of them. Only curl options that cannot \
       send a request elsewhere are passed (no -K, --next, --connect-to, --resolve, proxies, \
       --location-trusted, -u, -k); every other argument must be a full http(s) URL. curl's \
       exit status is strivacity's. For anything else, pipe `strivacity token --format curl` \
       into `curl -K -`.
 
-      EXAMPLE:
-        strivacity curl -- -sS https://api.example.com/v1/me
+      strivacity's own options come first, written in full (--profile, --store, --config, \
+      --verbose); curl's start at the first other argument, or after `--`. So \
+      `strivacity curl -v URL` passes -v to curl, and `strivacity curl --help` is this help.
+
+      EXAMPLES:
+        strivacity curl -sS https://api.example.com/v1/me
+        strivacity curl --profile work -- -v -X POST https://api.example.com/v1/items
       """)
 
   @OptionGroup var global: GlobalOptions
@@ -30,7 +35,16 @@ struct Curl: ParsableCommand {
   var arguments: [String] = []
 
   func run() throws {
-    let given = arguments.first == "--" ? Array(arguments.dropFirst()) : arguments
+    if arguments.first == "--help" || arguments.first == "-h" { throw CleanExit.helpRequest(self) }
+    var given = arguments.first == "--" ? Array(arguments.dropFirst()) : arguments
+    // `-v` is curl's here: strivacity's --verbose is written in full. (The parser took it for
+    // ours before the first curl argument.)
+    var global = global
+    let own = Strivacity.arguments().dropLast(arguments.count)
+    if own.contains("-v") {
+      given.insert("-v", at: 0)
+      global.verbose = own.contains("--verbose")
+    }
     let curl: CurlArguments
     do {
       curl = try CurlArguments.parse(given)

@@ -1,0 +1,24 @@
+// Every command's --help, as a person reads it at 80 columns, against a golden file in
+// Tests/StrivacityCLITests/Golden (re-record with RECORD_SNAPSHOTS=1 and review the diff). The
+// man page and the completions are checked against the committed ones by DocsTests.
+import Foundation
+import StrivacityTestSupport
+import Testing
+
+@Suite struct HelpGoldenTests {
+  static let commands = ["", "login", "token", "status", "userinfo", "logout", "revoke", "credential", "setup-git", "curl"]
+
+  @Test(arguments: commands)
+  func help(command: String) throws {
+    let result = try Sandbox().strivacity((command.isEmpty ? [] : [command]) + ["--help"])
+    #expect(result.status == 0 && result.ownStderr.isEmpty, "\(result.stderr)")
+    let name = command.isEmpty ? "help" : "help-\(command)"
+    let path = TestEnvironment.repositoryRoot.appendingPathComponent("Tests/StrivacityCLITests/Golden/\(name).txt").path
+    if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
+      try result.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+    let expected = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    #expect(result.stdout == expected, "golden \(name).txt differs; re-record with RECORD_SNAPSHOTS=1")
+    #expect(!result.stdout.contains("). (default:"), "a default said twice")
+  }
+}
