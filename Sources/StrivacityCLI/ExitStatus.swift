@@ -52,7 +52,9 @@ struct CLIFailure: Error {
       self = failure
     case let error as ConfigError:
       switch error {
-      case .profileNotConfigured: self.init(error.description, status: .signInRequired)
+      // A profile that does not exist is a configuration error (2), for every command; the
+      // message says how to create it. 3 means a configured profile holds no usable tokens.
+      case .profileNotConfigured: self.init(error.description, status: .usage)
       default: self.init(error.description, status: .usage)
       }
     case let error as StoreError:

@@ -8,7 +8,7 @@ import StrivacityCore
 struct Status: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Show a profile's tenant, client, user, token expiry and store (never a secret).",
-    discussion: "Exits 0 when signed in, 3 when not (with --all: when no profile is).")
+    discussion: "Exits 0 when signed in, 3 when not (with --all: when no profile is), 2 when the profile is not configured (with --json, after printing JSON that says so).")
 
   @OptionGroup var global: GlobalOptions
 
@@ -27,8 +27,20 @@ struct Status: ParsableCommand {
     let names: [String?] = all ? (try context.config()?.profiles.map(\.name) ?? []) : [nil]
     var reports: [JSONValue] = []
     for name in names {
-      let session = try ProfileSession(context: context, options: global, profile: name)
-      if session.resolved.store == .file && !json { Console.warning(FileStore.warning) }
+      let session: ProfileSession
+      do {
+        session = try ProfileSession(context: context, options: global, profile: name)
+      } catch ConfigError.profileNotConfigured(let missing, let path) where json {
+        // Scripts asking for JSON get JSON, saying so, and the same exit code.
+        let object: JSONValue = .object([
+          "profile": .string(missing), "configured": false, "signed_in": false,
+          "error": .string(ConfigError.profileNotConfigured(name: missing, path: path).description),
+        ])
+        Console.writeStdout(String(decoding: object.serialized(pretty: true), as: UTF8.self) + "\n")
+        throw CLIFailure("", status: .usage)
+      }
+      // (The file store's warning is given once, when it is chosen at sign-in; the table
+      // shows the store.)
       reports.append(report(session, tokens: try session.store.load(session.key)))
     }
     let signedIn = reports.contains { $0["signed_in"] == true }
@@ -45,7 +57,7 @@ struct Status: ParsableCommand {
   private func report(_ session: ProfileSession, tokens: TokenSet?) -> JSONValue {
     var object: [String: JSONValue] = [
       "profile": .string(session.name), "tenant": .string(session.tenant), "client_id": .string(session.clientID),
-      "store": .string(session.resolved.store.rawValue), "signed_in": .bool(tokens != nil),
+      "store": .string(session.resolved.store.rawValue), "configured": true, "signed_in": .bool(tokens != nil),
     ]
     guard let tokens else { return .object(object) }
     let now = Int64(time(nil))
