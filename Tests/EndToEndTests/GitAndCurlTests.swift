@@ -166,6 +166,22 @@ extension Harness {
     #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("git_hosts = []"))
   }
 
+  /// --local outside a repository is a usage error that says what to do, and changes nothing.
+  @Test func setupGitLocalOutsideARepositoryIsAUsageError() throws {
+    let h = try Harness(journey: "password")
+    try h.gitProfile(hosts: [])
+    var env = h.environment
+    env["PATH"] = try h.helperPath()
+    env["GIT_CEILING_DIRECTORIES"] = h.home.path
+    let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    let result = try run(
+      [TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com", "--local"],
+      environment: env, currentDirectory: h.home.path)
+    #expect(result.status == 2 && result.stdout.isEmpty)
+    #expect(result.ownStderr.hasPrefix("strivacity: error: --local needs a git repository") && result.ownStderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8) == config)
+  }
+
   /// Without git-credential-strivacity on PATH, git is told the absolute path of `strivacity`
   /// (the small binary that answers from the access-token cache), not of strivacity-cli, whose
   /// process runs setup-git; git then gets its answer through it.

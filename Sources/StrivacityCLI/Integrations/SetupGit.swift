@@ -36,6 +36,10 @@ struct SetupGit: ParsableCommand {
     let resolved = try context.resolveProfile(global)
     let configured = try context.config()?.profile(named: resolved.name)
     guard configured != nil else { throw ConfigError.profileNotConfigured(name: resolved.name, path: context.paths.config) }
+    // Before anything is written: --local means this directory's repository.
+    if local, (try? runProgram(["git", "rev-parse", "--git-dir"], quiet: true))?.status != 0 {
+      throw CLIFailure("--local needs a git repository: run it inside one, or leave it out for your global git config", status: .usage)
+    }
     var hosts = configured?.gitHosts ?? []
     if undo { hosts.removeAll { $0 == host } } else if !hosts.contains(host) { hosts.append(host) }
     try context.updateConfig(profile: resolved.name, settings: [("git_hosts", .strings(hosts))])
@@ -85,15 +89,17 @@ struct SetupGit: ParsableCommand {
 
 /// Runs a program found on PATH (no shell) and waits for it, returning its exit status and
 /// stdout. `whileRunning` runs once it has started, before the wait (to feed it a pipe). The
-/// child gets an empty signal mask and SIGPIPE at its default.
+/// child gets an empty signal mask and SIGPIPE at its default. `quiet`: its stderr goes to
+/// /dev/null (for a question whose "no" the program would print as an error).
 func runProgram(
-  _ arguments: [String], captureOutput: Bool = true, whileRunning: (() -> Void)? = nil
+  _ arguments: [String], captureOutput: Bool = true, quiet: Bool = false, whileRunning: (() -> Void)? = nil
 ) throws -> (status: Int32, output: String) {
   var out: [Int32] = [-1, -1]
   if captureOutput { guard pipe2(&out, O_CLOEXEC) == 0 else { throw CLIFailure("pipe failed", status: .failure) } }
   var actions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
+  if quiet { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
   if captureOutput {
     posix_spawn_file_actions_adddup2(&actions, out[1], 1)
     posix_spawn_file_actions_addclose(&actions, out[0])
