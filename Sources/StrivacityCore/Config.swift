@@ -12,6 +12,7 @@
 //   hosts = ["api.example.com"]          # `strivacity curl` may send the token here too
 //
 // Nothing secret is ever written here.
+import Glibc
 
 /// One profile as configured.
 public struct Profile: Sendable, Equatable {
@@ -114,23 +115,33 @@ public struct Config: Sendable, Equatable {
     let wanted = profile.map { Array($0.utf8) }
     var copy = text
     return copy.withUTF8 { bytes in
-      var out: [UInt8] = []
-      out.reserveCapacity(bytes.count)
-      var keeping = true
-      var start = 0
-      while start < bytes.count {
-        var end = start
-        while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
-        var first = start
-        while first < end && (bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t")) { first += 1 }
-        if first < end && bytes[first] == UInt8(ascii: "[") {
-          keeping = headerKept(UnsafeBufferPointer(rebasing: bytes[(first + 1)..<end]), wanted)
+      guard let base = bytes.baseAddress else { return "" }
+      // Written straight into the result: the scan is what every `token` pays for the other
+      // profiles' lines, so it finds line ends with memchr and copies kept lines whole.
+      return String(unsafeUninitializedCapacity: bytes.count) { out in
+        var written = 0
+        var keeping = true
+        var start = 0
+        while start < bytes.count {
+          var end = bytes.count
+          if let found = memchr(base + start, 10, bytes.count - start) { end = UnsafeRawPointer(found) - UnsafeRawPointer(base) }
+          var first = start
+          while first < end && (bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t")) { first += 1 }
+          if first < end && bytes[first] == UInt8(ascii: "[") {
+            keeping = headerKept(UnsafeBufferPointer(rebasing: bytes[(first + 1)..<end]), wanted)
+          }
+          if keeping {
+            memcpy(out.baseAddress! + written, base + start, end - start)
+            written += end - start
+          }
+          if end < bytes.count {
+            out[written] = UInt8(ascii: "\n")
+            written += 1
+          }
+          start = end + 1
         }
-        if keeping { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end])) }
-        if end < bytes.count { out.append(UInt8(ascii: "\n")) }
-        start = end + 1
+        return written
       }
-      return String(decoding: out, as: UTF8.self)
     }
   }
 

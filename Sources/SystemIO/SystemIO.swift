@@ -29,7 +29,10 @@ public func readFile(_ path: String, limit: Int = 1_048_576) -> FileRead {
   let fd = open(path, O_RDONLY | O_CLOEXEC)
   if fd < 0 { return errno == ENOENT ? .missing : .failed(String(cString: strerror(errno))) }
   defer { close(fd) }
-  switch readAll(fd, limit: limit) {
+  // Sized from the start (a config among thousands of profiles is hundreds of KiB: no regrowth).
+  var status = stat()
+  let size = fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : 0
+  switch readAll(fd, limit: limit, expected: size) {
   case .success(let bytes) where bytes.count > limit: return .failed("larger than \(limit / 1024) KiB")
   case .success(let bytes): return .contents(bytes)
   case .failure(let errorNumber): return .failed(String(cString: strerror(errorNumber.code)))
@@ -40,16 +43,29 @@ public struct ErrorNumber: Error { public var code: Int32 }
 
 /// Everything `fd` gives until end of file, or the first read past `limit` bytes (so a result
 /// longer than `limit` means "too long"). The scratch buffer is zeroed: stdin may hold secrets.
-public func readAll(_ fd: Int32, limit: Int) -> Result<[UInt8], ErrorNumber> {
+/// `expected` (a regular file's size, if known) sizes the buffer and the first read.
+public func readAll(_ fd: Int32, limit: Int, expected: Int = 0) -> Result<[UInt8], ErrorNumber> {
   var bytes: [UInt8] = []
+  bytes.reserveCapacity(min(expected, limit) + 1)
   var chunk = [UInt8](repeating: 0, count: 16_384)
   defer { for i in chunk.indices { chunk[i] = 0 } }
   while bytes.count <= limit {
-    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    let n: Int
+    if bytes.capacity - bytes.count > chunk.count {
+      // Straight into the buffer: no copy through the chunk.
+      let start = bytes.count
+      var got = 0
+      bytes.append(contentsOf: repeatElement(0, count: bytes.capacity - start))
+      got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, $0.count - start) }
+      bytes.removeLast(bytes.count - start - max(got, 0))
+      n = got
+    } else {
+      n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
+    }
     if n < 0 && errno == EINTR { continue }
     if n < 0 { return .failure(ErrorNumber(code: errno)) }
     if n == 0 { break }
-    bytes.append(contentsOf: chunk[0..<n])
   }
   return .success(bytes)
 }
