@@ -78,11 +78,13 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
       try easy.setHeaders(request.headers.map { "\($0.name): \($0.value)" } + ["Expect:"])
       try easy.setCallbacks(write: writeCallback, header: headerCallback, context: context.toOpaque())
     } catch {
-      throw .protocolError(host: parts.host, detail: error.message)
+      throw .protocolError(host: "\(parts.origin)", detail: error.message)
     }
     let rc = easy.perform()
-    if sink.overflowed { throw .tooLarge(host: parts.host, limit: options.maxBodyBytes) }
-    guard rc == CURLE_OK else { throw Self.classify(rc, host: parts.host, timeout: timeout) }
+    // Messages name the origin (scheme, host and port: which tenant, which stale port), never
+    // a path or query.
+    if sink.overflowed { throw .tooLarge(host: "\(parts.origin)", limit: options.maxBodyBytes) }
+    guard rc == CURLE_OK else { throw Self.classify(rc, host: parts.host, origin: "\(parts.origin)", timeout: timeout) }
     return HTTPResponse(status: easy.info(CURLINFO_RESPONSE_CODE), headers: sink.headers, body: sink.body)
   }
 
@@ -98,20 +100,20 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     }
   }
 
-  static func classify(_ rc: CURLcode, host: String, timeout: Double) -> TransportError {
+  static func classify(_ rc: CURLcode, host: String, origin: String, timeout: Double) -> TransportError {
     let text = String(cString: sc_easy_strerror(rc))
     switch rc {
     case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .dns(host: host)
-    case CURLE_COULDNT_CONNECT: return .refused(host: host)
-    case CURLE_OPERATION_TIMEDOUT: return .timeout(host: host, seconds: timeout)
+    case CURLE_COULDNT_CONNECT: return .refused(host: origin)
+    case CURLE_OPERATION_TIMEDOUT: return .timeout(host: origin, seconds: timeout)
     case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
       CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
       CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
       CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
-      return .tls(host: host, detail: text)
-    case CURLE_UNSUPPORTED_PROTOCOL: return .insecureURL(host: host)
+      return .tls(host: origin, detail: text)
+    case CURLE_UNSUPPORTED_PROTOCOL: return .insecureURL(host: origin)
     case CURLE_URL_MALFORMAT: return .invalidURL
-    default: return .protocolError(host: host, detail: text)
+    default: return .protocolError(host: origin, detail: text)
     }
   }
 }
@@ -187,4 +189,5 @@ extension String {
 enum CURLcodeValue {
   static let couldntResolveHost = CURLE_COULDNT_RESOLVE_HOST
   static let peerFailedVerification = CURLE_PEER_FAILED_VERIFICATION
+  static let couldntConnect = CURLE_COULDNT_CONNECT
 }

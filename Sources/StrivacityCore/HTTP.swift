@@ -78,8 +78,9 @@ public protocol HTTPClient: AnyObject {
   func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse
 }
 
-/// Why a request got no HTTP response. Messages name the host at most: never a URL's query,
-/// a header or a body, which may carry secrets.
+/// Why a request got no HTTP response. Messages name the origin (`host` holds scheme, host and
+/// port; for DNS the host name alone) at most: never a URL's path, query, a header or a body,
+/// which may carry secrets.
 public enum TransportError: Error, Equatable, CustomStringConvertible {
   case invalidURL
   /// Plain http:// to a host that is not loopback, or a scheme other than http(s).

@@ -111,8 +111,9 @@ final class Seen: Sendable {
         headers: [HTTPHeader("Authorization", "Bearer SECRET-IN-HEADER")], body: Array("password=SECRET-IN-BODY".utf8)))
       Issue.record("no timeout")
     } catch {
-      #expect(error == .timeout(host: "127.0.0.1", seconds: 0.3))
-      #expect(error.description == "127.0.0.1 did not answer within 0.3 s")
+      let origin = server.baseURL  // http://127.0.0.1:PORT: the origin, no path
+      #expect(error == .timeout(host: origin, seconds: 0.3))
+      #expect(error.description == "\(origin) did not answer within 0.3 s")
       #expect(!error.description.contains("SECRET"))
       #expect(!error.description.contains("\n"))
     }
@@ -126,7 +127,7 @@ final class Seen: Sendable {
       return reply
     }
     defer { server.stop() }
-    #expect(throws: TransportError.timeout(host: "127.0.0.1", seconds: 0.2)) {
+    #expect(throws: TransportError.timeout(host: server.baseURL, seconds: 0.2)) {
       try CurlHTTPClient().send(HTTPRequest(url: server.baseURL + "/", timeout: 0.2))
     }
   }
@@ -135,7 +136,7 @@ final class Seen: Sendable {
     let server = try LoopbackServer { _ in ServerReply(status: 200) }
     let url = server.baseURL + "/"
     server.stop()
-    #expect(throws: TransportError.refused(host: "127.0.0.1")) {
+    #expect(throws: TransportError.refused(host: server.baseURL)) {
       try CurlHTTPClient().send(HTTPRequest(url: url))
     }
   }
@@ -157,7 +158,7 @@ final class Seen: Sendable {
           Issue.record("\(path): \(error)")
           continue
         }
-        #expect(host == "127.0.0.1")
+        #expect(host == server.baseURL)
       }
     }
   }
@@ -169,7 +170,7 @@ final class Seen: Sendable {
     defer { server.stop() }
     var options = CurlHTTPClient.Options()
     options.maxBodyBytes = 1_048_576
-    #expect(throws: TransportError.tooLarge(host: "127.0.0.1", limit: 1_048_576)) {
+    #expect(throws: TransportError.tooLarge(host: server.baseURL, limit: 1_048_576)) {
       try CurlHTTPClient(options: options).send(HTTPRequest(url: server.baseURL + "/big"))
     }
   }
@@ -200,8 +201,9 @@ final class Seen: Sendable {
   }
 
   @Test func classifiesLibcurlErrors() {
-    #expect(CurlHTTPClient.classify(CURLcodeValue.couldntResolveHost, host: "h", timeout: 1) == .dns(host: "h"))
-    #expect(CurlHTTPClient.classify(CURLcodeValue.peerFailedVerification, host: "h", timeout: 1).description.hasPrefix("TLS failure with h: "))
+    #expect(CurlHTTPClient.classify(CURLcodeValue.couldntResolveHost, host: "h", origin: "https://h:8443", timeout: 1) == .dns(host: "h"))
+    #expect(CurlHTTPClient.classify(CURLcodeValue.peerFailedVerification, host: "h", origin: "https://h:8443", timeout: 1).description.hasPrefix("TLS failure with https://h:8443: "))
+    #expect(CurlHTTPClient.classify(CURLcodeValue.couldntConnect, host: "h", origin: "https://h:8443", timeout: 1).description == "cannot connect to https://h:8443: connection refused")
     #expect(TransportError.dns(host: "tenant.example").description == "cannot resolve host tenant.example")
   }
 }

@@ -157,7 +157,7 @@ import Testing
     #expect(malformed.stderr.contains("the tenant sent an answer this client cannot read"))
     let refused = try h.automatedLogin(sdk: "web", Self.password + ["--tenant", "http://127.0.0.1:9/"], environment: Self.secret)
     #expect(refused.status == 4)
-    #expect(refused.stderr.contains("cannot connect to 127.0.0.1: connection refused"))
+    #expect(refused.stderr.contains("cannot connect to http://127.0.0.1:9: connection refused"), "the origin, stale port included")
     let insecure = try h.automatedLogin(sdk: "web", Self.password + ["--tenant", "http://tenant.example.com/"], environment: Self.secret)
     #expect(insecure.status == 2)
     #expect(insecure.stderr.contains("refusing tenant http://tenant.example.com/: it must be https (plain http only on a loopback address)"))
