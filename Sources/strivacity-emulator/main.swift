@@ -47,7 +47,13 @@ struct EmulatorCommand: ParsableCommand {
 
   func run() throws {
     if listJourneys {
-      for name in Journey.builtInNames { print(name) }
+      // Name and what the journey shows, one line each (the name alone is what --journey takes).
+      let names = Journey.builtInNames
+      let width = names.map(\.count).max() ?? 0
+      for name in names {
+        let about = Journey.builtInPath(name).flatMap { try? Journey.load(path: $0).description } ?? ""
+        print(name + String(repeating: " ", count: width - name.count) + (about.isEmpty ? "" : "  " + about))
+      }
       return
     }
     let path = FileManager.default.fileExists(atPath: journey) ? journey : (Journey.builtInPath(journey) ?? journey)
@@ -96,9 +102,11 @@ struct EmulatorCommand: ParsableCommand {
     var banner = "strivacity-emulator: journey \"\(loaded.name)\" on \(emulator.issuer) (Ctrl-C stops)\n"
     for client in loaded.clients { banner += "strivacity-emulator: client \(client.clientID)\n" }
     for user in loaded.users {
-      let codes = user.factors.map { "\($0.id) code \($0.passcode)" }.joined(separator: ", ")
+      // Every code the journey may ask for, by what the screens call it.
+      var codes = user.factors.map { "\($0.label): passcode \($0.passcode)" }
+      if let activation = user.activationCode { codes.append("activation code \(activation)") }
       banner += "strivacity-emulator: user \(user.identifier)" + (user.password.map { " / password \($0)" } ?? "")
-        + (codes.isEmpty ? "" : " (\(codes))") + "\n"
+        + (codes.isEmpty ? "" : "; " + codes.joined(separator: "; ")) + "\n"
     }
     if !hostileKinds.isEmpty {
       banner += "strivacity-emulator: HOSTILE: \(HostileKind.allCases.filter(hostileKinds.contains).map(\.rawValue).joined(separator: ", "))"
