@@ -67,7 +67,7 @@ public enum WidgetValidation {
       let digits = text.filter(\.isASCIIDigit)
       if digits.count < 6 || !text.allSatisfy({ $0.isASCIIDigit || " +-()".contains($0) }) { return "Enter a valid phone number" }
     case .date:
-      guard let date = CalendarDate(text) else { return "Enter a date as YYYY-MM-DD" }
+      guard let date = CalendarDate(text) else { return CalendarDate.problem(text) }
       if let bound = rules.notBefore, let limit = CalendarDate(bound), date < limit { return "Must not be before \(bound)" }
       if let bound = rules.notAfter, let limit = CalendarDate(bound), limit < date { return "Must not be after \(bound)" }
     case .select:
@@ -154,15 +154,29 @@ public struct CalendarDate: Comparable, Sendable {
       parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }),
       let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]), (1...12).contains(m)
     else { return nil }
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-    let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]
-    guard (1...days).contains(d) else { return nil }
+    guard (1...Self.days(month: m, year: y)).contains(d) else { return nil }
     year = y
     month = m
     day = d
   }
 
   public static func < (a: CalendarDate, b: CalendarDate) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }
+
+  /// Why `text` is not a date: its shape, or the calendar ("1990-02-30: February 1990 has 28 days").
+  public static func problem(_ text: String) -> String {
+    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+    guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+      parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }), let y = Int(parts[0]), let m = Int(parts[1])
+    else { return "Enter a date as YYYY-MM-DD" }
+    guard (1...12).contains(m) else { return "\(text): there is no month \(parts[1]); enter a date as YYYY-MM-DD" }
+    let names = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+    return "\(text): \(names[m - 1]) \(y) has \(days(month: m, year: y)) days"
+  }
+
+  static func days(month: Int, year: Int) -> Int {
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+    return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+  }
 }
 
 extension Character {

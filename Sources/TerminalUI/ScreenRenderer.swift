@@ -64,7 +64,8 @@ public enum ScreenRenderer {
     case .select, .multiSelect:
       return "\(defaultText.map { "Choice [\($0)]" } ?? "Choice"): "
     case .passcode:
-      let length = widget.validator.length.map { " \(style.dim("(\($0) digits)"))" } ?? ""
+      // Unless the label says it already ("Invitation code (any 6 digits)").
+      let length = label.lowercased().contains("digit") ? "" : widget.validator.length.map { " \(style.dim("(\($0) digits)"))" } ?? ""
       return "\(label)\(length): "
     default:
       let hint = defaultText.map { " [\($0)]" } ?? widget.placeholder.map { " " + style.dim("(\(safe($0)))") } ?? ""

@@ -57,7 +57,10 @@ public final class TTY: Terminal {
       let n = read(fd, &byte, 1)
       if n < 0 && errno == EINTR { continue }
       if n <= 0 {
-        if line.isEmpty { throw .endOfInput }
+        if line.isEmpty {
+          if !hidden { write("\n") }  // Ctrl-D: what follows starts on a line of its own
+          throw .endOfInput
+        }
         break
       }
       if byte == 10 { break }

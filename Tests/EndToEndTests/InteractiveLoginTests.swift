@@ -108,6 +108,7 @@ import Testing
     try tty.expect("We sent a code to demo@example.com")
     try tty.expect("Passcode (6 digits): ")
     tty.send("000000")
+    try tty.expect("000000")  // one-time codes are echoed, so a typo can be seen
     try tty.expect("Remember this device [y/N]: ")
     tty.send("")
     try tty.expect("! Incorrect code")
@@ -141,7 +142,7 @@ import Testing
     tty.send("Str0ng-Pass")
     try tty.expect("Re-type password: ")
     tty.send("Str0ng-Pass")
-    try tty.expect("Invitation code (any 6 digits) (6 digits): ")
+    try tty.expect("Invitation code (any 6 digits): ")
     tty.send("123456")
     try tty.expect("  Europe\n    1) Hungary\n    2) Germany\n  Americas\n    3) United States")
     try tty.expect("Choice: ")
@@ -217,9 +218,9 @@ import Testing
   @Test func ctrlDAtAPromptCancels() throws {
     let h = try Harness(journey: "password")
     let tty = try h.interactiveLogin(sdk: "web")
-    try tty.expect("Email address")
+    try tty.expect("Email address (you@example.com): ")
     tty.type("\u{4}")
-    try tty.expect("sign-in cancelled")
+    try tty.expect("\nstrivacity: error: sign-in cancelled")  // on a line of its own, not after the prompt
     #expect(try tty.wait() == 130)
   }
 

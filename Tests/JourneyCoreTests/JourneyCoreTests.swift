@@ -298,7 +298,9 @@ let identification = """
     #expect(WidgetValidation.problem(code, "12345") == "Enter the 6-digit code")
     let date = Widget(json: ["type": "date", "id": "d", "readonly": false, "validator": ["required": true, "notBefore": "1900-01-01", "notAfter": "2012-12-31"]])
     #expect(WidgetValidation.problem(date, "2013-01-01") == "Must not be after 2012-12-31")
-    #expect(WidgetValidation.problem(date, "1990-02-30") == "Enter a date as YYYY-MM-DD")
+    #expect(WidgetValidation.problem(date, "1990-02-30") == "1990-02-30: February 1990 has 28 days")
+    #expect(WidgetValidation.problem(date, "2000-02-30") == "2000-02-30: February 2000 has 29 days")
+    #expect(WidgetValidation.problem(date, "1990-13-01") == "1990-13-01: there is no month 13; enter a date as YYYY-MM-DD")
     #expect(WidgetValidation.problem(date, "1990-4-3") == "Enter a date as YYYY-MM-DD")
     #expect(WidgetValidation.problem(date, "1990-04-03") == nil)
   }

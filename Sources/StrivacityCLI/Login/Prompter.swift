@@ -167,11 +167,12 @@ final class Prompter {
     }
   }
 
+  /// Passwords are read with echo off. One-time codes are not: they are spent within minutes,
+  /// and a person can check six digits for a typo before pressing Enter (as gh, the AWS CLI
+  /// and most terminal MFA prompts do). README, "Sign in".
   private func isSecret(_ widget: Widget) -> Bool {
-    switch widget.kind {
-    case .password, .passcode: return true
-    default: return false
-    }
+    if case .password = widget.kind { return true }
+    return false
   }
 
   private func read(_ terminal: TTY, prompt: String, hidden: Bool) throws -> String {
