@@ -65,10 +65,13 @@ test: deps
 demo: build
 	@KEYRING_QUIET=1 Scripts/with-keyring Scripts/demo
 
-## release: the shipped build, with the Swift runtime linked statically
+## release: the shipped build, with the Swift runtime linked statically and Debian's hardening
+## flags (full RELRO, BIND_NOW; C fortified and stack-protected)
+HARDENING := -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now \
+  -Xcc -D_FORTIFY_SOURCE=2 -Xcc -fstack-protector-strong
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-static --product strivacity
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-static --product strivacity-cli
+	$(SWIFT) build -c release --static-swift-stdlib $(HARDENING) --scratch-path .build-static --product strivacity
+	$(SWIFT) build -c release --static-swift-stdlib $(HARDENING) --scratch-path .build-static --product strivacity-cli
 
 ## install: release build into $(DESTDIR)$(PREFIX) (binaries, git helper link, man pages, completions)
 install: release install-files
