@@ -31,7 +31,10 @@ enum ManPage {
       .Sh SYNOPSIS
       .Nm
       .Ar command
+      .Op Ar common-options
       .Op Ar options
+      .Nm
+      .Op Fl -help | Fl -version
       .Sh DESCRIPTION
       .Nm
       signs a person in to a Strivacity tenant inside the terminal, running the tenant's
@@ -44,12 +47,25 @@ enum ManPage {
       flags given to
       .Cm login
       are saved to the profile, so later commands need none.
-      .Sh COMMANDS
+      .Nm
+      alone lists the commands (exit 2);
+      .Nm
+      .Ar command
+      .Fl -help
+      describes one.
+      .Sh COMMON OPTIONS
+      Every command takes these (in
+      .Cm curl ,
+      before curl's own arguments and written in full):
+      .Bl -tag -width 6n
 
       """
-    for command in model["subcommands"]?.array ?? [] where command["shouldDisplay"] != false {
-      out += commandSection(command)
+    let commands = (model["subcommands"]?.array ?? []).filter {
+      $0["shouldDisplay"] != false && $0["commandName"]?.string != "help"
     }
+    out += optionItems(commands.first?["arguments"]?.array ?? [], common: true) + ".El\n.Sh COMMANDS\n"
+    for command in commands { out += commandSection(command) }
+    out += configurationSection + promptsSection
     out += """
       .Sh EXIT STATUS
       .Bl -tag -width 6n
@@ -244,28 +260,53 @@ enum ManPage {
     throw CLIFailure("cannot read the command definitions", status: .failure)
   }
 
-  private static func commandSection(_ command: JSONValue) -> String {
-    let name = command["commandName"]?.string ?? ""
-    var out = ".Ss \(name)\n"
-    var synopsis = ".Nm\n.Cm \(name)\n"
+  /// Options every command shares (GlobalOptions): listed once, under COMMON OPTIONS.
+  static let commonOptions: Set<String> = ["profile", "store", "config", "verbose"]
+
+  private static func optionNames(_ argument: JSONValue) -> [String] {
+    (argument["names"]?.array ?? []).compactMap { n -> String? in
+      guard let text = n["name"]?.string else { return nil }
+      return n["kind"]?.string == "short" ? "Fl \(text)" : "Fl -\(text)"
+    }
+  }
+
+  private static func isCommon(_ argument: JSONValue) -> Bool {
+    (argument["names"]?.array ?? []).contains { $0["kind"]?.string == "long" && commonOptions.contains($0["name"]?.string ?? "") }
+  }
+
+  /// `.It` entries for `arguments`: the common options only, or all but them.
+  private static func optionItems(_ arguments: [JSONValue], common: Bool) -> String {
     var items = ""
-    for argument in command["arguments"]?.array ?? [] where argument["shouldDisplay"] != false {
-      let kind = argument["kind"]?.string ?? ""
-      let names = (argument["names"]?.array ?? []).compactMap { n -> String? in
-        guard let text = n["name"]?.string else { return nil }
-        return n["kind"]?.string == "short" ? "Fl \(text)" : "Fl -\(text)"
-      }
+    for argument in arguments where argument["shouldDisplay"] != false && isCommon(argument) == common {
+      let names = optionNames(argument)
+      if names.contains("Fl -help") || names.contains("Fl -version") { continue }
       let value = argument["valueName"]?.string.map { " Ar \($0)" } ?? ""
-      if names.isEmpty {
-        if kind == "positional" { synopsis += ".Ar \(argument["valueName"]?.string ?? "argument")\(argument["isRepeating"] == true ? " ..." : "")\n" }
-        items += ".It Ar \(argument["valueName"]?.string ?? "argument")\n"
-      } else {
-        if names.contains("Fl -help") || names.contains("Fl -version") { continue }
-        items += ".It " + names.joined(separator: " , ") + (kind == "option" ? value : "") + "\n"
-      }
+      items += names.isEmpty ? ".It Ar \(argument["valueName"]?.string ?? "argument")\n"
+        : ".It " + names.joined(separator: " , ") + (argument["kind"]?.string == "option" ? value : "") + "\n"
       items += escape(argument["abstract"]?.string ?? "") + "\n"
     }
-    out += synopsis + ".Pp\n" + escape(command["abstract"]?.string ?? "") + "\n"
+    return items
+  }
+
+  private static func commandSection(_ command: JSONValue) -> String {
+    let name = command["commandName"]?.string ?? ""
+    let arguments = command["arguments"]?.array ?? []
+    // The synopsis names every option of the command; the common ones as one.
+    var synopsis = ".Nm\n.Cm \(name)\n.Op Ar common-options\n"
+    for argument in arguments where argument["shouldDisplay"] != false && !isCommon(argument) {
+      let names = optionNames(argument)
+      if names.contains("Fl -help") || names.contains("Fl -version") { continue }
+      let valueName = argument["valueName"]?.string ?? "argument"
+      let repeating = argument["isRepeating"] == true ? " ..." : ""
+      if names.isEmpty {
+        let optional = argument["isOptional"] == true
+        synopsis += (optional ? ".Op Ar " : ".Ar ") + valueName + repeating + "\n"
+      } else {
+        let long = names.first { $0.hasPrefix("Fl -") } ?? names[0]
+        synopsis += ".Op \(long)" + (argument["kind"]?.string == "option" ? " Ar \(valueName)" : "") + "\n"
+      }
+    }
+    var out = ".Ss \(name)\n" + synopsis + ".Pp\n" + escape(command["abstract"]?.string ?? "") + "\n"
     if let discussion = command["discussion"]?.string, !discussion.isEmpty {
       // Prose only: indented example lines are left to EXAMPLES.
       let skipped: Set<String> = ["EXAMPLES:", "EXAMPLE:", "AUTOMATION:"]
@@ -274,9 +315,81 @@ enum ManPage {
       let text: String = escape(prose.joined(separator: "\n")).replacing("\n\n", with: "\n.Pp\n")
       out += ".Pp\n" + text + "\n"
     }
+    let items = optionItems(arguments, common: false)
     if !items.isEmpty { out += ".Bl -tag -width 6n\n" + items + ".El\n" }
     return out
   }
+
+  static let configurationSection = #"""
+    .Sh CONFIGURATION
+    The configuration file
+    .Pq see Sx FILES
+    is TOML: an optional top-level key and one table per profile.
+    .Cm login
+    writes the profile's settings; unknown keys are warned about and ignored.
+    .Bl -tag -width 6n
+    .It Ic default_profile No (string)
+    the profile used when neither
+    .Fl -profile
+    nor
+    .Ev STRIVACITY_PROFILE
+    names one; default
+    .Dq default
+    .It Ic [profiles. Ns Ar name Ns Ic ]
+    a profile: letters, digits,
+    .Sq \&. ,
+    .Sq _
+    and
+    .Sq -
+    (at most 64)
+    .It Ic tenant No (string, required)
+    the tenant's URL: https, or http on a loopback address
+    .It Ic client_id No (string, required)
+    the OAuth client id
+    .It Ic scopes No (array of strings)
+    scopes to request; default
+    .Li [\(dqopenid\(dq, \(dqprofile\(dq, \(dqoffline_access\(dq]
+    .It Ic redirect_uri No (string)
+    the loopback redirect URI; default
+    .Li http://127.0.0.1: Ns Ar port Ns Li /callback
+    with a free port
+    .It Ic sdk_mode No (string)
+    the Journey API mode: web, web-minimal, ios, ios-minimal, android or android-minimal; default web
+    .It Ic store No (string)
+    secret-service (default) or file (a 0600 token file)
+    .It Ic git_hosts No (array of strings)
+    hosts, host:port or https:// URL prefixes git may get this profile's token for; default none
+    .It Ic git_username No (string)
+    the username answered to git; default oauth2
+    .It Ic hosts No (array of strings)
+    further hosts
+    .Cm curl
+    may send the token to; default none
+    .El
+
+    """#
+
+  static let promptsSection = #"""
+    .Sh PROMPTS
+    .Cm login
+    asks only what each screen asks, on
+    .Pa /dev/tty .
+    Passwords are read with echo off; one-time passcodes are shown as typed.
+    Yes/no questions read
+    .Li [y/N]
+    or
+    .Li [Y/n]
+    (Enter takes the capital); choices are numbers, several separated by commas; dates are
+    written YYYY-MM-DD; a value in brackets is what Enter keeps.
+    A line under a screen's title lists its other actions; any prompt takes
+    .Li : Ns Ar N
+    to take action
+    .Ar N
+    instead (an answer that starts with a colon is typed with two).
+    Ctrl-C or Ctrl-D cancels the sign-in (exit 130), with the terminal restored and stored tokens
+    untouched.
+
+    """#
 
   /// The page as roff wants it: no empty lines (mdoc warns about them; .Pp separates paragraphs).
   static func roff(_ page: String) -> String {
@@ -290,10 +403,14 @@ enum ManPage {
     return lines.joined(separator: "\n") + "\n"
   }
 
-  /// Text for roff: no line may start with a control character, backslashes escaped.
+  /// Text for roff: no line may start with a control character, backslashes escaped, and no
+  /// line break inside a word with a hyphen (`setup-git`, `--min-ttl`): `\%` before it.
   private static func escape(_ text: String) -> String {
     text.replacing("\\", with: "\\e").split(separator: "\n", omittingEmptySubsequences: false).map { line in
-      let trimmed = line.drop { $0 == " " }
+      let words = line.drop { $0 == " " }.split(separator: " ", omittingEmptySubsequences: false).map { word in
+        word.contains("-") ? "\\%" + word : word
+      }
+      let trimmed = words.joined(separator: " ")
       return (trimmed.hasPrefix(".") || trimmed.hasPrefix("'") ? "\\&" : "") + trimmed
     }.joined(separator: "\n")
   }

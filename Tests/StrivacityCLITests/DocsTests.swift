@@ -31,6 +31,24 @@ import Testing
     #expect(result.stdout.contains("EXIT STATUS") || file.contains("git-credential"))
   }
 
+  /// What a reader of strivacity(1) needs once: the common options in their own section (not
+  /// under every command), every command's synopsis with its options, every configuration key
+  /// with its type, the prompt conventions, and no word broken at a hyphen.
+  @Test func theManPageSaysEachThingOnce() throws {
+    let path = TestEnvironment.repositoryRoot.appendingPathComponent("man/strivacity.1").path
+    let page = try run(["/usr/bin/man", "-l", path], environment: ["PATH": "/usr/bin:/bin", "MANWIDTH": "80", "LANG": "C.UTF-8"]).stdout
+    for section in ["COMMON OPTIONS", "COMMANDS", "CONFIGURATION", "PROMPTS", "EXIT STATUS", "ENVIRONMENT", "FILES"] {
+      #expect(page.contains("\n\(section)\n"), "no \(section) section")
+    }
+    #expect(page.components(separatedBy: "--profile name").count == 2, "--profile is described once, under COMMON OPTIONS")
+    #expect(page.contains("strivacity token [common-options] [--min-ttl seconds] [--format format]"))
+    for key in ["default_profile", "tenant", "client_id", "scopes", "redirect_uri", "sdk_mode", "store", "git_hosts", "git_username", "hosts"] {
+      #expect(page.range(of: "\n     \(key) (", options: []) != nil, "CONFIGURATION lacks \(key)")
+    }
+    #expect(!page.contains("\n   help"), "no 'help' entry")
+    #expect(!page.contains("setup-\n") && !page.contains("setup\u{2010}\n"), "setup-git broken across lines")
+  }
+
   @Test func profileNamesCompleteFromTheConfig() throws {
     let home = try ScratchDirectory("completion")
     try home.write(".config/strivacity/config.toml", "[profiles.work]\ntenant = \"https://w.example\"\n[profiles.home]\ntenant = \"https://h.example\"\n")
