@@ -173,13 +173,13 @@ _strivacity() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|token|status|userinfo|logout|revoke|credential|setup-git|curl|help)
+    login|token|status|userinfo|logout|revoke|credential|setup-git|setup-kubectl|curl|help)
         # Offer subcommand argument completions
         "_strivacity_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login token status userinfo logout revoke credential setup-git curl help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login token status userinfo logout revoke credential setup-git setup-kubectl curl help' -- "${cur}"))
         ;;
     esac
 }
@@ -202,7 +202,7 @@ _strivacity_login() {
         return
         ;;
     '--config')
-        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
+        __strivacity_add_completions -f
         return
         ;;
     '--tenant')
@@ -267,7 +267,7 @@ _strivacity_token() {
         return
         ;;
     '--config')
-        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
+        __strivacity_add_completions -f
         return
         ;;
     '--min-ttl')
@@ -298,7 +298,7 @@ _strivacity_status() {
         return
         ;;
     '--config')
-        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
+        __strivacity_add_completions -f
         return
         ;;
     esac
@@ -322,7 +322,7 @@ _strivacity_userinfo() {
         return
         ;;
     '--config')
-        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
+        __strivacity_add_completions -f
         return
         ;;
     esac
@@ -346,7 +346,7 @@ _strivacity_logout() {
         return
         ;;
     '--config')
-        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
+        __strivacity_add_completions -f
         return
         ;;
     esac
@@ -370,7 +370,7 @@ _strivacity_revoke() {
         return
         ;;
     '--config')
-        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
+        __strivacity_add_completions -f
         return
         ;;
     esac
@@ -394,7 +394,7 @@ _strivacity_credential() {
         return
         ;;
     '--config')
-        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
+        __strivacity_add_completions -f
         return
         ;;
     esac
@@ -426,10 +426,41 @@ _strivacity_setup-git() {
         return
         ;;
     '--config')
-        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
+        __strivacity_add_completions -f
         return
         ;;
     '--host')
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup-kubectl() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --undo --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --user --kubeconfig)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-kubectl -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--user')
+        return
+        ;;
+    '--kubeconfig')
+        __strivacity_add_completions -f
         return
         ;;
     esac
@@ -453,7 +484,7 @@ _strivacity_curl() {
         return
         ;;
     '--config')
-        __strivacity_add_completions -o plusdirs -fX '!*.@(toml)'
+        __strivacity_add_completions -f
         return
         ;;
     esac

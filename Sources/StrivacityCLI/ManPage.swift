@@ -150,7 +150,10 @@ enum ManPage {
       .Ed
       .Pp
       A kubeconfig user that runs
-      .Nm :
+      .Nm
+      (what
+      .Cm setup-kubectl
+      writes):
       .Bd -literal -offset indent
       users:
       - name: strivacity

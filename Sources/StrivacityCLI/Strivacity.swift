@@ -29,7 +29,7 @@ public struct Strivacity: ParsableCommand {
       """,
     version: "strivacity \(strivacityVersion)",
     subcommands: [
-      Login.self, Token.self, Status.self, Userinfo.self, Logout.self, Revoke.self, Credential.self, SetupGit.self,
+      Login.self, Token.self, Status.self, Userinfo.self, Logout.self, Revoke.self, Credential.self, SetupGit.self, SetupKubectl.self,
       Curl.self, GenerateMan.self,
     ]
   )
@@ -130,7 +130,7 @@ struct GlobalOptions: ParsableArguments {
 
   @Option(
     name: .long, help: ArgumentHelp("Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).", valueName: "path"),
-    completion: .file(extensions: ["toml"]))
+    completion: .file())
   var config: String?
 
   @Flag(name: .shortAndLong, help: "Describe each step on stderr (secrets are redacted).")

@@ -6,7 +6,7 @@ import StrivacityTestSupport
 import Testing
 
 @Suite struct HelpGoldenTests {
-  static let commands = ["", "login", "token", "status", "userinfo", "logout", "revoke", "credential", "setup-git", "curl"]
+  static let commands = ["", "login", "token", "status", "userinfo", "logout", "revoke", "credential", "setup-git", "setup-kubectl", "curl"]
 
   @Test(arguments: commands)
   func help(command: String) throws {

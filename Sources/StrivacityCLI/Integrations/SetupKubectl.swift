@@ -1,0 +1,75 @@
+// `strivacity setup-kubectl`: a kubeconfig user whose exec credential plugin is strivacity, written
+// with the real kubectl (`kubectl config set-credentials`), so no YAML is edited by hand here.
+import ArgumentParser
+import Glibc
+import Launcher
+import StrivacityCore
+
+struct SetupKubectl: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "setup-kubectl",
+    abstract: "Make a kubeconfig user that gets its tokens from strivacity (or --undo it).",
+    discussion: """
+      Writes a kubeconfig user (default strivacity-PROFILE) whose exec plugin runs `strivacity \
+      token --profile PROFILE --format exec-credential`: kubectl asks for a fresh access token on \
+      every call, answered from the access-token cache. Then point a context at it, for example \
+      `kubectl config set-context --current --user=strivacity-PROFILE`. When no usable token is \
+      left, kubectl shows strivacity's message: run `strivacity login`.
+      """)
+
+  @OptionGroup var global: GlobalOptions
+
+  @Option(help: ArgumentHelp("The kubeconfig user to write (default: strivacity-PROFILE).", valueName: "name"))
+  var user: String?
+
+  @Option(help: ArgumentHelp("The kubeconfig file (default: kubectl's own: $KUBECONFIG, else ~/.kube/config).", valueName: "path"), completion: .file())
+  var kubeconfig: String?
+
+  @Flag(help: "Remove the user instead.")
+  var undo = false
+
+  func validate() throws {
+    // A kubeconfig name: what kubectl shows and takes back on its command line.
+    if let user, user.isEmpty || user.count > 128 || !user.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-@:".contains($0)) }) {
+      throw ValidationError("--user must be letters, digits, '.', '_', '-', '@' or ':' (at most 128)")
+    }
+  }
+
+  func run() throws {
+    let context = global.context()
+    let resolved = try context.resolveProfile(global)
+    guard try context.config()?.profile(named: resolved.name) != nil else {
+      throw ConfigError.profileNotConfigured(name: resolved.name, path: context.paths.config)
+    }
+    let name = user ?? "strivacity-\(resolved.name)"
+    let file = kubeconfig.map { ["--kubeconfig", $0] } ?? []
+    if undo {
+      try kubectl(["config", "delete-user", name] + file)
+      Console.writeStderr("strivacity: kubectl user \(name) removed\n")
+      return
+    }
+    // The small `strivacity` by absolute path: kubectl's PATH may differ from this shell's, and
+    // it is the binary that answers from the access-token cache.
+    let command = Launcher.front() ?? Launcher.executablePath().flatMap { String(validating: $0, as: UTF8.self) } ?? "strivacity"
+    var arguments = ["token", "--profile", resolved.name, "--format", "exec-credential"]
+    if let config = global.config { arguments += ["--config", config] }
+    try kubectl(
+      ["config", "set-credentials", name, "--exec-api-version=client.authentication.k8s.io/v1", "--exec-command=\(command)",
+       "--exec-interactive-mode=IfAvailable"] + arguments.map { "--exec-arg=\($0)" } + file)
+    Console.writeStderr(
+      "strivacity: kubectl user \(name) gets its tokens from strivacity (profile \(resolved.name)); "
+        + "use it with: kubectl config set-context --current --user=\(name)\n")
+  }
+
+  private func kubectl(_ arguments: [String]) throws {
+    let result: (status: Int32, output: String)
+    do {
+      result = try runProgram(["kubectl"] + arguments)
+    } catch {
+      throw CLIFailure("kubectl is not on PATH: install it, or add the user to your kubeconfig by hand (strivacity(1), EXAMPLES)", status: .usage)
+    }
+    guard result.status == 0 else {
+      throw CLIFailure("kubectl config \(arguments.dropFirst().first ?? "") failed (exit \(result.status))", status: .failure)
+    }
+  }
+}
