@@ -6,9 +6,8 @@ cd "$(dirname "$0")/.."
 # What is measured: the release build as it ships (Swift runtime linked statically), the same
 # product `make release` builds (after `make test` it is there already: the package check made it).
 bin=.build-static/release
-for product in strivacity strivacity-cli; do  # the small front binary and the full command line
-  [[ -x $bin/$product ]] || swift build -c release --static-swift-stdlib --scratch-path .build-static --product "$product" >&2
-done
+# Built as packaged (make release: the hardening flags too), so both builds share one cache.
+[[ -x $bin/strivacity && -x $bin/strivacity-cli ]] || make --no-print-directory release >&2
 # The tenant is not what is measured: any build of it will do, the debug one `make test` left first.
 emulator_bin=
 for candidate in .build/debug/strivacity-emulator .build-static/release/strivacity-emulator; do

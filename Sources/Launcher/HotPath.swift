@@ -41,6 +41,8 @@ public enum HotPath {
   /// git's `get`: for a host of a profile's git_hosts, with a cached access token; for a host
   /// of none, nothing (git asks its next helper), as the full command line would answer.
   static func credentialGet(_ environment: [String: String]) -> Outcome {
+    // git writes the request and closes stdin; a person who typed the command gets told.
+    if isatty(0) == 1 { writeTerminal(2, "strivacity: reading a git credential request (key=value lines), end it with Ctrl-D\n") }
     var input = readStdin(limit: CredentialProtocol.maxInput)
     let paths = Paths(environment: environment)
     let config: Config?
@@ -54,12 +56,12 @@ public enum HotPath {
       for i in input.indices { input[i] = 0 }
       return .answered
     }
-    guard let (tokens, _) = cached(config: config, profile: profile.name, minTTL: 60, environment: environment, paths: paths) else {
+    guard let (tokens, _) = cached(config: config, profile: profile.name, minTTL: TokenSet.defaultMinTTL, environment: environment, paths: paths) else {
       return .handOff(stdin: input)
     }
     for i in input.indices { input[i] = 0 }
     writeStdout(CredentialProtocol.answer(
-      request: request, token: tokens.accessToken, username: profile.gitUsername ?? "oauth2", expiresAt: tokens.expiresAt))
+      request: request, token: tokens.accessToken, username: profile.gitUser, expiresAt: tokens.expiresAt))
     return .answered
   }
 
@@ -68,11 +70,8 @@ public enum HotPath {
     config: Config, profile: String?, minTTL: Int64, environment: [String: String], paths: Paths
   ) -> (TokenSet, ResolvedProfile)? {
     guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile), environment: environment),
-      resolved.store == .secretService,
-      let tenant = try? resolved.requireTenant(configPath: paths.config),
-      let clientID = try? resolved.requireClientID(configPath: paths.config)
+      resolved.store == .secretService, let key = try? resolved.storeKey(configPath: paths.config)
     else { return nil }
-    let key = StoreKey(profile: resolved.name, issuer: TenantURL.base(tenant), clientID: clientID)
     guard let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: Int64(time(nil)), minTTL: minTTL) else { return nil }
     return (tokens, resolved)
   }
@@ -88,7 +87,7 @@ public enum HotPath {
       options[name] = value
     }
     let format = TokenFormat(rawValue: options["--format"] ?? "raw")
-    let minTTL = options["--min-ttl"].map { Int64($0) } ?? 60
+    let minTTL = options["--min-ttl"].map { Int64($0) } ?? TokenSet.defaultMinTTL
     guard let format, let minTTL, minTTL >= 0 else { return false }
 
     let paths = Paths(environment: environment)

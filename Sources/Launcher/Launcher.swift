@@ -47,6 +47,12 @@ public enum Launcher {
     return nil
   }
 
+  /// What git's and kubectl's configs should run: the small `strivacity` by absolute path, else
+  /// this very binary (a helper still, only without the hot path), else the name.
+  public static func commandPath() -> String {
+    front() ?? executablePath().flatMap { String(validating: $0, as: UTF8.self) } ?? "strivacity"
+  }
+
   /// The real path of this process's binary, as bytes (links resolved: a link named
   /// git-credential-strivacity finds the directory of the binary it points to).
   public static func executablePath() -> [UInt8]? {

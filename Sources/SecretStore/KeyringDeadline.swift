@@ -51,14 +51,24 @@ final class KeyringDeadline: @unchecked Sendable {
     return expiredFlag
   }
 
-  /// Moves the deadline to `seconds` after the operation started (a prompt a person answers
-  /// needs longer than a lookup).
-  func extend(to seconds: Double) {
+  /// The bound now in force (extend(to:) may have raised it).
+  var currentLimit: Double {
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    return limit
+  }
+
+  /// Moves the deadline to `seconds` after the operation started, for a prompt a person answers,
+  /// and says so on the terminal at once: the wait is theirs now, not the keyring's.
+  func extend(to seconds: Double, because reason: String) {
     pthread_mutex_lock(&mutex)
     limit = max(limit, seconds)
     pthread_cond_signal(&condition)
     pthread_mutex_unlock(&mutex)
+    if let fd = noticeFD { writeNotice(fd, "strivacity: \(reason) (waiting up to \(formatSeconds(seconds)))…\n") }
   }
+
+  private func writeNotice(_ fd: Int32, _ line: String) { _ = line.withCString { write(fd, $0, strlen($0)) } }
 
   /// Stops the watchdog; call once the operation returned.
   func finish() {
@@ -90,8 +100,7 @@ final class KeyringDeadline: @unchecked Sendable {
       }
       if !noticed && elapsed >= noticeAfter, let fd = noticeFD {
         noticed = true
-        let line = "strivacity: waiting for the keyring…\n"
-        _ = line.withCString { write(fd, $0, strlen($0)) }
+        writeNotice(fd, "strivacity: waiting for the keyring…\n")
       }
       var until = timespec()
       clock_gettime(CLOCK_MONOTONIC, &until)

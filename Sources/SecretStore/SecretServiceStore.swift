@@ -77,20 +77,21 @@ public final class SecretServiceStore: TokenStore {
       result = .failure(error)
     }
     deadline.finish()
-    if deadline.expired { throw .timedOut(seconds: timeout) }
+    // The bound actually waited: an unlock prompt extends it.
+    if deadline.expired { throw .timedOut(seconds: deadline.currentLimit) }
     return try result.get()
   }
 
   private func lookup(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+    // First, as for a save: a lookup of a locked item would show the desktop's unlock prompt
+    // itself, under the short bound; the diagnosis unlocks under the prompt's bound, or says
+    // that the collection is locked or missing.
+    try diagnoseDefaultCollection()
     var error: UnsafeMutablePointer<GError>?
     let attributes = Attributes(key)
     let secret = ss_password_lookupv_sync(schema, attributes.table, cancellable, &error)
     if let error { throw Self.classify(error) }
-    guard let secret else {
-      // A locked collection looks exactly like a missing item to a lookup: tell them apart.
-      try diagnoseDefaultCollection()
-      return nil
-    }
+    guard let secret else { return nil }
     defer { ss_password_free(secret) }
     let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(secret).assumingMemoryBound(to: UInt8.self), count: strlen(secret))
     return try TokenSet.decode(Array(bytes), source: "the keyring item '\(label(for: key))'")
@@ -193,7 +194,9 @@ public final class SecretServiceStore: TokenStore {
     } ?? "default"
     // Ask the service to unlock it: a desktop shows its unlock prompt (a person needs time to
     // answer it); headless, this fails.
-    if getenv("DISPLAY") != nil || getenv("WAYLAND_DISPLAY") != nil { deadline?.extend(to: Self.promptTimeout) }
+    if getenv("DISPLAY") != nil || getenv("WAYLAND_DISPLAY") != nil {
+      deadline?.extend(to: Self.promptTimeout, because: "the keyring '\(name)' is locked: answer its unlock prompt on the desktop")
+    }
     let objects = ss_list_append(nil, UnsafeMutableRawPointer(collection))
     defer { ss_list_free(objects) }
     var unlocked: UnsafeMutablePointer<GList>?

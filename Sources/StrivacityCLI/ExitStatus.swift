@@ -51,12 +51,9 @@ struct CLIFailure: Error {
     case let failure as CLIFailure:
       self = failure
     case let error as ConfigError:
-      switch error {
-      // A profile that does not exist is a configuration error (2), for every command; the
+      // A profile that does not exist is a configuration error (2) too, for every command; the
       // message says how to create it. 3 means a configured profile holds no usable tokens.
-      case .profileNotConfigured: self.init(error.description, status: .usage)
-      default: self.init(error.description, status: .usage)
-      }
+      self.init(error.description, status: .usage)
     case let error as StoreError:
       self.init(error.description, status: .store)
     case let error as LoginFailure:

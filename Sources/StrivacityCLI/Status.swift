@@ -30,11 +30,11 @@ struct Status: ParsableCommand {
       let session: ProfileSession
       do {
         session = try ProfileSession(context: context, options: global, profile: name)
-      } catch ConfigError.profileNotConfigured(let missing, let path) where json {
+      } catch let error as ConfigError where json {
+        guard case .profileNotConfigured(let missing, _) = error else { throw error }
         // Scripts asking for JSON get JSON, saying so, and the same exit code.
         let object: JSONValue = .object([
-          "profile": .string(missing), "configured": false, "signed_in": false,
-          "error": .string(ConfigError.profileNotConfigured(name: missing, path: path).description),
+          "profile": .string(missing), "configured": false, "signed_in": false, "error": .string(error.description),
         ])
         Console.writeStdout(String(decoding: object.serialized(pretty: true), as: UTF8.self) + "\n")
         throw CLIFailure("", status: .usage)
@@ -57,7 +57,7 @@ struct Status: ParsableCommand {
   private func report(_ session: ProfileSession, tokens: TokenSet?) -> JSONValue {
     var object: [String: JSONValue] = [
       "profile": .string(session.name), "tenant": .string(session.tenant), "client_id": .string(session.clientID),
-      "store": .string(session.resolved.store.rawValue), "configured": true, "signed_in": .bool(tokens != nil),
+      "store": .string(session.resolved.store.rawValue), "configured": .bool(session.resolved.isConfigured), "signed_in": .bool(tokens != nil),
     ]
     guard let tokens else { return .object(object) }
     let now = Int64(time(nil))

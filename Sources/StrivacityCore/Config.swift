@@ -25,6 +25,8 @@ public struct Profile: Sendable, Equatable {
   public var sdkMode: String?
   public var gitHosts: [String] = []
   public var gitUsername: String?
+  /// The username git is answered with: `git_username`, else oauth2.
+  public var gitUser: String { gitUsername ?? "oauth2" }
   /// Other hosts (or URL prefixes) `strivacity curl` may send the token to, besides the tenant.
   public var hosts: [String] = []
 
@@ -86,9 +88,17 @@ public struct Config: Sendable, Equatable {
   public static func parse(_ text: String, path: String, onlyProfile profile: String?) throws(ConfigError) -> Config {
     // default_profile is a top-level key, so it stands before the first table: the lines up to
     // the first header are all that naming the default needs.
-    var wanted = profile ?? "default"
-    if profile == nil, let named = try parse(topLevel(text), path: path).defaultProfile { wanted = named }
-    return try parse(keepingOnly(text, profile: wanted), path: path)
+    // The line scan takes any line starting with "[" for a header, and a top-level array may
+    // hold such a line: when the cut text does not parse but the whole file does, the whole
+    // file's answer is the true one; otherwise the cut text's error (on the wanted profile).
+    do {
+      var wanted = profile ?? "default"
+      if profile == nil, let named = try parse(topLevel(text), path: path).defaultProfile { wanted = named }
+      return try parse(keepingOnly(text, profile: wanted), path: path)
+    } catch {
+      if let whole = try? parse(text, path: path) { return whole }
+      throw error
+    }
   }
 
   /// The lines of `text` before its first table header.

@@ -253,10 +253,13 @@ public struct CurlArguments: Sendable, Equatable {
     return shown(name.count < spelling.count ? name + "=…" : String(name)) + (cluster.map { $0 == spelling ? "" : " (in a cluster)" } ?? "")
   }
 
-  /// Options whose value is a password, a token or a key.
+  /// Options whose value may be a secret: a password, a token or a key, and the headers, bodies,
+  /// cookies and proxy URLs that carry them (`--header=X-Api-Key:…`, `-sxhttp://user:pw@proxy`).
   static let credentialOptions: Set<String> = [
     "-u", "--user", "-U", "--proxy-user", "--oauth2-bearer", "--pass", "--proxy-pass", "-E", "--cert", "--key",
     "--aws-sigv4", "--tlspassword", "--proxy-tlspassword", "--login-options",
+    "-H", "--header", "--proxy-header", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii",
+    "--json", "-F", "--form", "--form-string", "-b", "--cookie", "-x", "--proxy", "--preproxy", "--url-query",
   ]
 
   static func missingValue(_ spelling: String, in cluster: String?) -> CurlArgumentError {

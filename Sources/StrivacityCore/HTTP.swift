@@ -113,6 +113,6 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
   }
 }
 
-func formatSeconds(_ seconds: Double) -> String {
+public func formatSeconds(_ seconds: Double) -> String {
   seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
 }

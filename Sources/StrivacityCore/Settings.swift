@@ -90,4 +90,10 @@ public struct ResolvedProfile: Sendable, Equatable {
     if !isConfigured { throw .profileNotConfigured(name: name, path: configPath) }
     throw .missingSetting(profile: name, setting: "client_id", flag: "--client-id", env: "STRIVACITY_CLIENT_ID")
   }
+
+  /// Where this profile's tokens are kept (and, for the access-token cache, under which
+  /// description): the one derivation the full command line and the small binary share.
+  public func storeKey(configPath: String) throws(ConfigError) -> StoreKey {
+    StoreKey(profile: name, issuer: TenantURL.base(try requireTenant(configPath: configPath)), clientID: try requireClientID(configPath: configPath))
+  }
 }

@@ -58,6 +58,9 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
     endpoints = try c.decodeIfPresent([String: String].self, forKey: .endpoints)
   }
 
+  /// The refresh margin asked for when nobody says (`token --min-ttl`, git, curl, kubectl).
+  public static let defaultMinTTL: Int64 = 60
+
   /// True when the access token expires within the refresh margin of `now` (or has no expiry
   /// and is older than a day, as a conservative guess).
   public func needsRefresh(now: Int64, minTTL: Int64) -> Bool {

@@ -74,7 +74,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case .noDefaultCollection:
       return "the Secret Service has no default keyring collection; a desktop creates one at first sign-in (or seahorse does); \(Self.headlessChoices)"
     case .timedOut(let seconds):
-      return "the keyring did not answer within \(formatSeconds(seconds)) (the Secret Service is stalled, or waiting on a prompt nobody sees); stored tokens are untouched; STRIVACITY_KEYRING_TIMEOUT sets the bound; \(Self.headlessChoices)"
+      return "the keyring did not answer within \(formatSeconds(seconds)) (the Secret Service is stalled, or waiting on a prompt nobody sees); STRIVACITY_KEYRING_TIMEOUT sets the bound for the keyring, 120 s apply to an unlock prompt; \(Self.headlessChoices)"
     case .failure(let detail): return "keyring failure: \(detail); \(Self.headlessChoices)"
     case .insecureFile(let path, let mode):
       return "refusing to read \(path): its mode is \(mode), readable by others; run `chmod 600 \(path)` if you trust its content, or delete it and sign in again"

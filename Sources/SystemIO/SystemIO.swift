@@ -42,32 +42,28 @@ public func readFile(_ path: String, limit: Int = 1_048_576) -> FileRead {
 public struct ErrorNumber: Error { public var code: Int32 }
 
 /// Everything `fd` gives until end of file, or the first read past `limit` bytes (so a result
-/// longer than `limit` means "too long"). The scratch buffer is zeroed: stdin may hold secrets.
-/// `expected` (a regular file's size, if known) sizes the buffer and the first read.
+/// longer than `limit` means "too long"). Read straight into one buffer, sized by `expected` (a
+/// regular file's size, if known) and grown only when full; every buffer left behind is zeroed,
+/// since stdin may hold secrets.
 public func readAll(_ fd: Int32, limit: Int, expected: Int = 0) -> Result<[UInt8], ErrorNumber> {
-  var bytes: [UInt8] = []
-  bytes.reserveCapacity(min(expected, limit) + 1)
-  var chunk = [UInt8](repeating: 0, count: 16_384)
-  defer { for i in chunk.indices { chunk[i] = 0 } }
-  while bytes.count <= limit {
-    let n: Int
-    if bytes.capacity - bytes.count > chunk.count {
-      // Straight into the buffer: no copy through the chunk.
-      let start = bytes.count
-      var got = 0
-      bytes.append(contentsOf: repeatElement(0, count: bytes.capacity - start))
-      got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, $0.count - start) }
-      bytes.removeLast(bytes.count - start - max(got, 0))
-      n = got
-    } else {
-      n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
+  var buffer = [UInt8](repeating: 0, count: min(max(expected, 4096), limit) + 1)
+  var count = 0
+  while count <= limit {
+    if count == buffer.count {
+      var grown = [UInt8](repeating: 0, count: min(buffer.count * 2, limit + 1))
+      grown.withUnsafeMutableBufferPointer { _ = $0.update(fromContentsOf: buffer) }
+      for i in buffer.indices { buffer[i] = 0 }
+      buffer = grown
     }
+    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
     if n < 0 && errno == EINTR { continue }
     if n < 0 { return .failure(ErrorNumber(code: errno)) }
     if n == 0 { break }
+    count += n
   }
-  return .success(bytes)
+  let result = Array(buffer[0..<count])
+  for i in buffer.indices { buffer[i] = 0 }
+  return .success(result)
 }
 
 /// The terminal sink: every write of text meant for people (stderr, /dev/tty) goes through here,

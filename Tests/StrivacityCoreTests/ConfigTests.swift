@@ -150,6 +150,13 @@ import Testing
     #expect(try Config.parse(Self.text, path: "c.toml", onlyProfile: nil).profiles.map(\.name) == ["work"])
   }
 
+  /// A top-level array may hold a line that starts with "[": the scan cannot tell it from a
+  /// header, and the whole file decides.
+  @Test func aLineThatLooksLikeAHeaderInsideAnArrayIsNotOne() throws {
+    let text = "extra = [\n[1, 2],\n]\n\n[profiles.work]\ntenant = \"https://w.example\"\nclient_id = \"c\"\n"
+    #expect(try Config.parse(text, path: "c.toml", onlyProfile: "work").profile(named: "work")?.clientID == "c")
+  }
+
   @Test func mistakesInTheWantedProfileKeepTheirLineNumbers() {
     #expect(throws: ConfigError.invalid(path: "c.toml", position: SourcePosition(line: 6, column: 1), message: "'client_id' must be a string, not an array")) {
       try Config.parse(Self.text, path: "c.toml", onlyProfile: "home")

@@ -232,6 +232,9 @@ import Testing
       ["https://alice:s3cr3t@api.example.com/"], ["--url", "https://alice:s3cr3t@api.example.com/"],
       ["-ualice:s3cr3t", Self.url], ["-sSualice:s3cr3t", Self.url], ["--oauth2-bearer=s3cr3t", Self.url],
       ["-H", "X-Api-Key s3cr3t\n", Self.url],
+      // Values attached to options that carry headers, bodies, cookies and proxies.
+      ["--header=X-Api-Key: s3cr3t", Self.url], ["--data=password=s3cr3t", Self.url], ["--cookie=session=s3cr3t", Self.url],
+      ["-sxhttp://u:s3cr3t@proxy", Self.url],
     ] {
       let message = try #require(refusal(arguments), "\(arguments)")
       #expect(!message.contains("s3cr3t"), "\(message)")

@@ -28,10 +28,9 @@ final class ProfileSession {
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
     resolved = try ResolvedProfile.resolve(
       config: context.config(onlyProfile: named), overrides: overrides, environment: context.environment)
-    let configured = try resolved.requireTenant(configPath: context.paths.config)
-    tenant = TenantURL.base(configured)
-    clientID = try resolved.requireClientID(configPath: context.paths.config)
-    key = StoreKey(profile: resolved.name, issuer: tenant, clientID: clientID)
+    key = try resolved.storeKey(configPath: context.paths.config)
+    tenant = key.issuer
+    clientID = key.clientID
     store = try context.store(for: resolved.store)
     log = options.log
   }
@@ -86,51 +85,60 @@ final class ProfileSession {
   private func exchangeRefreshToken(_ current: TokenSet) throws -> (TokenSet, String?) {
     guard let refreshToken = current.refreshToken else { throw notSignedIn }
     let body = FormURLEncoding.encode([("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)])
-    return try withInterruptsHeld {
-      func post() throws -> HTTPResponse {
-        try send(HTTPRequest(
-          method: "POST", url: try endpoint(\.tokenEndpoint, "token endpoint"),
-          headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
-          body: Array(body.utf8), freshConnection: true))
+    // Where to send it is settled first (a discovery request, if needed, is no reason to hold
+    // Ctrl-C); interrupts are held from sending to storing the answer.
+    var url = try endpoint(\.tokenEndpoint, "token endpoint")
+    let keptEndpoint = discoveryFromStore
+    if let stored = try withInterruptsHeld({ try sendAndStore(body, to: url, current: current, keptEndpoint: keptEndpoint) }) {
+      return stored
+    }
+    // The kept token endpoint is gone (the request was not taken, so it is safe to send again):
+    // ask the tenant where it is now.
+    cachedDiscovery = nil
+    storedEndpoints = nil
+    url = try endpoint(\.tokenEndpoint, "token endpoint")
+    return try withInterruptsHeld { try sendAndStore(body, to: url, current: current, keptEndpoint: false)! }
+  }
+
+  /// One refresh request and its answer stored; nil when `keptEndpoint` and the endpoint is gone
+  /// (HTTP 404, 405, 410: nothing was rotated, so the caller may ask discovery and send again).
+  private func sendAndStore(_ body: String, to url: String, current: TokenSet, keptEndpoint: Bool) throws -> (TokenSet, String?)? {
+    let response = try send(HTTPRequest(
+      method: "POST", url: url,
+      headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
+      body: Array(body.utf8), freshConnection: true))
+    if keptEndpoint, [404, 405, 410].contains(response.status) {
+      log.note("the kept token endpoint answered HTTP \(response.status); fetching discovery again")
+      return nil
+    }
+    switch response.status {
+    case 200:
+      let parsed: TokenResponse
+      do {
+        parsed = try TokenResponse(json: JSONValue.parse(response.body) ?? .null)
+      } catch {
+        throw CLIFailure("the refresh answer is unusable: \(error); stored tokens are unchanged", status: .server)
       }
-      var response = try post()
-      if discoveryFromStore, [404, 405, 410].contains(response.status) {
-        // The kept token endpoint is gone (the request was not taken, so it is safe to send
-        // again): ask the tenant where it is now.
-        log.note("the kept token endpoint answered HTTP \(response.status); fetching discovery again")
-        cachedDiscovery = nil
-        storedEndpoints = nil
-        response = try post()
+      var admitted = parsed
+      admitted.idToken = nil  // the one verified before stays until the new one verifies
+      var next = admitted.tokenSet(now: Self.now(), previous: current)
+      if let cachedDiscovery { next.endpoints = cachedDiscovery.cacheable }
+      try store.save(next, for: key)
+      log.note("refreshed \(name)")
+      return (next, parsed.idToken)
+    case 400, 401:
+      let error = OAuthError.from(status: response.status, body: response.body)
+      if case .server(let code, _, _)? = error, code == "invalid_grant" || code == "invalid_token" {
+        // The refresh token is dead (expired, revoked, or rotated elsewhere): forget it.
+        var dead = current
+        dead.refreshToken = nil
+        try store.save(dead, for: key)
+        throw CLIFailure("the tenant refused the refresh token for \(name) (\(error!)); it was discarded: run strivacity login", status: .signInRequired)
       }
-      switch response.status {
-      case 200:
-        let parsed: TokenResponse
-        do {
-          parsed = try TokenResponse(json: JSONValue.parse(response.body) ?? .null)
-        } catch {
-          throw CLIFailure("the refresh answer is unusable: \(error); stored tokens are unchanged", status: .server)
-        }
-        var admitted = parsed
-        admitted.idToken = nil  // the one verified before stays until the new one verifies
-        var next = admitted.tokenSet(now: Self.now(), previous: current)
-        if let cachedDiscovery { next.endpoints = cachedDiscovery.cacheable }
-        try store.save(next, for: key)
-        log.note("refreshed \(name)")
-        return (next, parsed.idToken)
-      case 400, 401:
-        let error = OAuthError.from(status: response.status, body: response.body)
-        if case .server(let code, _, _)? = error, code == "invalid_grant" || code == "invalid_token" {
-          // The refresh token is dead (expired, revoked, or rotated elsewhere): forget it.
-          var dead = current
-          dead.refreshToken = nil
-          try store.save(dead, for: key)
-          throw CLIFailure("the tenant refused the refresh token for \(name) (\(error!)); it was discarded: run strivacity login", status: .signInRequired)
-        }
-        throw CLIFailure("the refresh failed: \(error.map { "\($0)" } ?? "HTTP \(response.status)"); stored tokens are unchanged", status: .server)
-      default:
-        let transient = response.status >= 500 || response.status == 429
-        throw CLIFailure("the refresh failed with HTTP \(response.status); stored tokens are unchanged", status: transient ? .transient : .server)
-      }
+      throw CLIFailure("the refresh failed: \(error.map { "\($0)" } ?? "HTTP \(response.status)"); stored tokens are unchanged", status: .server)
+    default:
+      let transient = response.status >= 500 || response.status == 429
+      throw CLIFailure("the refresh failed with HTTP \(response.status); stored tokens are unchanged", status: transient ? .transient : .server)
     }
   }
 

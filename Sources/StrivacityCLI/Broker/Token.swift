@@ -26,7 +26,7 @@ struct Token: ParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   @Option(name: .customLong("min-ttl"), help: ArgumentHelp("Refresh when the token expires within this many seconds, at most half its lifetime.", valueName: "seconds"))
-  var minTTL: Int64 = 60
+  var minTTL: Int64 = TokenSet.defaultMinTTL
 
   @Option(help: ArgumentHelp("What to print: the token alone, or a header, JSON, shell, curl or Kubernetes form.", valueName: "format"))
   var format: TokenFormat = .raw

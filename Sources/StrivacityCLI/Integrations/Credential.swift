@@ -56,21 +56,21 @@ struct Credential: ParsableCommand {
     let session = try ProfileSession(context: context, options: global, profile: profile.name)
     let tokens: TokenSet
     do {
-      tokens = try session.freshTokens(minTTL: 60)
+      tokens = try session.freshTokens(minTTL: TokenSet.defaultMinTTL)
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       // Sign in on the terminal if there is one; otherwise stay silent so git moves on.
       guard TTY() != nil else { return }
       Console.writeStderr("strivacity: \(failure.message)\n")
       let login = try Login.parse(["--profile", profile.name] + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
-      tokens = try session.freshTokens(minTTL: 60)
+      tokens = try session.freshTokens(minTTL: TokenSet.defaultMinTTL)
     } catch {
       // git shows nothing of ours on stdout; one line on stderr says why we had no answer.
       Console.error("git credential: \((CLIFailure(recognising: error)?.message) ?? "\(error)")")
       return
     }
     Console.writeStdout(CredentialProtocol.answer(
-      request: request, token: tokens.accessToken, username: profile.gitUsername ?? "oauth2", expiresAt: tokens.expiresAt))
+      request: request, token: tokens.accessToken, username: profile.gitUser, expiresAt: tokens.expiresAt))
   }
 
   /// git says the credential failed: if it is our current access token, forget it (expire it),

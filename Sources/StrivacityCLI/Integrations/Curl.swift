@@ -58,7 +58,7 @@ struct Curl: ParsableCommand {
       let shown = URLParts(url).map { "\($0.origin)" } ?? "that URL"
       throw CLIFailure("refusing to send the token to \(shown): profile \(session.name) allows \(allowed.joined(separator: ", ")) (add it to hosts)", status: .usage)
     }
-    let tokens = try session.freshTokens(minTTL: 60)
+    let tokens = try session.freshTokens(minTTL: TokenSet.defaultMinTTL)
     var fds: [Int32] = [0, 0]
     guard pipe(&fds) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
     _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)  // curl inherits the read end only

@@ -70,8 +70,7 @@ struct SetupGit: ParsableCommand {
   static func helperCommand() -> String {
     let path = (getenv("PATH").map { String(cString: $0) } ?? "").split(separator: ":")
     if path.contains(where: { access("\($0)/git-credential-strivacity", X_OK) == 0 }) { return "strivacity" }
-    // Else this very binary: a helper still, only without the hot path.
-    let me = Launcher.front() ?? Launcher.executablePath().flatMap { String(validating: $0, as: UTF8.self) } ?? "strivacity"
+    let me = Launcher.commandPath()
     return "!'\(me.replacing("'", with: "'\\''"))' credential"
   }
 

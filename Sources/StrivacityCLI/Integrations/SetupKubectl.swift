@@ -38,9 +38,7 @@ struct SetupKubectl: ParsableCommand {
   func run() throws {
     let context = global.context()
     let resolved = try context.resolveProfile(global)
-    guard try context.config()?.profile(named: resolved.name) != nil else {
-      throw ConfigError.profileNotConfigured(name: resolved.name, path: context.paths.config)
-    }
+    guard resolved.isConfigured else { throw ConfigError.profileNotConfigured(name: resolved.name, path: context.paths.config) }
     let name = user ?? "strivacity-\(resolved.name)"
     let file = kubeconfig.map { ["--kubeconfig", $0] } ?? []
     if undo {
@@ -48,14 +46,19 @@ struct SetupKubectl: ParsableCommand {
       Console.writeStderr("strivacity: kubectl user \(name) removed\n")
       return
     }
-    // The small `strivacity` by absolute path: kubectl's PATH may differ from this shell's, and
-    // it is the binary that answers from the access-token cache.
-    let command = Launcher.front() ?? Launcher.executablePath().flatMap { String(validating: $0, as: UTF8.self) } ?? "strivacity"
-    var arguments = ["token", "--profile", resolved.name, "--format", "exec-credential"]
-    if let config = global.config { arguments += ["--config", config] }
+    // The small `strivacity` by absolute path (kubectl's PATH may differ from this shell's). A
+    // config file other than the default goes in by absolute path as STRIVACITY_CONFIG, not as
+    // --config: kubectl runs the plugin from any directory, and the small binary answers the
+    // hot path only for `token --profile --format`.
+    var settings = ["--exec-command=\(Launcher.commandPath())"]
+    settings += ["token", "--profile", resolved.name, "--format", "exec-credential"].map { "--exec-arg=\($0)" }
+    if global.config != nil || context.environment["STRIVACITY_CONFIG"] != nil, let path = realpath(context.paths.config, nil) {
+      defer { free(path) }
+      settings.append("--exec-env=STRIVACITY_CONFIG=\(String(cString: path))")
+    }
     try kubectl(
-      ["config", "set-credentials", name, "--exec-api-version=client.authentication.k8s.io/v1", "--exec-command=\(command)",
-       "--exec-interactive-mode=IfAvailable"] + arguments.map { "--exec-arg=\($0)" } + file)
+      ["config", "set-credentials", name, "--exec-api-version=client.authentication.k8s.io/v1", "--exec-interactive-mode=IfAvailable"]
+        + settings + file)
     Console.writeStderr(
       "strivacity: kubectl user \(name) gets its tokens from strivacity (profile \(resolved.name)); "
         + "use it with: kubectl config set-context --current --user=\(name)\n")

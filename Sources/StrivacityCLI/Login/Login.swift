@@ -82,8 +82,12 @@ struct Login: ParsableCommand {
       throw ValidationError("--sdk-mode must be one of \(Self.sdkModes.joined(separator: ", "))")
     }
     if let timeout, !(timeout.isFinite && timeout > 0 && timeout <= 86_400) { throw ValidationError("--timeout must be a positive number of seconds, at most 86400") }
-    for field in fields + fieldEnvironment where !field.contains("=") || field.hasPrefix("=") {
-      throw ValidationError("'\(field)' is not ID=VALUE")
+    // Never quote the argument: it may be a password given the wrong way.
+    for field in fields where !field.contains("=") || field.hasPrefix("=") {
+      throw ValidationError("--field takes ID=VALUE (a widget id, then '=', then the answer)")
+    }
+    for field in fieldEnvironment where !field.contains("=") || field.hasPrefix("=") {
+      throw ValidationError("--field-env takes ID=VARIABLE (a widget id, then '=', then an environment variable's name)")
     }
   }
 
@@ -109,7 +113,7 @@ struct Login: ParsableCommand {
 
     // The store must be usable before anyone types a password.
     let store = try context.store(for: resolved.store)
-    let key = StoreKey(profile: resolved.name, issuer: TenantURL.base(tenantURL), clientID: client)
+    let key = try resolved.storeKey(configPath: configPath)
     _ = try store.load(key)
 
     let terminal = TTY()

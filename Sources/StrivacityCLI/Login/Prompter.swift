@@ -153,7 +153,7 @@ final class Prompter {
     default: break
     }
     while true {
-      let line = try read(terminal, prompt: ScreenRenderer.prompt(widget, defaultText: ScreenRenderer.defaultText(widget), style: style), hidden: isSecret(widget))
+      let line = try read(terminal, prompt: ScreenRenderer.prompt(widget, defaultText: ScreenRenderer.defaultText(widget), style: style), hidden: hidesInput(widget))
       switch parse(line, widget, automated: false) {
       case .failure(let problem):
         terminal.write(ScreenRenderer.fieldMessage(problem.text, style: style) + "\n")
@@ -167,10 +167,18 @@ final class Prompter {
     }
   }
 
-  /// Passwords are read with echo off. One-time codes are not: they are spent within minutes,
-  /// and a person can check six digits for a typo before pressing Enter (as gh, the AWS CLI
-  /// and most terminal MFA prompts do). README, "Sign in".
+  /// Passwords and one-time codes: never kept as a default, warned about on the command line.
   private func isSecret(_ widget: Widget) -> Bool {
+    switch widget.kind {
+    case .password, .passcode: return true
+    default: return false
+    }
+  }
+
+  /// Only passwords are read with echo off. One-time codes are not: they are spent within
+  /// minutes, and a person can check six digits for a typo before pressing Enter (as gh, the
+  /// AWS CLI and most terminal MFA prompts do). README, "Sign in".
+  private func hidesInput(_ widget: Widget) -> Bool {
     if case .password = widget.kind { return true }
     return false
   }
