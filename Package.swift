@@ -50,7 +50,7 @@ let package = Package(
     .target(name: "CKeyctl"),
     // The access-token cache in the kernel's user keyring.
     .target(name: "TokenCache", dependencies: ["StrivacityCore", "CKeyctl"]),
-    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "TokenCache"]),
+    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "TokenCache", "SystemIO"]),
     // The environment, whole files, stdin, and writes to stdout, stderr and the terminal.
     .target(name: "SystemIO", dependencies: ["StrivacityCore"]),
     // Drawing screens as lines (pure) and talking to /dev/tty (hidden input, Ctrl-C, spinner).

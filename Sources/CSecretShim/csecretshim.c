@@ -6,11 +6,25 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef unsigned int (*GHashFunc)(gconstpointer);
 typedef gboolean (*GEqualFunc)(gconstpointer, gconstpointer);
 typedef void (*GDestroyNotify)(gpointer);
 typedef unsigned int guint;
+typedef struct _GVariant GVariant;
+typedef struct _GVariantType GVariantType;
+typedef struct _GDBusConnection GDBusConnection;
+typedef struct _GDBusProxy GDBusProxy;
+typedef struct _GMainContext GMainContext;
+typedef struct _GSource GSource;
+typedef struct _GAsyncResult GAsyncResult;
+typedef struct _GObject GObject;
+typedef void (*GAsyncReadyCallback)(GObject *, GAsyncResult *, gpointer);
+typedef gboolean (*GSourceFunc)(gpointer);
+typedef void (*GDBusSignalCallback)(GDBusConnection *, const gchar *, const gchar *, const gchar *, const gchar *,
+                                    GVariant *, gpointer);
+enum { G_DBUS_CALL_FLAGS_NO_AUTO_START = 1 << 0 };
 
 static struct {
   GHashTable *(*hash_table_new)(GHashFunc, GEqualFunc);
@@ -24,6 +38,7 @@ static struct {
   void (*free)(gpointer);
   const gchar *(*intern_string)(const gchar *);
   void (*object_unref)(gpointer);
+  gpointer (*object_ref)(gpointer);
   void (*list_free_full)(GList *, GDestroyNotify);
   GList *(*list_append)(GList *, gpointer);
   void (*list_free)(GList *);
@@ -46,6 +61,45 @@ static struct {
   gboolean (*collection_get_locked)(SecretCollection *);
   gchar *(*collection_get_label)(SecretCollection *);
   gint (*service_unlock_sync)(SecretService *, GList *, GCancellable *, GList **, GError **);
+  GList *(*collection_search_sync)(SecretCollection *, const SecretSchema *, GHashTable *, SecretSearchFlags,
+                                   GCancellable *, GError **);
+  gboolean (*item_get_locked)(SecretItem *);
+  uint64_t (*item_get_modified)(SecretItem *);
+  gchar *(*item_get_label)(SecretItem *);
+  gboolean (*item_load_secret_sync)(SecretItem *, GCancellable *, GError **);
+  SecretValue *(*item_get_secret)(SecretItem *);
+  const gchar *(*value_get)(SecretValue *, size_t *);
+  SecretValue *(*value_new)(const gchar *, long, const gchar *);
+  void (*value_unref)(gpointer);
+  gboolean (*item_set_secret_sync)(SecretItem *, SecretValue *, GCancellable *, GError **);
+  SecretItem *(*item_create_sync)(SecretCollection *, const SecretSchema *, GHashTable *, const gchar *, SecretValue *, int,
+                                  GCancellable *, GError **);
+  GQuark (*secret_error_quark)(void);
+  GDBusConnection *(*proxy_get_connection)(GDBusProxy *);
+  gchar *(*proxy_get_name_owner)(GDBusProxy *);
+  const gchar *(*proxy_get_object_path)(GDBusProxy *);
+  GVariant *(*connection_call_sync)(GDBusConnection *, const gchar *, const gchar *, const gchar *, const gchar *,
+                                    GVariant *, const GVariantType *, int, gint, GCancellable *, GError **);
+  void (*connection_call)(GDBusConnection *, const gchar *, const gchar *, const gchar *, const gchar *, GVariant *,
+                          const GVariantType *, int, gint, GCancellable *, GAsyncReadyCallback, gpointer);
+  GVariant *(*connection_call_finish)(GDBusConnection *, GAsyncResult *, GError **);
+  guint (*signal_subscribe)(GDBusConnection *, const gchar *, const gchar *, const gchar *, const gchar *,
+                            const gchar *, int, GDBusSignalCallback, gpointer, GDestroyNotify);
+  void (*signal_unsubscribe)(GDBusConnection *, guint);
+  GVariant *(*variant_new)(const gchar *, ...);
+  void (*variant_get)(GVariant *, const gchar *, ...);
+  void (*variant_unref)(GVariant *);
+  GMainContext *(*main_context_new)(void);
+  void (*main_context_push_thread_default)(GMainContext *);
+  void (*main_context_pop_thread_default)(GMainContext *);
+  gboolean (*main_context_iteration)(GMainContext *, gboolean);
+  void (*main_context_unref)(GMainContext *);
+  GSource *(*timeout_source_new)(guint);
+  void (*source_set_callback)(GSource *, GSourceFunc, gpointer, GDestroyNotify);
+  guint (*source_attach)(GSource *, GMainContext *);
+  void (*source_destroy)(GSource *);
+  void (*source_unref)(GSource *);
+  gboolean (*cancellable_is_cancelled)(GCancellable *);
 } api;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -79,6 +133,7 @@ static void load(void) {
   RESOLVE(free, "g_free");
   RESOLVE(intern_string, "g_intern_string");
   RESOLVE(object_unref, "g_object_unref");
+  RESOLVE(object_ref, "g_object_ref");
   RESOLVE(list_free_full, "g_list_free_full");
   RESOLVE(list_append, "g_list_append");
   RESOLVE(list_free, "g_list_free");
@@ -99,6 +154,40 @@ static void load(void) {
   RESOLVE(collection_get_locked, "secret_collection_get_locked");
   RESOLVE(collection_get_label, "secret_collection_get_label");
   RESOLVE(service_unlock_sync, "secret_service_unlock_sync");
+  RESOLVE(collection_search_sync, "secret_collection_search_sync");
+  RESOLVE(item_get_locked, "secret_item_get_locked");
+  RESOLVE(item_get_modified, "secret_item_get_modified");
+  RESOLVE(item_get_label, "secret_item_get_label");
+  RESOLVE(item_load_secret_sync, "secret_item_load_secret_sync");
+  RESOLVE(item_get_secret, "secret_item_get_secret");
+  RESOLVE(value_get, "secret_value_get");
+  RESOLVE(value_new, "secret_value_new");
+  RESOLVE(value_unref, "secret_value_unref");
+  RESOLVE(item_set_secret_sync, "secret_item_set_secret_sync");
+  RESOLVE(item_create_sync, "secret_item_create_sync");
+  RESOLVE(secret_error_quark, "secret_error_get_quark");
+  RESOLVE(proxy_get_connection, "g_dbus_proxy_get_connection");
+  RESOLVE(proxy_get_name_owner, "g_dbus_proxy_get_name_owner");
+  RESOLVE(proxy_get_object_path, "g_dbus_proxy_get_object_path");
+  RESOLVE(connection_call_sync, "g_dbus_connection_call_sync");
+  RESOLVE(connection_call, "g_dbus_connection_call");
+  RESOLVE(connection_call_finish, "g_dbus_connection_call_finish");
+  RESOLVE(signal_subscribe, "g_dbus_connection_signal_subscribe");
+  RESOLVE(signal_unsubscribe, "g_dbus_connection_signal_unsubscribe");
+  RESOLVE(variant_new, "g_variant_new");
+  RESOLVE(variant_get, "g_variant_get");
+  RESOLVE(variant_unref, "g_variant_unref");
+  RESOLVE(main_context_new, "g_main_context_new");
+  RESOLVE(main_context_push_thread_default, "g_main_context_push_thread_default");
+  RESOLVE(main_context_pop_thread_default, "g_main_context_pop_thread_default");
+  RESOLVE(main_context_iteration, "g_main_context_iteration");
+  RESOLVE(main_context_unref, "g_main_context_unref");
+  RESOLVE(timeout_source_new, "g_timeout_source_new");
+  RESOLVE(source_set_callback, "g_source_set_callback");
+  RESOLVE(source_attach, "g_source_attach");
+  RESOLVE(source_destroy, "g_source_destroy");
+  RESOLVE(source_unref, "g_source_unref");
+  RESOLVE(cancellable_is_cancelled, "g_cancellable_is_cancelled");
   if (load_error[0] == '\0') load_status = 0;
 }
 
@@ -119,6 +208,7 @@ gchar *ss_strdup(const gchar *text) { return api.strdup(text); }
 void ss_free(gpointer memory) { api.free(memory); }
 const gchar *ss_intern_string(const gchar *text) { return api.intern_string(text); }
 void ss_object_unref(gpointer object) { api.object_unref(object); }
+void ss_object_ref(gpointer object) { api.object_ref(object); }
 void ss_list_free_objects(GList *list) { api.list_free_full(list, api.object_unref); }
 GList *ss_list_append(GList *list, gpointer data) { return api.list_append(list, data); }
 void ss_list_free(GList *list) { api.list_free(list); }
@@ -161,4 +251,180 @@ gchar *ss_collection_get_label(SecretCollection *collection) { return api.collec
 gint ss_service_unlock_sync(SecretService *service, GList *objects, GCancellable *cancellable, GList **unlocked,
                             GError **error) {
   return api.service_unlock_sync(service, objects, cancellable, unlocked, error);
+}
+
+GList *ss_collection_search_sync(SecretCollection *collection, const SecretSchema *schema, GHashTable *attributes,
+                                 SecretSearchFlags flags, GCancellable *cancellable, GError **error) {
+  return api.collection_search_sync(collection, schema, attributes, flags, cancellable, error);
+}
+gboolean ss_item_get_locked(SecretItem *item) { return api.item_get_locked(item); }
+uint64_t ss_item_get_modified(SecretItem *item) { return api.item_get_modified(item); }
+gchar *ss_item_get_label(SecretItem *item) { return api.item_get_label(item); }
+const gchar *ss_object_path(gpointer proxy) { return api.proxy_get_object_path((GDBusProxy *)proxy); }
+gboolean ss_item_load_secret_sync(SecretItem *item, GCancellable *cancellable, GError **error) {
+  return api.item_load_secret_sync(item, cancellable, error);
+}
+SecretValue *ss_item_get_secret(SecretItem *item) { return api.item_get_secret(item); }
+const gchar *ss_value_get(SecretValue *value, size_t *length) { return api.value_get(value, length); }
+SecretValue *ss_value_new(const gchar *secret, size_t length) { return api.value_new(secret, (long)length, "text/plain"); }
+void ss_value_unref(SecretValue *value) { api.value_unref(value); }
+gboolean ss_item_set_secret_sync(SecretItem *item, SecretValue *value, GCancellable *cancellable, GError **error) {
+  return api.item_set_secret_sync(item, value, cancellable, error);
+}
+SecretItem *ss_item_create_sync(SecretCollection *collection, const SecretSchema *schema, GHashTable *attributes,
+                                const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error) {
+  return api.item_create_sync(collection, schema, attributes, label, value, SS_ITEM_CREATE_NONE, cancellable, error);
+}
+GQuark ss_secret_error_quark(void) { return api.secret_error_quark(); }
+
+#define SECRETS_NAME "org.freedesktop.secrets"
+
+/// One method call to the service, by its well-known name, never starting anything.
+static GVariant *call(SecretService *service, const char *path, const char *interface, const char *method,
+                      GVariant *parameters, GCancellable *cancellable, GError **error) {
+  GDBusConnection *connection = api.proxy_get_connection((GDBusProxy *)service);
+  return api.connection_call_sync(connection, SECRETS_NAME, path, interface, method, parameters, NULL,
+                                  G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, cancellable, error);
+}
+
+/// "/" means no prompt.
+static void take_prompt(const char *path, char **prompt) {
+  *prompt = (path != NULL && !(path[0] == '/' && path[1] == '\0')) ? api.strdup(path) : NULL;
+}
+
+int ss_request_unlock(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error) {
+  *prompt = NULL;
+  const char *paths[] = {path, NULL};
+  GVariant *reply = call(service, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Unlock",
+                         api.variant_new("(^ao)", paths), cancellable, error);
+  if (reply == NULL) return -1;
+  const char **unlocked = NULL;
+  const char *prompt_path = NULL;
+  api.variant_get(reply, "(^a&o&o)", &unlocked, &prompt_path);
+  int done = 0;
+  for (size_t i = 0; unlocked != NULL && unlocked[i] != NULL; i++) {
+    if (strcmp(unlocked[i], path) == 0) done = 1;
+  }
+  if (!done) take_prompt(prompt_path, prompt);
+  api.free(unlocked);
+  api.variant_unref(reply);
+  return done;
+}
+
+int ss_request_delete(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error) {
+  *prompt = NULL;
+  GVariant *reply = call(service, path, "org.freedesktop.Secret.Item", "Delete", NULL, cancellable, error);
+  if (reply == NULL) return -1;
+  const char *prompt_path = NULL;
+  api.variant_get(reply, "(&o)", &prompt_path);
+  take_prompt(prompt_path, prompt);
+  api.variant_unref(reply);
+  return *prompt == NULL ? 1 : 0;
+}
+
+struct prompt_state {
+  int completed;  // 1 completed, 0 dismissed, -1 not yet
+  int vanished;
+};
+
+static void on_completed(GDBusConnection *connection, const gchar *sender, const gchar *path, const gchar *interface,
+                         const gchar *signal, GVariant *parameters, gpointer data) {
+  (void)connection, (void)sender, (void)path, (void)interface, (void)signal;
+  struct prompt_state *state = data;
+  gboolean dismissed = 1;
+  GVariant *result = NULL;
+  api.variant_get(parameters, "(bv)", &dismissed, &result);
+  if (result != NULL) api.variant_unref(result);
+  if (state->completed < 0) state->completed = dismissed ? 0 : 1;
+}
+
+static void on_owner_changed(GDBusConnection *connection, const gchar *sender, const gchar *path, const gchar *interface,
+                             const gchar *signal, GVariant *parameters, gpointer data) {
+  (void)connection, (void)sender, (void)path, (void)interface, (void)signal, (void)parameters;
+  ((struct prompt_state *)data)->vanished = 1;
+}
+
+static void ignore_reply(GObject *source, GAsyncResult *result, gpointer data) {
+  (void)data;
+  GError *error = NULL;
+  GVariant *reply = api.connection_call_finish((GDBusConnection *)source, result, &error);
+  if (reply != NULL) api.variant_unref(reply);
+  if (error != NULL) api.error_free(error);
+}
+
+static gboolean tick(gpointer data) {
+  (void)data;
+  return 1;  // keep the loop waking up, to look at the cancellable
+}
+
+int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *cancellable, GError **error) {
+  (void)error;
+  GDBusConnection *connection = api.proxy_get_connection((GDBusProxy *)service);
+  gchar *owner = api.proxy_get_name_owner((GDBusProxy *)service);
+  struct prompt_state state = {-1, 0};
+  GMainContext *context = api.main_context_new();
+  api.main_context_push_thread_default(context);
+  // Subscribed before Prompt is called: a service may complete at once.
+  guint completed = api.signal_subscribe(connection, owner, "org.freedesktop.Secret.Prompt", "Completed", prompt, NULL, 0,
+                                         on_completed, &state, NULL);
+  guint gone = owner == NULL ? 0
+                             : api.signal_subscribe(connection, "org.freedesktop.DBus", "org.freedesktop.DBus",
+                                                    "NameOwnerChanged", "/org/freedesktop/DBus", owner, 0,
+                                                    on_owner_changed, &state, NULL);
+  GSource *ticker = api.timeout_source_new(50);
+  api.source_set_callback(ticker, tick, NULL, NULL);
+  api.source_attach(ticker, context);
+  // Asynchronous: a provider may answer Prompt only once its dialog has closed.
+  api.connection_call(connection, SECRETS_NAME, prompt, "org.freedesktop.Secret.Prompt", "Prompt", api.variant_new("(s)", ""),
+                      NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, ignore_reply, NULL);
+  int outcome;
+  for (;;) {
+    api.main_context_iteration(context, 1);
+    if (state.completed >= 0) { outcome = state.completed; break; }
+    if (state.vanished) { outcome = -3; break; }
+    if (cancellable != NULL && api.cancellable_is_cancelled(cancellable)) {
+      // Nobody answered in time: take the prompt back (its window closes where the provider can).
+      GVariant *reply = api.connection_call_sync(connection, SECRETS_NAME, prompt, "org.freedesktop.Secret.Prompt", "Dismiss",
+                                                 NULL, NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, 1000, NULL, NULL);
+      if (reply != NULL) api.variant_unref(reply);
+      outcome = -2;
+      break;
+    }
+  }
+  api.signal_unsubscribe(connection, completed);
+  if (gone != 0) api.signal_unsubscribe(connection, gone);
+  api.source_destroy(ticker);
+  api.source_unref(ticker);
+  for (int i = 0; i < 100 && api.main_context_iteration(context, 0); i++) {}
+  api.main_context_pop_thread_default(context);
+  api.main_context_unref(context);
+  api.free(owner);
+  return outcome;
+}
+
+int ss_read_locked(SecretService *service, const char *path, const char *interface, GCancellable *cancellable, GError **error) {
+  GVariant *reply = call(service, path, "org.freedesktop.DBus.Properties", "Get", api.variant_new("(ss)", interface, "Locked"),
+                         cancellable, error);
+  if (reply == NULL) return -1;
+  GVariant *value = NULL;
+  gboolean locked = 1;
+  api.variant_get(reply, "(v)", &value);
+  if (value != NULL) {
+    api.variant_get(value, "b", &locked);
+    api.variant_unref(value);
+  }
+  api.variant_unref(reply);
+  return locked ? 1 : 0;
+}
+
+uint32_t ss_service_pid(SecretService *service, GCancellable *cancellable) {
+  GDBusConnection *connection = api.proxy_get_connection((GDBusProxy *)service);
+  GVariant *reply = api.connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                             "GetConnectionUnixProcessID", api.variant_new("(s)", SECRETS_NAME), NULL,
+                                             G_DBUS_CALL_FLAGS_NO_AUTO_START, 1000, cancellable, NULL);
+  if (reply == NULL) return 0;
+  uint32_t pid = 0;
+  api.variant_get(reply, "(u)", &pid);
+  api.variant_unref(reply);
+  return pid;
 }

@@ -17,6 +17,11 @@ final class KeyringDeadline: @unchecked Sendable {
   private var finished = false
   private var thread = pthread_t()
   private var expiredFlag = false
+  private let started = monotonicSeconds()
+  /// A line for stderr and when it is due (monotonic seconds), from `extend(to:announcing:after:)`.
+  private var announcement: (text: String, due: Double)?
+  /// A prompt was announced: "waiting for the keyring…" would say less.
+  private var announced = false
 
   /// Starts the watchdog: after `noticeAfter` seconds a line on `noticeFD` (when given), after
   /// `limit` seconds the cancellable is cancelled.
@@ -51,21 +56,47 @@ final class KeyringDeadline: @unchecked Sendable {
     return expiredFlag
   }
 
-  /// The bound now in force (extend(to:) may have raised it).
+  /// The bound now in force, from the start (a prompt moves it).
   var currentLimit: Double {
     pthread_mutex_lock(&mutex)
     defer { pthread_mutex_unlock(&mutex) }
     return limit
   }
 
-  /// Moves the deadline to `seconds` after the operation started, for a prompt a person answers,
-  /// and says so on the terminal at once: the wait is theirs now, not the keyring's.
-  func extend(to seconds: Double, because reason: String) {
+  /// For a prompt the Secret Service returned, which a person answers: the deadline moves to
+  /// `seconds` from now, and `line` goes to stderr whether or not it is a terminal (a script's
+  /// log should say why it waited), `after` seconds from now unless the prompt is over by then
+  /// (a provider may return prompts that ask nobody).
+  func prompt(for seconds: Double, announcing line: String, after delay: Double) {
+    let text = "strivacity: \(TerminalSafe.text(line, multiline: false)) (waiting up to \(formatSeconds(seconds)))…\n"
+    if delay <= 0 {
+      pthread_mutex_lock(&mutex)
+      announced = true
+      pthread_mutex_unlock(&mutex)
+      extend(to: seconds)
+      writeNotice(2, text)
+      return
+    }
     pthread_mutex_lock(&mutex)
-    limit = max(limit, seconds)
+    limit = monotonicSeconds() - started + seconds
+    announcement = (text, monotonicSeconds() + delay)
     pthread_cond_signal(&condition)
     pthread_mutex_unlock(&mutex)
-    if let fd = noticeFD { writeNotice(fd, "strivacity: \(reason) (waiting up to \(formatSeconds(seconds)))…\n") }
+  }
+
+  /// A prompt is over: an announcement not yet made is dropped.
+  func promptEnded() {
+    pthread_mutex_lock(&mutex)
+    announcement = nil
+    pthread_mutex_unlock(&mutex)
+  }
+
+  /// The deadline becomes `seconds` from now.
+  private func extend(to seconds: Double) {
+    pthread_mutex_lock(&mutex)
+    limit = monotonicSeconds() - started + seconds
+    pthread_cond_signal(&condition)
+    pthread_mutex_unlock(&mutex)
   }
 
   private func writeNotice(_ fd: Int32, _ line: String) { _ = line.withCString { write(fd, $0, strlen($0)) } }
@@ -90,21 +121,30 @@ final class KeyringDeadline: @unchecked Sendable {
     pthread_mutex_lock(&mutex)
     defer { pthread_mutex_unlock(&mutex) }
     var noticed = noticeFD == nil || noticeAfter >= limit
-    let start = monotonicSeconds()
+    let start = started
     while !finished {
-      let elapsed = monotonicSeconds() - start
+      let now = monotonicSeconds()
+      let elapsed = now - start
       if elapsed >= limit {
         expiredFlag = true
         ss_cancellable_cancel(cancellable)
         return
       }
+      if let due = announcement, now >= due.due {
+        announcement = nil
+        announced = true
+        writeNotice(2, due.text)
+      }
+      if announced { noticed = true }  // an announcement says more than "waiting for the keyring"
       if !noticed && elapsed >= noticeAfter, let fd = noticeFD {
         noticed = true
         writeNotice(fd, "strivacity: waiting for the keyring…\n")
       }
+      var wake = limit - elapsed
+      if !noticed { wake = min(wake, noticeAfter - elapsed) }
+      if let due = announcement { wake = min(wake, due.due - now) }
       var until = timespec()
       clock_gettime(CLOCK_MONOTONIC, &until)
-      let wake = noticed ? limit - elapsed : min(noticeAfter, limit) - elapsed
       let nanos = Int(until.tv_nsec) + Int(max(0.001, wake).truncatingRemainder(dividingBy: 1) * 1e9)
       until.tv_sec += Int(max(0.001, wake)) + nanos / 1_000_000_000
       until.tv_nsec = nanos % 1_000_000_000

@@ -2,34 +2,75 @@
 //
 // Schema `com.strivacity.cli.TokenSet`; attributes `profile`, `issuer`, `client_id` (non-secret,
 // visible to any process on the session bus); the secret is the whole token set as one JSON
-// document, so every write replaces the set atomically. Items are labelled
-// `strivacity: PROFILE (ISSUER)` so people can recognise them in seahorse.
+// document. Items are labelled `strivacity: PROFILE (ISSUER)` so people can recognise them in
+// seahorse or KeePassXC. Everything lives in the default collection.
 //
-// Only the libsecret `…v_sync` functions are used: the variadic ones cannot be called from Swift.
+// One item per sign-in, updated in place: a refresh or a new sign-in of the same profile sets the
+// existing item's secret (Item.SetSecret), so the refresh token is never absent from the store
+// and providers that answer CreateItem(replace) with an access dialog (KeePassXC) are not asked.
+//
+// Prompts are the provider asking a person (KeePassXC's "allow access" and delete confirmations,
+// an unlock dialog). The calls that can return one (Unlock, Item.Delete) are made here, not
+// inside libsecret, so a prompt is said on stderr at once, waited for up to `prompts.bound`, and
+// a "no" or no answer ends in its own error (exit 8), never in silence.
+//
+// Only libsecret's `…_sync` functions are used, through CSecretShim (dlopen()ed on first use).
 internal import CSecretShim
 import Glibc
 import StrivacityCore
+import SystemIO
+
+/// How long a person may take over a Secret Service prompt, and whether a locked collection is
+/// unlocked on request or reported at once.
+public struct KeyringPrompts: Sendable, Equatable {
+  /// Seconds a prompt (an access dialog, an unlock) may stay unanswered.
+  public var bound: Double
+  /// Whether a locked collection is unlocked on request (someone is at a terminal to see the
+  /// provider's dialog) or reported as locked at once.
+  public var requestUnlock: Bool
+
+  public init(bound: Double, requestUnlock: Bool) {
+    self.bound = bound
+    self.requestUnlock = requestUnlock
+  }
+
+  /// On a terminal: a person is there, 120 s.
+  public static let terminalBound: Double = 120
+  /// For git, scripts and anything without a terminal: 15 s.
+  public static let unattendedBound: Double = 15
+
+  /// The defaults: `attended` when stderr is a terminal and the command is a person's, not git's.
+  public static func defaults(attended: Bool, onTerminal: Bool) -> KeyringPrompts {
+    KeyringPrompts(bound: attended && onTerminal ? terminalBound : unattendedBound, requestUnlock: onTerminal)
+  }
+}
 
 public final class SecretServiceStore: TokenStore {
   public let kind = StoreKind.secretService
   public static let schemaName = "com.strivacity.cli.TokenSet"
 
-  /// The bound on each operation (load, save, delete, keys), in seconds.
+  /// The bound on each operation (load, save, delete, keys), in seconds, prompts aside.
   public let timeout: Double
+  public let prompts: KeyringPrompts
   /// Where "waiting for the keyring…" goes after a second (nil: nowhere).
   private let noticeFD: Int32?
   /// The current operation's deadline; its cancellable goes to every libsecret call.
   private var deadline: KeyringDeadline?
   private var cancellable: OpaquePointer? { deadline?.cancellable }
-  /// How long an unlock prompt may take when a desktop can show one.
-  public static let promptTimeout: Double = 120
+  /// What is said if the current operation's deadline passes during a prompt.
+  private var unansweredPrompt: StoreError?
 
   /// The default bound: long enough for a busy keyring, short enough for a shell prompt.
   public static let defaultTimeout: Double = 5
 
   /// `noticeOnTerminal`: say "waiting for the keyring…" on stderr (default: when it is a terminal).
-  public init(timeout: Double = SecretServiceStore.defaultTimeout, noticeOnTerminal: Bool? = nil) {
+  public init(
+    timeout: Double = SecretServiceStore.defaultTimeout,
+    prompts: KeyringPrompts = .defaults(attended: true, onTerminal: isatty(2) == 1),
+    noticeOnTerminal: Bool? = nil
+  ) {
     self.timeout = timeout
+    self.prompts = prompts
     noticeFD = noticeOnTerminal ?? (isatty(2) == 1) ? 2 : nil
   }
 
@@ -55,21 +96,99 @@ public final class SecretServiceStore: TokenStore {
   private static let library: StoreError? = {
     var message = [CChar](repeating: 0, count: 256)
     guard ss_load(&message, message.count) != 0 else { return nil }
-    return .noSecretService(detail: String(cString: message))
+    return .noSecretService(detail: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
   }()
+
+  // MARK: the four operations
 
   public func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
     try Self.requireSessionBus()
-    return try bounded { () throws(StoreError) in try lookup(key) }
+    return try bounded { () throws(StoreError) in
+      let session = try openDefaultCollection()
+      let found = try session.search(Attributes(key), schema: schema, cancellable: cancellable)
+      guard let item = found.newest else { return nil }
+      var bytes = try readSecret(of: item, in: session)
+      defer { for i in bytes.indices { bytes[i] = 0 } }
+      return try TokenSet.decode(bytes, source: "the keyring item '\(label(for: key))'")
+    }
   }
 
+  public func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+    try Self.requireSessionBus()
+    try bounded { () throws(StoreError) in
+      let session = try openDefaultCollection()
+      let found = try session.search(Attributes(key), schema: schema, cancellable: cancellable)
+      var json = tokens.encoded()
+      defer { for i in json.indices { json[i] = 0 } }
+      let value = json.withUnsafeBufferPointer { buffer in
+        buffer.withMemoryRebound(to: CChar.self) { ss_value_new($0.baseAddress, $0.count) }
+      }
+      guard let value else { throw .failure(detail: "libsecret could not hold the secret") }
+      defer { ss_value_unref(value) }
+      if let item = found.newest {
+        try writeSecret(value, to: item, in: session)
+      } else {
+        var error: UnsafeMutablePointer<GError>?
+        let attributes = Attributes(key)
+        let made = withExtendedLifetime(attributes) {
+          ss_item_create_sync(session.collection, schema, attributes.table, label(for: key), value, cancellable, &error)
+        }
+        if let error { throw Self.classify(error) }
+        guard let made else { throw .failure(detail: "the Secret Service did not store the item") }
+        ss_object_unref(UnsafeMutableRawPointer(made))
+      }
+    }
+    // Older sign-ins of the profile (another tenant or client) and copies of this one: keep one
+    // item per profile. Best effort, under its own bound: the new set is stored already, a
+    // provider may ask before deleting, and other processes may be changing the keyring.
+    _ = try? bounded { () throws(StoreError) in
+      let session = try openDefaultCollection()
+      let mine = try session.search(Attributes(["profile": key.profile]), schema: schema, cancellable: cancellable)
+      let keep = mine.items.filter { $0.key == key }.max { $0.modified < $1.modified }
+      for item in mine.items where item.path != keep?.path { _ = try deleteItem(item, in: session) }
+    }
+  }
+
+  @discardableResult
+  public func delete(profile: String) throws(StoreError) -> Bool {
+    try Self.requireSessionBus()
+    return try bounded { () throws(StoreError) in
+      let session = try openDefaultCollection()
+      let mine = try session.search(Attributes(["profile": profile]), schema: schema, cancellable: cancellable)
+      var deleted = false
+      for item in mine.items { deleted = try deleteItem(item, in: session) || deleted }
+      return deleted
+    }
+  }
+
+  public func keys() throws(StoreError) -> [StoreKey] {
+    try Self.requireSessionBus()
+    return try bounded { () throws(StoreError) in
+      let session = try openDefaultCollection()
+      // Another process may delete an item between the search and reading it: try again once.
+      let found: FoundItems
+      do {
+        found = try session.search(Attributes([:]), schema: schema, cancellable: cancellable)
+      } catch {
+        found = try session.search(Attributes([:]), schema: schema, cancellable: cancellable)
+      }
+      return Set(found.items.compactMap(\.key)).sorted { ($0.profile, $0.issuer) < ($1.profile, $1.issuer) }
+    }
+  }
+
+  // MARK: bounds and prompts
+
   /// Runs one operation under the keyring bound: past it, the libsecret calls are cancelled and
-  /// the operation fails with `.timedOut`, whatever it was doing.
+  /// the operation fails with `.timedOut` (or `.promptUnanswered` during a prompt).
   private func bounded<T>(_ operation: () throws(StoreError) -> T) throws(StoreError) -> T {
     if let unavailable = Self.library { throw unavailable }
     let deadline = KeyringDeadline(limit: timeout, noticeFD: noticeFD)
     self.deadline = deadline
-    defer { self.deadline = nil }
+    unansweredPrompt = nil
+    defer {
+      self.deadline = nil
+      unansweredPrompt = nil
+    }
     let result: Result<T, StoreError>
     do {
       result = .success(try operation())
@@ -77,134 +196,152 @@ public final class SecretServiceStore: TokenStore {
       result = .failure(error)
     }
     deadline.finish()
-    // The bound actually waited: an unlock prompt extends it.
-    if deadline.expired { throw .timedOut(seconds: deadline.currentLimit) }
+    if deadline.expired { throw unansweredPrompt ?? .timedOut(seconds: deadline.currentLimit) }
     return try result.get()
   }
 
-  private func lookup(_ key: StoreKey) throws(StoreError) -> TokenSet? {
-    // First, as for a save: a lookup of a locked item would show the desktop's unlock prompt
-    // itself, under the short bound; the diagnosis unlocks under the prompt's bound, or says
-    // that the collection is locked or missing.
-    try diagnoseDefaultCollection()
+  /// Waits for a prompt the provider returned. `announce`: said on stderr (at once, or after
+  /// half a second for a prompt that may ask nobody); a "no" throws `dismissed`.
+  private func runPrompt(
+    _ prompt: UnsafeMutablePointer<CChar>, in session: KeyringSession, announce line: String, immediately: Bool,
+    request: String, dismissed: StoreError
+  ) throws(StoreError) {
+    let provider = session.provider(cancellable)
+    unansweredPrompt = .promptUnanswered(provider: provider.name, request: request, seconds: prompts.bound)
+    deadline?.prompt(for: prompts.bound, announcing: line, after: immediately ? 0 : 0.5)
     var error: UnsafeMutablePointer<GError>?
-    let attributes = Attributes(key)
-    let secret = ss_password_lookupv_sync(schema, attributes.table, cancellable, &error)
+    let outcome = ss_run_prompt(session.service, prompt, cancellable, &error)
+    deadline?.promptEnded()
+    switch outcome {
+    case 1: unansweredPrompt = nil
+    case 0: throw dismissed
+    case -3: throw .failure(detail: "\(provider.name) left the session bus while asking to \(request)")
+    case -2: throw unansweredPrompt ?? .timedOut(seconds: prompts.bound)  // bounded() says the same
+    default:
+      if let error { throw Self.classify(error) }
+      throw .failure(detail: "the prompt to \(request) failed")
+    }
+  }
+
+  /// The service and its default collection, unlocked: a locked one is reported at once, or
+  /// (on a terminal) unlocked through the provider's own dialog.
+  private func openDefaultCollection() throws(StoreError) -> KeyringSession {
+    var error: UnsafeMutablePointer<GError>?
+    let service = ss_service_get_sync(SecretServiceFlags(SS_SERVICE_NONE), cancellable, &error)
     if let error { throw Self.classify(error) }
-    guard let secret else { return nil }
-    defer { ss_password_free(secret) }
-    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(secret).assumingMemoryBound(to: UInt8.self), count: strlen(secret))
-    return try TokenSet.decode(Array(bytes), source: "the keyring item '\(label(for: key))'")
+    guard let service else { throw .noSecretService(detail: "no service object") }
+    let collection = ss_collection_for_alias_sync(service, SS_COLLECTION_DEFAULT, SecretCollectionFlags(SS_COLLECTION_NONE), cancellable, &error)
+    if let error {
+      ss_object_unref(UnsafeMutableRawPointer(service))
+      throw Self.classify(error)
+    }
+    guard let collection else {
+      ss_object_unref(UnsafeMutableRawPointer(service))
+      throw .noDefaultCollection
+    }
+    let session = KeyringSession(service: service, collection: collection)
+    // The proxy was made just now: its Locked property is current.
+    guard ss_collection_get_locked(collection) != 0 else { return session }
+    let provider = session.provider(cancellable)
+    let what = provider.describeCollection(session.collectionLabel)
+    guard prompts.requestUnlock else { throw .locked(what: what) }
+    var prompt: UnsafeMutablePointer<CChar>?
+    let answer = ss_request_unlock(service, ss_object_path(UnsafeMutableRawPointer(collection)), cancellable, &prompt, &error)
+    if let error { throw Self.classify(error) }
+    defer { if let prompt { ss_free(prompt) } }
+    if answer == 1 { return session }
+    guard let prompt else { throw .locked(what: what) }
+    try runPrompt(
+      prompt, in: session, announce: "\(what) is locked: unlock it in \(provider.window)", immediately: true,
+      request: "unlock \(what)", dismissed: .locked(what: what))
+    let locked = ss_read_locked(service, ss_object_path(UnsafeMutableRawPointer(collection)), "org.freedesktop.Secret.Collection", cancellable, &error)
+    if let error { throw Self.classify(error) }
+    if locked != 0 { throw .locked(what: what) }
+    return session
   }
 
-  public func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
-    try Self.requireSessionBus()
-    try bounded { () throws(StoreError) in try store(tokens, for: key) }
-  }
-
-  private func store(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
-    try diagnoseDefaultCollection()
+  /// Asks the provider to let this process use `item` (KeePassXC asks the person, per process).
+  private func requestAccess(to item: FoundItem, in session: KeyringSession) throws(StoreError) {
     var error: UnsafeMutablePointer<GError>?
-    let attributes = Attributes(key)
-    var json = tokens.encoded()
-    json.append(0)
-    defer { for i in json.indices { json[i] = 0 } }
-    let stored = json.withUnsafeBufferPointer { buffer in
-      buffer.withMemoryRebound(to: CChar.self) {
-        ss_password_storev_sync(schema, attributes.table, SS_COLLECTION_DEFAULT, label(for: key), $0.baseAddress, cancellable, &error)
+    var prompt: UnsafeMutablePointer<CChar>?
+    let answer = ss_request_unlock(session.service, item.path, cancellable, &prompt, &error)
+    if let error { throw Self.classify(error) }
+    defer { if let prompt { ss_free(prompt) } }
+    if answer == 1 { return }
+    let provider = session.provider(cancellable)
+    let request = "allow access to \"\(item.label)\""
+    guard let prompt else { throw .denied(provider: provider.name, request: request) }
+    try runPrompt(
+      prompt, in: session, announce: "\(provider.name) is asking you to allow access to \"\(item.label)\" — see its window",
+      immediately: true, request: request, dismissed: .denied(provider: provider.name, request: request))
+  }
+
+  /// The item's secret, asking for access first when the provider keeps it locked to us.
+  private func readSecret(of item: FoundItem, in session: KeyringSession) throws(StoreError) -> [UInt8] {
+    if ss_item_get_locked(item.pointer) != 0 { try requestAccess(to: item, in: session) }
+    var error: UnsafeMutablePointer<GError>?
+    if ss_item_load_secret_sync(item.pointer, cancellable, &error) == 0 {
+      guard let error else { throw .failure(detail: "the Secret Service did not return the secret") }
+      // Locked again (an access allowed once was used up elsewhere): ask once more, once.
+      guard Self.isLockedError(error) else { throw Self.classify(error) }
+      ss_error_free(error)
+      try requestAccess(to: item, in: session)
+      var again: UnsafeMutablePointer<GError>?
+      if ss_item_load_secret_sync(item.pointer, cancellable, &again) == 0 {
+        throw again.map { Self.classify($0) } ?? .failure(detail: "the Secret Service did not return the secret")
       }
     }
-    if let error { throw Self.classify(error) }
-    guard stored != 0 else { throw .failure(detail: "the Secret Service did not store the item") }
-    // The same profile under another tenant or client is an older sign-in: keep one set per
-    // profile. Best effort: the new set is stored already, and other processes may be changing
-    // the keyring at the same moment (an item can vanish between search and read).
-    if let mine = try? search(Attributes(["profile": key.profile])) {
-      for other in mine where other != key { _ = try? clear(Attributes(other)) }
-    }
+    guard let value = ss_item_get_secret(item.pointer) else { return [] }
+    defer { ss_value_unref(value) }
+    var length = 0
+    guard let bytes = ss_value_get(value, &length) else { return [] }
+    return Array(UnsafeRawBufferPointer(start: bytes, count: length))
   }
 
-  @discardableResult
-  public func delete(profile: String) throws(StoreError) -> Bool {
-    try Self.requireSessionBus()
-    return try bounded { () throws(StoreError) in try clear(Attributes(["profile": profile])) }
-  }
-
-  public func keys() throws(StoreError) -> [StoreKey] {
-    try Self.requireSessionBus()
-    return try bounded { () throws(StoreError) in
-      // Another process may delete an item between the search and reading it: try again once.
-      if let keys = try? search(Attributes([:])) { return keys }
-      return try search(Attributes([:]))
-    }
-  }
-
-  private func search(_ attributes: Attributes) throws(StoreError) -> [StoreKey] {
+  /// Replaces the item's secret in place (its label and attributes are the key's already).
+  private func writeSecret(_ value: OpaquePointer, to item: FoundItem, in session: KeyringSession) throws(StoreError) {
+    if ss_item_get_locked(item.pointer) != 0 { try requestAccess(to: item, in: session) }
     var error: UnsafeMutablePointer<GError>?
-    let flags = SecretSearchFlags(SS_SEARCH_ALL)
-    let list = ss_password_searchv_sync(schema, attributes.table, flags, cancellable, &error)
-    if let error { throw Self.classify(error) }
-    defer { ss_list_free_objects(list) }
-    var keys: [StoreKey] = []
-    var node = list
-    while let current = node {
-      if let item = current.pointee.data {
-        let attributes = ss_retrievable_get_attributes(OpaquePointer(item))
-        func value(_ name: String) -> String? {
-          guard let raw = ss_hash_table_lookup(attributes, name) else { return nil }
-          return String(cString: raw.assumingMemoryBound(to: CChar.self))
-        }
-        if let profile = value("profile"), let issuer = value("issuer"), let client = value("client_id") {
-          keys.append(StoreKey(profile: profile, issuer: issuer, clientID: client))
-        }
-        if let attributes { ss_hash_table_unref(attributes) }
+    if ss_item_set_secret_sync(item.pointer, value, cancellable, &error) == 0 {
+      guard let error else { throw .failure(detail: "the Secret Service did not store the secret") }
+      guard Self.isLockedError(error) else { throw Self.classify(error) }
+      ss_error_free(error)
+      try requestAccess(to: item, in: session)
+      var again: UnsafeMutablePointer<GError>?
+      if ss_item_set_secret_sync(item.pointer, value, cancellable, &again) == 0 {
+        throw again.map { Self.classify($0) } ?? .failure(detail: "the Secret Service did not store the secret")
       }
-      node = current.pointee.next
     }
-    return keys.sorted { ($0.profile, $0.issuer) < ($1.profile, $1.issuer) }
+  }
+
+  /// Deletes one item; a provider that asks first (KeePassXC always returns a prompt, which asks
+  /// a person only when "confirm delete" is on) is announced if it takes more than half a second.
+  private func deleteItem(_ item: FoundItem, in session: KeyringSession) throws(StoreError) -> Bool {
+    var error: UnsafeMutablePointer<GError>?
+    var prompt: UnsafeMutablePointer<CChar>?
+    let answer = ss_request_delete(session.service, item.path, cancellable, &prompt, &error)
+    if let error {
+      // Gone already (another process deleted it): nothing to do.
+      if Self.isNoSuchObject(error) {
+        ss_error_free(error)
+        return false
+      }
+      throw Self.classify(error)
+    }
+    defer { if let prompt { ss_free(prompt) } }
+    if answer == 1 { return true }
+    guard let prompt else { return false }
+    let provider = session.provider(cancellable)
+    let request = "delete \"\(item.label)\""
+    try runPrompt(
+      prompt, in: session, announce: "\(provider.name) is asking you to confirm deleting \"\(item.label)\" — see its window",
+      immediately: false, request: request, dismissed: .denied(provider: provider.name, request: request))
+    return true
   }
 
   // MARK: internals
 
   private func label(for key: StoreKey) -> String { "strivacity: \(key.profile) (\(key.issuer))" }
-
-  @discardableResult
-  private func clear(_ attributes: Attributes) throws(StoreError) -> Bool {
-    var error: UnsafeMutablePointer<GError>?
-    let removed = ss_password_clearv_sync(schema, attributes.table, cancellable, &error)
-    if let error { throw Self.classify(error) }
-    return removed != 0
-  }
-
-  /// Throws when the default collection is missing or locked (after trying to unlock it once).
-  private func diagnoseDefaultCollection() throws(StoreError) {
-    var error: UnsafeMutablePointer<GError>?
-    let service = ss_service_get_sync(SecretServiceFlags(SS_SERVICE_NONE), cancellable, &error)
-    if let error { throw Self.classify(error) }
-    guard let service else { throw .noSecretService(detail: "no service object") }
-    defer { ss_object_unref(UnsafeMutableRawPointer(service)) }
-    let collection = ss_collection_for_alias_sync(service, SS_COLLECTION_DEFAULT, SecretCollectionFlags(SS_COLLECTION_NONE), cancellable, &error)
-    if let error { throw Self.classify(error) }
-    guard let collection else { throw .noDefaultCollection }
-    defer { ss_object_unref(UnsafeMutableRawPointer(collection)) }
-    guard ss_collection_get_locked(collection) != 0 else { return }
-    let name = ss_collection_get_label(collection).map { raw in
-      defer { ss_free(raw) }
-      return String(cString: raw)
-    } ?? "default"
-    // Ask the service to unlock it: a desktop shows its unlock prompt (a person needs time to
-    // answer it); headless, this fails.
-    if getenv("DISPLAY") != nil || getenv("WAYLAND_DISPLAY") != nil {
-      deadline?.extend(to: Self.promptTimeout, because: "the keyring '\(name)' is locked: answer its unlock prompt on the desktop")
-    }
-    let objects = ss_list_append(nil, UnsafeMutableRawPointer(collection))
-    defer { ss_list_free(objects) }
-    var unlocked: UnsafeMutablePointer<GList>?
-    _ = ss_service_unlock_sync(service, objects, cancellable, &unlocked, &error)
-    if let unlocked { ss_list_free_objects(unlocked) }
-    if let error { ss_error_free(error) }
-    if ss_collection_get_locked(collection) != 0 { throw .locked(collection: name) }
-  }
 
   /// Fails fast when no session bus can be found, before GLib looks for one: GLib would
   /// otherwise create ~/.cache as a stand-in runtime directory and try X11 autolaunch.
@@ -217,6 +354,16 @@ public final class SecretServiceStore: TokenStore {
     // With a display, GLib can still autolaunch a bus through X11.
     if let display = getenv("DISPLAY"), display.pointee != 0 { return }
     throw .noSessionBus(detail: "DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist")
+  }
+
+  static func isLockedError(_ error: UnsafeMutablePointer<GError>) -> Bool {
+    if error.pointee.domain == ss_secret_error_quark() && error.pointee.code == Int32(SS_SECRET_ERROR_IS_LOCKED) { return true }
+    return error.pointee.message.map { String(cString: $0).contains("IsLocked") } ?? false
+  }
+
+  static func isNoSuchObject(_ error: UnsafeMutablePointer<GError>) -> Bool {
+    let message = error.pointee.message.map { String(cString: $0).lowercased() } ?? ""
+    return message.contains("nosuchobject") || message.contains("no such object") || message.contains("object does not exist")
   }
 
   static func classify(_ error: UnsafeMutablePointer<GError>) -> StoreError {
@@ -234,7 +381,7 @@ public final class SecretServiceStore: TokenStore {
     {
       return .noSecretService(detail: "org.freedesktop.secrets is not provided")
     }
-    if lower.contains("locked") { return .locked(collection: "default") }
+    if lower.contains("locked") { return .locked(what: "the keyring collection") }
     if lower.contains("object does not exist") { return .noDefaultCollection }
     return .failure(detail: message)
   }
@@ -243,6 +390,135 @@ public final class SecretServiceStore: TokenStore {
     // Schema attribute names must outlive the schema: intern them for the process's lifetime.
     UnsafePointer(ss_intern_string(name))
   }
+}
+
+/// Which program serves org.freedesktop.secrets, for messages that name it.
+struct SecretServiceProvider {
+  /// "KeePassXC", "gnome-keyring", "KWallet", or "the Secret Service".
+  let name: String
+  /// What it calls a collection.
+  let collectionNoun: String
+  /// Where its prompts appear.
+  let window: String
+
+  /// By the serving process's name (/proc/PID/comm): a fixed set of names, nothing of the
+  /// process's own text reaches a message.
+  init(pid: UInt32) {
+    var comm = ""
+    if pid > 0, case .contents(let bytes) = readFile("/proc/\(pid)/comm", limit: 64) {
+      comm = String(decoding: bytes, as: UTF8.self).trimmingNewline
+    }
+    switch comm {
+    case "keepassxc", "KeePassXC": (name, collectionNoun, window) = ("KeePassXC", "database", "KeePassXC's window")
+    case _ where comm.hasPrefix("gnome-keyring"): (name, collectionNoun, window) = ("gnome-keyring", "keyring", "the desktop's unlock prompt")
+    case _ where comm.hasPrefix("kwalletd") || comm.hasPrefix("ksecretd"): (name, collectionNoun, window) = ("KWallet", "wallet", "KWallet's window")
+    default: (name, collectionNoun, window) = ("the Secret Service", "keyring collection", "its window")
+    }
+  }
+
+  func describeCollection(_ label: String) -> String {
+    let shown = TerminalSafe.text(label, multiline: false)
+    return name == "gnome-keyring" || name == "the Secret Service" ? "the \(collectionNoun) '\(shown)'" : "the \(name) \(collectionNoun) '\(shown)'"
+  }
+}
+
+extension String {
+  fileprivate var trimmingNewline: String { hasSuffix("\n") ? String(dropLast()) : self }
+}
+
+/// The service and its default collection for one operation.
+private final class KeyringSession {
+  let service: OpaquePointer
+  let collection: OpaquePointer
+  private var providerStorage: SecretServiceProvider?
+
+  init(service: OpaquePointer, collection: OpaquePointer) {
+    self.service = service
+    self.collection = collection
+  }
+
+  deinit {
+    ss_object_unref(UnsafeMutableRawPointer(collection))
+    ss_object_unref(UnsafeMutableRawPointer(service))
+  }
+
+  /// Told only when a message needs it (one bus call and a /proc read).
+  func provider(_ cancellable: OpaquePointer?) -> SecretServiceProvider {
+    if let providerStorage { return providerStorage }
+    let made = SecretServiceProvider(pid: ss_service_pid(service, cancellable))
+    providerStorage = made
+    return made
+  }
+
+  var collectionLabel: String {
+    guard let raw = ss_collection_get_label(collection) else { return "default" }
+    defer { ss_free(raw) }
+    return String(cString: raw)
+  }
+
+  /// The default collection's items of our schema matching `attributes`.
+  func search(_ attributes: Attributes, schema: OpaquePointer, cancellable: OpaquePointer?) throws(StoreError) -> FoundItems {
+    var error: UnsafeMutablePointer<GError>?
+    let list = ss_collection_search_sync(collection, schema, attributes.table, SecretSearchFlags(SS_SEARCH_ALL), cancellable, &error)
+    if let error { throw SecretServiceStore.classify(error) }
+    return FoundItems(list)
+  }
+}
+
+/// One item found by a search; holds a reference to libsecret's item object.
+private final class FoundItem {
+  let pointer: OpaquePointer
+  let path: String
+  let label: String
+  let modified: UInt64
+  /// Its attributes as a key; nil for an item of our schema without all three.
+  let key: StoreKey?
+
+  init(_ raw: UnsafeMutableRawPointer) {
+    ss_object_ref(raw)
+    pointer = OpaquePointer(raw)
+    path = String(cString: ss_object_path(raw))
+    let label = ss_item_get_label(pointer).map { text in
+      defer { ss_free(text) }
+      return String(cString: text)
+    }
+    self.label = TerminalSafe.text(label ?? "", multiline: false)
+    modified = ss_item_get_modified(pointer)
+    key = Self.key(of: pointer)
+  }
+
+  deinit { ss_object_unref(UnsafeMutableRawPointer(pointer)) }
+
+  private static func key(of item: OpaquePointer) -> StoreKey? {
+    guard let attributes = ss_retrievable_get_attributes(item) else { return nil }
+    defer { ss_hash_table_unref(attributes) }
+    func value(_ name: String) -> String? {
+      guard let raw = ss_hash_table_lookup(attributes, name) else { return nil }
+      return String(cString: raw.assumingMemoryBound(to: CChar.self))
+    }
+    guard let profile = value("profile"), let issuer = value("issuer"), let client = value("client_id") else { return nil }
+    return StoreKey(profile: profile, issuer: issuer, clientID: client)
+  }
+}
+
+/// The items of one search.
+private struct FoundItems {
+  let items: [FoundItem]
+
+  /// Takes the list (and frees it).
+  init(_ list: UnsafeMutablePointer<GList>?) {
+    var items: [FoundItem] = []
+    var node = list
+    while let current = node {
+      if let raw = current.pointee.data { items.append(FoundItem(raw)) }
+      node = current.pointee.next
+    }
+    ss_list_free_objects(list)
+    self.items = items
+  }
+
+  /// The most recently modified: where a refresh writes, and what is read.
+  var newest: FoundItem? { items.max { $0.modified < $1.modified } }
 }
 
 /// A GHashTable of attribute names to values, owned for the duration of one call.

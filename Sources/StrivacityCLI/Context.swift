@@ -66,19 +66,30 @@ final class Context {
     return CurlHTTPClient(options: options)
   }
 
+  /// Whether a person runs this command, rather than git: a keyring prompt (KeePassXC's access
+  /// dialog, an unlock) may wait 120 s for a person at a terminal, 15 s otherwise.
+  var attended = true
+
   /// The chosen store; the keyring bounded by STRIVACITY_KEYRING_TIMEOUT seconds per operation
-  /// (5 by default, 0.1 to 600), and mirrored into the access-token cache.
+  /// (5 by default, 0.1 to 600) and STRIVACITY_KEYRING_PROMPT_TIMEOUT per prompt, and mirrored
+  /// into the access-token cache.
   func store(for kind: StoreKind) throws -> TokenStore {
     switch kind {
     case .secretService:
-      var keyring = SecretServiceStore()
-      if let text = environment["STRIVACITY_KEYRING_TIMEOUT"], !text.isEmpty {
-        do {
-          keyring = SecretServiceStore(timeout: try Admit.seconds(text, in: 0.1...600, what: "STRIVACITY_KEYRING_TIMEOUT"))
-        } catch {
-          throw CLIFailure(error.description, status: .usage)
+      let onTerminal = isatty(2) == 1
+      var prompts = KeyringPrompts.defaults(attended: attended, onTerminal: onTerminal)
+      var timeout = SecretServiceStore.defaultTimeout
+      do {
+        if let text = environment["STRIVACITY_KEYRING_TIMEOUT"], !text.isEmpty {
+          timeout = try Admit.seconds(text, in: 0.1...600, what: "STRIVACITY_KEYRING_TIMEOUT")
         }
+        if let text = environment["STRIVACITY_KEYRING_PROMPT_TIMEOUT"], !text.isEmpty {
+          prompts.bound = try Admit.seconds(text, in: 0.1...3600, what: "STRIVACITY_KEYRING_PROMPT_TIMEOUT")
+        }
+      } catch {
+        throw CLIFailure(error.description, status: .usage)
       }
+      let keyring = SecretServiceStore(timeout: timeout, prompts: prompts)
       // The access-token cache `token` starts from (KernelTokenCache); STRIVACITY_TOKEN_CACHE=off.
       return KernelTokenCache.enabled(environment) ? CachingSecretServiceStore(keyring) { ProfileSession.now() } : keyring
     case .file: return FileStore(stateDirectory: paths.stateDir)

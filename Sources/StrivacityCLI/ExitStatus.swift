@@ -18,6 +18,11 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
   case server = 5
   /// The credential store (keyring or token file) cannot be used.
   case store = 6
+  /// The keyring collection is locked (and was not unlocked): unlock it and try again.
+  case keyringLocked = 7
+  /// The keyring provider asked a person (an access or delete confirmation) and the answer was
+  /// no, or nobody answered within the prompt bound.
+  case keyringDenied = 8
   /// Interrupted (Ctrl-C).
   case interrupted = 130
 
@@ -29,7 +34,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
       3    sign-in required: run `strivacity login`
       4    network or transient server trouble (stored tokens untouched)
       5    server or protocol error
-      6    credential store unavailable (no or locked keyring, unsafe file)
+      6    credential store unavailable (no keyring, stalled keyring, unsafe file)
+      7    keyring locked: unlock it (or use --store file)
+      8    keyring access denied, or its prompt not answered in time
       130  interrupted
     """
 }
@@ -55,7 +62,11 @@ struct CLIFailure: Error {
       // message says how to create it. 3 means a configured profile holds no usable tokens.
       self.init(error.description, status: .usage)
     case let error as StoreError:
-      self.init(error.description, status: .store)
+      switch error {
+      case .locked: self.init(error.description, status: .keyringLocked)
+      case .denied, .promptUnanswered: self.init(error.description, status: .keyringDenied)
+      default: self.init(error.description, status: .store)
+      }
     case let error as LoginFailure:
       self.init(error.message, status: error.status)
     case let error as JourneyError:

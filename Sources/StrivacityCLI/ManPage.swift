@@ -84,7 +84,14 @@ enum ManPage {
       .It 5
       server or protocol error
       .It 6
-      credential store unavailable (no session bus or Secret Service, a locked keyring, an unsafe token file)
+      credential store unavailable (no session bus or Secret Service, a stalled keyring, an unsafe token file)
+      .It 7
+      the keyring is locked (KeePassXC's database, gnome-keyring's login keyring): unlock it, or use
+      .Fl -store Ar file
+      .It 8
+      the keyring asked you (KeePassXC's access or delete confirmation, an unlock) and the answer
+      was no, or none came within
+      .Ev STRIVACITY_KEYRING_PROMPT_TIMEOUT
       .It 130
       interrupted
       .El
@@ -100,11 +107,17 @@ enum ManPage {
       .It Ev STRIVACITY_TIMEOUT
       seconds each request to the tenant may take (default 30)
       .It Ev STRIVACITY_KEYRING_TIMEOUT
-      seconds each keyring operation may take (default 5, 0.1 to 600; an unlock prompt on a
-      desktop gets 120): past it the command fails with exit 6, stored tokens untouched, and a
+      seconds each keyring operation may take (default 5, 0.1 to 600; a dialog of the keyring's
+      has its own bound): past it the command fails with exit 6, stored tokens untouched, and a
       terminal is told
       .Dq waiting for the keyring…
       after a second
+      .It Ev STRIVACITY_KEYRING_PROMPT_TIMEOUT
+      seconds a dialog of the keyring's (KeePassXC's
+      .Dq allow access ,
+      an unlock) may wait for an answer (default 120 on a terminal, 15 for git's requests and
+      without a terminal; 0.1 to 3600); it is announced on stderr at once, and past the bound the
+      command fails with exit 8
       .It Ev STRIVACITY_TOKEN_CACHE
       .Cm off :
       do not keep the current access token of Secret Service profiles in the kernel's per-user

@@ -21,6 +21,9 @@ public struct Strivacity: ParsableCommand {
         STRIVACITY_TIMEOUT    seconds per request to the tenant (default 30)
         STRIVACITY_KEYRING_TIMEOUT
                               seconds each keyring operation may take (default 5)
+        STRIVACITY_KEYRING_PROMPT_TIMEOUT
+                              seconds a keyring's dialog may wait for you (default
+                              120 on a terminal, 15 for git and scripts)
         STRIVACITY_TOKEN_CACHE=off
                               no access-token cache in the kernel keyring
         NO_COLOR              disables colour

@@ -48,7 +48,13 @@ public protocol TokenStore: AnyObject {
 public enum StoreError: Error, Equatable, CustomStringConvertible {
   case noSessionBus(detail: String)
   case noSecretService(detail: String)
-  case locked(collection: String)
+  /// `what` names it as its provider does: "the KeePassXC database 'Passwords'", "the keyring 'login'".
+  case locked(what: String)
+  /// The provider's prompt was answered no (or closed): `request` is what was asked, e.g.
+  /// `allow access to "strivacity: work (…)"`.
+  case denied(provider: String, request: String)
+  /// Nobody answered the provider's prompt within the bound.
+  case promptUnanswered(provider: String, request: String, seconds: Double)
   case noDefaultCollection
   case failure(detail: String)
   case insecureFile(path: String, mode: String)
@@ -69,8 +75,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
       return "no D-Bus session bus (\(detail)); in a desktop session this is set for you; \(Self.headlessChoices)"
     case .noSecretService(let detail):
       return "no Secret Service on the session bus (\(detail)); install and start gnome-keyring or KeePassXC; \(Self.headlessChoices)"
-    case .locked(let collection):
-      return "the keyring collection '\(collection)' is locked and could not be unlocked; unlock it (seahorse, or signing in to the desktop) and try again; \(Self.headlessChoices)"
+    case .locked(let what):
+      return "\(what) is locked: unlock it, or run with --store file (README: Keyrings)"
+    case .denied(let provider, let request):
+      return "\(provider) was asked to \(request) and said no: allow it when \(provider) asks, or run with --store file (README: Keyrings)"
+    case .promptUnanswered(let provider, let request, let seconds):
+      return "nobody answered \(provider)'s request to \(request) within \(formatSeconds(seconds)): answer it in \(provider)'s window, or allow longer with STRIVACITY_KEYRING_PROMPT_TIMEOUT (README: Keyrings)"
     case .noDefaultCollection:
       return "the Secret Service has no default keyring collection; a desktop creates one at first sign-in (or seahorse does); \(Self.headlessChoices)"
     case .timedOut(let seconds):

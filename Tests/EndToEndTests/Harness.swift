@@ -10,6 +10,14 @@ import TokenCache
 import Synchronization
 import Testing
 
+/// The Secret Service providers the tests run against (Scripts/with-keyring's KEYRING_PROVIDER).
+enum KeyringProvider: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case gnomeKeyring = "gnome-keyring"
+  case keepassxc
+
+  var testDescription: String { rawValue }
+}
+
 final class Harness: @unchecked Sendable {
   let emulator: Emulator
   let home: ScratchDirectory
@@ -55,14 +63,83 @@ final class Harness: @unchecked Sendable {
     return try #require(pid_t(digits), "\(reply.stdout) \(reply.stderr)")
   }
 
-  func useOwnKeyring() throws {
+  /// `provider`: which Secret Service (Scripts/with-keyring's KEYRING_PROVIDER); with KeePassXC,
+  /// `confirmAccess` turns its access dialogs on (drawn offscreen: nobody answers them).
+  func useOwnKeyring(_ provider: KeyringProvider = .gnomeKeyring, confirmAccess: Bool = false) throws {
     let keyring = try PTYSession(
       [TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/with-keyring").path, "sh", "-c",
-       "echo \"BUS=$DBUS_SESSION_BUS_ADDRESS;\" >&2; exec cat >/dev/null"],
-      environment: ["PATH": "/usr/bin:/bin", "HOME": home.path, "KEYRING_QUIET": "1"])
-    let line = try keyring.expect(";")
-    ownBus = String(try #require(line.split(separator: "\n").last { $0.hasPrefix("BUS=") }).dropFirst(4))
+       "echo \"KEYRING BUS=$DBUS_SESSION_BUS_ADDRESS DB=${STRIVACITY_TEST_KEEPASSXC_DB:-} END\" >&2; exec cat >/dev/null"],
+      environment: [
+        "PATH": "/usr/bin:/bin", "HOME": home.path, "KEYRING_QUIET": "1", "KEYRING_PROVIDER": provider.rawValue,
+        "KEEPASSXC_CONFIRM_ACCESS": confirmAccess ? "1" : "0",
+      ])
+    let output = try keyring.expect(" END", timeout: 30)
+    let line = try #require(output.split(separator: "\n").last { $0.contains("KEYRING BUS=") })
+    for word in line.split(separator: " ") {
+      if word.hasPrefix("BUS=") { ownBus = String(word.dropFirst(4)) }
+      if word.hasPrefix("DB=") { keepassxcDatabase = String(word.dropFirst(3)) }
+    }
+    try #require(ownBus != nil)
     ownKeyring = keyring
+    ownProvider = provider
+  }
+
+  private var ownProvider = KeyringProvider.gnomeKeyring
+  private var keepassxcDatabase: String?
+
+  /// One D-Bus method call on the harness's own bus, by gdbus.
+  @discardableResult
+  func busCall(_ destination: String, _ path: String, _ method: String, _ arguments: [String] = []) throws -> String {
+    let result = try run(
+      ["/usr/bin/gdbus", "call", "--session", "--dest", destination, "--object-path", path, "--method", method] + arguments,
+      environment: ["DBUS_SESSION_BUS_ADDRESS": try #require(ownBus), "PATH": "/usr/bin:/bin"])
+    #expect(result.status == 0, "\(method): \(result.stderr)")
+    return result.stdout
+  }
+
+  /// Locks the default collection as its provider's own lock does (KeePassXC's lock button).
+  func lockKeyring() throws {
+    switch ownProvider {
+    case .keepassxc:
+      try busCall("org.keepassxc.KeePassXC.MainWindow", "/keepassxc", "org.keepassxc.KeePassXC.MainWindow.lockAllDatabases")
+    case .gnomeKeyring:
+      try busCall(
+        "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock",
+        ["['/org/freedesktop/secrets/collection/login']"])
+    }
+  }
+
+  /// Unlocks it again with its password, as a person would in the provider's window.
+  func unlockKeyring() throws {
+    switch ownProvider {
+    case .keepassxc:
+      try busCall(
+        "org.keepassxc.KeePassXC.MainWindow", "/keepassxc", "org.keepassxc.KeePassXC.MainWindow.openDatabase",
+        [try #require(keepassxcDatabase), "strivacity-test"])
+    case .gnomeKeyring:
+      // gnome-keyring's own interface for an unlock without its prompter (which needs a desktop),
+      // over one connection: the "plain" session it needs lives as long as that connection.
+      let script = """
+        import dbus, sys
+        bus = dbus.SessionBus()
+        service = bus.get_object('org.freedesktop.secrets', '/org/freedesktop/secrets')
+        _, session = service.OpenSession('plain', dbus.String('', variant_level=1), dbus_interface='org.freedesktop.Secret.Service')
+        guilt = dbus.Interface(service, 'org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface')
+        guilt.UnlockWithMasterPassword(dbus.ObjectPath('/org/freedesktop/secrets/collection/login'),
+                                       (session, dbus.ByteArray(b''), dbus.ByteArray(b'strivacity-test'), 'text/plain'))
+        """
+      let result = try run(["/usr/bin/python3", "-c", script], environment: ["DBUS_SESSION_BUS_ADDRESS": try #require(ownBus), "PATH": "/usr/bin:/bin"])
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+    #expect(try busCall(
+      "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
+      ["org.freedesktop.Secret.Collection", "Locked"]).contains("false"))
+  }
+
+  /// How many items the keyring holds for a profile (default: the harness's), by secret-tool.
+  func keyringItemCount(profile name: String? = nil) throws -> Int {
+    let result = try run(["/usr/bin/secret-tool", "search", "--all", "profile", name ?? profile], environment: environment)
+    return (result.stdout + result.stderr).split(separator: "\n").filter { $0.hasPrefix("label = ") }.count
   }
 
   var environment: [String: String] {

@@ -16,6 +16,8 @@ typedef struct _SecretSchema SecretSchema;
 typedef struct _SecretService SecretService;
 typedef struct _SecretCollection SecretCollection;
 typedef struct _SecretRetrievable SecretRetrievable;
+typedef struct _SecretItem SecretItem;
+typedef struct _SecretValue SecretValue;
 typedef uint32_t GQuark;
 typedef struct _GError { GQuark domain; int code; char *message; } GError;
 typedef struct _GList { void *data; struct _GList *next; struct _GList *prev; } GList;
@@ -32,7 +34,9 @@ enum {
   SS_SEARCH_ALL = 1 << 1,           // SecretSearchFlags
   SS_SERVICE_NONE = 0,              // SecretServiceFlags
   SS_COLLECTION_NONE = 0,           // SecretCollectionFlags
-  SS_DBUS_ERROR_SERVICE_UNKNOWN = 2 // GDBusError
+  SS_DBUS_ERROR_SERVICE_UNKNOWN = 2, // GDBusError
+  SS_ITEM_CREATE_NONE = 0,          // SecretItemCreateFlags
+  SS_SECRET_ERROR_IS_LOCKED = 2     // SecretError
 };
 #define SS_COLLECTION_DEFAULT "default"
 typedef int SecretSchemaFlags;
@@ -52,6 +56,7 @@ gchar *ss_strdup(const gchar *text);
 void ss_free(gpointer memory);
 const gchar *ss_intern_string(const gchar *text);
 void ss_object_unref(gpointer object);
+void ss_object_ref(gpointer object);
 void ss_list_free_objects(GList *list);
 GList *ss_list_append(GList *list, gpointer data);
 void ss_list_free(GList *list);
@@ -76,5 +81,43 @@ SecretCollection *ss_collection_for_alias_sync(SecretService *service, const gch
 gboolean ss_collection_get_locked(SecretCollection *collection);
 gchar *ss_collection_get_label(SecretCollection *collection);
 gint ss_service_unlock_sync(SecretService *service, GList *objects, GCancellable *cancellable, GList **unlocked, GError **error);
+
+
+// Items, one by one: what lets a refresh update its item in place (Item.SetSecret) instead of
+// CreateItem(replace), which some providers (KeePassXC) answer with an access dialog.
+GList *ss_collection_search_sync(SecretCollection *collection, const SecretSchema *schema, GHashTable *attributes,
+                                 SecretSearchFlags flags, GCancellable *cancellable, GError **error);
+gboolean ss_item_get_locked(SecretItem *item);
+uint64_t ss_item_get_modified(SecretItem *item);
+gchar *ss_item_get_label(SecretItem *item);
+const gchar *ss_object_path(gpointer proxy);  // a SecretService, SecretCollection or SecretItem's D-Bus path
+gboolean ss_item_load_secret_sync(SecretItem *item, GCancellable *cancellable, GError **error);
+SecretValue *ss_item_get_secret(SecretItem *item);
+const gchar *ss_value_get(SecretValue *value, size_t *length);
+SecretValue *ss_value_new(const gchar *secret, size_t length);  // content type text/plain
+void ss_value_unref(SecretValue *value);
+gboolean ss_item_set_secret_sync(SecretItem *item, SecretValue *value, GCancellable *cancellable, GError **error);
+SecretItem *ss_item_create_sync(SecretCollection *collection, const SecretSchema *schema, GHashTable *attributes,
+                                const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error);
+GQuark ss_secret_error_quark(void);
+
+// Prompts, made visible: the calls that may answer with a prompt are made here rather than
+// inside libsecret, so the caller knows when a person is being asked (and can say so).
+
+/// Service.Unlock([path]). 1 when `path` is unlocked at once; 0 when it is not, with
+/// *prompt set (g_free it) when the service answered with a prompt; -1 on error.
+int ss_request_unlock(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error);
+/// Item.Delete() on `path`. 1 when deleted at once; 0 when the service answered with a prompt
+/// (*prompt set); -1 on error.
+int ss_request_delete(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error);
+/// Runs a prompt: Prompt.Prompt(""), then waits for its Completed signal. 1 completed, 0
+/// dismissed (the person said no, or closed it), -1 error, -2 cancelled (Dismiss was sent), -3
+/// the service left the bus.
+int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *cancellable, GError **error);
+/// The Locked property of a collection or item, read from the service now (not a cached copy):
+/// 1 locked, 0 not, -1 on error.
+int ss_read_locked(SecretService *service, const char *path, const char *interface, GCancellable *cancellable, GError **error);
+/// The process id of the service's connection (to tell which provider it is); 0 when unknown.
+uint32_t ss_service_pid(SecretService *service, GCancellable *cancellable);
 
 #endif

@@ -94,7 +94,7 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
     // Under the refresh lock: a refresh in flight would otherwise store its new set after this
     // delete and bring the tokens back.
     try withExtendedLifetime(try RefreshLock(directory: context.paths.runtimeDir, profile: session.name, timeout: 45)) {
-      try session.store.delete(profile: session.name)
+      _ = try session.store.delete(profile: session.name)
     }
     let summary = (done + ["deleted the stored tokens"]).joined(separator: ", ")
     Console.writeStderr("strivacity: \(session.name): \(summary)\n")

@@ -37,6 +37,7 @@ struct Credential: ParsableCommand {
       return
     }
     let context = global.context()
+    context.attended = false  // git waits: a keyring prompt gets the short bound
     guard let profile = try matchingProfile(request, context: context) else { return }  // not ours: silent
     switch action {
     case "get": try get(request, profile: profile, context: context)

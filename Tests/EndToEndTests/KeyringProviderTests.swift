@@ -1,0 +1,141 @@
+// The broker's keyring life cycle against each Secret Service the README names, gnome-keyring
+// and KeePassXC, each on a private bus of its own (Scripts/with-keyring KEYRING_PROVIDER=…).
+// KeePassXC answers CreateItem(replace) for an existing item with an access dialog, and with its
+// default settings asks a person before every new process reads an item; its dialogs are drawn
+// offscreen here, so nobody ever answers them: what is tested is that nothing waits on one in
+// silence, or longer than its bound.
+import Foundation
+import StrivacityCore
+import StrivacityTestSupport
+import Testing
+
+@Suite struct KeyringProviderTests {
+  /// Runs one command, and how long it took.
+  static func timed(_ h: Harness, _ arguments: [String], environment more: [String: String] = [:]) throws -> (ProcessResult, Double) {
+    let started = Date()
+    let result = try run([TestEnvironment.binary("strivacity")] + arguments, environment: h.environment.merging(more) { _, new in new })
+    return (result, Date().timeIntervalSince(started))
+  }
+
+  static func signIn(_ h: Harness) throws -> (ProcessResult, Double) {
+    try timed(
+      h, ["login", "--tenant", h.emulator.issuer, "--client-id", "strivacity-cli", "--profile", h.profile,
+          "--field", "identifier=demo@example.com", "--field-env", "password=PW"],
+      environment: ["PW": "Demo-pass-1"])
+  }
+
+  /// Sign-in, token, refresh (a new set stored each time, in place), status, a second sign-in
+  /// over the profile, sign-out: each in under 2 s, one item throughout.
+  @Test(arguments: KeyringProvider.allCases)
+  func theWholeLifeCycle(_ provider: KeyringProvider) throws {
+    // Access tokens that live 0 s: every `token` refreshes and stores a new set.
+    let h = try Harness(journey: "password") { journey in
+      for index in journey.clients.indices { journey.clients[index].accessTokenTTL = 0 }
+    }
+    try h.useOwnKeyring(provider)
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"  // every call reads the keyring
+
+    let (login, loginTook) = try Self.signIn(h)
+    #expect(login.status == 0 && loginTook < 2, "login: \(login.stderr) (\(loginTook) s)")
+    let first = try #require(try h.storedSecret()?["tokens"])
+
+    let (token, tokenTook) = try Self.timed(h, ["token", "--profile", h.profile])
+    #expect(token.status == 0 && tokenTook < 2, "token (a refresh): \(token.stderr) (\(tokenTook) s)")
+    let refreshed = try #require(try h.storedSecret()?["tokens"])
+    #expect(refreshed["access_token"] != first["access_token"], "the refresh stored a new set")
+    #expect(token.stdout == (refreshed["access_token"]?.string ?? "-") + "\n")
+    #expect(refreshed["refresh_token"]?.string?.isEmpty == false, "the refresh token is kept")
+
+    for round in 1...20 {
+      let (again, took) = try Self.timed(h, ["token", "--profile", h.profile])
+      #expect(again.status == 0 && took < 2, "refresh \(round): \(again.stderr) (\(took) s)")
+    }
+    #expect(try h.keyringItemCount() == 1, "refreshes update the one item in place")
+    #expect(try h.stats()["requests"]?["token"]?.int ?? 0 >= 22, "a sign-in and 21 refreshes")
+
+    let (status, statusTook) = try Self.timed(h, ["status", "--profile", h.profile])
+    #expect(status.status == 0 && statusTook < 2 && status.stdout.contains("signed in      yes"), "status: \(status.stdout) \(status.stderr)")
+
+    let (relogin, reloginTook) = try Self.signIn(h)
+    #expect(relogin.status == 0 && reloginTook < 2, "second login: \(relogin.stderr) (\(reloginTook) s)")
+    #expect(try h.keyringItemCount() == 1, "a second sign-in replaces the set in place")
+    #expect(try h.storedSecret()?["tokens"]?["access_token"] != refreshed["access_token"])
+
+    let (logout, logoutTook) = try Self.timed(h, ["logout", "--profile", h.profile])
+    #expect(logout.status == 0 && logoutTook < 2, "logout: \(logout.stderr) (\(logoutTook) s)")
+    #expect(try h.keyringItemCount() == 0)
+    let after = try h.strivacity(["token", "--profile", h.profile])
+    #expect(after.status == 3, "\(after.stderr)")
+  }
+
+  /// A locked collection (KeePassXC's lock button, gnome-keyring's Lock) is said within a second
+  /// or two as locked, exit 7, apart from "no token" (3) and "no keyring" (6); on a terminal the
+  /// unlock is requested and what is waited for is said; unlocked again, nothing was lost.
+  @Test(arguments: KeyringProvider.allCases)
+  func aLockedCollectionIsSaidAtOnce(_ provider: KeyringProvider) throws {
+    let h = try Harness(journey: "password")
+    try h.useOwnKeyring(provider)
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    try h.signIn()
+    let before = try h.storedSecret()
+    try h.lockKeyring()
+
+    let name = provider == .keepassxc ? "the KeePassXC database 'strivacity-test'" : "the keyring 'Login'"
+    for command in ["token", "status"] {
+      let (result, took) = try Self.timed(h, [command, "--profile", h.profile])
+      #expect(result.status == 7, "\(command): \(result.stderr)")
+      #expect(took < 2, "\(command) took \(took) s")
+      #expect(result.stderr == "strivacity: error: \(name) is locked: unlock it, or run with --store file (README: Keyrings)\n")
+      #expect(result.stdout.isEmpty)
+    }
+
+    // On a terminal: the unlock is asked for, and said at once with its bound.
+    let tty = try PTYSession(
+      [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile],
+      environment: h.environment.merging(["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2"]) { _, new in new })
+    try tty.expect("\(name) is locked: unlock it in ", timeout: 2)
+    switch provider {
+    case .keepassxc:
+      // Its unlock dialog is up (offscreen); nobody answers it.
+      try tty.expect("nobody answered KeePassXC's request to unlock \(name) within 2 s", timeout: 5)
+      #expect(try tty.wait() == 8)
+    case .gnomeKeyring:
+      // No desktop: gnome-keyring's prompter cannot start, and the prompt ends dismissed.
+      try tty.expect("error: \(name) is locked", timeout: 5)
+      #expect(try tty.wait() == 7)
+    }
+
+    try h.unlockKeyring()
+    #expect(try h.storedSecret() == before, "nothing was lost")
+    #expect(try h.strivacity(["token", "--profile", h.profile]).status == 0)
+  }
+
+  /// KeePassXC with access confirmation on (its default): a new process reading the item gets a
+  /// dialog. It is said within 2 s, on a terminal and off one, and the wait ends at its bound
+  /// with exit 8; the stored set is untouched.
+  @Test func keepassxcAccessDialogsAreSaidAndBounded() throws {
+    let h = try Harness(journey: "password")
+    try h.useOwnKeyring(.keepassxc, confirmAccess: true)
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    let (login, loginTook) = try Self.signIn(h)
+    #expect(login.status == 0 && loginTook < 2, "a new item is the creating process's to write: \(login.stderr)")
+
+    let label = "\"strivacity: \(h.profile) (\(h.emulator.issuer))\""
+    let tty = try PTYSession(
+      [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile],
+      environment: h.environment.merging(["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "3"]) { _, new in new })
+    try tty.expect("KeePassXC is asking you to allow access to \(label) — see its window (waiting up to 3 s)", timeout: 2)
+    try tty.expect("nobody answered KeePassXC's request to allow access to \(label) within 3 s", timeout: 5)
+    #expect(try tty.wait() == 8)
+
+    let (script, took) = try Self.timed(h, ["token", "--profile", h.profile], environment: ["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2"])
+    #expect(script.status == 8, "\(script.stderr)")
+    #expect(took < 4, "the prompt's bound, not the operation's (\(took) s)")
+    #expect(script.stdout.isEmpty)
+    let lines = script.stderr.split(separator: "\n")
+    #expect(lines.count == 2, "\(script.stderr)")
+    #expect(lines.first?.hasPrefix("strivacity: KeePassXC is asking you to allow access to \(label)") == true, "said without a terminal too")
+    #expect(lines.last?.hasPrefix("strivacity: error: nobody answered KeePassXC's request") == true)
+    #expect(lines.last?.contains("STRIVACITY_KEYRING_PROMPT_TIMEOUT") == true)
+  }
+}
