@@ -100,6 +100,9 @@ static struct {
   void (*source_destroy)(GSource *);
   void (*source_unref)(GSource *);
   gboolean (*cancellable_is_cancelled)(GCancellable *);
+  gpointer (*malloc0)(size_t);
+  int64_t (*get_monotonic_time)(void);
+  gboolean (*variant_is_of_type)(GVariant *, const GVariantType *);
 } api;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -188,6 +191,9 @@ static void load(void) {
   RESOLVE(source_destroy, "g_source_destroy");
   RESOLVE(source_unref, "g_source_unref");
   RESOLVE(cancellable_is_cancelled, "g_cancellable_is_cancelled");
+  RESOLVE(malloc0, "g_malloc0");
+  RESOLVE(get_monotonic_time, "g_get_monotonic_time");
+  RESOLVE(variant_is_of_type, "g_variant_is_of_type");
   if (load_error[0] == '\0') load_status = 0;
 }
 
@@ -280,11 +286,12 @@ GQuark ss_secret_error_quark(void) { return api.secret_error_quark(); }
 #define SECRETS_NAME "org.freedesktop.secrets"
 
 /// One method call to the service, by its well-known name, never starting anything.
+/// `reply` is the reply's type string (a GVariantType is one): GDBus refuses any other shape.
 static GVariant *call(SecretService *service, const char *path, const char *interface, const char *method,
-                      GVariant *parameters, GCancellable *cancellable, GError **error) {
+                      GVariant *parameters, const char *reply, GCancellable *cancellable, GError **error) {
   GDBusConnection *connection = api.proxy_get_connection((GDBusProxy *)service);
-  return api.connection_call_sync(connection, SECRETS_NAME, path, interface, method, parameters, NULL,
-                                  G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, cancellable, error);
+  return api.connection_call_sync(connection, SECRETS_NAME, path, interface, method, parameters,
+                                  (const GVariantType *)reply, G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, cancellable, error);
 }
 
 /// "/" means no prompt.
@@ -296,7 +303,7 @@ int ss_request_unlock(SecretService *service, const char *path, GCancellable *ca
   *prompt = NULL;
   const char *paths[] = {path, NULL};
   GVariant *reply = call(service, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Unlock",
-                         api.variant_new("(^ao)", paths), cancellable, error);
+                         api.variant_new("(^ao)", paths), "(aoo)", cancellable, error);
   if (reply == NULL) return -1;
   const char **unlocked = NULL;
   const char *prompt_path = NULL;
@@ -313,7 +320,7 @@ int ss_request_unlock(SecretService *service, const char *path, GCancellable *ca
 
 int ss_request_delete(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error) {
   *prompt = NULL;
-  GVariant *reply = call(service, path, "org.freedesktop.Secret.Item", "Delete", NULL, cancellable, error);
+  GVariant *reply = call(service, path, "org.freedesktop.Secret.Item", "Delete", NULL, "(o)", cancellable, error);
   if (reply == NULL) return -1;
   const char *prompt_path = NULL;
   api.variant_get(reply, "(&o)", &prompt_path);
@@ -325,7 +332,15 @@ int ss_request_delete(SecretService *service, const char *path, GCancellable *ca
 struct prompt_state {
   int completed;  // 1 completed, 0 dismissed, -1 not yet
   int vanished;
+  GError *error;  // the Prompt call failed
+  int refcount;   // the loop's, and the pending Prompt call's
 };
+
+static void state_release(struct prompt_state *state) {
+  if (--state->refcount > 0) return;
+  if (state->error != NULL) api.error_free(state->error);
+  api.free(state);
+}
 
 static void on_completed(GDBusConnection *connection, const gchar *sender, const gchar *path, const gchar *interface,
                          const gchar *signal, GVariant *parameters, gpointer data) {
@@ -333,6 +348,10 @@ static void on_completed(GDBusConnection *connection, const gchar *sender, const
   struct prompt_state *state = data;
   gboolean dismissed = 1;
   GVariant *result = NULL;
+  if (!api.variant_is_of_type(parameters, (const GVariantType *)"(bv)")) {
+    if (state->completed < 0) state->completed = 0;  // malformed: as good as no
+    return;
+  }
   api.variant_get(parameters, "(bv)", &dismissed, &result);
   if (result != NULL) api.variant_unref(result);
   if (state->completed < 0) state->completed = dismissed ? 0 : 1;
@@ -344,12 +363,14 @@ static void on_owner_changed(GDBusConnection *connection, const gchar *sender, c
   ((struct prompt_state *)data)->vanished = 1;
 }
 
-static void ignore_reply(GObject *source, GAsyncResult *result, gpointer data) {
-  (void)data;
+/// The reply to Prompt: an error ends the wait (a prompt that is gone, or refused).
+static void on_prompt_reply(GObject *source, GAsyncResult *result, gpointer data) {
+  struct prompt_state *state = data;
   GError *error = NULL;
   GVariant *reply = api.connection_call_finish((GDBusConnection *)source, result, &error);
   if (reply != NULL) api.variant_unref(reply);
-  if (error != NULL) api.error_free(error);
+  if (error != NULL && state->error == NULL) state->error = error; else if (error != NULL) api.error_free(error);
+  state_release(state);
 }
 
 static gboolean tick(gpointer data) {
@@ -357,32 +378,42 @@ static gboolean tick(gpointer data) {
   return 1;  // keep the loop waking up, to look at the cancellable
 }
 
-int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *cancellable, GError **error) {
-  (void)error;
+int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *cancellable, unsigned limit_ms, GError **error) {
+  if (cancellable != NULL && api.cancellable_is_cancelled(cancellable)) return -2;
   GDBusConnection *connection = api.proxy_get_connection((GDBusProxy *)service);
   gchar *owner = api.proxy_get_name_owner((GDBusProxy *)service);
-  struct prompt_state state = {-1, 0};
+  struct prompt_state *state = api.malloc0(sizeof *state);
+  state->completed = -1;
+  state->refcount = 2;
   GMainContext *context = api.main_context_new();
   api.main_context_push_thread_default(context);
   // Subscribed before Prompt is called: a service may complete at once.
   guint completed = api.signal_subscribe(connection, owner, "org.freedesktop.Secret.Prompt", "Completed", prompt, NULL, 0,
-                                         on_completed, &state, NULL);
+                                         on_completed, state, NULL);
   guint gone = owner == NULL ? 0
                              : api.signal_subscribe(connection, "org.freedesktop.DBus", "org.freedesktop.DBus",
                                                     "NameOwnerChanged", "/org/freedesktop/DBus", owner, 0,
-                                                    on_owner_changed, &state, NULL);
+                                                    on_owner_changed, state, NULL);
   GSource *ticker = api.timeout_source_new(50);
   api.source_set_callback(ticker, tick, NULL, NULL);
   api.source_attach(ticker, context);
-  // Asynchronous: a provider may answer Prompt only once its dialog has closed.
+  // Asynchronous, so that the wait stays ours (bounded, cancellable) whatever the provider does
+  // before it replies.
   api.connection_call(connection, SECRETS_NAME, prompt, "org.freedesktop.Secret.Prompt", "Prompt", api.variant_new("(s)", ""),
-                      NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, ignore_reply, NULL);
+                      NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, on_prompt_reply, state);
+  // A hard limit of its own, in case the cancellable never fires (no watchdog thread).
+  int64_t deadline = api.get_monotonic_time() + (int64_t)limit_ms * 1000;
   int outcome;
   for (;;) {
     api.main_context_iteration(context, 1);
-    if (state.completed >= 0) { outcome = state.completed; break; }
-    if (state.vanished) { outcome = -3; break; }
-    if (cancellable != NULL && api.cancellable_is_cancelled(cancellable)) {
+    if (state->completed >= 0) { outcome = state->completed; break; }
+    if (state->vanished) { outcome = -3; break; }
+    if (state->error != NULL) {
+      if (error != NULL) { *error = state->error; state->error = NULL; }
+      outcome = -1;
+      break;
+    }
+    if ((cancellable != NULL && api.cancellable_is_cancelled(cancellable)) || api.get_monotonic_time() >= deadline) {
       // Nobody answered in time: take the prompt back (its window closes where the provider can).
       GVariant *reply = api.connection_call_sync(connection, SECRETS_NAME, prompt, "org.freedesktop.Secret.Prompt", "Dismiss",
                                                  NULL, NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, 1000, NULL, NULL);
@@ -399,18 +430,21 @@ int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *canc
   api.main_context_pop_thread_default(context);
   api.main_context_unref(context);
   api.free(owner);
+  state_release(state);  // the pending call's reference, if any, outlives this
   return outcome;
 }
 
 int ss_read_locked(SecretService *service, const char *path, const char *interface, GCancellable *cancellable, GError **error) {
   GVariant *reply = call(service, path, "org.freedesktop.DBus.Properties", "Get", api.variant_new("(ss)", interface, "Locked"),
-                         cancellable, error);
+                         "(v)", cancellable, error);
   if (reply == NULL) return -1;
   GVariant *value = NULL;
   gboolean locked = 1;
   api.variant_get(reply, "(v)", &value);
-  if (value != NULL) {
+  if (value != NULL && api.variant_is_of_type(value, (const GVariantType *)"b")) {
     api.variant_get(value, "b", &locked);
+  }
+  if (value != NULL) {
     api.variant_unref(value);
   }
   api.variant_unref(reply);
@@ -420,7 +454,7 @@ int ss_read_locked(SecretService *service, const char *path, const char *interfa
 uint32_t ss_service_pid(SecretService *service, GCancellable *cancellable) {
   GDBusConnection *connection = api.proxy_get_connection((GDBusProxy *)service);
   GVariant *reply = api.connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                             "GetConnectionUnixProcessID", api.variant_new("(s)", SECRETS_NAME), NULL,
+                                             "GetConnectionUnixProcessID", api.variant_new("(s)", SECRETS_NAME), (const GVariantType *)"(u)",
                                              G_DBUS_CALL_FLAGS_NO_AUTO_START, 1000, cancellable, NULL);
   if (reply == NULL) return 0;
   uint32_t pid = 0;

@@ -18,7 +18,9 @@ final class KeyringDeadline: @unchecked Sendable {
   private var thread = pthread_t()
   private var expiredFlag = false
   private let started = monotonicSeconds()
-  /// A line for stderr and when it is due (monotonic seconds), from `extend(to:announcing:after:)`.
+  /// The operation's own bound (a prompt's replaces it while the prompt lasts).
+  private let operationBound: Double
+  /// A line for stderr and when it is due (monotonic seconds), from `prompt(for:announcing:after:)`.
   private var announcement: (text: String, due: Double)?
   /// A prompt was announced: "waiting for the keyring…" would say less.
   private var announced = false
@@ -28,6 +30,7 @@ final class KeyringDeadline: @unchecked Sendable {
   init(limit: Double, noticeAfter: Double = 1, noticeFD: Int32?) {
     cancellable = ss_cancellable_new()
     self.limit = limit
+    operationBound = limit
     self.noticeAfter = noticeAfter
     self.noticeFD = noticeFD
     pthread_mutex_init(&mutex, nil)
@@ -65,38 +68,29 @@ final class KeyringDeadline: @unchecked Sendable {
 
   /// For a prompt the Secret Service returned, which a person answers: the deadline moves to
   /// `seconds` from now, and `line` goes to stderr whether or not it is a terminal (a script's
-  /// log should say why it waited), `after` seconds from now unless the prompt is over by then
-  /// (a provider may return prompts that ask nobody).
-  func prompt(for seconds: Double, announcing line: String, after delay: Double) {
+  /// log should say why it waited) `after` seconds from now, unless the prompt is over by then
+  /// (a provider may return prompts that ask nobody, or that end at once). False when the
+  /// operation's deadline has passed already: the prompt is not to be shown.
+  func prompt(for seconds: Double, announcing line: String, after delay: Double) -> Bool {
     let text = "strivacity: \(TerminalSafe.text(line, multiline: false)) (waiting up to \(formatSeconds(seconds)))…\n"
-    if delay <= 0 {
-      pthread_mutex_lock(&mutex)
-      announced = true
-      pthread_mutex_unlock(&mutex)
-      extend(to: seconds)
-      writeNotice(2, text)
-      return
-    }
     pthread_mutex_lock(&mutex)
-    limit = monotonicSeconds() - started + seconds
-    announcement = (text, monotonicSeconds() + delay)
+    defer { pthread_mutex_unlock(&mutex) }
+    if expiredFlag { return false }
+    let now = monotonicSeconds()
+    limit = now - started + seconds
+    announcement = (text, now + delay)
     pthread_cond_signal(&condition)
-    pthread_mutex_unlock(&mutex)
+    return true
   }
 
-  /// A prompt is over: an announcement not yet made is dropped.
+  /// A prompt is over: an announcement not yet made is dropped, and the operation's own bound
+  /// applies again, from now.
   func promptEnded() {
     pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
     announcement = nil
-    pthread_mutex_unlock(&mutex)
-  }
-
-  /// The deadline becomes `seconds` from now.
-  private func extend(to seconds: Double) {
-    pthread_mutex_lock(&mutex)
-    limit = monotonicSeconds() - started + seconds
+    if !expiredFlag { limit = monotonicSeconds() - started + operationBound }
     pthread_cond_signal(&condition)
-    pthread_mutex_unlock(&mutex)
   }
 
   private func writeNotice(_ fd: Int32, _ line: String) { _ = line.withCString { write(fd, $0, strlen($0)) } }
@@ -121,24 +115,31 @@ final class KeyringDeadline: @unchecked Sendable {
     pthread_mutex_lock(&mutex)
     defer { pthread_mutex_unlock(&mutex) }
     var noticed = noticeFD == nil || noticeAfter >= limit
-    let start = started
     while !finished {
       let now = monotonicSeconds()
-      let elapsed = now - start
+      let elapsed = now - started
       if elapsed >= limit {
         expiredFlag = true
         ss_cancellable_cancel(cancellable)
         return
       }
+      // Written without the lock: stderr may be a pipe that blocks, and finish() must not wait on it.
+      var line: (fd: Int32, text: String)?
       if let due = announcement, now >= due.due {
         announcement = nil
         announced = true
-        writeNotice(2, due.text)
+        line = (2, due.text)
       }
       if announced { noticed = true }  // an announcement says more than "waiting for the keyring"
       if !noticed && elapsed >= noticeAfter, let fd = noticeFD {
         noticed = true
-        writeNotice(fd, "strivacity: waiting for the keyring…\n")
+        line = (fd, "strivacity: waiting for the keyring…\n")
+      }
+      if let line {
+        pthread_mutex_unlock(&mutex)
+        writeNotice(line.fd, line.text)
+        pthread_mutex_lock(&mutex)
+        continue
       }
       var wake = limit - elapsed
       if !noticed { wake = min(wake, noticeAfter - elapsed) }

@@ -59,6 +59,8 @@ public final class SecretServiceStore: TokenStore {
   private var cancellable: OpaquePointer? { deadline?.cancellable }
   /// What is said if the current operation's deadline passes during a prompt.
   private var unansweredPrompt: StoreError?
+  /// A prompt's bound other than `prompts.bound`, for best-effort work nobody waits for.
+  private var promptBound: Double?
 
   /// The default bound: long enough for a busy keyring, short enough for a shell prompt.
   public static let defaultTimeout: Double = 5
@@ -139,8 +141,11 @@ public final class SecretServiceStore: TokenStore {
       }
     }
     // Older sign-ins of the profile (another tenant or client) and copies of this one: keep one
-    // item per profile. Best effort, under its own bound: the new set is stored already, a
-    // provider may ask before deleting, and other processes may be changing the keyring.
+    // item per profile. Best effort, under its own bound, and a dialog (KeePassXC's "confirm
+    // delete") gets no longer than the operation: the new set is stored already, and other
+    // processes may be changing the keyring. What stays is deleted at logout.
+    promptBound = timeout
+    defer { promptBound = nil }
     _ = try? bounded { () throws(StoreError) in
       let session = try openDefaultCollection()
       let mine = try session.search(Attributes(["profile": key.profile]), schema: schema, cancellable: cancellable)
@@ -200,23 +205,24 @@ public final class SecretServiceStore: TokenStore {
     return try result.get()
   }
 
-  /// Waits for a prompt the provider returned. `announce`: said on stderr (at once, or after
-  /// half a second for a prompt that may ask nobody); a "no" throws `dismissed`.
+  /// Waits for a prompt the provider returned, said on stderr (`announce`) unless it is over
+  /// within a moment (a provider may return prompts that ask nobody); a "no" throws `dismissed`.
   private func runPrompt(
-    _ prompt: UnsafeMutablePointer<CChar>, in session: KeyringSession, announce line: String, immediately: Bool,
-    request: String, dismissed: StoreError
+    _ prompt: UnsafeMutablePointer<CChar>, in session: KeyringSession, announce line: String, request: String, dismissed: StoreError
   ) throws(StoreError) {
     let provider = session.provider(cancellable)
-    unansweredPrompt = .promptUnanswered(provider: provider.name, request: request, seconds: prompts.bound)
-    deadline?.prompt(for: prompts.bound, announcing: line, after: immediately ? 0 : 0.5)
+    let bound = promptBound ?? prompts.bound
+    let unanswered = StoreError.promptUnanswered(provider: provider.name, request: request, seconds: bound)
+    guard let deadline, deadline.prompt(for: bound, announcing: line, after: 0.3) else { throw unanswered }
+    unansweredPrompt = unanswered
     var error: UnsafeMutablePointer<GError>?
-    let outcome = ss_run_prompt(session.service, prompt, cancellable, &error)
-    deadline?.promptEnded()
+    let outcome = ss_run_prompt(session.service, prompt, cancellable, UInt32(min(bound, 86_400) * 1000), &error)
+    deadline.promptEnded()
     switch outcome {
     case 1: unansweredPrompt = nil
     case 0: throw dismissed
     case -3: throw .failure(detail: "\(provider.name) left the session bus while asking to \(request)")
-    case -2: throw unansweredPrompt ?? .timedOut(seconds: prompts.bound)  // bounded() says the same
+    case -2: throw unanswered
     default:
       if let error { throw Self.classify(error) }
       throw .failure(detail: "the prompt to \(request) failed")
@@ -252,8 +258,8 @@ public final class SecretServiceStore: TokenStore {
     if answer == 1 { return session }
     guard let prompt else { throw .locked(what: what) }
     try runPrompt(
-      prompt, in: session, announce: "\(what) is locked: unlock it in \(provider.window)", immediately: true,
-      request: "unlock \(what)", dismissed: .locked(what: what))
+      prompt, in: session, announce: "\(what) is locked: unlock it in \(provider.window)", request: "unlock \(what)",
+      dismissed: .locked(what: what))
     let locked = ss_read_locked(service, ss_object_path(UnsafeMutableRawPointer(collection)), "org.freedesktop.Secret.Collection", cancellable, &error)
     if let error { throw Self.classify(error) }
     if locked != 0 { throw .locked(what: what) }
@@ -273,7 +279,7 @@ public final class SecretServiceStore: TokenStore {
     guard let prompt else { throw .denied(provider: provider.name, request: request) }
     try runPrompt(
       prompt, in: session, announce: "\(provider.name) is asking you to allow access to \"\(item.label)\" — see its window",
-      immediately: true, request: request, dismissed: .denied(provider: provider.name, request: request))
+      request: request, dismissed: .denied(provider: provider.name, request: request))
   }
 
   /// The item's secret, asking for access first when the provider keeps it locked to us.
@@ -288,7 +294,7 @@ public final class SecretServiceStore: TokenStore {
       try requestAccess(to: item, in: session)
       var again: UnsafeMutablePointer<GError>?
       if ss_item_load_secret_sync(item.pointer, cancellable, &again) == 0 {
-        throw again.map { Self.classify($0) } ?? .failure(detail: "the Secret Service did not return the secret")
+        throw again.map { accessFailure($0, item: item, in: session) } ?? .failure(detail: "the Secret Service did not return the secret")
       }
     }
     guard let value = ss_item_get_secret(item.pointer) else { return [] }
@@ -309,7 +315,7 @@ public final class SecretServiceStore: TokenStore {
       try requestAccess(to: item, in: session)
       var again: UnsafeMutablePointer<GError>?
       if ss_item_set_secret_sync(item.pointer, value, cancellable, &again) == 0 {
-        throw again.map { Self.classify($0) } ?? .failure(detail: "the Secret Service did not store the secret")
+        throw again.map { accessFailure($0, item: item, in: session) } ?? .failure(detail: "the Secret Service did not store the secret")
       }
     }
   }
@@ -335,8 +341,15 @@ public final class SecretServiceStore: TokenStore {
     let request = "delete \"\(item.label)\""
     try runPrompt(
       prompt, in: session, announce: "\(provider.name) is asking you to confirm deleting \"\(item.label)\" — see its window",
-      immediately: false, request: request, dismissed: .denied(provider: provider.name, request: request))
+      request: request, dismissed: .denied(provider: provider.name, request: request))
     return true
+  }
+
+  /// An item still locked to us after access was allowed: the provider said no after all.
+  private func accessFailure(_ error: UnsafeMutablePointer<GError>, item: FoundItem, in session: KeyringSession) -> StoreError {
+    guard Self.isLockedError(error) else { return Self.classify(error) }
+    ss_error_free(error)
+    return .denied(provider: session.provider(cancellable).name, request: "allow access to \"\(item.label)\"")
   }
 
   // MARK: internals
@@ -361,9 +374,12 @@ public final class SecretServiceStore: TokenStore {
     return error.pointee.message.map { String(cString: $0).contains("IsLocked") } ?? false
   }
 
+  /// An item that is gone (deleted by another process between the search and the call).
   static func isNoSuchObject(_ error: UnsafeMutablePointer<GError>) -> Bool {
+    if error.pointee.domain == ss_secret_error_quark() && error.pointee.code == Int32(SS_SECRET_ERROR_NO_SUCH_OBJECT) { return true }
     let message = error.pointee.message.map { String(cString: $0).lowercased() } ?? ""
-    return message.contains("nosuchobject") || message.contains("no such object") || message.contains("object does not exist")
+    return ["nosuchobject", "no such object", "object does not exist", "unknownobject", "unknownmethod", "no such interface"]
+      .contains { message.contains($0) }
   }
 
   static func classify(_ error: UnsafeMutablePointer<GError>) -> StoreError {

@@ -35,8 +35,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
       4    network or transient server trouble (stored tokens untouched)
       5    server or protocol error
       6    credential store unavailable (no keyring, stalled keyring, unsafe file)
-      7    keyring locked: unlock it (or use --store file)
-      8    keyring access denied, or its prompt not answered in time
+      7    keyring locked, or its unlock declined (or use --store file)
+      8    keyring access denied, or its dialog not answered in time
       130  interrupted
     """
 }

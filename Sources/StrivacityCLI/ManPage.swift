@@ -86,11 +86,12 @@ enum ManPage {
       .It 6
       credential store unavailable (no session bus or Secret Service, a stalled keyring, an unsafe token file)
       .It 7
-      the keyring is locked (KeePassXC's database, gnome-keyring's login keyring): unlock it, or use
+      the keyring is locked (KeePassXC's database, gnome-keyring's login keyring), or its unlock was
+      declined: unlock it, or use
       .Fl -store Ar file
       .It 8
-      the keyring asked you (KeePassXC's access or delete confirmation, an unlock) and the answer
-      was no, or none came within
+      the keyring asked you (KeePassXC's access or delete confirmation) and the answer was no, or
+      no answer to one of its dialogs came within
       .Ev STRIVACITY_KEYRING_PROMPT_TIMEOUT
       .It 130
       interrupted
@@ -115,8 +116,9 @@ enum ManPage {
       .It Ev STRIVACITY_KEYRING_PROMPT_TIMEOUT
       seconds a dialog of the keyring's (KeePassXC's
       .Dq allow access ,
-      an unlock) may wait for an answer (default 120 on a terminal, 15 for git's requests and
-      without a terminal; 0.1 to 3600); it is announced on stderr at once, and past the bound the
+      an unlock on a terminal) may wait for an answer (default 120 on a terminal, 15 for git's
+      requests and without a terminal; 0.1 to 3600); it is announced on stderr within a moment, and
+      past the bound the
       command fails with exit 8
       .It Ev STRIVACITY_TOKEN_CACHE
       .Cm off :

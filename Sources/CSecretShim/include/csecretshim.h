@@ -36,7 +36,8 @@ enum {
   SS_COLLECTION_NONE = 0,           // SecretCollectionFlags
   SS_DBUS_ERROR_SERVICE_UNKNOWN = 2, // GDBusError
   SS_ITEM_CREATE_NONE = 0,          // SecretItemCreateFlags
-  SS_SECRET_ERROR_IS_LOCKED = 2     // SecretError
+  SS_SECRET_ERROR_IS_LOCKED = 2,    // SecretError
+  SS_SECRET_ERROR_NO_SUCH_OBJECT = 3
 };
 #define SS_COLLECTION_DEFAULT "default"
 typedef int SecretSchemaFlags;
@@ -111,9 +112,9 @@ int ss_request_unlock(SecretService *service, const char *path, GCancellable *ca
 /// (*prompt set); -1 on error.
 int ss_request_delete(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error);
 /// Runs a prompt: Prompt.Prompt(""), then waits for its Completed signal. 1 completed, 0
-/// dismissed (the person said no, or closed it), -1 error, -2 cancelled (Dismiss was sent), -3
-/// the service left the bus.
-int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *cancellable, GError **error);
+/// dismissed (the person said no, or closed it), -1 error (the Prompt call failed), -2 cancelled
+/// or past `limit_ms` (Dismiss was sent), -3 the service left the bus.
+int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *cancellable, unsigned limit_ms, GError **error);
 /// The Locked property of a collection or item, read from the service now (not a cached copy):
 /// 1 locked, 0 not, -1 on error.
 int ss_read_locked(SecretService *service, const char *path, const char *interface, GCancellable *cancellable, GError **error);
