@@ -48,6 +48,10 @@ let package = Package(
     .target(name: "CurlTransport", dependencies: ["StrivacityCore", "CCurlShim"]),
     // add_key/keyctl by system call, for the access-token cache in the kernel's user keyring.
     .target(name: "CKeyctl"),
+    // SO_PEERCRED, which Swift's Glibc module lacks.
+    .target(name: "CPeerCred"),
+    // The agent's socket, both ends (plain POSIX: the small binary is a client).
+    .target(name: "AgentSocket", dependencies: ["StrivacityCore", "CPeerCred"]),
     // The access-token cache in the kernel's user keyring.
     .target(name: "TokenCache", dependencies: ["StrivacityCore", "CKeyctl"]),
     .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "TokenCache", "SystemIO"]),
@@ -62,13 +66,13 @@ let package = Package(
     // The small `strivacity`: the hot path from the access-token cache, else exec strivacity-cli.
     // It must stay small: no argument parser, no crypto, no libraries to load, no JSON decoding
     // on the hot path (bench/token-cached measures it).
-    .target(name: "Launcher", dependencies: ["StrivacityCore", "GitCredential", "TokenCache", "SystemIO"]),
+    .target(name: "Launcher", dependencies: ["StrivacityCore", "GitCredential", "TokenCache", "SystemIO", "AgentSocket"]),
     .executableTarget(name: "strivacity", dependencies: ["Launcher"]),
     .target(
       name: "StrivacityCLI",
       dependencies: [
         "StrivacityCore", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport", "SecretStore", "LoopbackHTTP",
-        "GitCredential", "SystemIO", "TokenCache", "Launcher",
+        "GitCredential", "SystemIO", "TokenCache", "Launcher", "AgentSocket",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .executableTarget(name: "strivacity-cli", dependencies: ["StrivacityCLI"]),

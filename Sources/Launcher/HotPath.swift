@@ -1,10 +1,12 @@
 // `strivacity token` and git's `credential get` from the access-token cache (KernelTokenCache),
-// answered by the small `strivacity` binary itself: no argument parser, no libsecret, no D-Bus,
-// none of the full command line's code loaded. Only the plain forms are answered here — `token`
-// with --profile, --format and --min-ttl; `credential get` without options — and only with a
-// cached token that is not due for refresh and a config that parses without a word to say;
-// everything else (and any doubt) is handed to the full command line (Launcher.handOff), which
-// gives the errors and warnings.
+// or from `strivacity agent` when it is enabled, answered by the small `strivacity` binary itself:
+// no argument parser, no libsecret, no D-Bus, none of the full command line's code loaded. Only
+// the plain forms are answered here — `token` with --profile, --format and --min-ttl;
+// `credential get` without options — and only with a token that is not due for refresh and a
+// config that parses without a word to say; everything else (and any doubt, and every refusal
+// of the agent's) is handed to the full command line (Launcher.handOff), which gives the errors
+// and warnings.
+import AgentSocket
 import GitCredential
 import Glibc
 import StrivacityCore
@@ -33,7 +35,6 @@ public enum HotPath {
     var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
     setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
     let environment = processEnvironment()
-    guard KernelTokenCache.enabled(environment) else { return .handOff(stdin: nil) }
     if arguments.first == "credential" { return credentialGet(environment) }
     return token(arguments[...], environment) ? .answered : .handOff(stdin: nil)
   }
@@ -65,14 +66,22 @@ public enum HotPath {
     return .answered
   }
 
-  /// The cached set of a profile on the Secret Service, if it is not due for refresh.
+  /// The current set of a profile on the Secret Service, if it is not due for refresh: from the
+  /// access-token cache, else from `strivacity agent` when it is enabled and answers with one.
   static func cached(
     config: Config, profile: String?, minTTL: Int64, environment: [String: String], paths: Paths
   ) -> (TokenSet, ResolvedProfile)? {
     guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile), environment: environment),
       resolved.store == .secretService, let key = try? resolved.storeKey(configPath: paths.config)
     else { return nil }
-    guard let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: Int64(time(nil)), minTTL: minTTL) else { return nil }
+    if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: Int64(time(nil)), minTTL: minTTL) { return (tokens, resolved) }
+    guard AgentClient.enabled(environment, config: config) else { return nil }
+    let request = AgentClient.tokenRequest(
+      profile: resolved.name, minTTL: minTTL, idToken: false, configPath: paths.config, environment: environment)
+    // Anything but tokens (a refusal, no agent) is the full command line's to say or to do.
+    guard case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: AgentClient.timeout),
+      let tokens = answer.tokenSet
+    else { return nil }
     return (tokens, resolved)
   }
 

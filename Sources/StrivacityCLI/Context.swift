@@ -2,6 +2,7 @@
 import CurlTransport
 import Glibc
 import SecretStore
+import AgentSocket
 import TokenCache
 import StrivacityCore
 import SystemIO
@@ -66,6 +67,10 @@ final class Context {
     return CurlHTTPClient(options: options)
   }
 
+  /// Inside `strivacity agent`: the agent's own store (memory over the keyring) for every
+  /// Secret Service profile, and no asking the agent.
+  var agentStore: TokenStore?
+
   /// Whether a person runs this command, rather than git: a keyring prompt (KeePassXC's access
   /// dialog, an unlock) may wait 120 s for a person at a terminal, 15 s otherwise.
   var attended = true
@@ -76,24 +81,33 @@ final class Context {
   func store(for kind: StoreKind) throws -> TokenStore {
     switch kind {
     case .secretService:
-      let onTerminal = isatty(2) == 1
-      var prompts = KeyringPrompts.defaults(attended: attended, onTerminal: onTerminal)
-      var timeout = SecretServiceStore.defaultTimeout
-      do {
-        if let text = environment["STRIVACITY_KEYRING_TIMEOUT"], !text.isEmpty {
-          timeout = try Admit.seconds(text, in: 0.1...600, what: "STRIVACITY_KEYRING_TIMEOUT")
-        }
-        if let text = environment["STRIVACITY_KEYRING_PROMPT_TIMEOUT"], !text.isEmpty {
-          prompts.bound = try Admit.seconds(text, in: 0.1...3600, what: "STRIVACITY_KEYRING_PROMPT_TIMEOUT")
-        }
-      } catch {
-        throw CLIFailure(error.description, status: .usage)
-      }
-      let keyring = SecretServiceStore(timeout: timeout, prompts: prompts)
-      // The access-token cache `token` starts from (KernelTokenCache); STRIVACITY_TOKEN_CACHE=off.
-      return KernelTokenCache.enabled(environment) ? CachingSecretServiceStore(keyring) { ProfileSession.now() } : keyring
+      if let agentStore { return agentStore }
+      return try keyringStore(notifyingAgent: true)
     case .file: return FileStore(stateDirectory: paths.stateDir)
     }
+  }
+
+  /// The Secret Service store as `store(for:)` makes it; `notifyingAgent`: every write and
+  /// deletion is told to a running agent (not in the agent itself).
+  func keyringStore(notifyingAgent: Bool) throws -> TokenStore {
+    let onTerminal = isatty(2) == 1
+    var prompts = KeyringPrompts.defaults(attended: attended, onTerminal: onTerminal)
+    var timeout = SecretServiceStore.defaultTimeout
+    do {
+      if let text = environment["STRIVACITY_KEYRING_TIMEOUT"], !text.isEmpty {
+        timeout = try Admit.seconds(text, in: 0.1...600, what: "STRIVACITY_KEYRING_TIMEOUT")
+      }
+      if let text = environment["STRIVACITY_KEYRING_PROMPT_TIMEOUT"], !text.isEmpty {
+        prompts.bound = try Admit.seconds(text, in: 0.1...3600, what: "STRIVACITY_KEYRING_PROMPT_TIMEOUT")
+      }
+    } catch {
+      throw CLIFailure(error.description, status: .usage)
+    }
+    let keyring = SecretServiceStore(timeout: timeout, prompts: prompts)
+    // The access-token cache `token` starts from (KernelTokenCache); STRIVACITY_TOKEN_CACHE=off.
+    let store: TokenStore = KernelTokenCache.enabled(environment) ? CachingSecretServiceStore(keyring) { ProfileSession.now() } : keyring
+    // A running agent hears of every change made here (it drops what it holds in memory).
+    return notifyingAgent ? AgentNotifyingStore(store, environment: environment) : store
   }
 
   /// Writes `settings` into the profile's table of the config file, atomically.
@@ -113,4 +127,32 @@ final class Context {
     }
     loadedConfig = nil
   }
+}
+
+/// A store whose every write and deletion is told to a running `strivacity agent`, so that it
+/// never answers with a set this process has replaced or deleted.
+final class AgentNotifyingStore: TokenStore {
+  let base: TokenStore
+  let environment: [String: String]
+  var kind: StoreKind { base.kind }
+
+  init(_ base: TokenStore, environment: [String: String]) {
+    self.base = base
+    self.environment = environment
+  }
+
+  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? { try base.load(key) }
+
+  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+    defer { AgentClient.forget(profile: key.profile, environment: environment) }
+    try base.save(tokens, for: key)
+  }
+
+  @discardableResult
+  func delete(profile: String) throws(StoreError) -> Bool {
+    defer { AgentClient.forget(profile: profile, environment: environment) }
+    return try base.delete(profile: profile)
+  }
+
+  func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
 }

@@ -1,6 +1,7 @@
 // The configuration file: profiles, each a tenant + client + how to keep its tokens.
 //
 //   default_profile = "work"          # optional; otherwise "default"
+//   agent = true                      # optional: ask `strivacity agent` for tokens
 //
 //   [profiles.work]
 //   tenant = "https://example.strivacity.com"
@@ -73,6 +74,8 @@ public struct Config: Sendable, Equatable {
   public var path: String
   public var defaultProfile: String?
   public var defaultStore: StoreKind?
+  /// `agent = true`: `token`, git's `get`, `curl` and `status` ask `strivacity agent` first.
+  public var agent = false
   public var profiles: [Profile] = []
   /// Unknown keys and other things worth telling the user; never fatal.
   public var warnings: [ConfigWarning] = []
@@ -202,6 +205,11 @@ public struct Config: Sendable, Equatable {
         config.defaultProfile = name
       case "store":
         config.defaultStore = try storeKind(entry, path: path)
+      case "agent":
+        guard case .boolean(let on) = entry.value else {
+          throw .invalid(path: path, position: entry.position, message: "agent must be true or false, not \(entry.value.typeName)")
+        }
+        config.agent = on
       case "profiles":
         guard case .table(let table) = entry.value else {
           throw .invalid(path: path, position: entry.position, message: "'profiles' must be a table of [profiles.NAME] sections")

@@ -35,6 +35,7 @@ final class Harness: @unchecked Sendable {
   }
 
   deinit {
+    if let agentPID { kill(agentPID, SIGKILL) }
     emulator.stop()
     // End a private keyring as it expects (EOF to its `cat`), so Scripts/with-keyring stops
     // the bus and the daemon; closing its terminal instead would leave them running.
@@ -262,6 +263,28 @@ final class Harness: @unchecked Sendable {
     done.wait()
     return outputs.withLock { $0 }
   }
+
+  /// The pid of the harness's `strivacity agent` (after `startAgent`).
+  private(set) var agentPID: pid_t?
+
+  /// Starts `strivacity agent` with a runtime directory of the harness's own, and turns it on
+  /// for every command the harness runs (STRIVACITY_AGENT=1); killed with the harness.
+  @discardableResult
+  func startAgent(_ arguments: [String] = []) throws -> pid_t {
+    let runtime = home.file("run")
+    mkdir(runtime, 0o700)
+    extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    extraEnvironment["STRIVACITY_AGENT"] = "1"
+    let started = try strivacity(["agent", "start"] + arguments)
+    #expect(started.status == 0, "\(started.stderr)")
+    // "strivacity: the agent runs (pid 1234), socket …"
+    let digits = started.stderr.split(separator: "(pid ").last?.prefix { $0.isNumber } ?? ""
+    let pid = try #require(pid_t(String(digits)), "\(started.stderr)")
+    agentPID = pid
+    return pid
+  }
+
+  var agentSocket: String { home.file("run") + "/strivacity/agent.sock" }
 
   func grants(_ type: String) throws -> Int { try stats()["grants"]?[type]?.int ?? 0 }
 

@@ -1,6 +1,7 @@
 // A profile at work after sign-in: its store and key, fresh tokens (refreshing once per
 // expiry, however many processes ask), and the tenant's endpoints. The network (and libcurl)
 // is touched only when a refresh, revocation or userinfo call needs it.
+import AgentSocket
 import CurlTransport
 import Glibc
 import OAuthCore
@@ -20,14 +21,17 @@ final class ProfileSession {
   private var storedEndpoints: [String: String]?
   /// Whether `cachedDiscovery` came from `storedEndpoints` rather than the tenant just now.
   private var discoveryFromStore = false
+  /// Whether fresh tokens are asked of `strivacity agent` first (AgentClient.enabled).
+  private let askAgent: Bool
 
   init(context: Context, options: GlobalOptions, profile: String? = nil) throws {
     self.context = context
     var overrides = options.overrides
     if let profile { overrides.profile = profile }
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
-    resolved = try ResolvedProfile.resolve(
-      config: context.config(onlyProfile: named), overrides: overrides, environment: context.environment)
+    let config = try context.config(onlyProfile: named)
+    resolved = try ResolvedProfile.resolve(config: config, overrides: overrides, environment: context.environment)
+    askAgent = context.agentStore == nil && resolved.store == .secretService && AgentClient.enabled(context.environment, config: config)
     key = try resolved.storeKey(configPath: context.paths.config)
     tenant = key.issuer
     clientID = key.clientID
@@ -42,8 +46,11 @@ final class ProfileSession {
   }
 
   /// Tokens whose access token lives at least the refresh margin more (`minTTL`, at most half
-  /// the token's lifetime), refreshed if needed: one refresh however many processes ask.
-  func freshTokens(minTTL: Int64) throws -> TokenSet {
+  /// the token's lifetime), refreshed if needed: one refresh however many processes ask. From
+  /// the agent when it is enabled and answers (then without a refresh token; the ID token only
+  /// with `idToken`).
+  func freshTokens(minTTL: Int64, idToken: Bool = false) throws -> TokenSet {
+    if askAgent, let tokens = try agentTokens(minTTL: minTTL, idToken: idToken) { return tokens }
     guard let tokens = try store.load(key) else { throw notSignedIn }
     storedEndpoints = tokens.endpoints
     if !tokens.needsRefresh(now: Self.now(), minTTL: minTTL) { return tokens }
@@ -63,6 +70,25 @@ final class ProfileSession {
       return current
     }
     return try refresh(current)
+  }
+
+  /// The agent's answer: tokens, or its refusal as this command's error; nil when there is no
+  /// agent to ask or no usable answer (the work is done here, as without one).
+  private func agentTokens(minTTL: Int64, idToken: Bool) throws -> TokenSet? {
+    let request = AgentClient.tokenRequest(
+      profile: name, minTTL: minTTL, idToken: idToken, configPath: context.paths.config, environment: context.environment)
+    switch AgentSocket.ask(request, environment: context.environment, timeout: AgentClient.timeout) {
+    case .answered(let answer):
+      if let tokens = answer.tokenSet { return tokens }
+      if let status = answer.status, status != 0, let code = ExitStatus(rawValue: status), let message = answer["message"] {
+        throw CLIFailure(message, status: code)
+      }
+      log.note("the agent's answer did not read; doing without it")
+      return nil
+    case .unreachable(let why), .failed(let why):
+      log.note("agent: \(why); doing without it")
+      return nil
+    }
   }
 
   private func refresh(_ current: TokenSet) throws -> TokenSet {

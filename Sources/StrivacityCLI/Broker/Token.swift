@@ -46,12 +46,12 @@ struct Token: ParsableCommand {
     let session = try ProfileSession(context: context, options: global)
     let tokens: TokenSet
     do {
-      tokens = try session.freshTokens(minTTL: minTTL)
+      tokens = try session.freshTokens(minTTL: minTTL, idToken: idToken)
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       guard signInAllowed(failure, profile: session.name) else { throw failure }
       let login = try Login.parse(["--profile", session.name] + (global.verbose ? ["--verbose"] : []) + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
-      tokens = try session.freshTokens(minTTL: minTTL)
+      tokens = try session.freshTokens(minTTL: minTTL, idToken: idToken)
     }
     let token: BearerToken
     if idToken {

@@ -1,0 +1,54 @@
+// What the command line asks of `strivacity agent`, shared by the small binary and the full one.
+import Glibc
+import StrivacityCore
+
+public enum AgentClient {
+  /// Whether to ask the agent: STRIVACITY_AGENT=1 (or 0, for one call), else `agent = true` in
+  /// the config.
+  public static func enabled(_ environment: [String: String], config: Config?) -> Bool {
+    switch environment["STRIVACITY_AGENT"] {
+    case "1": return true
+    case "0": return false
+    default: return config?.agent ?? false
+    }
+  }
+
+  /// How long a client waits for the agent's answer: a refresh (STRIVACITY_TIMEOUT, 30 s by
+  /// default) or a keyring's dialog (15 s) may be on the way. Past it, the client does the work.
+  public static let timeout: Double = 60
+
+  /// A request for a profile's fresh tokens, resolved as this process would resolve it: its
+  /// profile name, the config file's absolute path, and the environment that resolution reads.
+  public static func tokenRequest(
+    profile: String, minTTL: Int64, idToken: Bool, configPath: String, environment: [String: String]
+  ) -> AgentMessage {
+    var request = AgentMessage()
+    request.set("op", "token")
+    request.set("profile", profile)
+    request.set("min_ttl", String(minTTL))
+    if idToken { request.set("id_token", "1") }
+    for name in AgentProtocol.environmentNames where name != "STRIVACITY_CONFIG" {
+      if let value = environment[name] { request.set("env." + name, value) }
+    }
+    request.set("env.STRIVACITY_CONFIG", absolute(configPath))
+    return request
+  }
+
+  /// Tells a running agent that a profile's stored tokens changed (sign-in, refresh, sign-out,
+  /// revocation in this process): it drops what it holds in memory. Best effort, brief.
+  public static func forget(profile: String, environment: [String: String]) {
+    guard let path = AgentSocket.path(environment), access(path, F_OK) == 0 else { return }
+    var request = AgentMessage()
+    request.set("op", "forget")
+    request.set("profile", profile)
+    _ = AgentSocket.ask(request, environment: environment, timeout: 2)
+  }
+
+  static func absolute(_ path: String) -> String {
+    if path.hasPrefix("/") { return path }
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return path }
+    let directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return directory + (directory.hasSuffix("/") ? "" : "/") + path
+  }
+}

@@ -1,0 +1,425 @@
+// `strivacity agent`: one long-lived process per login session that holds the keyring open and
+// the current token sets in memory, in the spirit of ssh-agent, gpg-agent and oidc-agent. With
+// it, `token`, git's `get`, `curl` and `status` are a request on a Unix socket instead of a new
+// D-Bus connection and Secret Service session each: faster, one keyring approval per session
+// (KeePassXC asks per client connection), and one refresh per expiry by construction.
+//
+// Opt-in (`agent = true` in the config, or STRIVACITY_AGENT=1); everything works without it. The
+// keyring stays the store of record: the agent writes through, and every other strivacity
+// process tells it when it changes a profile's tokens (AgentNotifyingStore), so a logout anywhere
+// is honoured on the next call. What the agent holds it also re-reads from the keyring once a
+// minute, for changes made with other tools.
+import AgentSocket
+import ArgumentParser
+import Glibc
+import SecretStore
+import StrivacityCore
+import SystemIO
+
+struct Agent: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Keep tokens in memory for this session: one keyring approval, fast answers.",
+    discussion: """
+      Without an action, runs the agent in the foreground (for systemd --user: \
+      strivacity-agent.socket and strivacity-agent.service are installed, not enabled). start \
+      runs it in the background and returns once it answers; stop ends it; status says whether \
+      one runs. It is used when the config says agent = true (or STRIVACITY_AGENT=1; =0 turns \
+      it off for one call) and answers; otherwise every command works as without it.
+
+      The socket is $XDG_RUNTIME_DIR/strivacity/agent.sock (directory 0700, socket 0600); \
+      only processes of this user are answered. Tokens are held in memory only (no core \
+      dumps; locked into RAM where the memory limit allows); the keyring keeps the store of \
+      record. The agent exits after --idle-timeout seconds without a request, and when its \
+      socket is removed (the session's runtime directory goes at logout).
+      """)
+
+  enum Action: String, ExpressibleByArgument, CaseIterable {
+    case start, stop, status
+  }
+
+  @Argument(help: ArgumentHelp("start, stop or status; none: run in the foreground.", valueName: "action"))
+  var action: Action?
+
+  @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Exit after this many seconds without a request (0: never).", valueName: "seconds"))
+  var idleTimeout: Int = 3600
+
+  @Flag(name: .shortAndLong, help: "Describe each request on stderr (secrets are redacted).")
+  var verbose = false
+
+  func validate() throws {
+    guard idleTimeout >= 0 else { throw ValidationError("--idle-timeout must not be negative") }
+  }
+
+  func run() throws {
+    let environment = processEnvironment()
+    switch action {
+    case nil: try AgentServer(environment: environment, idleTimeout: idleTimeout, log: Log(verbose: verbose)).serve()
+    case .start: try start(environment)
+    case .stop: try stop(environment)
+    case .status: try status(environment)
+    }
+  }
+
+  static func ping(_ environment: [String: String], timeout: Double = 2) -> AgentMessage? {
+    var request = AgentMessage()
+    request.set("op", "ping")
+    if case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: timeout), answer.status == 0 { return answer }
+    return nil
+  }
+
+  private func start(_ environment: [String: String]) throws {
+    if let running = Self.ping(environment) {
+      Console.writeStderr("strivacity: the agent already runs (pid \(running["pid"] ?? "?"))\n")
+      return
+    }
+    guard AgentSocket.directory(environment) != nil else {
+      throw CLIFailure("XDG_RUNTIME_DIR is not set: the agent lives in a login session's runtime directory", status: .usage)
+    }
+    // This very program, detached: its own session, nothing of ours open (a pipe held open by it
+    // would keep whoever reads our output waiting); `strivacity agent` in the foreground says
+    // why it does not start, if it does not.
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard length > 0 else { throw CLIFailure("cannot find this program (/proc/self/exe)", status: .failure) }
+    let program = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let arguments = [program, "agent", "--idle-timeout", String(idleTimeout)] + (verbose ? ["--verbose"] : [])
+    let pid: pid_t
+    switch AgentSocket.spawnDetached(arguments) {
+    case .success(let spawned): pid = spawned
+    case .failure(let problem): throw CLIFailure(problem.description, status: .failure)
+    }
+    let deadline = monotonicSeconds() + 10
+    while monotonicSeconds() < deadline {
+      if let running = Self.ping(environment, timeout: 1) {
+        Console.writeStderr("strivacity: the agent runs (pid \(running["pid"] ?? "?")), socket \(AgentSocket.path(environment) ?? "")\n")
+        return
+      }
+      var status: Int32 = 0
+      if waitpid(pid, &status, WNOHANG) == pid {
+        throw CLIFailure("the agent did not start (exit \(status >> 8 & 0xFF)); run `strivacity agent` to see why", status: .failure)
+      }
+      usleep(20_000)
+    }
+    throw CLIFailure("the agent did not answer within 10 s of starting", status: .failure)
+  }
+
+  private func stop(_ environment: [String: String]) throws {
+    guard Self.ping(environment) != nil else {
+      Console.writeStderr("strivacity: no agent runs\n")
+      return
+    }
+    var request = AgentMessage()
+    request.set("op", "stop")
+    _ = AgentSocket.ask(request, environment: environment, timeout: 5)
+    Console.writeStderr("strivacity: the agent stopped\n")
+  }
+
+  private func status(_ environment: [String: String]) throws {
+    guard let running = Self.ping(environment) else {
+      Console.writeStdout("agent     not running\n")
+      throw ExitCode(1)
+    }
+    Console.writeStdout("""
+      agent     running (pid \(running["pid"] ?? "?"), for \(running["uptime"] ?? "?") s)
+      socket    \(AgentSocket.path(environment) ?? "")
+      answered  \(running["answered"] ?? "?") requests
+      profiles  \(running["profiles"] ?? "0") in memory
+
+      """)
+  }
+}
+
+/// The agent's store: the token sets it has read or written, in memory, over the keyring (which
+/// it writes through to). One keyring operation at a time (libsecret's calls are not made from
+/// two threads at once).
+final class AgentStore: TokenStore, @unchecked Sendable {
+  let base: TokenStore
+  var kind: StoreKind { base.kind }
+  private var mutex = pthread_mutex_t()
+  private var memory: [StoreKey: (tokens: TokenSet, readAt: Int64)] = [:]
+  /// A set held longer than this is read from the keyring again (changes made with other tools).
+  static let revalidateAfter: Int64 = 60
+
+  init(_ base: TokenStore) {
+    self.base = base
+    pthread_mutex_init(&mutex, nil)
+  }
+
+  private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    return try body()
+  }
+
+  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+    try locked { () throws(StoreError) in
+      let now = ProfileSession.now()
+      if let held = memory[key], now - held.readAt < Self.revalidateAfter { return held.tokens }
+      let tokens = try base.load(key)
+      memory[key] = tokens.map { ($0, now) }
+      return tokens
+    }
+  }
+
+  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+    try locked { () throws(StoreError) in
+      memory[key] = nil  // never newer than the keyring, even if the save fails
+      try base.save(tokens, for: key)
+      for other in memory.keys where other.profile == key.profile { memory[other] = nil }
+      memory[key] = (tokens, ProfileSession.now())
+    }
+  }
+
+  @discardableResult
+  func delete(profile: String) throws(StoreError) -> Bool {
+    try locked { () throws(StoreError) in
+      for key in memory.keys where key.profile == profile { memory[key] = nil }
+      return try base.delete(profile: profile)
+    }
+  }
+
+  func keys() throws(StoreError) -> [StoreKey] { try locked { () throws(StoreError) in try base.keys() } }
+
+  /// Drops what is held for `profile` (another process changed its tokens).
+  func forget(profile: String) {
+    pthread_mutex_lock(&mutex)
+    for key in memory.keys where key.profile == profile { memory[key] = nil }
+    pthread_mutex_unlock(&mutex)
+  }
+
+  var profileCount: Int {
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    return Set(memory.keys.map(\.profile)).count
+  }
+}
+
+/// The agent's loop: accept, check the peer, one request and answer per connection, each on a
+/// thread of its own; exits when idle too long, when its socket is gone, or on `stop`.
+final class AgentServer: @unchecked Sendable {
+  let environment: [String: String]
+  let idleTimeout: Int
+  let log: Log
+  let store: AgentStore
+  private let started = monotonicSeconds()
+  private var mutex = pthread_mutex_t()
+  private var lastRequest = monotonicSeconds()
+  private var answered = 0
+  private var active = 0
+  /// Most requests handled at once; more wait in the socket's backlog.
+  static let maxActive = 128
+  /// How long a client may take to send its request.
+  static let requestDeadline: Double = 5
+
+  init(environment: [String: String], idleTimeout: Int, log: Log) throws {
+    self.environment = environment
+    self.idleTimeout = idleTimeout
+    self.log = log
+    let context = Context(environment: environment)
+    context.attended = false  // nobody at a terminal: a keyring dialog gets the short bound
+    store = AgentStore(try context.keyringStore(notifyingAgent: false))
+    pthread_mutex_init(&mutex, nil)
+  }
+
+  func serve() throws -> Never {
+    Self.protectMemory(log)
+    // Writes to a client that went away must not kill the agent.
+    signal(SIGPIPE, SIG_IGN)
+    let listener: Int32
+    if let inherited = Self.socketActivated(environment) {
+      listener = inherited
+      log.note("agent: listening on the socket systemd passed")
+    } else {
+      do {
+        listener = try AgentSocket.listen(environment)
+      } catch {
+        throw CLIFailure(error.description, status: .failure)
+      }
+    }
+    let path = AgentSocket.path(environment) ?? ""
+    var info = stat()
+    let inode = stat(path, &info) == 0 ? info.st_ino : 0
+    Console.writeStderr("strivacity: agent \(getpid()) answering on \(path)\n")
+    while true {
+      var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+      let ready = poll(&entry, 1, 1000)
+      if ready > 0 {
+        let client = AgentSocket.accept(listener)
+        if client >= 0 { admit(client) }
+        continue
+      }
+      // Once a second: idle, or the socket gone (logout removes the runtime directory).
+      var now = stat()
+      if stat(path, &now) != 0 || (inode != 0 && now.st_ino != inode) {
+        Console.writeStderr("strivacity: agent: \(path) is gone; exiting\n")
+        exit(0)
+      }
+      pthread_mutex_lock(&mutex)
+      let idle = active == 0 && idleTimeout > 0 && monotonicSeconds() - lastRequest > Double(idleTimeout)
+      pthread_mutex_unlock(&mutex)
+      if idle {
+        Console.writeStderr("strivacity: agent: no request for \(idleTimeout) s; exiting\n")
+        unlink(path)
+        exit(0)
+      }
+    }
+  }
+
+  /// The peer is checked before a byte is read: another uid is closed on at once.
+  private func admit(_ client: Int32) {
+    guard let peer = AgentSocket.peer(client), peer.uid == getuid() else {
+      let who = AgentSocket.peer(client).map { "uid \($0.uid), pid \($0.pid)" } ?? "an unknown peer"
+      Console.writeStderr("strivacity: agent: refused a connection from \(who)\n")
+      close(client)
+      return
+    }
+    pthread_mutex_lock(&mutex)
+    let busy = active >= Self.maxActive
+    if !busy { active += 1 }
+    lastRequest = monotonicSeconds()
+    pthread_mutex_unlock(&mutex)
+    if busy {
+      _ = AgentSocket.writeAll(client, AgentProtocol.frame(.refusal(status: ExitStatus.transient.rawValue, message: "the agent is busy")), deadline: monotonicSeconds() + 1)
+      close(client)
+      return
+    }
+    let work = Unmanaged.passRetained(Connection(server: self, fd: client)).toOpaque()
+    var thread = pthread_t()
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+    defer { pthread_attr_destroy(&attributes) }
+    let created = pthread_create(&thread, &attributes, { raw in
+      let connection = Unmanaged<Connection>.fromOpaque(raw!).takeRetainedValue()
+      connection.server.handle(connection.fd)
+      return nil
+    }, work)
+    if created != 0 {
+      Unmanaged<Connection>.fromOpaque(work).release()
+      close(client)
+      finished()
+    }
+  }
+
+  private final class Connection {
+    let server: AgentServer
+    let fd: Int32
+    init(server: AgentServer, fd: Int32) {
+      self.server = server
+      self.fd = fd
+    }
+  }
+
+  private func finished() {
+    pthread_mutex_lock(&mutex)
+    active -= 1
+    answered += 1
+    lastRequest = monotonicSeconds()
+    pthread_mutex_unlock(&mutex)
+  }
+
+  func handle(_ fd: Int32) {
+    defer {
+      close(fd)
+      finished()
+    }
+    var answer: AgentMessage
+    var stopAfter = false
+    switch AgentSocket.readFrame(fd, deadline: monotonicSeconds() + Self.requestDeadline) {
+    case .failure(let problem):
+      log.note("agent: a request was refused: \(problem)")
+      answer = .refusal(status: ExitStatus.usage.rawValue, message: "agent: \(problem)")
+    case .success(var payload):
+      defer { for i in payload.indices { payload[i] = 0 } }
+      do {
+        let request = try AgentMessage(decoding: payload[...])
+        (answer, stopAfter) = respond(to: request)
+      } catch {
+        log.note("agent: a request was refused: \(error)")
+        answer = .refusal(status: ExitStatus.usage.rawValue, message: "agent: \(error)")
+      }
+    }
+    var frame = AgentProtocol.frame(answer)
+    _ = AgentSocket.writeAll(fd, frame, deadline: monotonicSeconds() + 5)
+    for i in frame.indices { frame[i] = 0 }
+    if stopAfter {
+      Console.writeStderr("strivacity: agent: stopped on request\n")
+      if let path = AgentSocket.path(environment) { unlink(path) }
+      exit(0)
+    }
+  }
+
+  private func respond(to request: AgentMessage) -> (AgentMessage, stop: Bool) {
+    switch request["op"] {
+    case "ping":
+      var answer = AgentMessage()
+      answer.set("status", "0")
+      answer.set("pid", String(getpid()))
+      answer.set("version", strivacityVersion)
+      answer.set("uptime", String(Int(monotonicSeconds() - started)))
+      pthread_mutex_lock(&mutex)
+      answer.set("answered", String(answered))
+      pthread_mutex_unlock(&mutex)
+      answer.set("profiles", String(store.profileCount))
+      return (answer, false)
+    case "stop":
+      var answer = AgentMessage()
+      answer.set("status", "0")
+      return (answer, true)
+    case "forget":
+      guard let profile = request["profile"], ProfileName.isValid(profile) else {
+        return (.refusal(status: ExitStatus.usage.rawValue, message: "agent: forget needs a profile"), false)
+      }
+      store.forget(profile: profile)
+      log.note("agent: forgot \(profile)")
+      var answer = AgentMessage()
+      answer.set("status", "0")
+      return (answer, false)
+    case "token":
+      return (token(request), false)
+    default:
+      return (.refusal(status: ExitStatus.usage.rawValue, message: "agent: unknown request"), false)
+    }
+  }
+
+  /// Fresh tokens for the request's profile, resolved with the request's environment (its
+  /// profile and config file, as the client would have resolved them).
+  private func token(_ request: AgentMessage) -> AgentMessage {
+    guard let profile = request["profile"], ProfileName.isValid(profile),
+      let minTTL = request["min_ttl"].flatMap({ Int64($0) }), minTTL >= 0, minTTL <= 86_400 * 365
+    else { return .refusal(status: ExitStatus.usage.rawValue, message: "agent: a token request needs a profile and min_ttl") }
+    var environment: [String: String] = [:]
+    for name in AgentProtocol.environmentNames {
+      if let value = request["env." + name] { environment[name] = value }
+    }
+    let context = Context(environment: environment)
+    context.agentStore = store
+    context.attended = false
+    do {
+      let options = try GlobalOptions.parse(["--profile", profile])
+      let session = try ProfileSession(context: context, options: options)
+      let tokens = try session.freshTokens(minTTL: minTTL)
+      log.note("agent: answered \(profile)")
+      return .answer(tokens, includeIDToken: request["id_token"] == "1")
+    } catch {
+      let failure = CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .failure)
+      log.note("agent: \(profile): \(failure.message)")
+      return .refusal(status: failure.status.rawValue, message: failure.message)
+    }
+  }
+
+  /// No core dumps, no ptrace by other processes of the user, and memory kept out of swap when
+  /// the limit allows all of it (a partial lock would make later allocations fail).
+  static func protectMemory(_ log: Log) {
+    if !AgentSocket.makeUndumpable() { log.note("agent: PR_SET_DUMPABLE failed") }
+    if let why = AgentSocket.lockMemory() { log.note("agent: memory not locked: \(why)") }
+  }
+
+  /// The listening socket systemd passed (LISTEN_FDS=1 for this pid), if any.
+  static func socketActivated(_ environment: [String: String]) -> Int32? {
+    guard environment["LISTEN_PID"] == String(getpid()), environment["LISTEN_FDS"] == "1" else { return nil }
+    let fd: Int32 = 3
+    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    return fd
+  }
+}

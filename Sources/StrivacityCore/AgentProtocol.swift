@@ -1,0 +1,163 @@
+// The protocol of `strivacity agent`'s socket: one request and one response per connection,
+// each a frame of a 4-byte big-endian length and that many bytes of `name=value` lines (UTF-8,
+// no CR or NUL, no name twice). Every frame starts with `v=1`. Frames over `maxFrame` bytes,
+// and anything else that does not read as described, are refused whole: the agent answers a
+// refusal and closes, the client falls back to doing the work itself.
+//
+// Read without Foundation: the small `strivacity` binary speaks it on the hot path.
+
+public enum AgentProtocol {
+  public static let version = "1"
+  /// The largest frame either side accepts (a token set is a few KiB).
+  public static let maxFrame = 65_536
+  /// Most fields in one message.
+  public static let maxFields = 64
+
+  /// The environment a request may carry, so the agent resolves the profile as the client
+  /// would have: nothing else of the client's environment reaches the agent.
+  public static let environmentNames: [String] = [
+    "STRIVACITY_PROFILE", "STRIVACITY_TENANT", "STRIVACITY_CLIENT_ID", "STRIVACITY_CONFIG", "STRIVACITY_TIMEOUT",
+    "STRIVACITY_KEYRING_TIMEOUT", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
+  ]
+
+  /// `message` as a frame: length, then its lines.
+  public static func frame(_ message: AgentMessage) -> [UInt8] {
+    let body = message.encoded()
+    let n = UInt32(body.count)
+    return [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] + body
+  }
+
+  /// The payload length a frame header announces; nil when it is over `maxFrame`.
+  public static func payloadLength(_ header: [UInt8]) -> Int? {
+    guard header.count == 4 else { return nil }
+    let n = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+    return n <= maxFrame ? n : nil
+  }
+}
+
+/// Why a frame was refused.
+public struct AgentProtocolError: Error, Equatable, CustomStringConvertible {
+  public let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// One request or response: its fields in order.
+public struct AgentMessage: Equatable, Sendable {
+  public private(set) var fields: [(name: String, value: String)] = []
+
+  public init() {}
+
+  public static func == (a: AgentMessage, b: AgentMessage) -> Bool {
+    a.fields.elementsEqual(b.fields) { $0.name == $1.name && $0.value == $1.value }
+  }
+
+  public subscript(name: String) -> String? { fields.first { $0.name == name }?.value }
+
+  /// Adds a field; false (and nothing added) when the name or value cannot be sent: a name that
+  /// is not [A-Za-z0-9_.], a value with CR, LF or NUL, a name already there, too many fields.
+  @discardableResult
+  public mutating func set(_ name: String, _ value: String) -> Bool {
+    guard name != "v", Self.isName(name), !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }),
+      self[name] == nil, fields.count < AgentProtocol.maxFields
+    else { return false }
+    fields.append((name, value))
+    return true
+  }
+
+  /// The lines, `v=1` first.
+  func encoded() -> [UInt8] {
+    var out = Array("v=\(AgentProtocol.version)\n".utf8)
+    for (name, value) in fields where name != "v" {
+      out += Array(name.utf8)
+      out.append(UInt8(ascii: "="))
+      out += Array(value.utf8)
+      out.append(UInt8(ascii: "\n"))
+    }
+    return out
+  }
+
+  /// Reads a frame's payload (outside input: the other end may be anything that reached the
+  /// socket). The `v` field is checked and not kept.
+  public init(decoding payload: ArraySlice<UInt8>) throws(AgentProtocolError) {
+    guard payload.count <= AgentProtocol.maxFrame else { throw AgentProtocolError("the message is too large") }
+    guard payload.last == UInt8(ascii: "\n") else { throw AgentProtocolError("the message does not end a line") }
+    var sawVersion = false
+    for line in payload.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
+      guard let eq = line.firstIndex(of: UInt8(ascii: "=")),
+        let name = String(validating: line[..<eq], as: UTF8.self),
+        let value = String(validating: line[line.index(after: eq)...], as: UTF8.self)
+      else { throw AgentProtocolError("a line is not name=value in UTF-8") }
+      if !sawVersion {
+        guard name == "v", value == AgentProtocol.version else { throw AgentProtocolError("not version \(AgentProtocol.version) of the protocol") }
+        sawVersion = true
+        continue
+      }
+      guard set(name, value) else { throw AgentProtocolError("a field is malformed or repeated, or there are too many") }
+    }
+    guard sawVersion else { throw AgentProtocolError("the message is empty") }
+  }
+
+  static func isName(_ name: String) -> Bool {
+    !name.isEmpty && name.utf8.count <= 64
+      && name.utf8.allSatisfy { b in
+        (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || b == UInt8(ascii: "_") || b == UInt8(ascii: ".")
+      }
+  }
+}
+
+// MARK: token answers
+
+extension AgentMessage {
+  /// A successful answer with `tokens`' access token, its type, times and scope, and the ID
+  /// token when asked for: never the refresh token, which stays in the agent and the keyring.
+  public static func answer(_ tokens: TokenSet, includeIDToken: Bool) -> AgentMessage {
+    var message = AgentMessage()
+    message.set("status", "0")
+    message.set("access_token", tokens.accessToken.value)
+    message.set("token_type", tokens.tokenType)
+    message.set("obtained_at", String(tokens.obtainedAt))
+    if let expiresAt = tokens.expiresAt { message.set("expires_at", String(expiresAt)) }
+    if let scope = tokens.scope { message.set("scope", scope) }
+    if includeIDToken, let idToken = tokens.idToken { message.set("id_token", idToken) }
+    return message
+  }
+
+  /// A refusal: the exit status the command would have ended with, and its one-line message.
+  public static func refusal(status: Int32, message text: String) -> AgentMessage {
+    var message = AgentMessage()
+    message.set("status", String(status))
+    // One line: a message is never allowed to break the frame's lines.
+    message.set("message", String(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" || $0 == "\0" ? " " : Character($0) }))
+    return message
+  }
+
+  /// The exit status an answer carries: 0 for tokens, another documented status for a refusal;
+  /// nil when there is none that reads (a malformed answer).
+  public var status: Int32? {
+    guard let text = self["status"], (1...3).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+    return Int32(text)
+  }
+
+  /// The token set of a successful answer, every field admitted as a stored set's is; nil when
+  /// any does not read (the caller does the work itself).
+  public var tokenSet: TokenSet? {
+    guard status == 0, let access = self["access_token"], let token = try? BearerToken(admitting: access),
+      let tokenType = try? Admit.tokenType(self["token_type"]),
+      let obtainedAt = self["obtained_at"].flatMap(CacheRecord.time)
+    else { return nil }
+    var tokens = TokenSet(accessToken: token, tokenType: tokenType, obtainedAt: obtainedAt)
+    if let text = self["expires_at"] {
+      guard let expiresAt = CacheRecord.time(text) else { return nil }
+      tokens.expiresAt = expiresAt
+    }
+    if let text = self["scope"] {
+      guard let scope = try? Admit.scope(text) else { return nil }
+      tokens.scope = scope
+    }
+    if let text = self["id_token"] {
+      guard let idToken = try? Admit.idToken(text) else { return nil }
+      tokens.idToken = idToken
+    }
+    return tokens
+  }
+}

@@ -1,0 +1,246 @@
+// `strivacity agent` end to end: the real binary as the agent, real clients (both binaries),
+// the keyring of the test session, and hostile peers on its socket.
+import CurlTransport
+import Foundation
+import StrivacityCore
+import StrivacityTestSupport
+import Synchronization
+import Testing
+
+@Suite struct AgentTests {
+  /// A raw client: sends `bytes` on the agent's socket, as `uid` when given, and returns what came
+  /// back (empty when the agent closed without a word).
+  static func raw(_ h: Harness, _ bytes: [UInt8], uid: Int? = nil, thenClose: Bool = false) throws -> ProcessResult {
+    let hex = bytes.map { String(format: "%02x", $0) }.joined()
+    let script = """
+      import socket, sys
+      s = socket.socket(socket.AF_UNIX)
+      s.settimeout(10)
+      s.connect(sys.argv[1])
+      s.sendall(bytes.fromhex(sys.argv[2]))
+      if sys.argv[3] == 'close':
+          sys.exit(0)
+      data = b''
+      while True:
+          try:
+              chunk = s.recv(65536)
+          except ConnectionResetError:  # closed on us with our request unread
+              break
+          if not chunk:
+              break
+          data += chunk
+      sys.stdout.write(data.hex())
+      """
+    var arguments = ["/usr/bin/python3", "-c", script, h.agentSocket, hex, thenClose ? "close" : "read"]
+    if let uid { arguments = ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + arguments }
+    return try run(arguments, environment: ["PATH": "/usr/bin:/bin"])
+  }
+
+  static func frame(_ text: String) -> [UInt8] { frame(Array(text.utf8)) }
+
+  static func frame(_ body: [UInt8]) -> [UInt8] {
+    let n = UInt32(body.count)
+    return [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] + body
+  }
+
+  /// The answer's text (after its 4-byte length).
+  static func answerText(_ result: ProcessResult) -> String {
+    var bytes: [UInt8] = []
+    var hex = Substring(result.stdout)
+    while hex.count >= 2, let byte = UInt8(hex.prefix(2), radix: 16) {
+      bytes.append(byte)
+      hex = hex.dropFirst(2)
+    }
+    return String(decoding: bytes.dropFirst(4), as: UTF8.self)
+  }
+
+  func pingAnswers(_ h: Harness) throws -> Bool {
+    let status = try h.strivacity(["agent", "status"])
+    return status.status == 0 && status.stdout.contains("agent     running")
+  }
+
+  @Test func tokensComeFromTheAgentAndTheKeyringStaysTheRecord() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    try h.startAgent()
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"  // every call goes past the kernel cache, to the agent
+    let stored = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
+    for _ in 0..<5 {
+      let token = try h.strivacity(["token", "--profile", h.profile])
+      #expect(token.status == 0 && token.stdout == stored + "\n", "\(token.stderr)")
+    }
+    // The full command line asks it too (a form the small binary hands over).
+    let json = try h.strivacity(["token", "--profile", h.profile, "--id-token", "--verbose"])
+    #expect(json.status == 0 && !json.stderr.contains("doing without it"), "\(json.stderr)")
+    #expect(json.stdout == (try h.storedSecret()?["tokens"]?["id_token"]?.string ?? "-") + "\n")
+    let status = try h.strivacity(["agent", "status"])
+    #expect(status.stdout.contains("profiles  1 in memory"), "\(status.stdout)")
+    let answered = Int(status.stdout.split(separator: "answered  ").last?.prefix { $0.isNumber } ?? "") ?? 0
+    #expect(answered >= 6, "\(status.stdout)")
+  }
+
+  /// The agent is told of every change another process makes: a logout is honoured on the very
+  /// next call, and a new sign-in's tokens are what it hands out next.
+  @Test func aLogoutElsewhereIsHonouredOnTheNextCall() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    try h.startAgent()
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    #expect(try h.strivacity(["token", "--profile", h.profile]).status == 0)
+    let logout = try run(
+      [TestEnvironment.binary("strivacity"), "logout", "--profile", h.profile, "--local"],
+      environment: h.environment.merging(["STRIVACITY_AGENT": "0"]) { _, new in new })
+    #expect(logout.status == 0, "\(logout.stderr)")
+    let after = try h.strivacity(["token", "--profile", h.profile])
+    #expect(after.status == 3 && after.stdout.isEmpty, "no stale token after logout: \(after.stdout) \(after.stderr)")
+
+    try h.signIn()
+    let fresh = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
+    let again = try h.strivacity(["token", "--profile", h.profile])
+    #expect(again.stdout == fresh + "\n", "\(again.stderr)")
+  }
+
+  /// 64 callers at once on a token due for refresh, all through the agent: one refresh.
+  @Test func sixtyFourCallersMakeOneRefresh() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    try h.expireStoredAccessToken(in: 20)
+    try h.startAgent()
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    let before = try h.grants("refresh_token")
+    let results = h.tokenStorm(64)
+    #expect(results.count == 64)
+    #expect(results.allSatisfy { $0.status == 0 }, "\(results.filter { $0.status != 0 }.map(\.stderr))")
+    #expect(Set(results.map(\.stdout)).count == 1, "all print the same new token")
+    #expect(try h.grants("refresh_token") - before == 1, "exactly one refresh")
+    #expect(results.first?.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "") + "\n", "written through")
+  }
+
+  /// Another user is refused before a byte is read, even when the socket's modes would let them
+  /// in (loosened here on purpose); and a client will not talk to a socket in a directory that
+  /// is not private.
+  @Test func anotherUserIsRefused() throws {
+    try #require(getuid() == 0, "needs root, to run a client as another user (CI runs as root)")
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    try h.startAgent()
+    chmod(h.home.path, 0o755)
+    chmod(h.home.file("run"), 0o755)
+    chmod(h.home.file("run") + "/strivacity", 0o755)
+    chmod(h.agentSocket, 0o666)
+    let stranger = try Self.raw(h, Self.frame("v=1\nop=ping\n"), uid: 65534)
+    #expect(stranger.status == 0, "the connection itself is possible: \(stranger.stderr)")
+    #expect(stranger.stdout.isEmpty, "closed without an answer")
+    // Our own client sees a directory that is not private, and does without the agent.
+    let token = try h.strivacity(["token", "--profile", h.profile, "--verbose"])
+    #expect(token.status == 0)
+    chmod(h.home.file("run") + "/strivacity", 0o700)
+    #expect(try pingAnswers(h), "the agent goes on")
+  }
+
+  /// Malformed, oversized, silent and vanishing clients: each is refused or dropped, and the
+  /// agent goes on answering.
+  @Test func malformedRequestsAreRefusedAndTheAgentGoesOn() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    try h.startAgent()
+    let cases: [(String, [UInt8], String)] = [
+      ("oversized", [0xFF, 0xFF, 0xFF, 0xFF], "over 65536 bytes"),
+      ("no line end", Self.frame("v=1\nop=ping"), "does not end a line"),
+      ("another version", Self.frame("v=2\nop=ping\n"), "not version 1"),
+      ("not name=value", Self.frame("v=1\nop\n"), "not name=value"),
+      ("a name twice", Self.frame("v=1\nop=ping\nop=stop\n"), "repeated"),
+      ("not UTF-8", Self.frame(Array("v=1\nop=".utf8) + [0xFF, 0x0A]), "UTF-8"),
+      ("unknown request", Self.frame("v=1\nop=exec\n"), "unknown request"),
+      ("a profile that cannot be", Self.frame("v=1\nop=token\nprofile=../x\nmin_ttl=0\n"), "needs a profile"),
+      ("an absurd min_ttl", Self.frame("v=1\nop=token\nprofile=a\nmin_ttl=99999999999999999999\n"), "needs a profile"),
+    ]
+    for (name, bytes, expected) in cases {
+      let answer = Self.answerText(try Self.raw(h, bytes))
+      #expect(answer.hasPrefix("v=1\nstatus=2\nmessage=agent: ") && answer.contains(expected), "\(name): \(answer)")
+    }
+    // Says nothing at all: dropped after the request deadline.
+    let started = Date()
+    let silent = try Self.raw(h, [])
+    #expect(Self.answerText(silent).contains("ended or stalled"), "\(silent.stdout)")
+    #expect(Date().timeIntervalSince(started) < 9)
+    // Sends a request and goes away (as a client killed mid-request).
+    for _ in 0..<5 { _ = try Self.raw(h, Self.frame("v=1\nop=token\nprofile=\(h.profile)\nmin_ttl=0\n"), thenClose: true) }
+    #expect(try pingAnswers(h))
+    #expect(try h.strivacity(["token", "--profile", h.profile]).status == 0)
+  }
+
+  /// The agent killed in the middle of a refresh: its caller does the work itself, and nothing
+  /// is lost (the keyring is the record; the lock died with the agent).
+  @Test func anAgentKilledMidRequestLosesNothing() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    try h.expireStoredAccessToken(in: 20)
+    let before = try h.storedSecret()
+    let agent = try h.startAgent()
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    try h.control("faults", ["endpoint": "token", "kind": "delay", "delay": 3])
+    let caller = Mutex<ProcessResult?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      let result = try? h.strivacity(["token", "--profile", h.profile, "--verbose"])
+      caller.withLock { $0 = result }
+      done.signal()
+    }
+    usleep(800_000)  // the agent is inside the refresh, waiting on the slow tenant
+    kill(agent, SIGKILL)
+    done.wait()
+    let result = try #require(caller.withLock { $0 })
+    #expect(result.status == 0, "the caller fell back: \(result.stderr)")
+    #expect(result.stderr.contains("doing without it"), "\(result.stderr)")
+    #expect(try h.storedSecret()?["tokens"]?["refresh_token"] != nil, "the set is whole")
+    #expect(try h.storedSecret()?["tokens"]?["access_token"] != before?["tokens"]?["access_token"], "the caller refreshed it")
+    // No agent at all now: everything works without it.
+    let without = try h.strivacity(["token", "--profile", h.profile])
+    #expect(without.status == 0, "\(without.stderr)")
+  }
+
+  /// With KeePassXC, 20 calls through the agent open one Secret Service session (the agent's),
+  /// against one per call without it: counted on the bus.
+  @Test func keepassxcIsOpenedOncePerSession() throws {
+    let h = try Harness(journey: "password")
+    try h.useOwnKeyring(.keepassxc)
+    try h.signIn()
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+
+    func sessionsOpened(during body: () throws -> Void) throws -> Int {
+      let capture = h.home.file("monitor-\(UUID().uuidString)")
+      let monitor = Process()
+      monitor.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
+      monitor.arguments = ["--session", "type='method_call',interface='org.freedesktop.Secret.Service',member='OpenSession'"]
+      monitor.environment = h.environment
+      FileManager.default.createFile(atPath: capture, contents: nil)
+      monitor.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: capture))
+      try monitor.run()
+      usleep(300_000)
+      try body()
+      usleep(300_000)
+      kill(monitor.processIdentifier, SIGKILL)
+      monitor.waitUntilExit()
+      let text = (try? String(contentsOfFile: capture, encoding: .utf8)) ?? ""
+      return text.split(separator: "\n").filter { $0.contains("member=OpenSession") }.count
+    }
+
+    let direct = try sessionsOpened {
+      for _ in 0..<20 {
+        let token = try h.strivacity(["token", "--profile", h.profile])
+        #expect(token.status == 0, "\(token.stderr)")
+      }
+    }
+    #expect(direct == 20, "without the agent, one session per call (\(direct))")
+
+    try h.startAgent()
+    let through = try sessionsOpened {
+      for _ in 0..<20 {
+        let token = try h.strivacity(["token", "--profile", h.profile])
+        #expect(token.status == 0, "\(token.stderr)")
+      }
+    }
+    #expect(through == 1, "through the agent, its one session (\(through))")
+  }
+}
