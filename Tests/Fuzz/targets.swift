@@ -1,3 +1,20 @@
+#if FUZZ_AGENT
+/// FuzzRegressionTests.agent checks the same of every input kept in Tests/Fuzz/agent/.
+func agentProperties(_ bytes: [UInt8]) {
+  if bytes.count >= 4, let length = AgentProtocol.payloadLength(Array(bytes.prefix(4))) {
+    precondition(length <= AgentProtocol.maxFrame, "a frame over the limit")
+  }
+  guard let message = try? AgentMessage(decoding: bytes[...]) else { return }
+  let framed = AgentProtocol.frame(message)
+  precondition(AgentProtocol.payloadLength(Array(framed.prefix(4))) == framed.count - 4, "a frame whose header lies")
+  precondition((try? AgentMessage(decoding: framed.dropFirst(4))) == message, "a message that does not read back")
+  if let tokens = message.tokenSet {
+    precondition(AgentMessage.answer(tokens, includeIDToken: true).tokenSet == tokens, "a token answer that does not read back")
+  }
+  _ = message.status
+}
+#endif
+
 // libFuzzer entry points, one per target; Scripts/fuzz compiles one of them (chosen with
 // -D FUZZ_<TARGET>) together with the sources it exercises, as a single module.
 #if FUZZ_CREDENTIAL
@@ -44,6 +61,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
       _ = try? ConfigWriter.update(text, profile: name, settings: [("tenant", .string("https://t.example"))], path: "fuzz.toml")
     }
   }
+  return 0
+}
+#elseif FUZZ_AGENT
+// The agent's socket protocol: any frame either side may receive. What decodes encodes back to
+// the same message, a header over the limit is refused, and a token answer's set is admitted.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  agentProperties(Array(UnsafeBufferPointer(start: data, count: size)))
   return 0
 }
 #elseif FUZZ_ADMISSION

@@ -91,4 +91,24 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
       }
     }
   }
+
+  @Test func agent() throws {
+    let inputs = try corpus("agent")
+    #expect(inputs.count >= 5)
+    var decoded = 0
+    for (name, bytes) in inputs {
+      if bytes.count >= 4, let length = AgentProtocol.payloadLength(Array(bytes.prefix(4))) {
+        #expect(length <= AgentProtocol.maxFrame, "\(name)")
+      }
+      guard let message = try? AgentMessage(decoding: bytes[...]) else { continue }
+      decoded += 1
+      let framed = AgentProtocol.frame(message)
+      #expect(AgentProtocol.payloadLength(Array(framed.prefix(4))) == framed.count - 4, "\(name)")
+      #expect((try? AgentMessage(decoding: framed.dropFirst(4))) == message, "\(name)")
+      if let tokens = message.tokenSet {
+        #expect(AgentMessage.answer(tokens, includeIDToken: true).tokenSet == tokens, "\(name)")
+      }
+    }
+    #expect(decoded >= 4, "the seeds decode")
+  }
 }
