@@ -16,6 +16,8 @@ BIN := $(BUILD_DIR)/debug/strivacity
 PREFIX ?= /usr/local
 DESTDIR ?=
 ZSH_COMPLETIONS ?= $(PREFIX)/share/zsh/site-functions
+# systemd --user units for `strivacity agent` (installed, not enabled).
+SYSTEMD_USER_UNITS ?= $(PREFIX)/lib/systemd/user
 # The full command line, which `strivacity` runs for everything but the hot path. It is looked
 # for only in ../libexec/strivacity and ../lib/strivacity (Arch) from `strivacity`'s directory,
 # so LIBEXEC must be one of those two (install-files refuses anything else).
@@ -25,7 +27,8 @@ RELEASE_CLI := .build-static/release/strivacity-cli
 INSTALLED := $(PREFIX)/bin/strivacity $(PREFIX)/bin/git-credential-strivacity $(LIBEXEC)/strivacity-cli \
   $(PREFIX)/share/man/man1/strivacity.1 $(PREFIX)/share/man/man1/git-credential-strivacity.1 \
   $(PREFIX)/share/bash-completion/completions/strivacity $(ZSH_COMPLETIONS)/_strivacity \
-  $(PREFIX)/share/fish/vendor_completions.d/strivacity.fish
+  $(PREFIX)/share/fish/vendor_completions.d/strivacity.fish \
+  $(SYSTEMD_USER_UNITS)/strivacity-agent.socket $(SYSTEMD_USER_UNITS)/strivacity-agent.service
 
 .PHONY: all deps build test demo clean release install install-files uninstall deb
 
@@ -81,7 +84,7 @@ install-files:
 	  *) echo "make: LIBEXEC must be $(PREFIX)/libexec/strivacity or $(PREFIX)/lib/strivacity (strivacity looks only there)" >&2; exit 2 ;; esac
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBEXEC) $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(ZSH_COMPLETIONS) \
-	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(SYSTEMD_USER_UNITS)
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/strivacity
 	install -m 0755 $(RELEASE_CLI) $(DESTDIR)$(LIBEXEC)/strivacity-cli
 	ln -sf strivacity $(DESTDIR)$(PREFIX)/bin/git-credential-strivacity
@@ -90,6 +93,9 @@ install-files:
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/strivacity
 	install -m 0644 completions/_strivacity $(DESTDIR)$(ZSH_COMPLETIONS)/_strivacity
 	install -m 0644 completions/strivacity.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/strivacity.fish
+	install -m 0644 packaging/systemd/strivacity-agent.socket $(DESTDIR)$(SYSTEMD_USER_UNITS)/strivacity-agent.socket
+	sed 's|@bindir@|$(PREFIX)/bin|' packaging/systemd/strivacity-agent.service >$(DESTDIR)$(SYSTEMD_USER_UNITS)/strivacity-agent.service
+	chmod 0644 $(DESTDIR)$(SYSTEMD_USER_UNITS)/strivacity-agent.service
 
 ## uninstall: remove what install put there
 uninstall:

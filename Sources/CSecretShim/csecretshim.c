@@ -75,6 +75,7 @@ static struct {
   SecretItem *(*item_create_sync)(SecretCollection *, const SecretSchema *, GHashTable *, const gchar *, SecretValue *, int,
                                   GCancellable *, GError **);
   GQuark (*secret_error_quark)(void);
+  void (*service_disconnect)(void);
   GDBusConnection *(*proxy_get_connection)(GDBusProxy *);
   gchar *(*proxy_get_name_owner)(GDBusProxy *);
   const gchar *(*proxy_get_object_path)(GDBusProxy *);
@@ -169,6 +170,7 @@ static void load(void) {
   RESOLVE(item_set_secret_sync, "secret_item_set_secret_sync");
   RESOLVE(item_create_sync, "secret_item_create_sync");
   RESOLVE(secret_error_quark, "secret_error_get_quark");
+  RESOLVE(service_disconnect, "secret_service_disconnect");
   RESOLVE(proxy_get_connection, "g_dbus_proxy_get_connection");
   RESOLVE(proxy_get_name_owner, "g_dbus_proxy_get_name_owner");
   RESOLVE(proxy_get_object_path, "g_dbus_proxy_get_object_path");
@@ -282,6 +284,7 @@ SecretItem *ss_item_create_sync(SecretCollection *collection, const SecretSchema
   return api.item_create_sync(collection, schema, attributes, label, value, SS_ITEM_CREATE_NONE, cancellable, error);
 }
 GQuark ss_secret_error_quark(void) { return api.secret_error_quark(); }
+void ss_service_disconnect(void) { api.service_disconnect(); }
 
 #define SECRETS_NAME "org.freedesktop.secrets"
 

@@ -24,6 +24,8 @@ public func commandLineArguments() -> [String] {
 public enum HotPath {
   public enum Outcome {
     case answered
+    /// The agent refused (a transient tenant error, say): said on stderr already; exit with it.
+    case failed(status: Int32)
     /// Not answered here; `stdin` is what was read from stdin to find out, if anything.
     case handOff(stdin: [UInt8]?)
   }
@@ -36,7 +38,7 @@ public enum HotPath {
     setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
     let environment = processEnvironment()
     if arguments.first == "credential" { return credentialGet(environment) }
-    return token(arguments[...], environment) ? .answered : .handOff(stdin: nil)
+    return token(arguments[...], environment)
   }
 
   /// git's `get`: for a host of a profile's git_hosts, with a cached access token; for a host
@@ -57,7 +59,8 @@ public enum HotPath {
       for i in input.indices { input[i] = 0 }
       return .answered
     }
-    guard let (tokens, _) = cached(config: config, profile: profile.name, minTTL: TokenSet.defaultMinTTL, environment: environment, paths: paths) else {
+    // A refusal included: git's get says it its own way (and may sign in on a terminal).
+    guard case .tokens(let tokens, _) = current(config: config, profile: profile.name, minTTL: TokenSet.defaultMinTTL, environment: environment, paths: paths) else {
       return .handOff(stdin: input)
     }
     for i in input.indices { input[i] = 0 }
@@ -66,45 +69,60 @@ public enum HotPath {
     return .answered
   }
 
-  /// The current set of a profile on the Secret Service, if it is not due for refresh: from the
-  /// access-token cache, else from `strivacity agent` when it is enabled and answers with one.
-  static func cached(
-    config: Config, profile: String?, minTTL: Int64, environment: [String: String], paths: Paths
-  ) -> (TokenSet, ResolvedProfile)? {
-    guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile), environment: environment),
-      resolved.store == .secretService, let key = try? resolved.storeKey(configPath: paths.config)
-    else { return nil }
-    if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: Int64(time(nil)), minTTL: minTTL) { return (tokens, resolved) }
-    guard AgentClient.enabled(environment, config: config) else { return nil }
-    let request = AgentClient.tokenRequest(
-      profile: resolved.name, minTTL: minTTL, idToken: false, configPath: paths.config, environment: environment)
-    // Anything but tokens (a refusal, no agent) is the full command line's to say or to do.
-    guard case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: AgentClient.timeout),
-      let tokens = answer.tokenSet
-    else { return nil }
-    return (tokens, resolved)
+  enum Current {
+    case tokens(TokenSet, ResolvedProfile)
+    /// The agent's refusal: its exit status and message.
+    case refused(Int32, String)
+    case unknown
   }
 
-  static func token(_ arguments: ArraySlice<String>, _ environment: [String: String]) -> Bool {
+  /// The current set of a profile on the Secret Service, if it is not due for refresh: from the
+  /// access-token cache, else from `strivacity agent` when it is enabled and answers.
+  static func current(
+    config: Config, profile: String?, minTTL: Int64, environment: [String: String], paths: Paths
+  ) -> Current {
+    guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile), environment: environment),
+      resolved.store == .secretService, let key = try? resolved.storeKey(configPath: paths.config)
+    else { return .unknown }
+    if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: Int64(time(nil)), minTTL: minTTL) {
+      return .tokens(tokens, resolved)
+    }
+    guard AgentClient.enabled(environment, config: config) else { return .unknown }
+    let request = AgentClient.tokenRequest(
+      profile: resolved.name, minTTL: minTTL, idToken: false, configPath: paths.config, environment: environment)
+    guard case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: AgentClient.timeout) else { return .unknown }
+    if let tokens = answer.tokenSet { return .tokens(tokens, resolved) }
+    if let status = answer.status, status != 0, let message = answer["message"] { return .refused(status, message) }
+    return .unknown
+  }
+
+  static func token(_ arguments: ArraySlice<String>, _ environment: [String: String]) -> Outcome {
     var options: [String: String] = [:]
     var rest = arguments.dropFirst()
     while let argument = rest.popFirst() {
       let (name, inline) = argument.firstIndex(of: "=").map { (String(argument[..<$0]), String(argument[argument.index(after: $0)...])) }
         ?? (argument, nil)
-      guard ["--profile", "--format", "--min-ttl"].contains(name), options[name] == nil else { return false }
-      guard let value = inline ?? rest.popFirst() else { return false }
+      guard ["--profile", "--format", "--min-ttl"].contains(name), options[name] == nil else { return .handOff(stdin: nil) }
+      guard let value = inline ?? rest.popFirst() else { return .handOff(stdin: nil) }
       options[name] = value
     }
     let format = TokenFormat(rawValue: options["--format"] ?? "raw")
     let minTTL = options["--min-ttl"].map { Int64($0) } ?? TokenSet.defaultMinTTL
-    guard let format, let minTTL, minTTL >= 0 else { return false }
+    guard let format, let minTTL, minTTL >= 0 else { return .handOff(stdin: nil) }
 
     let paths = Paths(environment: environment)
     let named = ResolvedProfile.requestedName(overrides: ProfileOverrides(profile: options["--profile"]), environment: environment)
-    guard let config = try? loadConfig(paths.config, .profile(named)), config.warnings.isEmpty,
-      let (tokens, resolved) = cached(config: config, profile: options["--profile"], minTTL: minTTL, environment: environment, paths: paths)
-    else { return false }
-    writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: Int64(time(nil))))
-    return true
+    guard let config = try? loadConfig(paths.config, .profile(named)), config.warnings.isEmpty else { return .handOff(stdin: nil) }
+    switch current(config: config, profile: options["--profile"], minTTL: minTTL, environment: environment, paths: paths) {
+    case .tokens(let tokens, let resolved):
+      writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: Int64(time(nil))))
+      return .answered
+    case .refused(let status, let message) where status != 3:
+      // As the full command line says it; "sign in" (3) is its to handle (--login, a prompt).
+      writeTerminal(2, "strivacity: error: \(TerminalSafe.text(message, multiline: false))\n")
+      return .failed(status: status)
+    default:
+      return .handOff(stdin: nil)
+    }
   }
 }

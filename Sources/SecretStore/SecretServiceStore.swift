@@ -184,8 +184,23 @@ public final class SecretServiceStore: TokenStore {
   // MARK: bounds and prompts
 
   /// Runs one operation under the keyring bound: past it, the libsecret calls are cancelled and
-  /// the operation fails with `.timedOut` (or `.promptUnanswered` during a prompt).
+  /// the operation fails with `.timedOut` (or `.promptUnanswered` during a prompt). A failure
+  /// that a new connection may cure (a restarted keyring daemon has none of our session) is
+  /// tried once more on one: a long-lived agent survives the keyring's restart.
   private func bounded<T>(_ operation: () throws(StoreError) -> T) throws(StoreError) -> T {
+    do {
+      return try boundedOnce(operation)
+    } catch {
+      switch error {
+      case .failure, .noSecretService, .noDefaultCollection:
+        ss_service_disconnect()
+        return try boundedOnce(operation)
+      default: throw error
+      }
+    }
+  }
+
+  private func boundedOnce<T>(_ operation: () throws(StoreError) -> T) throws(StoreError) -> T {
     if let unavailable = Self.library { throw unavailable }
     let deadline = KeyringDeadline(limit: timeout, noticeFD: noticeFD)
     self.deadline = deadline
@@ -201,7 +216,10 @@ public final class SecretServiceStore: TokenStore {
       result = .failure(error)
     }
     deadline.finish()
-    if deadline.expired { throw unansweredPrompt ?? .timedOut(seconds: deadline.currentLimit) }
+    if deadline.expired {
+      if unansweredPrompt == nil { ss_service_disconnect() }
+      throw unansweredPrompt ?? .timedOut(seconds: deadline.currentLimit)
+    }
     return try result.get()
   }
 

@@ -5,5 +5,6 @@ import Launcher
 // line's, in this same process (Launcher.swift).
 switch HotPath.answer(commandLineArguments()) {
 case .answered: exit(0)
+case .failed(let status): exit(status)
 case .handOff(let stdin): Launcher.handOff(stdin: stdin)
 }

@@ -17,7 +17,10 @@ import Testing
       s = socket.socket(socket.AF_UNIX)
       s.settimeout(10)
       s.connect(sys.argv[1])
-      s.sendall(bytes.fromhex(sys.argv[2]))
+      try:
+          s.sendall(bytes.fromhex(sys.argv[2]))
+      except (BrokenPipeError, ConnectionResetError):  # closed on us before we said anything
+          sys.exit(0)
       if sys.argv[3] == 'close':
           sys.exit(0)
       data = b''
@@ -242,5 +245,73 @@ import Testing
       }
     }
     #expect(through == 1, "through the agent, its one session (\(through))")
+  }
+
+  /// Socket activation as systemd does it (systemd-socket-activate: the socket made by another
+  /// process, passed as fd 3 with LISTEN_FDS): the agent answers on it, and leaves the socket
+  /// file where it is when it stops.
+  @Test func socketActivatedAsSystemdDoes() throws {
+    let activate = "/usr/bin/systemd-socket-activate"
+    try #require(FileManager.default.isExecutableFile(atPath: activate), "systemd-socket-activate (package systemd) is needed")
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    let runtime = h.home.file("run")
+    mkdir(runtime, 0o700)
+    mkdir(runtime + "/strivacity", 0o700)
+    h.extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    h.extraEnvironment["STRIVACITY_AGENT"] = "1"
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    let activator = Process()
+    activator.executableURL = URL(fileURLWithPath: activate)
+    activator.arguments = ["-l", h.agentSocket] + h.environment.keys.sorted().flatMap { ["-E", $0] }
+      + [TestEnvironment.binary("strivacity"), "agent"]
+    activator.environment = h.environment
+    activator.standardError = FileHandle.nullDevice
+    try activator.run()
+    defer {
+      kill(activator.processIdentifier, SIGKILL)
+      activator.waitUntilExit()
+    }
+    let started = Date()
+    while !FileManager.default.fileExists(atPath: h.agentSocket) {
+      try #require(Date().timeIntervalSince(started) < 10, "the socket never appeared")
+      usleep(20_000)
+    }
+    let token = try h.strivacity(["token", "--profile", h.profile, "--verbose"])
+    #expect(token.status == 0 && !token.stderr.contains("doing without it"), "\(token.stderr)")
+    #expect(token.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-") + "\n")
+    #expect(try h.strivacity(["agent", "stop"]).status == 0)
+    #expect(FileManager.default.fileExists(atPath: h.agentSocket), "systemd's socket is not ours to remove")
+  }
+
+  /// The keyring restarted under a running agent (KeePassXC killed and started again): the agent
+  /// connects afresh on its next keyring operation, and answers; a tenant outage is reported
+  /// as one (exit 4) and the agent goes on.
+  @Test func theAgentSurvivesAKeyringRestartAndATenantOutage() throws {
+    // Access tokens that live 0 s: every call is a refresh, through the agent.
+    let h = try Harness(journey: "password") { journey in
+      for index in journey.clients.indices { journey.clients[index].accessTokenTTL = 0 }
+    }
+    try h.useOwnKeyring(.keepassxc)
+    try h.signIn()
+    try h.startAgent()
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    #expect(try h.strivacity(["token", "--profile", h.profile]).status == 0)
+
+    try h.restartKeePassXC()
+    // Another process signs in again: the agent drops what it holds and must read the keyring.
+    try h.signIn()
+    let after = try h.strivacity(["token", "--profile", h.profile, "--verbose"])
+    #expect(after.status == 0, "\(after.stderr)")
+    #expect(!after.stderr.contains("doing without it"), "the agent answered: \(after.stderr)")
+    #expect(after.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-") + "\n", "its refresh is stored")
+
+    try h.control("faults", ["endpoint": "token", "kind": "status", "status": 503, "count": 1])
+    let outage = try h.strivacity(["token", "--profile", h.profile])
+    #expect(outage.status == 4, "\(outage.stderr)")
+    #expect(try pingAnswers(h), "the agent goes on")
+    _ = try CurlHTTPClient().send(HTTPRequest(method: "DELETE", url: h.emulator.issuer + "_emulator/faults"))
+    let recovered = try h.strivacity(["token", "--profile", h.profile])
+    #expect(recovered.status == 0, "\(recovered.stderr)")
   }
 }

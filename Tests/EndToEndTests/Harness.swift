@@ -36,6 +36,7 @@ final class Harness: @unchecked Sendable {
 
   deinit {
     if let agentPID { kill(agentPID, SIGKILL) }
+    if let restartedKeePassXC { kill(restartedKeePassXC, SIGKILL) }
     emulator.stop()
     // End a private keyring as it expects (EOF to its `cat`), so Scripts/with-keyring stops
     // the bus and the daemon; closing its terminal instead would leave them running.
@@ -141,6 +142,56 @@ final class Harness: @unchecked Sendable {
       try #require(Date().timeIntervalSince(started) < 10, "the keyring stayed locked")
       usleep(50_000)
     }
+  }
+
+  /// Kills the harness's KeePassXC and starts it again on the same database and bus, as after a
+  /// crash or a restart of the desktop session's keyring (Scripts/with-keyring's layout).
+  func restartKeePassXC() throws {
+    let database = try #require(keepassxcDatabase)
+    let state = (database as NSString).deletingLastPathComponent
+    let reply = try busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", ["org.freedesktop.secrets"])
+    let old = try #require(pid_t(reply.split(separator: " ").last?.filter(\.isNumber) ?? ""))
+    kill(old, SIGKILL)
+    let gone = Date()
+    while busCall(quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", ["org.freedesktop.secrets"]).contains("true") {
+      try #require(Date().timeIntervalSince(gone) < 10, "KeePassXC kept the name")
+      usleep(50_000)
+    }
+    let keepassxc = Process()
+    keepassxc.executableURL = URL(fileURLWithPath: "/usr/bin/keepassxc")
+    keepassxc.arguments = ["--config", state + "/keepassxc.ini", "--localconfig", state + "/keepassxc-local.ini", "--pw-stdin", database]
+    keepassxc.environment = [
+      "HOME": state + "/home", "TMPDIR": state + "/runtime", "XDG_CONFIG_HOME": state + "/home/.config", "QT_QPA_PLATFORM": "offscreen",
+      "DBUS_SESSION_BUS_ADDRESS": try #require(ownBus), "PATH": "/usr/bin:/bin",
+    ]
+    let input = Pipe()
+    keepassxc.standardInput = input
+    keepassxc.standardOutput = FileHandle.nullDevice
+    keepassxc.standardError = FileHandle.nullDevice
+    try keepassxc.run()
+    restartedKeePassXC = keepassxc.processIdentifier
+    input.fileHandleForWriting.write(Data("strivacity-test\n".utf8))
+    try input.fileHandleForWriting.close()
+    let started = Date()
+    while !busCall(quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
+      ["org.freedesktop.Secret.Collection", "Locked"]).contains("false")
+    {
+      try #require(Date().timeIntervalSince(started) < 15, "KeePassXC did not come back unlocked")
+      usleep(50_000)
+    }
+  }
+
+  /// A KeePassXC started by `restartKeePassXC` (killed with the harness).
+  private var restartedKeePassXC: pid_t?
+
+  /// A bus call whose failure is an answer, not a test failure.
+  func busCall(quietly destination: String, _ path: String, _ method: String, _ arguments: [String] = []) -> String {
+    guard let bus = ownBus,
+      let result = try? run(
+        ["/usr/bin/gdbus", "call", "--session", "--dest", destination, "--object-path", path, "--method", method] + arguments,
+        environment: ["DBUS_SESSION_BUS_ADDRESS": bus, "PATH": "/usr/bin:/bin"])
+    else { return "" }
+    return result.status == 0 ? result.stdout : ""
   }
 
   /// How many items the keyring holds for a profile (default: the harness's), by secret-tool.

@@ -101,6 +101,9 @@ gboolean ss_item_set_secret_sync(SecretItem *item, SecretValue *value, GCancella
 SecretItem *ss_item_create_sync(SecretCollection *collection, const SecretSchema *schema, GHashTable *attributes,
                                 const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error);
 GQuark ss_secret_error_quark(void);
+/// Drops libsecret's shared service connection: the next call connects afresh (after the
+/// keyring daemon was restarted, its old session is gone).
+void ss_service_disconnect(void);
 
 // Prompts, made visible: the calls that may answer with a prompt are made here rather than
 // inside libsecret, so the caller knows when a person is being asked (and can say so).

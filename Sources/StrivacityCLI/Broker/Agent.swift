@@ -206,6 +206,8 @@ final class AgentServer: @unchecked Sendable {
   private var lastRequest = monotonicSeconds()
   private var answered = 0
   private var active = 0
+  /// Whether the socket file is ours to remove (not systemd's).
+  private var ownsSocket = true
   /// Most requests handled at once; more wait in the socket's backlog.
   static let maxActive = 128
   /// How long a client may take to send its request.
@@ -226,8 +228,10 @@ final class AgentServer: @unchecked Sendable {
     // Writes to a client that went away must not kill the agent.
     signal(SIGPIPE, SIG_IGN)
     let listener: Int32
-    if let inherited = Self.socketActivated(environment) {
-      listener = inherited
+    // A socket systemd passed is systemd's: never removed here (the next request starts us again).
+    let activated = Self.socketActivated(environment)
+    if let activated {
+      listener = activated
       log.note("agent: listening on the socket systemd passed")
     } else {
       do {
@@ -239,6 +243,7 @@ final class AgentServer: @unchecked Sendable {
     let path = AgentSocket.path(environment) ?? ""
     var info = stat()
     let inode = stat(path, &info) == 0 ? info.st_ino : 0
+    ownsSocket = activated == nil
     Console.writeStderr("strivacity: agent \(getpid()) answering on \(path)\n")
     while true {
       var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
@@ -259,7 +264,7 @@ final class AgentServer: @unchecked Sendable {
       pthread_mutex_unlock(&mutex)
       if idle {
         Console.writeStderr("strivacity: agent: no request for \(idleTimeout) s; exiting\n")
-        unlink(path)
+        if activated == nil { unlink(path) }
         exit(0)
       }
     }
@@ -344,7 +349,7 @@ final class AgentServer: @unchecked Sendable {
     for i in frame.indices { frame[i] = 0 }
     if stopAfter {
       Console.writeStderr("strivacity: agent: stopped on request\n")
-      if let path = AgentSocket.path(environment) { unlink(path) }
+      if ownsSocket, let path = AgentSocket.path(environment) { unlink(path) }
       exit(0)
     }
   }
