@@ -173,13 +173,13 @@ _strivacity() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|token|status|userinfo|logout|revoke|credential|setup-git|setup-kubectl|curl|help)
+    login|token|status|userinfo|logout|revoke|credential|setup-git|setup-kubectl|curl|agent|help)
         # Offer subcommand argument completions
         "_strivacity_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login token status userinfo logout revoke credential setup-git setup-kubectl curl help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login token status userinfo logout revoke credential setup-git setup-kubectl curl agent help' -- "${cur}"))
         ;;
     esac
 }
@@ -485,6 +485,29 @@ _strivacity_curl() {
         ;;
     '--config')
         __strivacity_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_strivacity_agent() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--idle-timeout)
+    __strivacity_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--idle-timeout')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __strivacity_add_completions -W 'start'$'\n''stop'$'\n''status'
         return
         ;;
     esac

@@ -65,7 +65,7 @@ enum ManPage {
     }
     out += optionItems(commands.first?["arguments"]?.array ?? [], common: true) + ".El\n.Sh COMMANDS\n"
     for command in commands { out += commandSection(command) }
-    out += configurationSection + promptsSection
+    out += configurationSection + promptsSection + agentSection
     out += """
       .Sh EXIT STATUS
       .Bl -tag -width 6n
@@ -126,6 +126,16 @@ enum ManPage {
       keyring (by default it is kept there, at most 15 minutes, so that
       .Cm token
       answers without D-Bus; never the refresh token)
+      .It Ev STRIVACITY_AGENT
+      .Li 1 :
+      ask
+      .Nm
+      .Cm agent
+      for tokens (as
+      .Ic agent No = true
+      in the configuration does);
+      .Li 0 :
+      do not, for this call
       .It Ev BROWSER
       browser for steps that need one (default:
       .Xr xdg-open 1 )
@@ -346,6 +356,13 @@ enum ManPage {
     .Cm login
     writes the profile's settings; unknown keys are warned about and ignored.
     .Bl -tag -width 6n
+    .It Ic agent No (boolean)
+    ask
+    .Nm
+    .Cm agent
+    for tokens when it runs
+    .Pq see Sx THE AGENT ;
+    default false
     .It Ic default_profile No (string)
     the profile used when neither
     .Fl -profile
@@ -384,6 +401,38 @@ enum ManPage {
     .Cm curl
     may send the token to; default none
     .El
+
+    """#
+
+  static let agentSection = #"""
+    .Sh THE AGENT
+    .Nm
+    .Cm agent
+    is an opt-in process per login session that keeps the keyring open and the current tokens in
+    memory. With
+    .Ic agent No = true
+    at the top of the configuration (or
+    .Ev STRIVACITY_AGENT Ns =1 ) ,
+    .Cm token ,
+    git's
+    .Cm get ,
+    .Cm curl
+    and
+    .Cm userinfo
+    ask it first: an answer from memory instead of a D-Bus connection per call, one keyring
+    approval per session (KeePassXC asks once per client connection), one refresh per expiry.
+    When it does not run or does not answer, every command does the work itself. Start it with
+    .Ql systemctl --user enable --now strivacity-agent.socket ,
+    or
+    .Ql strivacity agent start
+    where there is no systemd.
+    Its socket is
+    .Pa $XDG_RUNTIME_DIR/strivacity/agent.sock
+    (directory 0700, socket 0600); it answers only processes of its own user. The keyring stays
+    the store of record: the agent writes through to it, and every other
+    .Nm
+    that signs in, refreshes or signs out tells it, so a sign-out anywhere is honoured on the next
+    call.
 
     """#
 

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Glibc
 import OAuthCore
+import AgentSocket
 import SecretStore
 import StrivacityCore
 
@@ -41,7 +42,12 @@ struct Status: ParsableCommand {
       }
       // (The file store's warning is given once, when it is chosen at sign-in; the table
       // shows the store.)
-      reports.append(report(session, tokens: try session.store.load(session.key)))
+      var object = report(session, tokens: try session.store.load(session.key))
+      if case .object(var fields) = object {
+        fields["agent"] = .string(agentState(context, profile: session))
+        object = .object(fields)
+      }
+      reports.append(object)
     }
     let signedIn = reports.contains { $0["signed_in"] == true }
     if json {
@@ -52,6 +58,14 @@ struct Status: ParsableCommand {
     }
     // The output already says so; the exit code tells scripts.
     if !signedIn { throw CLIFailure("", status: .signInRequired) }
+  }
+
+  /// "off" (not enabled), "running (pid N)" or "not running" (enabled, no answer).
+  private func agentState(_ context: Context, profile session: ProfileSession) -> String {
+    guard session.resolved.store == .secretService,
+      AgentClient.enabled(context.environment, config: try? context.config(onlyProfile: session.name, warn: false))
+    else { return "off" }
+    return Agent.ping(context.environment).map { "running (pid \($0["pid"] ?? "?"))" } ?? "not running"
   }
 
   private func report(_ session: ProfileSession, tokens: TokenSet?) -> JSONValue {
@@ -80,6 +94,7 @@ struct Status: ParsableCommand {
       ("profile", report["profile"]?.string ?? ""), ("tenant", report["tenant"]?.string ?? ""),
       ("client", report["client_id"]?.string ?? ""), ("store", report["store"]?.string ?? ""),
     ]
+    if let agent = report["agent"]?.string, agent != "off" { rows.append(("agent", agent)) }
     guard report["signed_in"] == true else {
       let name = report["profile"]?.string ?? "default"
       rows.append(("signed in", "no (run `strivacity login\(name == "default" ? "" : " --profile \(name)")`)"))

@@ -26,6 +26,7 @@ public struct Strivacity: ParsableCommand {
                               120 on a terminal, 15 for git and scripts)
         STRIVACITY_TOKEN_CACHE=off
                               no access-token cache in the kernel keyring
+        STRIVACITY_AGENT=1|0  ask `strivacity agent` for tokens, or not, this call
         NO_COLOR              disables colour
 
       \(ExitStatus.helpText)

@@ -76,6 +76,8 @@ import Testing
     let json = try h.strivacity(["token", "--profile", h.profile, "--id-token", "--verbose"])
     #expect(json.status == 0 && !json.stderr.contains("doing without it"), "\(json.stderr)")
     #expect(json.stdout == (try h.storedSecret()?["tokens"]?["id_token"]?.string ?? "-") + "\n")
+    let profileStatus = try h.strivacity(["status", "--profile", h.profile])
+    #expect(profileStatus.stdout.contains("agent          running (pid \(try #require(h.agentPID)))"), "\(profileStatus.stdout)")
     let status = try h.strivacity(["agent", "status"])
     #expect(status.stdout.contains("profiles  1 in memory"), "\(status.stdout)")
     let answered = Int(status.stdout.split(separator: "answered  ").last?.prefix { $0.isNumber } ?? "") ?? 0

@@ -40,7 +40,7 @@ struct Agent: ParsableCommand {
   @Argument(help: ArgumentHelp("start, stop or status; none: run in the foreground.", valueName: "action"))
   var action: Action?
 
-  @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Exit after this many seconds without a request (0: never).", valueName: "seconds"))
+  @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Exit after this many seconds without a request; 0: never.", valueName: "seconds"))
   var idleTimeout: Int = 3600
 
   @Flag(name: .shortAndLong, help: "Describe each request on stderr (secrets are redacted).")
