@@ -3,14 +3,17 @@
 # $work, $emulator_bin, and the helpers now_us, stats and ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# What is measured: the release build as it ships (Swift runtime linked statically), the same
-# product `make release` builds (after `make test` it is there already: the package check made it).
-bin=.build-static/release
-# Built as packaged (make release: the hardening flags too), so both builds share one cache.
-[[ -x $bin/strivacity && -x $bin/strivacity-cli ]] || make --no-print-directory release >&2
+# What is measured: the release build as it ships, the same product `make release` builds (after
+# `make test` it is there already: the package check made it), laid out as installed: the small
+# static `strivacity` with `strivacity-cli` beside it.
+[[ -x .build-front/release/strivacity && -x .build-static/release/strivacity-cli ]] || make --no-print-directory release >&2
+layout=$(mktemp -d)
+cp .build-front/release/strivacity "$layout/strivacity"
+ln -s "$PWD/.build-static/release/strivacity-cli" "$layout/strivacity-cli"
+bin=$layout
 # The tenant is not what is measured: any build of it will do, the debug one `make test` left first.
 emulator_bin=
-for candidate in .build/debug/strivacity-emulator .build-static/release/strivacity-emulator; do
+for candidate in .build/debug/strivacity-emulator; do
   [[ -x $candidate ]] && { emulator_bin=$candidate; break; }
 done
 if [[ -z $emulator_bin ]]; then
@@ -18,7 +21,7 @@ if [[ -z $emulator_bin ]]; then
   emulator_bin=.build/debug/strivacity-emulator
 fi
 work=$(mktemp -d)
-trap 'kill $emulator 2>/dev/null; wait $emulator 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $emulator 2>/dev/null; wait $emulator 2>/dev/null; rm -rf "$work" "$layout"' EXIT
 export XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_RUNTIME_DIR=$work/run
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 "$emulator_bin" --journey password >"$work/url" 2>/dev/null &

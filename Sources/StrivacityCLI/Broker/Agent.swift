@@ -180,6 +180,15 @@ final class AgentStore: TokenStore, @unchecked Sendable {
 
   func keys() throws(StoreError) -> [StoreKey] { try locked { () throws(StoreError) in try base.keys() } }
 
+  /// The set held for `key` in memory, if it was read or written less than a minute ago (no
+  /// keyring operation).
+  func held(_ key: StoreKey) -> TokenSet? {
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    guard let held = memory[key], ProfileSession.now() - held.readAt < Self.revalidateAfter else { return nil }
+    return held.tokens
+  }
+
   /// Drops what is held for `profile` (another process changed its tokens).
   func forget(profile: String) {
     pthread_mutex_lock(&mutex)
@@ -387,6 +396,21 @@ final class AgentServer: @unchecked Sendable {
     }
   }
 
+  /// The store key a request resolved to, and the config file it was resolved from as it was
+  /// then: the same request against the same file needs no resolving (nor parsing) again.
+  private var resolvedKeys: [String: (key: StoreKey, config: ConfigStamp)] = [:]
+
+  struct ConfigStamp: Equatable {
+    var device: UInt64 = 0, inode: UInt64 = 0, size: Int64 = -1, modified: Int = 0, modifiedNanos: Int = 0
+
+    init(_ path: String) {
+      var info = stat()
+      guard stat(path, &info) == 0 else { return }
+      (device, inode, size) = (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size))
+      (modified, modifiedNanos) = (info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
+    }
+  }
+
   /// Fresh tokens for the request's profile, resolved with the request's environment (its
   /// profile and config file, as the client would have resolved them).
   private func token(_ request: AgentMessage) -> AgentMessage {
@@ -397,15 +421,33 @@ final class AgentServer: @unchecked Sendable {
     for name in AgentProtocol.environmentNames {
       if let value = request["env." + name] { environment[name] = value }
     }
+    let includeIDToken = request["id_token"] == "1"
+    // The common case, without resolving or the keyring: this request was answered before, its
+    // config file has not changed since, and the set held is not due for refresh.
+    let requestKey = ([profile] + AgentProtocol.environmentNames.map { environment[$0] ?? "\u{0}" }).joined(separator: "\u{0}")
+    let configPath = Paths(environment: environment).config
+    pthread_mutex_lock(&mutex)
+    let known = resolvedKeys[requestKey]
+    pthread_mutex_unlock(&mutex)
+    if let known, known.config == ConfigStamp(configPath), let tokens = store.held(known.key),
+      !tokens.needsRefresh(now: ProfileSession.now(), minTTL: minTTL)
+    {
+      return .answer(tokens, includeIDToken: includeIDToken)
+    }
     let context = Context(environment: environment)
     context.agentStore = store
     context.attended = false
     do {
+      let stamp = ConfigStamp(configPath)
       let options = try GlobalOptions.parse(["--profile", profile])
       let session = try ProfileSession(context: context, options: options)
       let tokens = try session.freshTokens(minTTL: minTTL)
+      pthread_mutex_lock(&mutex)
+      if resolvedKeys.count >= 256 { resolvedKeys.removeAll() }  // bounded, whatever clients send
+      resolvedKeys[requestKey] = (session.key, stamp)
+      pthread_mutex_unlock(&mutex)
       log.note("agent: answered \(profile)")
-      return .answer(tokens, includeIDToken: request["id_token"] == "1")
+      return .answer(tokens, includeIDToken: includeIDToken)
     } catch {
       let failure = CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .failure)
       log.note("agent: \(profile): \(failure.message)")
