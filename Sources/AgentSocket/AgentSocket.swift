@@ -44,6 +44,8 @@ public enum AgentSocket {
     guard fd >= 0 else { return .unreachable("socket: \(String(cString: strerror(errno)))") }
     defer { close(fd) }
     guard connectUnix(fd, directory + "/agent.sock") else { return .unreachable("no agent (\(String(cString: strerror(errno))))") }
+    // Whoever could swap the directory between the check and the connect is still not us.
+    guard let agent = peer(fd), agent.uid == getuid() else { return .unreachable("the socket's other end is not this user's") }
     let deadline = monotonicSeconds() + timeout
     var frame = AgentProtocol.frame(request)
     defer { for i in frame.indices { frame[i] = 0 } }

@@ -60,9 +60,8 @@ public enum HotPath {
       return .answered
     }
     // A refusal included: git's get says it its own way (and may sign in on a terminal).
-    guard case .tokens(let tokens, _) = current(config: config, profile: profile.name, minTTL: TokenSet.defaultMinTTL, environment: environment, paths: paths) else {
-      return .handOff(stdin: input)
-    }
+    let found = current(config: config, profile: profile.name, minTTL: TokenSet.defaultMinTTL, environment: environment, paths: paths)
+    guard case .tokens(let tokens, _) = found else { return handOffPast(found, stdin: input) }
     for i in input.indices { input[i] = 0 }
     writeStdout(CredentialProtocol.answer(
       request: request, token: tokens.accessToken, username: profile.gitUser, expiresAt: tokens.expiresAt))
@@ -73,7 +72,8 @@ public enum HotPath {
     case tokens(TokenSet, ResolvedProfile)
     /// The agent's refusal: its exit status and message.
     case refused(Int32, String)
-    case unknown
+    /// Not known here; `askedAgent`: the agent was asked, and had no tokens to give.
+    case unknown(askedAgent: Bool)
   }
 
   /// The current set of a profile on the Secret Service, if it is not due for refresh: from the
@@ -83,17 +83,29 @@ public enum HotPath {
   ) -> Current {
     guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile), environment: environment),
       resolved.store == .secretService, let key = try? resolved.storeKey(configPath: paths.config)
-    else { return .unknown }
+    else { return .unknown(askedAgent: false) }
     if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: Int64(time(nil)), minTTL: minTTL) {
       return .tokens(tokens, resolved)
     }
-    guard AgentClient.enabled(environment, config: config) else { return .unknown }
+    guard AgentClient.enabled(environment, config: config) else { return .unknown(askedAgent: false) }
     let request = AgentClient.tokenRequest(
       profile: resolved.name, minTTL: minTTL, idToken: false, configPath: paths.config, environment: environment)
-    guard case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: AgentClient.timeout) else { return .unknown }
+    guard case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: AgentClient.timeout) else {
+      return .unknown(askedAgent: true)
+    }
     if let tokens = answer.tokenSet { return .tokens(tokens, resolved) }
-    if let status = answer.status, status != 0, let message = answer["message"] { return .refused(status, message) }
-    return .unknown
+    if let status = answer.status, status != 0, let message = answer["message"], !message.isEmpty { return .refused(status, message) }
+    return .unknown(askedAgent: true)
+  }
+
+  /// Whatever the agent said short of tokens, the full command line is not to ask it again
+  /// (a tenant outage tried twice, a stalled agent waited for twice): it does the work itself.
+  static func handOffPast(_ current: Current, stdin: [UInt8]?) -> Outcome {
+    switch current {
+    case .refused, .unknown(askedAgent: true): setenv("STRIVACITY_AGENT", "0", 1)
+    default: break
+    }
+    return .handOff(stdin: stdin)
   }
 
   static func token(_ arguments: ArraySlice<String>, _ environment: [String: String]) -> Outcome {
@@ -113,16 +125,19 @@ public enum HotPath {
     let paths = Paths(environment: environment)
     let named = ResolvedProfile.requestedName(overrides: ProfileOverrides(profile: options["--profile"]), environment: environment)
     guard let config = try? loadConfig(paths.config, .profile(named)), config.warnings.isEmpty else { return .handOff(stdin: nil) }
-    switch current(config: config, profile: options["--profile"], minTTL: minTTL, environment: environment, paths: paths) {
+    let found = current(config: config, profile: options["--profile"], minTTL: minTTL, environment: environment, paths: paths)
+    switch found {
     case .tokens(let tokens, let resolved):
       writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: Int64(time(nil))))
       return .answered
-    case .refused(let status, let message) where status != 3:
-      // As the full command line says it; "sign in" (3) is its to handle (--login, a prompt).
+    case .refused(let status, let message) where status == 5:
+      // The tenant refused (the full command line would say the same, the same way).
       writeTerminal(2, "strivacity: error: \(TerminalSafe.text(message, multiline: false))\n")
       return .failed(status: status)
     default:
-      return .handOff(stdin: nil)
+      // "Sign in" is the full command line's to handle (--login, a prompt); anything that may be
+      // the agent's own trouble it does itself.
+      return handOffPast(found, stdin: nil)
     }
   }
 }

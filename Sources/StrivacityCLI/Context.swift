@@ -143,6 +143,8 @@ final class AgentNotifyingStore: TokenStore {
 
   func load(_ key: StoreKey) throws(StoreError) -> TokenSet? { try base.load(key) }
 
+  func reload(_ key: StoreKey) throws(StoreError) -> TokenSet? { try base.reload(key) }
+
   func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
     defer { AgentClient.forget(profile: key.profile, environment: environment) }
     try base.save(tokens, for: key)

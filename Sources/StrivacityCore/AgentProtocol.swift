@@ -17,7 +17,7 @@ public enum AgentProtocol {
   /// would have: nothing else of the client's environment reaches the agent.
   public static let environmentNames: [String] = [
     "STRIVACITY_PROFILE", "STRIVACITY_TENANT", "STRIVACITY_CLIENT_ID", "STRIVACITY_CONFIG", "STRIVACITY_TIMEOUT",
-    "STRIVACITY_KEYRING_TIMEOUT", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
+    "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
   ]
 
   /// `message` as a frame: length, then its lines.

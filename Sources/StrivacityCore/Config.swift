@@ -74,7 +74,7 @@ public struct Config: Sendable, Equatable {
   public var path: String
   public var defaultProfile: String?
   public var defaultStore: StoreKind?
-  /// `agent = true`: `token`, git's `get`, `curl` and `status` ask `strivacity agent` first.
+  /// `agent = true`: `token`, git's `get`, `curl` and `userinfo` ask `strivacity agent` first.
   public var agent = false
   public var profiles: [Profile] = []
   /// Unknown keys and other things worth telling the user; never fatal.

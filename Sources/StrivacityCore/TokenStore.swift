@@ -42,6 +42,13 @@ public protocol TokenStore: AnyObject {
   @discardableResult func delete(profile: String) throws(StoreError) -> Bool
   /// Every stored key, sorted by profile.
   func keys() throws(StoreError) -> [StoreKey]
+  /// The token set for `key` as the store holds it now, past any copy kept in memory: what a
+  /// refresh re-reads under its lock (another process may have refreshed meanwhile).
+  func reload(_ key: StoreKey) throws(StoreError) -> TokenSet?
+}
+
+extension TokenStore {
+  public func reload(_ key: StoreKey) throws(StoreError) -> TokenSet? { try load(key) }
 }
 
 /// Why the store could not be used. Messages are one line with an actionable hint.

@@ -1,6 +1,6 @@
 // `strivacity agent`: one long-lived process per login session that holds the keyring open and
 // the current token sets in memory, in the spirit of ssh-agent, gpg-agent and oidc-agent. With
-// it, `token`, git's `get`, `curl` and `status` are a request on a Unix socket instead of a new
+// it, `token`, git's `get`, `curl` and `userinfo` are a request on a Unix socket instead of a new
 // D-Bus connection and Secret Service session each: faster, one keyring approval per session
 // (KeePassXC asks per client connection), and one refresh per expiry by construction.
 //
@@ -130,77 +130,88 @@ struct Agent: ParsableCommand {
 }
 
 /// The agent's store: the token sets it has read or written, in memory, over the keyring (which
-/// it writes through to). One keyring operation at a time (libsecret's calls are not made from
-/// two threads at once).
+/// it writes through to). Two locks: one for the memory (held briefly: answers from memory,
+/// `forget` and status never wait on the keyring), one that keeps the keyring to one operation
+/// at a time (libsecret's calls are not made from two threads at once).
 final class AgentStore: TokenStore, @unchecked Sendable {
   let base: TokenStore
   var kind: StoreKind { base.kind }
-  private var mutex = pthread_mutex_t()
+  private var memoryMutex = pthread_mutex_t()
+  private var keyringMutex = pthread_mutex_t()
   private var memory: [StoreKey: (tokens: TokenSet, readAt: Int64)] = [:]
+  /// Bumped by every change of a profile's tokens (here or told by `forget`): a keyring read that
+  /// started before a change does not put its now stale answer into memory.
+  private var generations: [String: Int] = [:]
   /// A set held longer than this is read from the keyring again (changes made with other tools).
   static let revalidateAfter: Int64 = 60
 
   init(_ base: TokenStore) {
     self.base = base
-    pthread_mutex_init(&mutex, nil)
+    pthread_mutex_init(&memoryMutex, nil)
+    pthread_mutex_init(&keyringMutex, nil)
   }
 
-  private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
+  private func inMemory<T>(_ body: () -> T) -> T {
+    pthread_mutex_lock(&memoryMutex)
+    defer { pthread_mutex_unlock(&memoryMutex) }
+    return body()
+  }
+
+  private func inKeyring<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    pthread_mutex_lock(&keyringMutex)
+    defer { pthread_mutex_unlock(&keyringMutex) }
     return try body()
   }
 
-  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
-    try locked { () throws(StoreError) in
-      let now = ProfileSession.now()
-      if let held = memory[key], now - held.readAt < Self.revalidateAfter { return held.tokens }
-      let tokens = try base.load(key)
-      memory[key] = tokens.map { ($0, now) }
-      return tokens
+  /// Drops what is held for `profile` and marks its tokens as changed.
+  private func invalidate(_ profile: String) {
+    inMemory {
+      for key in memory.keys where key.profile == profile { memory[key] = nil }
+      generations[profile, default: 0] += 1
     }
   }
 
-  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
-    try locked { () throws(StoreError) in
-      memory[key] = nil  // never newer than the keyring, even if the save fails
-      try base.save(tokens, for: key)
-      for other in memory.keys where other.profile == key.profile { memory[other] = nil }
-      memory[key] = (tokens, ProfileSession.now())
+  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+    if let held = held(key) { return held }
+    return try reload(key)
+  }
+
+  func reload(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+    let generation = inMemory { generations[key.profile, default: 0] }
+    let tokens = try inKeyring { () throws(StoreError) in try base.load(key) }
+    inMemory {
+      if generations[key.profile, default: 0] == generation { memory[key] = tokens.map { ($0, ProfileSession.now()) } }
     }
+    return tokens
+  }
+
+  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+    invalidate(key.profile)  // never newer than the keyring, even if the save fails
+    try inKeyring { () throws(StoreError) in try base.save(tokens, for: key) }
+    inMemory { memory[key] = (tokens, ProfileSession.now()) }
   }
 
   @discardableResult
   func delete(profile: String) throws(StoreError) -> Bool {
-    try locked { () throws(StoreError) in
-      for key in memory.keys where key.profile == profile { memory[key] = nil }
-      return try base.delete(profile: profile)
-    }
+    invalidate(profile)
+    return try inKeyring { () throws(StoreError) in try base.delete(profile: profile) }
   }
 
-  func keys() throws(StoreError) -> [StoreKey] { try locked { () throws(StoreError) in try base.keys() } }
+  func keys() throws(StoreError) -> [StoreKey] { try inKeyring { () throws(StoreError) in try base.keys() } }
 
   /// The set held for `key` in memory, if it was read or written less than a minute ago (no
   /// keyring operation).
   func held(_ key: StoreKey) -> TokenSet? {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    guard let held = memory[key], ProfileSession.now() - held.readAt < Self.revalidateAfter else { return nil }
-    return held.tokens
+    inMemory {
+      guard let held = memory[key], ProfileSession.now() - held.readAt < Self.revalidateAfter else { return nil }
+      return held.tokens
+    }
   }
 
-  /// Drops what is held for `profile` (another process changed its tokens).
-  func forget(profile: String) {
-    pthread_mutex_lock(&mutex)
-    for key in memory.keys where key.profile == profile { memory[key] = nil }
-    pthread_mutex_unlock(&mutex)
-  }
+  /// Another process changed `profile`'s tokens: what is held for it is dropped.
+  func forget(profile: String) { invalidate(profile) }
 
-  var profileCount: Int {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return Set(memory.keys.map(\.profile)).count
-  }
+  var profileCount: Int { inMemory { Set(memory.keys.map(\.profile)).count } }
 }
 
 /// The agent's loop: accept, check the peer, one request and answer per connection, each on a
@@ -217,6 +228,8 @@ final class AgentServer: @unchecked Sendable {
   private var active = 0
   /// Whether the socket file is ours to remove (not systemd's).
   private var ownsSocket = true
+  /// A `stop` request was answered: the loop shuts down.
+  private var stopRequested = false
   /// Most requests handled at once; more wait in the socket's backlog.
   static let maxActive = 128
   /// How long a client may take to send its request.
@@ -236,6 +249,13 @@ final class AgentServer: @unchecked Sendable {
     Self.protectMemory(log)
     // Writes to a client that went away must not kill the agent.
     signal(SIGPIPE, SIG_IGN)
+    // SIGTERM (systemd at logout), SIGINT and SIGHUP are taken by the loop below, never in the
+    // middle of a request: a refresh sent must have its answer stored. Blocked here, before any
+    // thread exists, so that every thread inherits it.
+    var stopSignals = sigset_t()
+    sigemptyset(&stopSignals)
+    for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stopSignals, number) }
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
     let listener: Int32
     // A socket systemd passed is systemd's: never removed here (the next request starts us again).
     let activated = Self.socketActivated(environment)
@@ -254,29 +274,50 @@ final class AgentServer: @unchecked Sendable {
     let inode = stat(path, &info) == 0 ? info.st_ino : 0
     ownsSocket = activated == nil
     Console.writeStderr("strivacity: agent \(getpid()) answering on \(path)\n")
+    var lastCheck = monotonicSeconds()
     while true {
       var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-      let ready = poll(&entry, 1, 1000)
-      if ready > 0 {
+      if poll(&entry, 1, 250) > 0 {
         let client = AgentSocket.accept(listener)
         if client >= 0 { admit(client) }
-        continue
       }
+      var zero = timespec()
+      let taken = sigtimedwait(&stopSignals, nil, &zero)
+      if taken > 0 { shutDown(listener, path: path, because: "signal \(taken)") }
+      pthread_mutex_lock(&mutex)
+      let stop = stopRequested
+      pthread_mutex_unlock(&mutex)
+      if stop { shutDown(listener, path: path, because: "stopped on request") }
+      guard monotonicSeconds() - lastCheck >= 1 else { continue }
+      lastCheck = monotonicSeconds()
       // Once a second: idle, or the socket gone (logout removes the runtime directory).
       var now = stat()
       if stat(path, &now) != 0 || (inode != 0 && now.st_ino != inode) {
-        Console.writeStderr("strivacity: agent: \(path) is gone; exiting\n")
-        exit(0)
+        ownsSocket = false  // not ours any more, if it is there at all
+        shutDown(listener, path: path, because: "\(path) is gone")
       }
       pthread_mutex_lock(&mutex)
       let idle = active == 0 && idleTimeout > 0 && monotonicSeconds() - lastRequest > Double(idleTimeout)
       pthread_mutex_unlock(&mutex)
-      if idle {
-        Console.writeStderr("strivacity: agent: no request for \(idleTimeout) s; exiting\n")
-        if activated == nil { unlink(path) }
-        exit(0)
-      }
+      if idle { shutDown(listener, path: path, because: "no request for \(idleTimeout) s") }
     }
+  }
+
+  /// Stops taking requests, lets those under way finish (a refresh sent has its answer stored;
+  /// at most a minute), removes the socket if it is ours, and exits.
+  private func shutDown(_ listener: Int32, path: String, because reason: String) -> Never {
+    close(listener)
+    let deadline = monotonicSeconds() + 60
+    while monotonicSeconds() < deadline {
+      pthread_mutex_lock(&mutex)
+      let busy = active > 0
+      pthread_mutex_unlock(&mutex)
+      if !busy { break }
+      usleep(20_000)
+    }
+    if ownsSocket { unlink(path) }
+    Console.writeStderr("strivacity: agent: \(reason); exiting\n")
+    exit(0)
   }
 
   /// The peer is checked before a byte is read: another uid is closed on at once.
@@ -357,9 +398,9 @@ final class AgentServer: @unchecked Sendable {
     _ = AgentSocket.writeAll(fd, frame, deadline: monotonicSeconds() + 5)
     for i in frame.indices { frame[i] = 0 }
     if stopAfter {
-      Console.writeStderr("strivacity: agent: stopped on request\n")
-      if ownsSocket, let path = AgentSocket.path(environment) { unlink(path) }
-      exit(0)
+      pthread_mutex_lock(&mutex)
+      stopRequested = true
+      pthread_mutex_unlock(&mutex)
     }
   }
 

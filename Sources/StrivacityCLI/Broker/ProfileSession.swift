@@ -31,7 +31,9 @@ final class ProfileSession {
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
     let config = try context.config(onlyProfile: named)
     resolved = try ResolvedProfile.resolve(config: config, overrides: overrides, environment: context.environment)
-    askAgent = context.agentStore == nil && resolved.store == .secretService && AgentClient.enabled(context.environment, config: config)
+    // Not with --store: the agent resolves the store from the config alone.
+    askAgent = context.agentStore == nil && overrides.store == nil && resolved.store == .secretService
+      && AgentClient.enabled(context.environment, config: config)
     key = try resolved.storeKey(configPath: context.paths.config)
     tenant = key.issuer
     clientID = key.clientID
@@ -59,10 +61,11 @@ final class ProfileSession {
     }
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
     defer { withExtendedLifetime(lock) {} }
-    // Someone may have refreshed while we waited: the store is the truth. A set written since
-    // we looked is taken as long as it has not expired (a short-lived token may already be
-    // inside its margin again: refreshing it once more would only race the others).
-    guard let current = try store.load(key) else { throw notSignedIn }
+    // Someone may have refreshed while we waited: the store is the truth (read past any copy in
+    // memory: the agent's may be a minute old). A set written since we looked is taken as long
+    // as it has not expired (a short-lived token may already be inside its margin again:
+    // refreshing it once more would only race the others).
+    guard let current = try store.reload(key) else { throw notSignedIn }
     let now = Self.now()
     let replaced = current.obtainedAt != tokens.obtainedAt || current.accessToken != tokens.accessToken
     if !current.needsRefresh(now: now, minTTL: minTTL) || (replaced && (current.secondsLeft(now: now) ?? 1) > 0) {
@@ -80,8 +83,12 @@ final class ProfileSession {
     switch AgentSocket.ask(request, environment: context.environment, timeout: AgentClient.timeout) {
     case .answered(let answer):
       if let tokens = answer.tokenSet { return tokens }
-      if let status = answer.status, status != 0, let code = ExitStatus(rawValue: status), let message = answer["message"] {
-        throw CLIFailure(message, status: code)
+      // The tenant's word (sign in again, a refused refresh) is final; what may be the agent's
+      // own (its keyring, network, config) is tried here, as without an agent.
+      if let status = answer.status, let code = ExitStatus(rawValue: status), let message = answer["message"], !message.isEmpty {
+        if code == .signInRequired || code == .server { throw CLIFailure(message, status: code) }
+        log.note("the agent could not (\(message)); doing without it")
+        return nil
       }
       log.note("the agent's answer did not read; doing without it")
       return nil
