@@ -57,6 +57,23 @@ import Testing
     return String(decoding: bytes.dropFirst(4), as: UTF8.self)
   }
 
+  /// A `token` call through the agent while the tenant answers `delay` seconds late, `signal`
+  /// sent to the agent while it waits inside the refresh; the call's result.
+  static func tokenCall(_ h: Harness, slowTenant delay: Double, thenSignal signal: Int32, to agent: pid_t) throws -> ProcessResult {
+    try h.control("faults", ["endpoint": "token", "kind": "delay", "delay": .number(delay)])
+    let caller = Mutex<ProcessResult?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      let result = try? h.strivacity(["token", "--profile", h.profile, "--verbose"])
+      caller.withLock { $0 = result }
+      done.signal()
+    }
+    usleep(700_000)  // the agent is inside the refresh, waiting on the slow tenant
+    kill(agent, signal)
+    done.wait()
+    return try #require(caller.withLock { $0 })
+  }
+
   func pingAnswers(_ h: Harness) throws -> Bool {
     let status = try h.strivacity(["agent", "status"])
     return status.status == 0 && status.stdout.contains("agent     running")
@@ -184,18 +201,7 @@ import Testing
     let before = try h.storedSecret()
     let agent = try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
-    try h.control("faults", ["endpoint": "token", "kind": "delay", "delay": 3])
-    let caller = Mutex<ProcessResult?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Thread.detachNewThread {
-      let result = try? h.strivacity(["token", "--profile", h.profile, "--verbose"])
-      caller.withLock { $0 = result }
-      done.signal()
-    }
-    usleep(800_000)  // the agent is inside the refresh, waiting on the slow tenant
-    kill(agent, SIGKILL)
-    done.wait()
-    let result = try #require(caller.withLock { $0 })
+    let result = try Self.tokenCall(h, slowTenant: 3, thenSignal: SIGKILL, to: agent)
     #expect(result.status == 0, "the caller fell back: \(result.stderr)")
     #expect(result.stderr.contains("doing without it"), "\(result.stderr)")
     #expect(try h.storedSecret()?["tokens"]?["refresh_token"] != nil, "the set is whole")
@@ -357,18 +363,7 @@ import Testing
     let before = try h.storedSecret()?["tokens"]?["access_token"]
     let agent = try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
-    try h.control("faults", ["endpoint": "token", "kind": "delay", "delay": 2])
-    let caller = Mutex<ProcessResult?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Thread.detachNewThread {
-      let result = try? h.strivacity(["token", "--profile", h.profile, "--verbose"])
-      caller.withLock { $0 = result }
-      done.signal()
-    }
-    usleep(600_000)
-    kill(agent, SIGTERM)
-    done.wait()
-    let result = try #require(caller.withLock { $0 })
+    let result = try Self.tokenCall(h, slowTenant: 2, thenSignal: SIGTERM, to: agent)
     #expect(result.status == 0 && !result.stderr.contains("doing without it"), "the agent answered: \(result.stderr)")
     let stored = try h.storedSecret()?["tokens"]?["access_token"]
     #expect(stored != before && result.stdout == (stored?.string ?? "-") + "\n", "its refresh is stored")
