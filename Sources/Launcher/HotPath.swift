@@ -114,6 +114,8 @@ public enum HotPath {
     while let argument = rest.popFirst() {
       let (name, inline) = argument.firstIndex(of: "=").map { (String(argument[..<$0]), String(argument[argument.index(after: $0)...])) }
         ?? (argument, nil)
+      // --login only matters when there is no usable token: then the full command line signs in.
+      if name == "--login", inline == nil { continue }
       guard ["--profile", "--format", "--min-ttl"].contains(name), options[name] == nil else { return .handOff(stdin: nil) }
       guard let value = inline ?? rest.popFirst() else { return .handOff(stdin: nil) }
       options[name] = value
@@ -121,6 +123,12 @@ public enum HotPath {
     let format = TokenFormat(rawValue: options["--format"] ?? "raw")
     let minTTL = options["--min-ttl"].map { Int64($0) } ?? TokenSet.defaultMinTTL
     guard let format, let minTTL, minTTL >= 0 else { return .handOff(stdin: nil) }
+    // kubectl's KUBERNETES_EXEC_INFO: one it does not understand is the full command line's to refuse.
+    var exec = ExecCredentialInfo()
+    if format == .execCredential {
+      guard let info = try? ExecCredentialInfo.from(environment) else { return .handOff(stdin: nil) }
+      exec = info
+    }
 
     let paths = Paths(environment: environment)
     let named = ResolvedProfile.requestedName(overrides: ProfileOverrides(profile: options["--profile"]), environment: environment)
@@ -128,7 +136,7 @@ public enum HotPath {
     let found = current(config: config, profile: options["--profile"], minTTL: minTTL, environment: environment, paths: paths)
     switch found {
     case .tokens(let tokens, let resolved):
-      writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: Int64(time(nil))))
+      writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: Int64(time(nil)), exec: exec))
       return .answered
     case .refused(let status, let message) where status == 5:
       // The tenant refused (the full command line would say the same, the same way).

@@ -185,10 +185,18 @@ enum ManPage {
         user:
           exec:
             apiVersion: client.authentication.k8s.io/v1
-            command: strivacity
-            args: [token, --format, exec-credential]
+            command: /usr/bin/strivacity
+            args: [token, --profile, work, --format, exec-credential, --login]
             interactiveMode: IfAvailable
+            provideClusterInfo: false
       .Ed
+      .Pp
+      The credential is answered in the apiVersion kubectl asks for
+      .Pq Ev KUBERNETES_EXEC_INFO :
+      v1, or v1beta1 for older kubeconfigs. Without a usable token, the sign-in runs on kubectl's
+      terminal when kubectl says the session is interactive; otherwise the call fails at once,
+      naming
+      .Ql strivacity login .
       .Pp
       On a machine without a desktop (SSH, containers), keep tokens in a file, or start an
       unlocked gnome-keyring on a session bus first:

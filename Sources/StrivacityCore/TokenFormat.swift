@@ -12,14 +12,17 @@ public enum TokenFormat: String, Sendable, CaseIterable {
   case env
   /// curl config lines (`header = "Authorization: Bearer …"`), for `curl -K -`.
   case curl
-  /// A Kubernetes client.authentication.k8s.io/v1 ExecCredential.
+  /// A Kubernetes ExecCredential, in the apiVersion kubectl asks for (v1 or v1beta1).
   case execCredential = "exec-credential"
 
   /// Renders `token` (the access token, or the ID token with --id-token). Only an admitted
   /// `BearerToken` can be rendered: no newline, quote, backslash or control character can reach
   /// a header line, a curl config line or a shell assignment, so nothing needs escaping.
   /// `now` (seconds since 1970) is when it is printed: `env` says how long the token has left.
-  public func render(token admitted: BearerToken, tokens: TokenSet, profile: String, idToken: Bool, now: Int64) -> String {
+  /// `exec`: what kubectl asked for (`exec-credential` only).
+  public func render(
+    token admitted: BearerToken, tokens: TokenSet, profile: String, idToken: Bool, now: Int64, exec: ExecCredentialInfo = ExecCredentialInfo()
+  ) -> String {
     let token = admitted.value
     let expiry = idToken ? nil : tokens.expiresAt.map(RFC3339.format)
     switch self {
@@ -52,7 +55,7 @@ public enum TokenFormat: String, Sendable, CaseIterable {
       var status: [String: JSONValue] = ["token": .string(token)]
       if let expiry { status["expirationTimestamp"] = .string(expiry) }
       let credential: JSONValue = [
-        "apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential", "status": .object(status),
+        "apiVersion": .string(exec.apiVersion), "kind": "ExecCredential", "status": .object(status),
       ]
       return String(decoding: credential.serialized(), as: UTF8.self) + "\n"
     }

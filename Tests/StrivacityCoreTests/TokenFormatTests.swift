@@ -39,3 +39,42 @@ import Testing
     #expect(TokenFormat.env.shellQuote("a'b") == "'a'\\''b'")
   }
 }
+
+@Suite struct ExecCredentialInfoTests {
+  func info(_ text: String?) throws(AdmissionError) -> ExecCredentialInfo {
+    try ExecCredentialInfo.from(text.map { ["KUBERNETES_EXEC_INFO": $0] } ?? [:])
+  }
+
+  @Test func kubectlsTwoVersionsAndInteractivityAreRead() throws {
+    #expect(try info(nil) == ExecCredentialInfo(apiVersion: ExecCredentialInfo.v1, interactive: nil))
+    #expect(try info("") == ExecCredentialInfo())
+    #expect(try info(#"{"apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#).interactive == false)
+    let beta = try info(#"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","spec":{"interactive":true}}"#)
+    #expect(beta == ExecCredentialInfo(apiVersion: ExecCredentialInfo.v1beta1, interactive: true))
+    #expect(try info(#"{"apiVersion":"client.authentication.k8s.io/v1","spec":{}}"#).interactive == nil)
+  }
+
+  @Test(arguments: [
+    #"{"apiVersion":"client.authentication.k8s.io/v2"}"#, #"{"spec":{}}"#, "{", "[]", #"{"apiVersion":1}"#,
+    #"{"apiVersion":"client.authentication.k8s.io/v1\u001b[31m"}"#,
+  ])
+  func anythingElseIsRefusedWithWhatStrivacitySpeaks(text: String) {
+    #expect(throws: AdmissionError.self) { try info(text) }
+    do {
+      _ = try info(text)
+    } catch {
+      #expect(error.description.contains("KUBERNETES_EXEC_INFO") || error.description.contains(ExecCredentialInfo.v1beta1))
+      #expect(!error.description.contains("\u{1B}"), "no escape reaches the message")
+    }
+  }
+
+  @Test func theCredentialIsInTheVersionAsked() throws {
+    let tokens = TokenSet(accessToken: try BearerToken(admitting: "at"), expiresAt: 1_700_000_000, obtainedAt: 1_699_996_400)
+    for version in ExecCredentialInfo.versions {
+      let text = TokenFormat.execCredential.render(
+        token: tokens.accessToken, tokens: tokens, profile: "p", idToken: false, now: 1_699_996_400, exec: ExecCredentialInfo(apiVersion: version))
+      #expect(JSONValue.parse(text)?["apiVersion"]?.string == version)
+      #expect(JSONValue.parse(text)?["status"]?["expirationTimestamp"]?.string == "2023-11-14T22:13:20Z")
+    }
+  }
+}

@@ -14,8 +14,8 @@ struct Token: ParsableCommand {
       Only the token (or the chosen format) goes to stdout. When the access token expires \
       within --min-ttl seconds (at most half its lifetime) it is refreshed first; many \
       processes asking at once make one refresh. Formats: raw, header, json, env (for \
-      eval), curl (for curl -K -), exec-credential (Kubernetes \
-      client.authentication.k8s.io/v1).
+      eval), curl (for curl -K -), exec-credential (a Kubernetes ExecCredential, in the \
+      apiVersion kubectl asks for: client.authentication.k8s.io/v1 or v1beta1).
 
       EXAMPLES:
         curl -H @<(strivacity token --format header) https://api.example.com/
@@ -43,12 +43,22 @@ struct Token: ParsableCommand {
 
   func run() throws {
     let context = global.context()
+    // For kubectl: the apiVersion it asks for, and whether it lets the plugin talk to a person.
+    var exec = ExecCredentialInfo()
+    if format == .execCredential {
+      do {
+        exec = try ExecCredentialInfo.from(context.environment)
+      } catch {
+        throw CLIFailure(error.description, status: .usage)
+      }
+    }
     let session = try ProfileSession(context: context, options: global)
     let tokens: TokenSet
     do {
       tokens = try session.freshTokens(minTTL: minTTL, idToken: idToken)
     } catch let failure as CLIFailure where failure.status == .signInRequired {
-      guard signInAllowed(failure, profile: session.name) else { throw failure }
+      // kubectl with interactiveMode Never (or no terminal to offer): at once, naming the command.
+      guard exec.interactive != false, signInAllowed(failure, profile: session.name) else { throw failure }
       let login = try Login.parse(["--profile", session.name] + (global.verbose ? ["--verbose"] : []) + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
       tokens = try session.freshTokens(minTTL: minTTL, idToken: idToken)
@@ -66,7 +76,7 @@ struct Token: ParsableCommand {
     } else {
       token = tokens.accessToken
     }
-    Console.writeStdout(format.render(token: token, tokens: tokens, profile: session.name, idToken: idToken, now: ProfileSession.now()))
+    Console.writeStdout(format.render(token: token, tokens: tokens, profile: session.name, idToken: idToken, now: ProfileSession.now(), exec: exec))
   }
 
   /// With --login, or when the person at the terminal agrees.

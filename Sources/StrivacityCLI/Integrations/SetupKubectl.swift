@@ -43,25 +43,40 @@ struct SetupKubectl: ParsableCommand {
     let file = kubeconfig.map { ["--kubeconfig", $0] } ?? []
     if undo {
       try kubectl(["config", "delete-user", name] + file)
-      Console.writeStderr("strivacity: kubectl user \(name) removed\n")
+      Console.writeStderr("strivacity: kubectl user \(name) removed from \(kubeconfigDescription(context))\n")
       return
     }
     // The small `strivacity` by absolute path (kubectl's PATH may differ from this shell's). A
     // config file other than the default goes in by absolute path as STRIVACITY_CONFIG, not as
     // --config: kubectl runs the plugin from any directory, and the small binary answers the
     // hot path only for `token --profile --format`.
+    // --login: when kubectl says the session is interactive and no usable token is left, the
+    // sign-in runs on kubectl's terminal; when it is not (interactiveMode Never, no terminal),
+    // the call fails at once naming the command to run.
+    let arguments = ["token", "--profile", resolved.name, "--format", "exec-credential", "--login"]
     var settings = ["--exec-command=\(Launcher.commandPath())"]
-    settings += ["token", "--profile", resolved.name, "--format", "exec-credential"].map { "--exec-arg=\($0)" }
+    settings += arguments.map { "--exec-arg=\($0)" }
     if global.config != nil || context.environment["STRIVACITY_CONFIG"] != nil, let path = realpath(context.paths.config, nil) {
       defer { free(path) }
       settings.append("--exec-env=STRIVACITY_CONFIG=\(String(cString: path))")
     }
     try kubectl(
-      ["config", "set-credentials", name, "--exec-api-version=client.authentication.k8s.io/v1", "--exec-interactive-mode=IfAvailable"]
-        + settings + file)
+      ["config", "set-credentials", name, "--exec-api-version=\(ExecCredentialInfo.v1)", "--exec-interactive-mode=IfAvailable",
+       "--exec-provide-cluster-info=false"] + settings + file)
     Console.writeStderr(
-      "strivacity: kubectl user \(name) gets its tokens from strivacity (profile \(resolved.name)); "
-        + "use it with: kubectl config set-context --current --user=\(name)\n")
+      "strivacity: kubectl user \(name) added to \(kubeconfigDescription(context)): exec \(Launcher.commandPath()) "
+        + arguments.joined(separator: " ") + " (apiVersion \(ExecCredentialInfo.v1), interactiveMode IfAvailable)\n"
+        + "strivacity: use it with: kubectl config set-context --current --user=\(name)\n")
+  }
+
+  /// Which file kubectl writes: --kubeconfig, else $KUBECONFIG's (kubectl picks among several),
+  /// else ~/.kube/config.
+  private func kubeconfigDescription(_ context: Context) -> String {
+    if let kubeconfig { return kubeconfig }
+    if let list = context.environment["KUBECONFIG"], !list.isEmpty {
+      return list.contains(":") ? "the kubeconfig of $KUBECONFIG that kubectl chose" : list
+    }
+    return "~/.kube/config"
   }
 
   private func kubectl(_ arguments: [String]) throws {

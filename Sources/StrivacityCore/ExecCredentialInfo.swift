@@ -1,0 +1,33 @@
+// What kubectl tells an exec credential plugin (KUBERNETES_EXEC_INFO, a JSON ExecCredential):
+// the apiVersion to answer in, and whether the plugin may talk to a person. Outside input:
+// read with the project's own JSON parser, and only the two known versions are admitted.
+
+public struct ExecCredentialInfo: Equatable, Sendable {
+  public static let v1 = "client.authentication.k8s.io/v1"
+  public static let v1beta1 = "client.authentication.k8s.io/v1beta1"
+  public static let versions = [v1, v1beta1]
+
+  /// The apiVersion to answer in.
+  public var apiVersion: String
+  /// kubectl's spec.interactive; nil when it did not say (no KUBERNETES_EXEC_INFO).
+  public var interactive: Bool?
+
+  public init(apiVersion: String = ExecCredentialInfo.v1, interactive: Bool? = nil) {
+    self.apiVersion = apiVersion
+    self.interactive = interactive
+  }
+
+  /// From the environment: without KUBERNETES_EXEC_INFO (kubectl older than 1.20, or a person
+  /// running the command), v1 and nothing said of interactivity.
+  public static func from(_ environment: [String: String]) throws(AdmissionError) -> ExecCredentialInfo {
+    guard let text = environment["KUBERNETES_EXEC_INFO"], !text.isEmpty else { return ExecCredentialInfo() }
+    guard text.utf8.count <= 65_536, let json = JSONValue.parse(text), json.object != nil else {
+      throw AdmissionError("KUBERNETES_EXEC_INFO is not a JSON object")
+    }
+    guard let version = json["apiVersion"]?.string, versions.contains(version) else {
+      let asked = json["apiVersion"]?.string.map { "'\(TerminalSafe.text($0, multiline: false))'" } ?? "no apiVersion"
+      throw AdmissionError("kubectl asks for \(asked); strivacity answers \(v1) or \(v1beta1): set one of them as the user's exec apiVersion in the kubeconfig")
+    }
+    return ExecCredentialInfo(apiVersion: version, interactive: json["spec"]?["interactive"]?.bool)
+  }
+}
