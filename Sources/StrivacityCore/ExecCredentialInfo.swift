@@ -17,15 +17,18 @@ public struct ExecCredentialInfo: Equatable, Sendable {
     self.interactive = interactive
   }
 
-  /// From the environment: without KUBERNETES_EXEC_INFO (kubectl older than 1.20, or a person
-  /// running the command), v1 and nothing said of interactivity.
+  /// From the environment: without KUBERNETES_EXEC_INFO (a person running the command; kubectl
+  /// sets it since 1.20), v1 and nothing said of interactivity.
   public static func from(_ environment: [String: String]) throws(AdmissionError) -> ExecCredentialInfo {
     guard let text = environment["KUBERNETES_EXEC_INFO"], !text.isEmpty else { return ExecCredentialInfo() }
-    guard text.utf8.count <= 65_536, let json = JSONValue.parse(text), json.object != nil else {
+    // The most Linux lets one environment string be (kubectl may put the cluster's CA bundle
+    // in it, with provideClusterInfo).
+    guard text.utf8.count <= 131_072 else { throw AdmissionError("KUBERNETES_EXEC_INFO is over 128 KiB") }
+    guard let json = JSONValue.parse(text), json.object != nil else {
       throw AdmissionError("KUBERNETES_EXEC_INFO is not a JSON object")
     }
     guard let version = json["apiVersion"]?.string, versions.contains(version) else {
-      let asked = json["apiVersion"]?.string.map { "'\(TerminalSafe.text($0, multiline: false))'" } ?? "no apiVersion"
+      let asked = json["apiVersion"]?.string.map { "'\(TerminalSafe.text(String($0.prefix(100)), multiline: false))'" } ?? "no apiVersion"
       throw AdmissionError("kubectl asks for \(asked); strivacity answers \(v1) or \(v1beta1): set one of them as the user's exec apiVersion in the kubeconfig")
     }
     return ExecCredentialInfo(apiVersion: version, interactive: json["spec"]?["interactive"]?.bool)

@@ -44,6 +44,15 @@ struct SetupKubectl: ParsableCommand {
     if undo {
       try kubectl(["config", "delete-user", name] + file)
       Console.writeStderr("strivacity: kubectl user \(name) removed from \(kubeconfigDescription(context))\n")
+      // Contexts are the person's own: say which still name the user, and leave them.
+      if let contexts = try? runProgram(["kubectl", "config", "view", "-o", "jsonpath={range .contexts[?(@.context.user==\"\(name)\")]}{.name}{\" \"}{end}"] + file),
+        contexts.status == 0
+      {
+        let names = contexts.output.split(separator: " ").map(String.init)
+        if !names.isEmpty {
+          Console.writeStderr("strivacity: these contexts still name it (left as they are): \(names.joined(separator: ", "))\n")
+        }
+      }
       return
     }
     // The small `strivacity` by absolute path (kubectl's PATH may differ from this shell's). A
@@ -59,12 +68,14 @@ struct SetupKubectl: ParsableCommand {
     if global.config != nil || context.environment["STRIVACITY_CONFIG"] != nil, let path = realpath(context.paths.config, nil) {
       defer { free(path) }
       settings.append("--exec-env=STRIVACITY_CONFIG=\(String(cString: path))")
+    } else {
+      settings.append("--exec-env=STRIVACITY_CONFIG-")  // set-credentials merges: an earlier run's goes
     }
     try kubectl(
       ["config", "set-credentials", name, "--exec-api-version=\(ExecCredentialInfo.v1)", "--exec-interactive-mode=IfAvailable",
        "--exec-provide-cluster-info=false"] + settings + file)
     Console.writeStderr(
-      "strivacity: kubectl user \(name) added to \(kubeconfigDescription(context)): exec \(Launcher.commandPath()) "
+      "strivacity: kubectl user \(name) written to \(kubeconfigDescription(context)): exec \(Launcher.commandPath()) "
         + arguments.joined(separator: " ") + " (apiVersion \(ExecCredentialInfo.v1), interactiveMode IfAvailable)\n"
         + "strivacity: use it with: kubectl config set-context --current --user=\(name)\n")
   }
