@@ -10,6 +10,11 @@ import StrivacityTestSupport
 import Testing
 
 @Suite struct KeyringProviderTests {
+  /// The bound the tests hold each step to. The 2 s is what a quiet machine shows (the
+  /// closing note gives the times measured); a loaded CI machine gets room, and the failure these
+  /// tests are about — a wait on a dialog, 25 s of silence, 120 s of hang — stays far outside it.
+  static let quick: Double = 8
+
   /// Runs one command, and how long it took.
   static func timed(_ h: Harness, _ arguments: [String], environment more: [String: String] = [:]) throws -> (ProcessResult, Double) {
     let started = Date()
@@ -36,11 +41,11 @@ import Testing
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"  // every call reads the keyring
 
     let (login, loginTook) = try Self.signIn(h)
-    #expect(login.status == 0 && loginTook < 2, "login: \(login.stderr) (\(loginTook) s)")
+    #expect(login.status == 0 && loginTook < Self.quick, "login: \(login.stderr) (\(loginTook) s)")
     let first = try #require(try h.storedSecret()?["tokens"])
 
     let (token, tokenTook) = try Self.timed(h, ["token", "--profile", h.profile])
-    #expect(token.status == 0 && tokenTook < 2, "token (a refresh): \(token.stderr) (\(tokenTook) s)")
+    #expect(token.status == 0 && tokenTook < Self.quick, "token (a refresh): \(token.stderr) (\(tokenTook) s)")
     let refreshed = try #require(try h.storedSecret()?["tokens"])
     #expect(refreshed["access_token"] != first["access_token"], "the refresh stored a new set")
     #expect(token.stdout == (refreshed["access_token"]?.string ?? "-") + "\n")
@@ -48,24 +53,26 @@ import Testing
 
     for round in 1...20 {
       let (again, took) = try Self.timed(h, ["token", "--profile", h.profile])
-      #expect(again.status == 0 && took < 2, "refresh \(round): \(again.stderr) (\(took) s)")
+      #expect(again.status == 0 && took < Self.quick, "refresh \(round): \(again.stderr) (\(took) s)")
     }
     #expect(try h.keyringItemCount() == 1, "refreshes update the one item in place")
     #expect(try h.stats()["requests"]?["token"]?.int ?? 0 >= 22, "a sign-in and 21 refreshes")
 
     let (status, statusTook) = try Self.timed(h, ["status", "--profile", h.profile])
-    #expect(status.status == 0 && statusTook < 2 && status.stdout.contains("signed in      yes"), "status: \(status.stdout) \(status.stderr)")
+    #expect(status.status == 0 && statusTook < Self.quick && status.stdout.contains("signed in      yes"), "status: \(status.stdout) \(status.stderr)")
 
     let (relogin, reloginTook) = try Self.signIn(h)
-    #expect(relogin.status == 0 && reloginTook < 2, "second login: \(relogin.stderr) (\(reloginTook) s)")
+    #expect(relogin.status == 0 && reloginTook < Self.quick, "second login: \(relogin.stderr) (\(reloginTook) s)")
     #expect(try h.keyringItemCount() == 1, "a second sign-in replaces the set in place")
     #expect(try h.storedSecret()?["tokens"]?["access_token"] != refreshed["access_token"])
 
     let (logout, logoutTook) = try Self.timed(h, ["logout", "--profile", h.profile])
-    #expect(logout.status == 0 && logoutTook < 2, "logout: \(logout.stderr) (\(logoutTook) s)")
+    #expect(logout.status == 0 && logoutTook < Self.quick, "logout: \(logout.stderr) (\(logoutTook) s)")
     #expect(try h.keyringItemCount() == 0)
     let after = try h.strivacity(["token", "--profile", h.profile])
     #expect(after.status == 3, "\(after.stderr)")
+    func ms(_ seconds: Double) -> String { "\(Int(seconds * 1000)) ms" }
+    print("keyring life cycle on \(provider.rawValue): login \(ms(loginTook)), token with refresh \(ms(tokenTook)), status \(ms(statusTook)), second login \(ms(reloginTook)), logout \(ms(logoutTook))")
   }
 
   /// A locked collection (KeePassXC's lock button, gnome-keyring's Lock) is said within a second
@@ -84,7 +91,7 @@ import Testing
     for command in ["token", "status"] {
       let (result, took) = try Self.timed(h, [command, "--profile", h.profile])
       #expect(result.status == 7, "\(command): \(result.stderr)")
-      #expect(took < 2, "\(command) took \(took) s")
+      #expect(took < Self.quick, "\(command) took \(took) s")
       #expect(result.stderr == "strivacity: error: \(name) is locked: unlock it, or run with --store file (README: Keyrings)\n")
       #expect(result.stdout.isEmpty)
     }
@@ -96,13 +103,13 @@ import Testing
     switch provider {
     case .keepassxc:
       // Its unlock dialog is up (offscreen); nobody answers it.
-      try tty.expect("\(name) is locked: unlock it in KeePassXC's window (waiting up to 2 s)", timeout: 2)
+      try tty.expect("\(name) is locked: unlock it in KeePassXC's window (waiting up to 2 s)", timeout: Self.quick)
       try tty.expect("nobody answered KeePassXC's request to unlock \(name) within 2 s", timeout: 5)
       #expect(try tty.wait() == 8)
     case .gnomeKeyring:
       // No desktop: gnome-keyring's prompter cannot start, and the prompt ends dismissed at once,
       // before it is worth a word.
-      try tty.expect("error: \(name) is locked: unlock it, or run with --store file", timeout: 2)
+      try tty.expect("error: \(name) is locked: unlock it, or run with --store file", timeout: Self.quick)
       #expect(try tty.wait() == 7)
     }
 
@@ -119,19 +126,19 @@ import Testing
     try h.useOwnKeyring(.keepassxc, confirmAccess: true)
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     let (login, loginTook) = try Self.signIn(h)
-    #expect(login.status == 0 && loginTook < 2, "a new item is the creating process's to write: \(login.stderr)")
+    #expect(login.status == 0 && loginTook < Self.quick, "a new item is the creating process's to write: \(login.stderr)")
 
     let label = "\"strivacity: \(h.profile) (\(h.emulator.issuer))\""
     let tty = try PTYSession(
       [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile],
       environment: h.environment.merging(["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "3"]) { _, new in new })
-    try tty.expect("KeePassXC is asking you to allow access to \(label) — see its window (waiting up to 3 s)", timeout: 2)
+    try tty.expect("KeePassXC is asking you to allow access to \(label) — see its window (waiting up to 3 s)", timeout: Self.quick)
     try tty.expect("nobody answered KeePassXC's request to allow access to \(label) within 3 s", timeout: 5)
     #expect(try tty.wait() == 8)
 
     let (script, took) = try Self.timed(h, ["token", "--profile", h.profile], environment: ["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2"])
     #expect(script.status == 8, "\(script.stderr)")
-    #expect(took < 5, "the prompt's bound, not the operation's (\(took) s)")
+    #expect(took < 2 + Self.quick, "the prompt's bound, not the operation's (\(took) s)")
     #expect(script.stdout.isEmpty)
     let lines = script.stderr.split(separator: "\n")
     #expect(lines.count == 2, "\(script.stderr)")
