@@ -1,6 +1,6 @@
 # Shared by bench/ scripts: the release build as packaged, the local tenant, a signed-in profile
 # in the private keyring of Scripts/with-keyring. Source it; it sets $bin, $tenant, $profile,
-# $work, $emulator_bin, and the helpers now_us, stats and ratio.
+# $work, $emulator_bin, and the helpers now_us, stats, ratio and cleanup (the EXIT trap).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # What is measured: the release build as it ships, the same product `make release` builds (after
@@ -12,16 +12,12 @@ cp .build-front/release/strivacity "$layout/strivacity"
 ln -s "$PWD/.build-static/release/strivacity-cli" "$layout/strivacity-cli"
 bin=$layout
 # The tenant is not what is measured: any build of it will do, the debug one `make test` left first.
-emulator_bin=
-for candidate in .build/debug/strivacity-emulator; do
-  [[ -x $candidate ]] && { emulator_bin=$candidate; break; }
-done
-if [[ -z $emulator_bin ]]; then
-  swift build --build-path .build --product strivacity-emulator >&2
-  emulator_bin=.build/debug/strivacity-emulator
-fi
+emulator_bin=.build/debug/strivacity-emulator
+[[ -x $emulator_bin ]] || swift build --build-path .build --product strivacity-emulator >&2
 work=$(mktemp -d)
-trap 'kill $emulator 2>/dev/null; wait $emulator 2>/dev/null; rm -rf "$work" "$layout"' EXIT
+# What every bench leaves behind is removed on exit; a bench adds its own steps before it.
+cleanup() { kill $emulator 2>/dev/null; wait $emulator 2>/dev/null; rm -rf "$work" "$layout"; }
+trap cleanup EXIT
 export XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state XDG_RUNTIME_DIR=$work/run
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 "$emulator_bin" --journey password >"$work/url" 2>/dev/null &

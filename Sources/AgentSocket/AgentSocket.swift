@@ -36,11 +36,14 @@ public enum AgentSocket {
     case failed(String)
   }
 
-  /// Sends `request` and reads the answer, within `timeout` seconds in all.
-  public static func ask(_ request: AgentMessage, environment: [String: String], timeout: Double) -> Outcome {
+  /// Sends `request` and reads the answer, within `timeout` seconds in all. `notice`: said on a
+  /// terminal (stderr) when the answer takes more than a second.
+  public static func ask(_ request: AgentMessage, environment: [String: String], timeout: Double, notice: String? = nil) -> Outcome {
     guard let directory = directory(environment) else { return .unreachable("XDG_RUNTIME_DIR is not set") }
     guard isPrivateDirectory(directory) else { return .unreachable("\(directory) is missing or not private to this user") }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    // Non-blocking: an agent whose backlog is full refuses at once (EAGAIN) instead of holding
+    // connect(); the reads and writes below wait with poll, under the deadline.
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
     guard fd >= 0 else { return .unreachable("socket: \(String(cString: strerror(errno)))") }
     defer { close(fd) }
     guard connectUnix(fd, directory + "/agent.sock") else { return .unreachable("no agent (\(String(cString: strerror(errno))))") }
@@ -50,6 +53,9 @@ public enum AgentSocket {
     var frame = AgentProtocol.frame(request)
     defer { for i in frame.indices { frame[i] = 0 } }
     guard writeAll(fd, frame, deadline: deadline) else { return .failed("the agent did not take the request") }
+    if let notice, isatty(2) == 1, !wait(fd, for: Int16(POLLIN), deadline: min(deadline, monotonicSeconds() + 1)) {
+      _ = notice.withCString { write(2, $0, strlen($0)) }
+    }
     switch readFrame(fd, deadline: deadline) {
     case .success(var payload):
       defer { for i in payload.indices { payload[i] = 0 } }

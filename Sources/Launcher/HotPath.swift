@@ -59,8 +59,14 @@ public enum HotPath {
       for i in input.indices { input[i] = 0 }
       return .answered
     }
-    // A refusal included: git's get says it its own way (and may sign in on a terminal).
     let found = current(config: config, profile: profile.name, minTTL: TokenSet.defaultMinTTL, environment: environment, paths: paths)
+    if case .refused(let status, let message) = found, status != 3 {
+      // As the full command line says it to git: one line on stderr, nothing on stdout.
+      for i in input.indices { input[i] = 0 }
+      writeTerminal(2, "strivacity: error: git credential: \(TerminalSafe.text(message, multiline: false))\n")
+      return .answered
+    }
+    // Sign in again: the full command line's to handle (on a terminal, it signs in).
     guard case .tokens(let tokens, _) = found else { return handOffPast(found, stdin: input) }
     for i in input.indices { input[i] = 0 }
     writeStdout(CredentialProtocol.answer(
@@ -70,7 +76,7 @@ public enum HotPath {
 
   enum Current {
     case tokens(TokenSet, ResolvedProfile)
-    /// The agent's refusal: its exit status and message.
+    /// The agent's final refusal (AgentMessage.finalRefusal): its exit status and message.
     case refused(Int32, String)
     /// Not known here; `askedAgent`: the agent was asked, and had no tokens to give.
     case unknown(askedAgent: Bool)
@@ -90,11 +96,11 @@ public enum HotPath {
     guard AgentClient.enabled(environment, config: config) else { return .unknown(askedAgent: false) }
     let request = AgentClient.tokenRequest(
       profile: resolved.name, minTTL: minTTL, idToken: false, configPath: paths.config, environment: environment)
-    guard case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: AgentClient.timeout) else {
+    guard case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: AgentClient.timeout, notice: AgentClient.waitNotice) else {
       return .unknown(askedAgent: true)
     }
     if let tokens = answer.tokenSet { return .tokens(tokens, resolved) }
-    if let status = answer.status, status != 0, let message = answer["message"], !message.isEmpty { return .refused(status, message) }
+    if let refusal = answer.finalRefusal { return .refused(refusal.status, refusal.message) }
     return .unknown(askedAgent: true)
   }
 
@@ -138,8 +144,8 @@ public enum HotPath {
     case .tokens(let tokens, let resolved):
       writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: Int64(time(nil)), exec: exec))
       return .answered
-    case .refused(let status, let message) where status == 5:
-      // The tenant refused (the full command line would say the same, the same way).
+    case .refused(let status, let message) where status != 3:
+      // The tenant or the network (the full command line would say the same, the same way).
       writeTerminal(2, "strivacity: error: \(TerminalSafe.text(message, multiline: false))\n")
       return .failed(status: status)
     default:

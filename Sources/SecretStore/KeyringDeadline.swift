@@ -59,13 +59,6 @@ final class KeyringDeadline: @unchecked Sendable {
     return expiredFlag
   }
 
-  /// The bound now in force, from the start (a prompt moves it).
-  var currentLimit: Double {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return limit
-  }
-
   /// For a prompt the Secret Service returned, which a person answers: the deadline moves to
   /// `seconds` from now, and `line` goes to stderr whether or not it is a terminal (a script's
   /// log should say why it waited) `after` seconds from now, unless the prompt is over by then

@@ -104,8 +104,7 @@ public final class SecretServiceStore: TokenStore {
   // MARK: the four operations
 
   public func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
-    try Self.requireSessionBus()
-    return try bounded { () throws(StoreError) in
+    try bounded { () throws(StoreError) in
       let session = try openDefaultCollection()
       let found = try session.search(Attributes(key), schema: schema, cancellable: cancellable)
       guard let item = found.newest else { return nil }
@@ -116,9 +115,10 @@ public final class SecretServiceStore: TokenStore {
   }
 
   public func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
-    try Self.requireSessionBus()
+    var opened: KeyringSession?  // kept for the clean-up below
     try bounded { () throws(StoreError) in
       let session = try openDefaultCollection()
+      opened = session
       let found = try session.search(Attributes(key), schema: schema, cancellable: cancellable)
       var json = tokens.encoded()
       defer { for i in json.indices { json[i] = 0 } }
@@ -147,7 +147,8 @@ public final class SecretServiceStore: TokenStore {
     promptBound = timeout
     defer { promptBound = nil }
     _ = try? bounded { () throws(StoreError) in
-      let session = try openDefaultCollection()
+      let session: KeyringSession
+      if let opened { session = opened } else { session = try openDefaultCollection() }
       let mine = try session.search(Attributes(["profile": key.profile]), schema: schema, cancellable: cancellable)
       let keep = mine.items.filter { $0.key == key }.max { $0.modified < $1.modified }
       for item in mine.items where item.path != keep?.path { _ = try deleteItem(item, in: session) }
@@ -156,8 +157,7 @@ public final class SecretServiceStore: TokenStore {
 
   @discardableResult
   public func delete(profile: String) throws(StoreError) -> Bool {
-    try Self.requireSessionBus()
-    return try bounded { () throws(StoreError) in
+    try bounded { () throws(StoreError) in
       let session = try openDefaultCollection()
       let mine = try session.search(Attributes(["profile": profile]), schema: schema, cancellable: cancellable)
       var deleted = false
@@ -167,16 +167,10 @@ public final class SecretServiceStore: TokenStore {
   }
 
   public func keys() throws(StoreError) -> [StoreKey] {
-    try Self.requireSessionBus()
-    return try bounded { () throws(StoreError) in
-      let session = try openDefaultCollection()
-      // Another process may delete an item between the search and reading it: try again once.
-      let found: FoundItems
-      do {
-        found = try session.search(Attributes([:]), schema: schema, cancellable: cancellable)
-      } catch {
-        found = try session.search(Attributes([:]), schema: schema, cancellable: cancellable)
-      }
+    // (An item another process deletes between the search and reading it fails the search;
+    // `bounded` tries once more.)
+    try bounded { () throws(StoreError) in
+      let found = try openDefaultCollection().search(Attributes([:]), schema: schema, cancellable: cancellable)
       return Set(found.items.compactMap(\.key)).sorted { ($0.profile, $0.issuer) < ($1.profile, $1.issuer) }
     }
   }
@@ -188,6 +182,7 @@ public final class SecretServiceStore: TokenStore {
   /// that a new connection may cure (a restarted keyring daemon has none of our session) is
   /// tried once more on one: a long-lived agent survives the keyring's restart.
   private func bounded<T>(_ operation: () throws(StoreError) -> T) throws(StoreError) -> T {
+    try Self.requireSessionBus()
     do {
       return try boundedOnce(operation)
     } catch {
@@ -218,7 +213,7 @@ public final class SecretServiceStore: TokenStore {
     deadline.finish()
     if deadline.expired {
       if unansweredPrompt == nil { ss_service_disconnect() }
-      throw unansweredPrompt ?? .timedOut(seconds: deadline.currentLimit)
+      throw unansweredPrompt ?? .timedOut(seconds: timeout)
     }
     return try result.get()
   }

@@ -27,6 +27,7 @@ struct Status: ParsableCommand {
     let context = global.context()
     let names: [String?] = all ? (try context.config()?.profiles.map(\.name) ?? []) : [nil]
     var reports: [JSONValue] = []
+    var agentPing: AgentMessage??  // asked once, for the first profile that uses the agent
     for name in names {
       let session: ProfileSession
       do {
@@ -42,12 +43,7 @@ struct Status: ParsableCommand {
       }
       // (The file store's warning is given once, when it is chosen at sign-in; the table
       // shows the store.)
-      var object = report(session, tokens: try session.store.load(session.key))
-      if case .object(var fields) = object {
-        fields["agent"] = .string(agentState(context, profile: session))
-        object = .object(fields)
-      }
-      reports.append(object)
+      reports.append(report(session, tokens: try session.store.load(session.key), agent: agentState(session, &agentPing)))
     }
     let signedIn = reports.contains { $0["signed_in"] == true }
     if json {
@@ -60,17 +56,16 @@ struct Status: ParsableCommand {
     if !signedIn { throw CLIFailure("", status: .signInRequired) }
   }
 
-  /// "off" (not enabled), "running (pid N)" or "not running" (enabled, no answer).
-  private func agentState(_ context: Context, profile session: ProfileSession) -> String {
-    guard session.resolved.store == .secretService,
-      AgentClient.enabled(context.environment, config: try? context.config(onlyProfile: session.name, warn: false))
-    else { return "off" }
-    return Agent.ping(context.environment).map { "running (pid \($0["pid"] ?? "?"))" } ?? "not running"
+  /// "off" (the profile does not ask it), "running (pid N)" or "not running" (no answer).
+  private func agentState(_ session: ProfileSession, _ ping: inout AgentMessage??) -> String {
+    guard session.asksAgent else { return "off" }
+    if ping == nil { ping = .some(Agent.ping(session.context.environment)) }
+    return (ping ?? nil).map { "running (pid \($0["pid"] ?? "?"))" } ?? "not running"
   }
 
-  private func report(_ session: ProfileSession, tokens: TokenSet?) -> JSONValue {
+  private func report(_ session: ProfileSession, tokens: TokenSet?, agent: String) -> JSONValue {
     var object: [String: JSONValue] = [
-      "profile": .string(session.name), "tenant": .string(session.tenant), "client_id": .string(session.clientID),
+      "profile": .string(session.name), "tenant": .string(session.tenant), "client_id": .string(session.clientID), "agent": .string(agent),
       "store": .string(session.resolved.store.rawValue), "configured": .bool(session.resolved.isConfigured), "signed_in": .bool(tokens != nil),
     ]
     guard let tokens else { return .object(object) }

@@ -138,22 +138,22 @@ extension AgentMessage {
     return Int32(text)
   }
 
+  /// The statuses of a refusal that holds for the caller too: sign in again (3), the tenant or
+  /// the network failing (4: the agent runs on this host, on its network), the tenant refusing
+  /// (5). Anything else (the agent's keyring, its config: 2, 6, 7, 8) may be the agent's own,
+  /// and the caller does the work itself.
+  public static let finalStatuses: Set<Int32> = [3, 4, 5]
+
+  /// A refusal the caller is to take as its own answer: its status and one-line message.
+  public var finalRefusal: (status: Int32, message: String)? {
+    guard let status, Self.finalStatuses.contains(status), let message = self["message"], !message.isEmpty else { return nil }
+    return (status, message)
+  }
+
   /// The token set of a successful answer, every field admitted as a stored set's is; nil when
   /// any does not read (the caller does the work itself).
   public var tokenSet: TokenSet? {
-    guard status == 0, let access = self["access_token"], let token = try? BearerToken(admitting: access),
-      let tokenType = try? Admit.tokenType(self["token_type"]),
-      let obtainedAt = self["obtained_at"].flatMap(CacheRecord.time)
-    else { return nil }
-    var tokens = TokenSet(accessToken: token, tokenType: tokenType, obtainedAt: obtainedAt)
-    if let text = self["expires_at"] {
-      guard let expiresAt = CacheRecord.time(text) else { return nil }
-      tokens.expiresAt = expiresAt
-    }
-    if let text = self["scope"] {
-      guard let scope = try? Admit.scope(text) else { return nil }
-      tokens.scope = scope
-    }
+    guard status == 0, var tokens = CacheRecord.admitted({ self[$0] }) else { return nil }
     if let text = self["id_token"] {
       guard let idToken = try? Admit.idToken(text) else { return nil }
       tokens.idToken = idToken

@@ -25,17 +25,29 @@ public enum CacheRecord {
       else { return nil }
       fields[name] = value
     }
-    guard let access = fields["access_token"], let expiresAt = fields["expires_at"].flatMap(time),
-      let obtainedAt = fields["obtained_at"].flatMap(time),
-      let token = try? BearerToken(admitting: access),
-      let tokenType = try? Admit.tokenType(fields["token_type"])
+    // The cache holds only sets with an expiry (it lives no longer than the token).
+    guard fields["expires_at"] != nil else { return nil }
+    return admitted { fields[$0] }
+  }
+
+  /// The access-token fields (`access_token`, `token_type`, `obtained_at`, and `expires_at` and
+  /// `scope` when present) admitted as a stored set's are; nil when any does not read. Shared
+  /// by the cache and the agent's answers (AgentMessage.tokenSet).
+  public static func admitted(_ field: (String) -> String?) -> TokenSet? {
+    guard let access = field("access_token"), let token = try? BearerToken(admitting: access),
+      let tokenType = try? Admit.tokenType(field("token_type")),
+      let obtainedAt = field("obtained_at").flatMap(time)
     else { return nil }
-    var scope: String?
-    if let given = fields["scope"] {
-      guard let admitted = try? Admit.scope(given) else { return nil }
-      scope = admitted
+    var tokens = TokenSet(accessToken: token, tokenType: tokenType, obtainedAt: obtainedAt)
+    if let text = field("expires_at") {
+      guard let expiresAt = time(text) else { return nil }
+      tokens.expiresAt = expiresAt
     }
-    return TokenSet(accessToken: token, tokenType: tokenType, scope: scope, expiresAt: expiresAt, obtainedAt: obtainedAt)
+    if let text = field("scope") {
+      guard let scope = try? Admit.scope(text) else { return nil }
+      tokens.scope = scope
+    }
+    return tokens
   }
 
   /// Seconds since 1970: 1 to 12 ASCII digits (no sign, nothing to overflow).

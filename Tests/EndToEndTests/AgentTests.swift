@@ -371,4 +371,19 @@ import Testing
     while kill(agent, 0) == 0 && Date().timeIntervalSince(started) < 5 { usleep(50_000) }
     #expect(kill(agent, 0) != 0, "and then it exits")
   }
+
+  /// A slow answer from the agent (here a slow tenant; it may as well be a keyring dialog, which
+  /// the agent has no terminal to announce on) is said on the caller's terminal after a second.
+  @Test func aSlowAgentIsSaidOnTheTerminal() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    try h.expireStoredAccessToken(in: 20)
+    try h.startAgent()
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    try h.control("faults", ["endpoint": "token", "kind": "delay", "delay": 2])
+    let tty = try PTYSession([TestEnvironment.binary("strivacity"), "token", "--profile", h.profile], environment: h.environment)
+    try tty.expect("strivacity: waiting for strivacity agent (a refresh, or the keyring asking you in its own window; up to 60 s)")
+    #expect(try tty.wait() == 0)
+    #expect(tty.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-") + "\n")
+  }
 }

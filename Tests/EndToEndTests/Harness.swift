@@ -55,15 +55,13 @@ final class Harness: @unchecked Sendable {
   /// It lives until the harness goes away (its shell exits when the terminal closes).
   /// The process id of the private keyring's gnome-keyring-daemon (after `useOwnKeyring`).
   func ownKeyringDaemon() throws -> pid_t {
-    let bus = try #require(ownBus)
-    let reply = try run(
-      ["/usr/bin/gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
-       "--method", "org.freedesktop.DBus.GetConnectionUnixProcessID", "org.freedesktop.secrets"],
-      environment: ["DBUS_SESSION_BUS_ADDRESS": bus, "PATH": "/usr/bin:/bin"])
     // "(uint32 1234,)"
-    let digits = reply.stdout.split(separator: " ").last?.filter(\.isNumber) ?? ""
-    return try #require(pid_t(digits), "\(reply.stdout) \(reply.stderr)")
+    let reply = try busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", ["org.freedesktop.secrets"])
+    return try #require(pid_t(reply.split(separator: " ").last?.filter(\.isNumber) ?? ""), "\(reply)")
   }
+
+  /// The password of the keyring Scripts/with-keyring makes (its KEYRING_PASSWORD default).
+  static let keyringPassword = "strivacity-test"
 
   /// `provider`: which Secret Service (Scripts/with-keyring's KEYRING_PROVIDER); with KeePassXC,
   /// `confirmAccess` turns its access dialogs on (drawn offscreen: nobody answers them).
@@ -89,13 +87,24 @@ final class Harness: @unchecked Sendable {
   private var ownProvider = KeyringProvider.gnomeKeyring
   private var keepassxcDatabase: String?
 
-  /// One D-Bus method call on the harness's own bus, by gdbus.
+  /// One D-Bus method call on the harness's own bus, by gdbus (bounded: 5 s).
+  private func gdbus(_ destination: String, _ path: String, _ method: String, _ arguments: [String]) throws -> ProcessResult {
+    try run(
+      ["/usr/bin/gdbus", "call", "--session", "--timeout", "5", "--dest", destination, "--object-path", path, "--method", method] + arguments,
+      environment: ["DBUS_SESSION_BUS_ADDRESS": try #require(ownBus), "PATH": "/usr/bin:/bin"])
+  }
+
+  /// A bus call that must succeed; its reply.
   @discardableResult
   func busCall(_ destination: String, _ path: String, _ method: String, _ arguments: [String] = []) throws -> String {
-    let result = try run(
-      ["/usr/bin/gdbus", "call", "--session", "--dest", destination, "--object-path", path, "--method", method] + arguments,
-      environment: ["DBUS_SESSION_BUS_ADDRESS": try #require(ownBus), "PATH": "/usr/bin:/bin"])
+    let result = try gdbus(destination, path, method, arguments)
     #expect(result.status == 0, "\(method): \(result.stderr)")
+    return result.stdout
+  }
+
+  /// A bus call whose failure is an answer, not a test failure ("" then).
+  func busCall(quietly destination: String, _ path: String, _ method: String, _ arguments: [String] = []) -> String {
+    guard let result = try? gdbus(destination, path, method, arguments), result.status == 0 else { return "" }
     return result.stdout
   }
 
@@ -111,28 +120,32 @@ final class Harness: @unchecked Sendable {
     }
   }
 
-  /// Unlocks it again with its password, as a person would in the provider's window.
+  /// Unlocks it again with its password, as a person would in the provider's window. The
+  /// password goes over one D-Bus connection from python3-dbus, read from stdin (never argv).
   func unlockKeyring() throws {
+    let call: String
     switch ownProvider {
     case .keepassxc:
-      try busCall(
-        "org.keepassxc.KeePassXC.MainWindow", "/keepassxc", "org.keepassxc.KeePassXC.MainWindow.openDatabase",
-        [try #require(keepassxcDatabase), "strivacity-test"])
+      call = """
+        window = dbus.Interface(bus.get_object('org.keepassxc.KeePassXC.MainWindow', '/keepassxc'), 'org.keepassxc.KeePassXC.MainWindow')
+        window.openDatabase(sys.argv[1], password, signature='ss')
+        """
     case .gnomeKeyring:
-      // gnome-keyring's own interface for an unlock without its prompter (which needs a desktop),
-      // over one connection: the "plain" session it needs lives as long as that connection.
-      let script = """
-        import dbus, sys
-        bus = dbus.SessionBus()
+      // gnome-keyring's own interface for an unlock without its prompter (which needs a desktop);
+      // the "plain" session it needs lives as long as this connection.
+      call = """
         service = bus.get_object('org.freedesktop.secrets', '/org/freedesktop/secrets')
         _, session = service.OpenSession('plain', dbus.String('', variant_level=1), dbus_interface='org.freedesktop.Secret.Service')
         guilt = dbus.Interface(service, 'org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface')
         guilt.UnlockWithMasterPassword(dbus.ObjectPath('/org/freedesktop/secrets/collection/login'),
-                                       (session, dbus.ByteArray(b''), dbus.ByteArray(b'strivacity-test'), 'text/plain'))
+                                       (session, dbus.ByteArray(b''), dbus.ByteArray(password.encode()), 'text/plain'))
         """
-      let result = try run(["/usr/bin/python3", "-c", script], environment: ["DBUS_SESSION_BUS_ADDRESS": try #require(ownBus), "PATH": "/usr/bin:/bin"])
-      #expect(result.status == 0, "\(result.stderr)")
     }
+    let script = "import dbus, sys\nbus = dbus.SessionBus()\npassword = sys.stdin.read()\n" + call
+    let result = try run(
+      ["/usr/bin/python3", "-c", script, keepassxcDatabase ?? ""],
+      environment: ["DBUS_SESSION_BUS_ADDRESS": try #require(ownBus), "PATH": "/usr/bin:/bin"], stdin: Self.keyringPassword)
+    #expect(result.status == 0, "\(result.stderr)")
     // KeePassXC opens the database after it answers.
     let started = Date()
     while try busCall(
@@ -149,9 +162,7 @@ final class Harness: @unchecked Sendable {
   func restartKeePassXC() throws {
     let database = try #require(keepassxcDatabase)
     let state = (database as NSString).deletingLastPathComponent
-    let reply = try busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", ["org.freedesktop.secrets"])
-    let old = try #require(pid_t(reply.split(separator: " ").last?.filter(\.isNumber) ?? ""))
-    kill(old, SIGKILL)
+    kill(try ownKeyringDaemon(), SIGKILL)
     let gone = Date()
     while busCall(quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", ["org.freedesktop.secrets"]).contains("true") {
       try #require(Date().timeIntervalSince(gone) < 10, "KeePassXC kept the name")
@@ -170,7 +181,7 @@ final class Harness: @unchecked Sendable {
     keepassxc.standardError = FileHandle.nullDevice
     try keepassxc.run()
     restartedKeePassXC = keepassxc.processIdentifier
-    input.fileHandleForWriting.write(Data("strivacity-test\n".utf8))
+    input.fileHandleForWriting.write(Data((Self.keyringPassword + "\n").utf8))
     try input.fileHandleForWriting.close()
     let started = Date()
     while !busCall(quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
@@ -183,16 +194,6 @@ final class Harness: @unchecked Sendable {
 
   /// A KeePassXC started by `restartKeePassXC` (killed with the harness).
   private var restartedKeePassXC: pid_t?
-
-  /// A bus call whose failure is an answer, not a test failure.
-  func busCall(quietly destination: String, _ path: String, _ method: String, _ arguments: [String] = []) -> String {
-    guard let bus = ownBus,
-      let result = try? run(
-        ["/usr/bin/gdbus", "call", "--session", "--dest", destination, "--object-path", path, "--method", method] + arguments,
-        environment: ["DBUS_SESSION_BUS_ADDRESS": bus, "PATH": "/usr/bin:/bin"])
-    else { return "" }
-    return result.status == 0 ? result.stdout : ""
-  }
 
   /// How many items the keyring holds for a profile (default: the harness's), by secret-tool.
   func keyringItemCount(profile name: String? = nil) throws -> Int {

@@ -41,7 +41,7 @@ import Testing
     s = http.server.HTTPServer(("127.0.0.1", 0), H)
     c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); c.load_cert_chain(sys.argv[1] + "/cert.pem", sys.argv[1] + "/key.pem")
     s.socket = c.wrap_socket(s.socket, server_side=True)
-    print(s.server_address[1], flush=True)
+    open(sys.argv[1] + "/port.part", "w").write(str(s.server_address[1])); os.rename(sys.argv[1] + "/port.part", sys.argv[1] + "/port")
     s.serve_forever()
     """
 
@@ -67,10 +67,15 @@ import Testing
       process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
       process.arguments = [script, dir.path]
       process.environment = ["PATH": "/usr/bin:/bin"]
-      let out = Pipe()
-      process.standardOutput = out
+      process.standardOutput = FileHandle.nullDevice
       try process.run()
-      let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+      // The server writes its port to a file once it listens (read with a deadline, not a pipe).
+      let started = Date()
+      var port = ""
+      while Int(port) == nil && Date().timeIntervalSince(started) < 10 {
+        port = (try? String(contentsOfFile: dir.file("port"), encoding: .utf8)) ?? ""
+        if Int(port) == nil { usleep(20_000) }
+      }
       try #require(Int(port) != nil, "the stand-in server's port")
       kubeconfig = dir.file("kubeconfig")
       // kubectl and setup-kubectl find this kubectl first on PATH.

@@ -4,9 +4,10 @@ import Foundation
 import Glibc
 
 public enum TestEnvironment {
-  /// Set by Scripts/with-keyring: a real gnome-keyring is on this process's session bus.
+  /// Set by Scripts/with-keyring to its provider (gnome-keyring, keepassxc): a real Secret
+  /// Service is on this process's session bus.
   public static var hasRealKeyring: Bool {
-    ProcessInfo.processInfo.environment["STRIVACITY_TEST_KEYRING"] == "gnome-keyring"
+    !(ProcessInfo.processInfo.environment["STRIVACITY_TEST_KEYRING"] ?? "").isEmpty
   }
 
   /// The repository root (where Package.swift is).

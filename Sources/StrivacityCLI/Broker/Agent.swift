@@ -12,6 +12,7 @@
 import AgentSocket
 import ArgumentParser
 import Glibc
+import Launcher
 import SecretStore
 import StrivacityCore
 import SystemIO
@@ -78,10 +79,9 @@ struct Agent: ParsableCommand {
     // This very program, detached: its own session, nothing of ours open (a pipe held open by it
     // would keep whoever reads our output waiting); `strivacity agent` in the foreground says
     // why it does not start, if it does not.
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard length > 0 else { throw CLIFailure("cannot find this program (/proc/self/exe)", status: .failure) }
-    let program = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard let bytes = Launcher.executablePath(), let program = String(validating: bytes, as: UTF8.self) else {
+      throw CLIFailure("cannot find this program (/proc/self/exe)", status: .failure)
+    }
     let arguments = [program, "agent", "--idle-timeout", String(idleTimeout)] + (verbose ? ["--verbose"] : [])
     let pid: pid_t
     switch AgentSocket.spawnDetached(arguments) {

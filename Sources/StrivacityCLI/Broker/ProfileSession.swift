@@ -22,7 +22,7 @@ final class ProfileSession {
   /// Whether `cachedDiscovery` came from `storedEndpoints` rather than the tenant just now.
   private var discoveryFromStore = false
   /// Whether fresh tokens are asked of `strivacity agent` first (AgentClient.enabled).
-  private let askAgent: Bool
+  let asksAgent: Bool
 
   init(context: Context, options: GlobalOptions, profile: String? = nil) throws {
     self.context = context
@@ -32,7 +32,7 @@ final class ProfileSession {
     let config = try context.config(onlyProfile: named)
     resolved = try ResolvedProfile.resolve(config: config, overrides: overrides, environment: context.environment)
     // Not with --store: the agent resolves the store from the config alone.
-    askAgent = context.agentStore == nil && overrides.store == nil && resolved.store == .secretService
+    asksAgent = context.agentStore == nil && overrides.store == nil && resolved.store == .secretService
       && AgentClient.enabled(context.environment, config: config)
     key = try resolved.storeKey(configPath: context.paths.config)
     tenant = key.issuer
@@ -52,7 +52,7 @@ final class ProfileSession {
   /// the agent when it is enabled and answers (then without a refresh token; the ID token only
   /// with `idToken`).
   func freshTokens(minTTL: Int64, idToken: Bool = false) throws -> TokenSet {
-    if askAgent, let tokens = try agentTokens(minTTL: minTTL, idToken: idToken) { return tokens }
+    if asksAgent, let tokens = try agentTokens(minTTL: minTTL, idToken: idToken) { return tokens }
     guard let tokens = try store.load(key) else { throw notSignedIn }
     storedEndpoints = tokens.endpoints
     if !tokens.needsRefresh(now: Self.now(), minTTL: minTTL) { return tokens }
@@ -80,17 +80,13 @@ final class ProfileSession {
   private func agentTokens(minTTL: Int64, idToken: Bool) throws -> TokenSet? {
     let request = AgentClient.tokenRequest(
       profile: name, minTTL: minTTL, idToken: idToken, configPath: context.paths.config, environment: context.environment)
-    switch AgentSocket.ask(request, environment: context.environment, timeout: AgentClient.timeout) {
+    switch AgentSocket.ask(request, environment: context.environment, timeout: AgentClient.timeout, notice: AgentClient.waitNotice) {
     case .answered(let answer):
       if let tokens = answer.tokenSet { return tokens }
-      // The tenant's word (sign in again, a refused refresh) is final; what may be the agent's
-      // own (its keyring, network, config) is tried here, as without an agent.
-      if let status = answer.status, let code = ExitStatus(rawValue: status), let message = answer["message"], !message.isEmpty {
-        if code == .signInRequired || code == .server { throw CLIFailure(message, status: code) }
-        log.note("the agent could not (\(message)); doing without it")
-        return nil
-      }
-      log.note("the agent's answer did not read; doing without it")
+      // The tenant's or the network's word is final (AgentMessage.finalRefusal); what may be the
+      // agent's own (its keyring, its config) is tried here, as without an agent.
+      if let refusal = answer.finalRefusal, let code = ExitStatus(rawValue: refusal.status) { throw CLIFailure(refusal.message, status: code) }
+      log.note("the agent could not (\(answer["message"] ?? "an answer that does not read")); doing without it")
       return nil
     case .unreachable(let why), .failed(let why):
       log.note("agent: \(why); doing without it")

@@ -63,7 +63,8 @@ struct SetupKubectl: ParsableCommand {
     // sign-in runs on kubectl's terminal; when it is not (interactiveMode Never, no terminal),
     // the call fails at once naming the command to run.
     let arguments = ["token", "--profile", resolved.name, "--format", "exec-credential", "--login"]
-    var settings = ["--exec-command=\(Launcher.commandPath())"]
+    let command = Launcher.commandPath()
+    var settings = ["--exec-command=\(command)"]
     settings += arguments.map { "--exec-arg=\($0)" }
     if global.config != nil || context.environment["STRIVACITY_CONFIG"] != nil, let path = realpath(context.paths.config, nil) {
       defer { free(path) }
@@ -75,7 +76,7 @@ struct SetupKubectl: ParsableCommand {
       ["config", "set-credentials", name, "--exec-api-version=\(ExecCredentialInfo.v1)", "--exec-interactive-mode=IfAvailable",
        "--exec-provide-cluster-info=false"] + settings + file)
     Console.writeStderr(
-      "strivacity: kubectl user \(name) written to \(kubeconfigDescription(context)): exec \(Launcher.commandPath()) "
+      "strivacity: kubectl user \(name) written to \(kubeconfigDescription(context)): exec \(command) "
         + arguments.joined(separator: " ") + " (apiVersion \(ExecCredentialInfo.v1), interactiveMode IfAvailable)\n"
         + "strivacity: use it with: kubectl config set-context --current --user=\(name)\n")
   }
