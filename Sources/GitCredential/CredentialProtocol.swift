@@ -94,30 +94,10 @@ public enum CredentialProtocol {
   }
 }
 
-/// Which configured hosts may get a token: git's requests and `strivacity curl`'s URLs alike.
-/// Entries are `host`, `host:port`, or URL prefixes (`https://git.example.com/org/`, compared by
-/// origin and whole path segments). Plain http only ever matches loopback hosts.
-public enum HostMatch {
-  public static func matches(_ request: CredentialRequest, entries: [String]) -> Bool {
-    guard let url = request.url, let parts = URLParts(url) else { return false }
-    return matches(parts, entries: entries)
-  }
-
-  public static func matches(_ parts: URLParts, entries: [String]) -> Bool {
-    guard parts.scheme == "https" || (parts.scheme == "http" && parts.isLoopback) else { return false }
-    let hostPort = parts.port.map { "\(parts.host):\($0)" } ?? parts.host
-    let bracketed = parts.host.contains(":") ? "[\(parts.host)]" + (parts.port.map { ":\($0)" } ?? "") : hostPort
-    for entry in entries {
-      let lowered = entry.lowercased()
-      if lowered.contains("://") {
-        guard let prefix = URLParts(entry), prefix.origin == parts.origin else { continue }
-        let wanted = prefix.pathAndQuery.hasSuffix("/") ? prefix.pathAndQuery : prefix.pathAndQuery + "/"
-        let given = parts.pathAndQuery.hasSuffix("/") ? parts.pathAndQuery : parts.pathAndQuery + "/"
-        if wanted == "/" || given.hasPrefix(wanted) { return true }
-      } else if lowered == hostPort || lowered == bracketed || (parts.port == nil && lowered == parts.host) {
-        return true
-      }
-    }
-    return false
+extension CredentialRequest {
+  /// True when the token may answer this request: its URL (`url`) through TokenDestination, the
+  /// one decision `strivacity curl` makes too.
+  public func isFor(_ allowed: [HostEntry]) -> Bool {
+    url.map { TokenDestination.permits($0, allowed: allowed) } ?? false
   }
 }

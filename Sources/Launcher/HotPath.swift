@@ -55,7 +55,7 @@ public enum HotPath {
       return .handOff(stdin: input)  // handed on whole; the full command line zeroes it
     }
     guard let request = try? CredentialProtocol.parse(input), config?.warnings.isEmpty ?? true else { return .handOff(stdin: input) }
-    guard let config, let profile = config.profiles.first(where: { HostMatch.matches(request, entries: $0.gitHosts) }) else {
+    guard let config, let profile = config.profiles.first(where: { request.isFor($0.gitHosts) }) else {
       for i in input.indices { input[i] = 0 }
       return .answered
     }

@@ -401,7 +401,9 @@ enum ManPage {
     .It Ic store No (string)
     secret-service (default) or file (a 0600 token file)
     .It Ic git_hosts No (array of strings)
-    hosts, host:port or https:// URL prefixes git may get this profile's token for; default none
+    hosts, host:port or https:// URL prefixes git may get this profile's token for (no user
+    info, query or fragment; a prefix covers whole path segments, compared after dot segments are
+    resolved; a path with %2e, %2f, %5c or a backslash gets nothing); default none
     .It Ic git_username No (string)
     the username answered to git; default oauth2
     .It Ic hosts No (array of strings)

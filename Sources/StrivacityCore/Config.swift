@@ -24,12 +24,12 @@ public struct Profile: Sendable, Equatable {
   public var redirectURI: String?
   public var store: StoreKind?
   public var sdkMode: String?
-  public var gitHosts: [String] = []
+  public var gitHosts: [HostEntry] = []
   public var gitUsername: String?
   /// The username git is answered with: `git_username`, else oauth2.
   public var gitUser: String { gitUsername ?? "oauth2" }
   /// Other hosts (or URL prefixes) `strivacity curl` may send the token to, besides the tenant.
-  public var hosts: [String] = []
+  public var hosts: [HostEntry] = []
 
   public init(name: String) { self.name = name }
 
@@ -246,9 +246,9 @@ public struct Config: Sendable, Equatable {
       case "redirect_uri": profile.redirectURI = try string(field, path: path)
       case "store": profile.store = try storeKind(field, path: path)
       case "sdk_mode": profile.sdkMode = try string(field, path: path)
-      case "git_hosts": profile.gitHosts = try strings(field, path: path)
+      case "git_hosts": profile.gitHosts = try hostEntries(field, path: path)
       case "git_username": profile.gitUsername = try string(field, path: path)
-      case "hosts": profile.hosts = try strings(field, path: path)
+      case "hosts": profile.hosts = try hostEntries(field, path: path)
       default:
         warnings.append(.init(path: path, position: field.position, message: "unknown key '\(field.key)' in [profiles.\(entry.key)] ignored"))
       }
@@ -273,6 +273,19 @@ public struct Config: Sendable, Equatable {
         throw .invalid(path: path, position: entry.position, message: "'\(entry.key)' must contain only strings")
       }
       out.append(text)
+    }
+    return out
+  }
+
+  /// `hosts` and `git_hosts`: every entry admitted (HostEntry), or the line is an error.
+  private static func hostEntries(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> [HostEntry] {
+    var out: [HostEntry] = []
+    for text in try strings(entry, path: path) {
+      do {
+        out.append(try HostEntry(admitting: text))
+      } catch {
+        throw .invalid(path: path, position: entry.position, message: "\(entry.key): \(error.description)")
+      }
     }
     return out
   }

@@ -114,9 +114,15 @@ private struct Parser {
     newline()
   }
 
-  /// How deep arrays may nest.
+  /// How deep anything may nest: table headers, dotted keys and arrays, counted together (a
+  /// value in `[a.b]` written `c.d = [[1]]` is 6 deep). Every part of building and reading the
+  /// tree recurses once per level: a deep enough file would otherwise overflow the stack.
   static let maxDepth = 32
   var depth = 0
+
+  func tooDeep(at position: SourcePosition? = nil) -> TOMLError {
+    fail("nested more than \(Self.maxDepth) deep (tables, dotted keys and arrays together)", at: position ?? self.position)
+  }
 
   mutating func newline() {
     i += 1
@@ -161,10 +167,13 @@ private struct Parser {
     currentPath = path
   }
 
-  mutating func parseKey() throws(TOMLError) -> [String] {
+  /// A dotted key, `within` levels deep already (the current table's).
+  mutating func parseKey(within: Int = 0) throws(TOMLError) -> [String] {
+    let start = position
     var parts: [String] = []
     while true {
       skipSpaces()
+      guard within + parts.count < Self.maxDepth else { throw tooDeep(at: start) }
       parts.append(try parseSimpleKey())
       skipSpaces()
       if peek == "." { i += 1 } else { return parts }
@@ -190,13 +199,15 @@ private struct Parser {
 
   mutating func parseKeyValue(into tablePath: [String]) throws(TOMLError) {
     let keyPosition = position
-    let key = try parseKey()
+    let key = try parseKey(within: tablePath.count)
     skipSpaces()
     guard peek == "=" else {
       throw fail("expected '=' after the key '\(key.joined(separator: "."))'")
     }
     i += 1
     skipSpaces()
+    depth = tablePath.count + key.count
+    defer { depth = 0 }
     let value = try parseValue()
     try insert(value, at: tablePath + key, keyPosition: keyPosition)
   }
@@ -262,8 +273,7 @@ private struct Parser {
   }
 
   mutating func parseArray() throws(TOMLError) -> TOMLValue {
-    // Nesting is bounded: a deep enough file would otherwise overflow the stack.
-    guard depth < Self.maxDepth else { throw fail("arrays nested more than \(Self.maxDepth) deep") }
+    guard depth < Self.maxDepth else { throw tooDeep() }
     depth += 1
     defer { depth -= 1 }
     i += 1

@@ -293,6 +293,93 @@ extension Harness {
   }
 }
 
+/// Issue 25's review findings, as a hostile URL or config would try them: a URL prefix is
+/// compared as the server reads the path, entries with user info are refused, and nesting in the
+/// config is an error with its line in both binaries, never a crash.
+@Suite struct TokenDestinationEndToEndTests {
+  static let binaries = ["strivacity", "strivacity-cli"]
+
+  /// `hosts` and `git_hosts` name `/org/` on a server: a path leaving it by `..` (resolved as
+  /// curl and servers resolve it) or by an encoded dot, slash or backslash gets no token, from
+  /// `strivacity curl` or git's `get` in either binary; a path under it does.
+  @Test func aPrefixIsComparedAsTheServerReadsThePath() throws {
+    let h = try Harness(journey: "password")
+    let server = try GitServer(introspect: h.emulator.issuer)
+    let prefix = "http://\(server.host)/org/"
+    try h.writeProfile("git_hosts = [\"\(prefix)\"]\nhosts = [\"\(prefix)\"]")
+    try h.signIn()
+    for binary in Self.binaries {
+      func get(_ path: String) throws -> ProcessResult {
+        try run([TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
+                stdin: "protocol=http\nhost=\(server.host)\npath=\(path)\n")
+      }
+      #expect(try get("org/repo.git").stdout.contains("password="), "\(binary): under the prefix")
+      for path in ["org/../other/repo.git", "org/%2e%2e/other/repo.git", "org%2f..%2fother", "org/..%5cother", "org\\..\\other", "org/..;/other"] {
+        let answer = try get(path)
+        #expect(answer.status == 0 && answer.stdout.isEmpty, "\(binary) answered for \(path): \(answer.stdout)")
+      }
+    }
+    let outside = try h.strivacity(["curl", "--profile", h.profile, "-sS", "http://\(server.host)/org/../other/x"])
+    #expect(outside.status == 2)
+    #expect(outside.stderr.contains("refusing to send the token to http://\(server.host)/other/x"), "\(outside.stderr)")
+    let encoded = try h.strivacity(["curl", "--profile", h.profile, "-sS", "http://\(server.host)/org/%2E%2e/other/x"])
+    #expect(encoded.status == 2 && encoded.stderr.contains("encoded dot (%2e)"), "\(encoded.stderr)")
+    #expect(server.seen.withLock { $0.tokens.isEmpty }, "the server never saw the token")
+  }
+
+  /// setup-git's --host of the finding reads like git.example.com and is evil.example: refused,
+  /// nothing written; the same entry in the config is a config error naming its line.
+  @Test func hostsWithUserInfoAQueryOrAFragmentAreRefused() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile()
+    for host in ["https://git.example.com:443@evil.example/", "https://git.example.com/org?x", "https://git.example.com/#f"] {
+      let setup = try h.strivacity(["setup-git", "--profile", h.profile, "--host", host])
+      #expect(setup.status == 2, "\(host): \(setup.stderr)")
+      #expect(setup.stderr.contains("--host:"), "\(setup.stderr)")
+    }
+    #expect(try !String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("git_hosts"))
+    #expect(try run(["/usr/bin/git", "config", "--global", "--get-regexp", "credential"], environment: h.environment).stdout.isEmpty)
+    try h.writeProfile("hosts = [\"api.example.com\", \"https://git.example.com:443@evil.example/\"]")
+    let token = try h.strivacity(["token", "--profile", h.profile])
+    #expect(token.status == 2 && token.stdout.isEmpty, "\(token.stderr)")
+    #expect(token.stderr.contains("config.toml:4:") && token.stderr.contains("user info"), "\(token.stderr)")
+    for binary in Self.binaries {
+      let get = try run([TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
+                        stdin: "protocol=https\nhost=evil.example\n")
+      #expect(get.stdout.isEmpty && get.stderr.contains("user info"), "\(binary): \(get.stderr)")
+    }
+  }
+
+  /// The accepted form is what setup-git writes and says: the parsed entry, not the input.
+  @Test func setupGitSaysAndWritesTheParsedEntry() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile()
+    let setup = try h.strivacity(["setup-git", "--profile", h.profile, "--host", "HTTPS://Git.Example.com:443/a/./org/"])
+    #expect(setup.status == 0, "\(setup.stderr)")
+    #expect(setup.stderr.contains("for https://git.example.com/a/org/:"), "\(setup.stderr)")
+    #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("git_hosts = [\"https://git.example.com/a/org\"]"))
+  }
+
+  /// Dotted keys and headers of 30000 parts (60 KB) killed `token` and git's `get` with signal
+  /// 11: now a config error with the line, from both binaries.
+  @Test func deepNestingInTheConfigIsAnErrorWithItsLine() throws {
+    let h = try Harness(journey: "password")
+    let deep = Array(repeating: "a", count: 30_000).joined(separator: ".")
+    for (text, line) in [("x = 1\n\(deep) = 1\n", 2), ("x = 1\n\n[\(deep)]\n", 3)] {
+      try h.home.write(".config/strivacity/config.toml", text)
+      for binary in Self.binaries {
+        let token = try run([TestEnvironment.binary(binary), "token"], environment: h.environment)
+        #expect(token.status == 2, "\(binary): \(token.status) \(token.stderr)")
+        #expect(token.stderr.contains("config.toml:\(line):") && token.stderr.contains("nested more than 32 deep"), "\(binary): \(token.stderr)")
+        let get = try run([TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
+                          stdin: "protocol=https\nhost=git.example.com\n")
+        #expect(get.status < 128 && get.stdout.isEmpty, "\(binary): \(get.status)")
+        #expect(get.stderr.contains("nested more than 32 deep"), "\(binary): \(get.stderr)")
+      }
+    }
+  }
+}
+
 final class ResultBox: @unchecked Sendable {
   var result: ProcessResult?
 }

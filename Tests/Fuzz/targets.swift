@@ -1,3 +1,19 @@
+#if FUZZ_DESTINATION
+/// Where a token may go (TokenDestination): the first line is a URL asking for it, the others
+/// configured entries. FuzzRegressionTests.destination checks the same of Tests/Fuzz/destination/.
+func destinationProperties(_ bytes: [UInt8]) {
+  let lines = bytes.split(separator: 10, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+  guard let url = lines.first else { return }
+  let entries = lines.dropFirst().compactMap { try? HostEntry(admitting: $0) }
+  for entry in entries { precondition((try? HostEntry(admitting: entry.description)) == entry, "an entry whose canonical form reads differently") }
+  guard TokenDestination.permits(url, allowed: entries), let target = try? TokenTarget(url) else { return }
+  precondition(!target.path.contains { [".", ".."].contains($0.prefix { $0 != ";" }) }, "a dot segment left in a permitted path")
+  precondition(!target.path.contains { ["%2E", "%2F", "%5C"].contains(where: $0.uppercased().contains) || $0.contains("\\") }, "an ambiguous permitted path")
+  let resolved = "\(target.origin)/" + target.path.joined(separator: "/")
+  precondition(TokenDestination.permits(resolved, allowed: entries), "a URL permitted but not as the server reads it")
+}
+#endif
+
 #if FUZZ_AGENT
 /// FuzzRegressionTests.agent checks the same of every input kept in Tests/Fuzz/agent/.
 func agentProperties(_ bytes: [UInt8]) {
@@ -25,7 +41,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let answer = CredentialProtocol.answer(request: request, token: "t", username: request.attributes["username"] ?? "u", expiresAt: 1)
     // Bytes, as git reads them: "=" followed by a combining mark is one Character, not "=".
     precondition(answer.utf8.split(separator: UInt8(ascii: "\n")).allSatisfy { $0.contains(UInt8(ascii: "=")) }, "an answer line without =")
-    _ = HostMatch.matches(request, entries: ["h", "git.example.com:443", "https://x.example/p/"])
+    _ = request.isFor(["h", "git.example.com:443", "https://x.example/p/"].map { try! HostEntry(admitting: $0) })
   }
   return 0
 }
@@ -61,6 +77,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
       _ = try? ConfigWriter.update(text, profile: name, settings: [("tenant", .string("https://t.example"))], path: "fuzz.toml")
     }
   }
+  return 0
+}
+#elseif FUZZ_DESTINATION
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  destinationProperties(Array(UnsafeBufferPointer(start: data, count: size)))
   return 0
 }
 #elseif FUZZ_AGENT

@@ -24,7 +24,7 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
       if let request = try? CredentialProtocol.parse(bytes) {
         let answer = CredentialProtocol.answer(request: request, token: "t", username: request.attributes["username"] ?? "u", expiresAt: 1)
         #expect(answer.utf8.split(separator: UInt8(ascii: "\n")).allSatisfy { $0.contains(UInt8(ascii: "=")) }, "\(name)")
-        _ = HostMatch.matches(request, entries: ["h", "git.example.com:443", "https://x.example/p/"])
+        _ = request.isFor(["h", "git.example.com:443", "https://x.example/p/"].map { try! HostEntry(admitting: $0) })
       }
     }
   }
@@ -113,5 +113,23 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
       }
     }
     #expect(decoded >= 4, "the seeds decode")
+  }
+
+  /// Tests/Fuzz/targets.swift's destinationProperties, for every input kept in Tests/Fuzz/destination/.
+  @Test func destination() throws {
+    let inputs = try corpus("destination")
+    #expect(inputs.count >= 4)
+    var permitted = 0
+    for (name, bytes) in inputs {
+      let lines = bytes.split(separator: 10, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+      guard let url = lines.first else { continue }
+      let entries = lines.dropFirst().compactMap { try? HostEntry(admitting: $0) }
+      for entry in entries { #expect((try? HostEntry(admitting: entry.description)) == entry, "\(name)") }
+      guard TokenDestination.permits(url, allowed: entries), let target = try? TokenTarget(url) else { continue }
+      permitted += 1
+      #expect(!target.path.contains { [".", ".."].contains($0.prefix { $0 != ";" }) }, "\(name)")
+      #expect(TokenDestination.permits("\(target.origin)/" + target.path.joined(separator: "/"), allowed: entries), "\(name)")
+    }
+    #expect(permitted >= 1, "a seed is permitted")
   }
 }

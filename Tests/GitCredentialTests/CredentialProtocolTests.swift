@@ -46,6 +46,16 @@ import Testing
     ("protocol=https\nhost=git.example.com\n", ["git.example.com"], true),
     ("protocol=https\nhost=GIT.example.com\n", ["git.example.com"], true),
     ("protocol=https\nhost=git.example.com:8443\n", ["git.example.com"], false),
+    ("protocol=https\nhost=git.example.com:443\n", ["git.example.com"], true),
+    ("protocol=https\nhost=git.example.com\n", ["git.example.com:443"], true),
+    // The path as the server reads it: dot segments resolved, encoded dots and slashes refused.
+    ("protocol=https\nhost=git.example.com\npath=org/../other/repo.git\n", ["https://git.example.com/org/"], false),
+    ("protocol=https\nhost=git.example.com\npath=org/./repo.git\n", ["https://git.example.com/org/"], true),
+    ("protocol=https\nhost=git.example.com\npath=org/x/../repo.git\n", ["https://git.example.com/org/"], true),
+    ("protocol=https\nhost=git.example.com\npath=org/%2e%2e/other/repo.git\n", ["https://git.example.com/org/"], false),
+    ("protocol=https\nhost=git.example.com\npath=org%2f..%2fother\n", ["https://git.example.com/org/"], false),
+    ("protocol=https\nhost=git.example.com\npath=org\\..\\other\n", ["https://git.example.com/org/"], false),
+    ("protocol=https\nhost=git.example.com\npath=org/..;x/other\n", ["https://git.example.com/org/"], false),
     ("protocol=https\nhost=git.example.com:8443\n", ["git.example.com:8443"], true),
     ("protocol=http\nhost=git.example.com\n", ["git.example.com"], false),
     ("protocol=http\nhost=127.0.0.1:9000\n", ["127.0.0.1:9000"], true),
@@ -60,15 +70,15 @@ import Testing
     // Exactly what git sends: a host is a host, and git's `url` input attribute is not used.
     ("protocol=https\nhost=evil.com@git.example.com\n", ["git.example.com"], false),
     ("protocol=https\nhost=git.example.com/x\n", ["git.example.com"], false),
-    ("protocol=https\nhost=git.example.com:0\n", ["git.example.com:0"], false),
-    ("protocol=https\nhost=git example.com\n", ["git example.com"], false),
+    ("protocol=https\nhost=git.example.com:0\n", ["git.example.com"], false),
+    ("protocol=https\nhost=git example.com\n", ["git.example.com"], false),
     ("url=https://git.example.com/\n", ["git.example.com"], false),
     ("protocol=https\nhost=evil.example\nurl=https://git.example.com/\n", ["git.example.com"], false),
     ("protocol=https\nhost=[::1]:8443\n", ["[::1]:8443"], true),
     ("protocol=https\nhost=git.example.com\npath=org/a?b\n", ["https://git.example.com/org/"], false),
   ])
   func hostMatching(_ input: String, _ entries: [String], _ expected: Bool) throws {
-    #expect(HostMatch.matches(try parse(input), entries: entries) == expected)
+    #expect(try parse(input).isFor(entries.map { try HostEntry(admitting: $0) }) == expected)
   }
 
   /// A bounded fuzz run: arbitrary bytes never crash the parser, and anything it accepts can be
@@ -83,7 +93,7 @@ import Testing
       if let request = try? CredentialProtocol.parse(bytes) {
         let answer = CredentialProtocol.answer(request: request, token: BearerToken("t"), username: request.attributes["username"] ?? "u", expiresAt: nil)
         #expect(answer.split(separator: "\n").allSatisfy { $0.contains("=") })
-        _ = HostMatch.matches(request, entries: ["git.example.com", "https://x.example/p/"])
+        _ = request.isFor(["git.example.com", "https://x.example/p/"].map { try! HostEntry(admitting: $0) })
       }
     }
   }

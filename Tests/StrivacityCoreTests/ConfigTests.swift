@@ -30,7 +30,7 @@ import Testing
     let work = try #require(config.profile(named: "work"))
     #expect(work.tenant == "https://work.example.com")
     #expect(work.scopes == ["openid", "offline_access"])
-    #expect(work.gitHosts == ["git.work.example.com"])
+    #expect(work.gitHosts.map(\.description) == ["git.work.example.com"])
     #expect(config.profile(named: "home")?.scopes == ["openid", "profile"])
     #expect(config.warnings.map(\.description) == [
       "/c.toml:3: unknown key 'colour' ignored",
@@ -144,7 +144,7 @@ import Testing
   @Test func onlyTheWantedProfileIsParsed() throws {
     let work = try Config.parse(Self.text, path: "c.toml", onlyProfile: "work")
     #expect(work.profiles.map(\.name) == ["work"])
-    #expect(work.profile(named: "work")?.gitHosts == ["git.example.com"])
+    #expect(work.profile(named: "work")?.gitHosts.map(\.description) == ["git.example.com"])
     #expect(work.defaultStore == .file)
     // Without a name, default_profile decides.
     #expect(try Config.parse(Self.text, path: "c.toml", onlyProfile: nil).profiles.map(\.name) == ["work"])

@@ -50,7 +50,7 @@ struct Credential: ParsableCommand {
   private func matchingProfile(_ request: CredentialRequest, context: Context) throws -> Profile? {
     let profiles = try context.config()?.profiles ?? []
     let candidates = global.profile.map { name in profiles.filter { $0.name == name } } ?? profiles
-    return candidates.first { HostMatch.matches(request, entries: $0.gitHosts) }
+    return candidates.first { request.isFor($0.gitHosts) }
   }
 
   private func get(_ request: CredentialRequest, profile: Profile, context: Context) throws {

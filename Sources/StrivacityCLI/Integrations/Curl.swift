@@ -53,10 +53,18 @@ struct Curl: ParsableCommand {
     }
     let context = global.context()
     let session = try ProfileSession(context: context, options: global)
-    let allowed = [session.tenant] + session.resolved.profile.gitHosts + session.resolved.profile.hosts
-    for url in curl.urls where !(URLParts(url).map { HostMatch.matches($0, entries: allowed) } ?? false) {
-      let shown = URLParts(url).map { "\($0.origin)" } ?? "that URL"
-      throw CLIFailure("refusing to send the token to \(shown): profile \(session.name) allows \(allowed.joined(separator: ", ")) (add it to hosts)", status: .usage)
+    let tenant = URLParts(session.tenant).map { [HostEntry(origin: $0.origin)] } ?? []
+    let allowed = tenant + session.resolved.profile.gitHosts + session.resolved.profile.hosts
+    for url in curl.urls {
+      do {
+        try TokenDestination.check(url, allowed: allowed)
+      } catch .unsafe(let reason) {
+        let shown = URLParts(url).map { "\($0.origin)" } ?? "that URL"
+        throw CLIFailure("refusing to send the token to \(shown): \(reason)", status: .usage)
+      } catch .notAllowed(let shown) {
+        let list = allowed.map(\.description).joined(separator: ", ")
+        throw CLIFailure("refusing to send the token to \(shown): profile \(session.name) allows \(list) (add it to hosts)", status: .usage)
+      }
     }
     let tokens = try session.freshTokens(minTTL: TokenSet.defaultMinTTL)
     var fds: [Int32] = [0, 0]

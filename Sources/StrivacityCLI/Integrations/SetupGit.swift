@@ -26,8 +26,16 @@ struct SetupGit: ParsableCommand {
 
   func validate() throws {
     if globalScope && local { throw ValidationError("use either --global or --local") }
-    guard !host.isEmpty, !host.contains(" "), !host.hasPrefix("http://") || URLPolicy.isLoopbackHost(URLParts(host)?.host ?? "") else {
-      throw ValidationError("--host must be a host, host:port or an https:// URL")
+    _ = try entry()
+  }
+
+  /// --host, admitted as every host entry of the config is (HostEntry): no user info, query or
+  /// fragment; plain http only on loopback.
+  private func entry() throws -> HostEntry {
+    do {
+      return try HostEntry(admitting: host)
+    } catch {
+      throw ValidationError("--host: \(error.description)")
     }
   }
 
@@ -40,18 +48,21 @@ struct SetupGit: ParsableCommand {
     if local, (try? runProgram(["git", "rev-parse", "--git-dir"], quiet: true))?.status != 0 {
       throw CLIFailure("--local needs a git repository: run it inside one, or leave it out for your global git config", status: .usage)
     }
+    let entry = try entry()
     var hosts = configured?.gitHosts ?? []
-    if undo { hosts.removeAll { $0 == host } } else if !hosts.contains(host) { hosts.append(host) }
-    try context.updateConfig(profile: resolved.name, settings: [("git_hosts", .strings(hosts))])
+    if undo { hosts.removeAll { $0 == entry } } else if !hosts.contains(entry) { hosts.append(entry) }
+    try context.updateConfig(profile: resolved.name, settings: [("git_hosts", .strings(hosts.map(\.description)))])
 
-    let url = host.contains("://") ? host : (URLPolicy.isLoopbackHost(String(host.prefix { $0 != ":" })) ? "http://" : "https://") + host
+    // The parsed entry, never the text given: what git matches and what the user reads. (git
+    // reads `…/org/` as a prefix of `…/org/x` only: a trailing slash given stays.)
+    let url = entry.gitURL + (entry.hasPath && host.hasSuffix("/") ? "/" : "")
     let key = "credential.\(url).helper"
     let helper = Self.helperCommand()
     let scope = local ? "--local" : "--global"
     // A URL prefix with a path can only be matched when git sends the path, which it does with
     // credential.useHttpPath (for that URL only).
     let pathKey = "credential.\(url).useHttpPath"
-    let needsPath = (URLParts(url)?.pathAndQuery ?? "/") != "/"
+    let needsPath = entry.hasPath
     if undo {
       _ = try git(["config", scope, "--fixed-value", "--unset-all", key, helper])
       if needsPath { _ = try git(["config", scope, "--unset-all", pathKey]) }
