@@ -251,7 +251,7 @@ _strivacity_login() {
 
 _strivacity_token() {
     repeating_flags=()
-    non_repeating_flags=(--verbose -v --id-token --login --version -h --help)
+    non_repeating_flags=(--verbose -v --refresh --id-token --login --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --store --config --min-ttl --format)
     __strivacity_offer_flags_options 0

@@ -25,7 +25,7 @@ function __strivacity_parse_tokens -S
         case 'login'
             __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'tenant=' 'client-id=' 'scope=' 'redirect-uri=' 'sdk-mode=' 'login-hint=' 'prompt=' 'acr-values=' 'ui-locales=' 'field=+' 'field-env=+' 'action=+' 'browser' 'no-browser' 'timeout=' 'version' 'h/help'
         case 'token'
-            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'min-ttl=' 'format=' 'id-token' 'login' 'version' 'h/help'
+            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'min-ttl=' 'refresh' 'format=' 'id-token' 'login' 'version' 'h/help'
         case 'status'
             __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'all' 'json' 'version' 'h/help'
         case 'userinfo'
@@ -138,7 +138,8 @@ complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" store' -l 'store' -d 'Where tokens are kept: the Secret Service keyring, or a 0600 file.' -rfka 'secret-service file'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" config' -l 'config' -d 'Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).' -rF
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" v verbose' -l 'verbose' -s 'v' -d 'Describe each step on stderr (secrets are redacted).'
-complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" min-ttl' -l 'min-ttl' -d 'Refresh when the token expires within this many seconds, at most half its lifetime.' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" min-ttl' -l 'min-ttl' -d 'Refresh when the token expires within this many seconds (default: 60, at most half its lifetime).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" refresh' -l 'refresh' -d 'Refresh now, whatever the token\'s expiry (roles changed).'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" format' -l 'format' -d 'What to print: the token alone, or a header, JSON, shell, curl or Kubernetes form.' -rfka 'raw header json env curl exec-credential'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" id-token' -l 'id-token' -d 'Print the ID token instead of the access token.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" login' -l 'login' -d 'Sign in on the terminal when there is no usable token.'

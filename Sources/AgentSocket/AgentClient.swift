@@ -25,12 +25,14 @@ public enum AgentClient {
   /// A request for a profile's fresh tokens, resolved as this process would resolve it: its
   /// profile name, the config file's absolute path, and the environment that resolution reads.
   public static func tokenRequest(
-    profile: String, minTTL: Int64, idToken: Bool, configPath: String, environment: [String: String]
+    profile: String, freshness: Freshness, idToken: Bool, configPath: String, environment: [String: String]
   ) -> AgentMessage {
     var request = AgentMessage()
     request.set("op", "token")
     request.set("profile", profile)
-    request.set("min_ttl", String(minTTL))
+    request.set("min_ttl", String(freshness.seconds))
+    // An explicit margin is a promise (not capped at half the lifetime).
+    if freshness.explicit { request.set("min_ttl_explicit", "1") }
     if idToken { request.set("id_token", "1") }
     for name in AgentProtocol.environmentNames where name != "STRIVACITY_CONFIG" {
       if let value = environment[name] { request.set("env." + name, value) }

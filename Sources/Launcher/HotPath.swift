@@ -59,7 +59,7 @@ public enum HotPath {
       for i in input.indices { input[i] = 0 }
       return .answered
     }
-    let found = current(config: config, profile: profile.name, minTTL: TokenSet.defaultMinTTL, environment: environment, paths: paths)
+    let found = current(config: config, profile: profile.name, asked: nil, environment: environment, paths: paths)
     if case .refused(let status, let message) = found, status != 3 {
       // As the full command line says it to git: one line on stderr, nothing on stdout.
       for i in input.indices { input[i] = 0 }
@@ -67,8 +67,9 @@ public enum HotPath {
       return .answered
     }
     // Sign in again: the full command line's to handle (on a terminal, it signs in).
-    guard case .tokens(let tokens, _) = found else { return handOffPast(found, stdin: input) }
+    guard case .tokens(let tokens, let resolved) = found else { return handOffPast(found, stdin: input) }
     for i in input.indices { input[i] = 0 }
+    sayShortfall(tokens, resolved, asked: nil, prefix: "git credential: ")
     writeStdout(CredentialProtocol.answer(
       request: request, token: tokens.accessToken, username: profile.gitUser, expiresAt: tokens.expiresAt))
     return .answered
@@ -84,24 +85,33 @@ public enum HotPath {
 
   /// The current set of a profile on the Secret Service, if it is not due for refresh: from the
   /// access-token cache, else from `strivacity agent` when it is enabled and answers.
+  /// `asked`: the command's --min-ttl (else the profile's min_ttl, else the default margin).
   static func current(
-    config: Config, profile: String?, minTTL: Int64, environment: [String: String], paths: Paths
+    config: Config, profile: String?, asked: Int64?, environment: [String: String], paths: Paths
   ) -> Current {
     guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile), environment: environment),
       resolved.store == .secretService, let key = try? resolved.storeKey(configPath: paths.config)
     else { return .unknown(askedAgent: false) }
-    if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: Int64(time(nil)), minTTL: minTTL) {
+    let freshness = Freshness.asked(asked, profile: resolved.profile)
+    if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: Int64(time(nil)), freshness) {
       return .tokens(tokens, resolved)
     }
     guard AgentClient.enabled(environment, config: config) else { return .unknown(askedAgent: false) }
     let request = AgentClient.tokenRequest(
-      profile: resolved.name, minTTL: minTTL, idToken: false, configPath: paths.config, environment: environment)
+      profile: resolved.name, freshness: freshness, idToken: false, configPath: paths.config, environment: environment)
     guard case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: AgentClient.timeout, notice: AgentClient.waitNotice) else {
       return .unknown(askedAgent: true)
     }
     if let tokens = answer.tokenSet { return .tokens(tokens, resolved) }
     if let refusal = answer.finalRefusal { return .refused(refusal.status, refusal.message) }
     return .unknown(askedAgent: true)
+  }
+
+  /// An explicit margin the token handed out does not meet, said on stderr as the full command
+  /// line says it.
+  static func sayShortfall(_ tokens: TokenSet, _ resolved: ResolvedProfile, asked: Int64?, prefix: String = "") {
+    guard let short = tokens.shortfall(now: Int64(time(nil)), Freshness.asked(asked, profile: resolved.profile)) else { return }
+    writeTerminal(2, "strivacity: warning: \(prefix)\(resolved.name): \(TerminalSafe.text(short, multiline: false))\n")
   }
 
   /// Whatever the agent said short of tokens, the full command line is not to ask it again
@@ -127,8 +137,8 @@ public enum HotPath {
       options[name] = value
     }
     let format = TokenFormat(rawValue: options["--format"] ?? "raw")
-    let minTTL = options["--min-ttl"].map { Int64($0) } ?? TokenSet.defaultMinTTL
-    guard let format, let minTTL, minTTL >= 0 else { return .handOff(stdin: nil) }
+    let asked = options["--min-ttl"].map { Int64($0) }
+    guard let format, asked.map({ $0.map { (0...Freshness.maxSeconds).contains($0) } ?? false }) ?? true else { return .handOff(stdin: nil) }
     // kubectl's KUBERNETES_EXEC_INFO: one it does not understand is the full command line's to refuse.
     var exec = ExecCredentialInfo()
     if format == .execCredential {
@@ -139,9 +149,10 @@ public enum HotPath {
     let paths = Paths(environment: environment)
     let named = ResolvedProfile.requestedName(overrides: ProfileOverrides(profile: options["--profile"]), environment: environment)
     guard let config = try? loadConfig(paths.config, .profile(named)), config.warnings.isEmpty else { return .handOff(stdin: nil) }
-    let found = current(config: config, profile: options["--profile"], minTTL: minTTL, environment: environment, paths: paths)
+    let found = current(config: config, profile: options["--profile"], asked: asked ?? nil, environment: environment, paths: paths)
     switch found {
     case .tokens(let tokens, let resolved):
+      sayShortfall(tokens, resolved, asked: asked ?? nil)
       writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: Int64(time(nil)), exec: exec))
       return .answered
     case .refused(let status, let message) where status != 3:

@@ -206,10 +206,16 @@ enum ManPage {
       printf '%s' "$PASSWORD" | gnome-keyring-daemon --daemonize --unlock --components=secrets
       .Ed
       .Pp
-      Refreshes are due when the access token expires within
+      Refreshes are due when the access token expires within 60 seconds, but never more
+      than half its lifetime before expiry, so short-lived tokens are not refreshed on every
+      call. An explicit
       .Fl -min-ttl
-      seconds (60), but never more than half its lifetime before expiry, so short-lived
-      tokens are not refreshed on every call; many callers at once make one refresh.
+      (or a profile's
+      .Ic min_ttl )
+      is a promise, not capped: the token is refreshed whenever fewer seconds are left, and
+      when even a fresh one lives less, it is printed and a warning says so.
+      .Fl -refresh
+      refreshes now, whatever the expiry. Many callers at once make one refresh.
       .Pp
       Smoke-test a tenant's journey from CI:
       .Bd -literal -offset indent
@@ -410,6 +416,12 @@ enum ManPage {
     further hosts
     .Cm curl
     may send the token to; default none
+    .It Ic min_ttl No (integer)
+    seconds every token handed out for the profile must have left (git, curl, kubectl,
+    .Cm token
+    without
+    .Fl -min-ttl ) ;
+    default: 60, at most half the token's lifetime
     .El
 
     """#

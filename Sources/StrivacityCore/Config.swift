@@ -11,6 +11,7 @@
 //   store = "secret-service"          # or "file"
 //   git_hosts = ["git.example.com"]      # git credential helper answers for these
 //   hosts = ["api.example.com"]          # `strivacity curl` may send the token here too
+//   min_ttl = 600                        # optional: every token handed out lives this long more
 //
 // Nothing secret is ever written here.
 import Glibc
@@ -30,6 +31,9 @@ public struct Profile: Sendable, Equatable {
   public var gitUser: String { gitUsername ?? "oauth2" }
   /// Other hosts (or URL prefixes) `strivacity curl` may send the token to, besides the tenant.
   public var hosts: [HostEntry] = []
+  /// `min_ttl`: seconds of life every token handed out for this profile must have left (git,
+  /// curl, kubectl, `token` without --min-ttl); a promise, not capped as the default margin is.
+  public var minTTL: Int64?
 
   public init(name: String) { self.name = name }
 
@@ -249,6 +253,11 @@ public struct Config: Sendable, Equatable {
       case "git_hosts": profile.gitHosts = try hostEntries(field, path: path)
       case "git_username": profile.gitUsername = try string(field, path: path)
       case "hosts": profile.hosts = try hostEntries(field, path: path)
+      case "min_ttl":
+        guard case .integer(let seconds) = field.value, (0...Freshness.maxSeconds).contains(seconds) else {
+          throw .invalid(path: path, position: field.position, message: "min_ttl must be a number of seconds from 0 to \(Freshness.maxSeconds)")
+        }
+        profile.minTTL = seconds
       default:
         warnings.append(.init(path: path, position: field.position, message: "unknown key '\(field.key)' in [profiles.\(entry.key)] ignored"))
       }

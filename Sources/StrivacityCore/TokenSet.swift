@@ -61,19 +61,29 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
   /// The refresh margin asked for when nobody says (`token --min-ttl`, git, curl, kubectl).
   public static let defaultMinTTL: Int64 = 60
 
-  /// True when the access token expires within the refresh margin of `now` (or has no expiry
-  /// and is older than a day, as a conservative guess).
-  public func needsRefresh(now: Int64, minTTL: Int64) -> Bool {
-    if let expiresAt { return expiresAt - now <= refreshMargin(minTTL: minTTL) }
+  /// True when the access token expires within the margin `freshness` asks for (or has no
+  /// expiry and is older than a day, as a conservative guess), or a refresh is forced.
+  public func needsRefresh(now: Int64, _ freshness: Freshness) -> Bool {
+    if freshness.force { return true }
+    if let expiresAt { return expiresAt - now <= refreshMargin(freshness) }
     return now - obtainedAt > 86_400
   }
 
-  /// How long before expiry a refresh is due: `minTTL`, but never more than half the access
-  /// token's lifetime. A token that lives 5 s is refreshed with 2 s left, not on every call.
-  public func refreshMargin(minTTL: Int64) -> Int64 {
-    guard let expiresAt else { return minTTL }
+  /// How long before expiry a refresh is due. An explicit margin (`--min-ttl N`, `min_ttl`) is
+  /// a promise: N. The default one is at most half the access token's lifetime, so a token that
+  /// lives 5 s is refreshed with 2 s left, not on every call.
+  public func refreshMargin(_ freshness: Freshness) -> Int64 {
+    guard let expiresAt, !freshness.explicit else { return freshness.seconds }
     let lifetime = expiresAt - obtainedAt
-    return lifetime > 0 ? min(minTTL, lifetime / 2) : minTTL
+    return lifetime > 0 ? min(freshness.seconds, lifetime / 2) : freshness.seconds
+  }
+
+  /// What to say when an explicit margin is not met by the token handed out (the tenant issues
+  /// tokens that live less than asked): nil when it is, or when none was asked for.
+  public func shortfall(now: Int64, _ freshness: Freshness) -> String? {
+    guard freshness.explicit, let expiresAt, let left = secondsLeft(now: now), left < freshness.seconds else { return nil }
+    return "the access token has \(left) s left, less than the \(freshness.seconds) s asked (--min-ttl, min_ttl): "
+      + "the tenant issues \(max(0, expiresAt - obtainedAt))-s tokens"
   }
 
   /// Seconds the access token has left at `now` (nil without an expiry).
@@ -120,4 +130,36 @@ private struct StoredTokenSet: Codable {
 public enum Redact {
   /// A short, non-reversible stand-in for a token: its length only.
   public static func token(_ token: String) -> String { "<redacted \(token.utf8.count) bytes>" }
+}
+
+/// How much life the access token handed out must have left, and whether to refresh anyway.
+public struct Freshness: Sendable, Equatable, CustomStringConvertible {
+  /// Seconds of life wanted.
+  public var seconds: Int64
+  /// Asked for (`--min-ttl`, a profile's `min_ttl`): refreshed whenever fewer are left. Else the
+  /// default margin, capped at half the token's lifetime.
+  public var explicit: Bool
+  /// `token --refresh`: refresh now whatever the expiry (one refresh for all who ask at once).
+  public var force: Bool
+
+  public init(seconds: Int64, explicit: Bool, force: Bool = false) {
+    self.seconds = seconds
+    self.explicit = explicit
+    self.force = force
+  }
+
+  /// The default: 60 s, at most half the lifetime.
+  public static let standard = Freshness(seconds: TokenSet.defaultMinTTL, explicit: false)
+
+  /// What a command asks for: `asked` (its --min-ttl), else the profile's `min_ttl`, else the
+  /// default.
+  public static func asked(_ asked: Int64?, profile: Profile?, force: Bool = false) -> Freshness {
+    if let seconds = asked ?? profile?.minTTL { return Freshness(seconds: seconds, explicit: true, force: force) }
+    return Freshness(seconds: TokenSet.defaultMinTTL, explicit: false, force: force)
+  }
+
+  /// Largest margin accepted anywhere (a year).
+  public static let maxSeconds: Int64 = 86_400 * 365
+
+  public var description: String { "\(seconds) s\(explicit ? " (asked)" : "")\(force ? ", refresh now" : "")" }
 }

@@ -3,6 +3,7 @@
 import CurlTransport
 import Foundation
 import Glibc
+import Synchronization
 import StrivacityCore
 import StrivacityTestSupport
 import Testing
@@ -64,13 +65,83 @@ import Testing
     #expect(after["refresh_token"] != before["refresh_token"], "rotated")
     #expect(after["refresh_token"]?.string != nil)
     #expect(try h.grants("refresh_token") == 1)
-    // --min-ttl beyond the lifetime is capped at half of it: no refresh with the hour fresh...
-    #expect(try h.strivacity(["token", "--profile", h.profile, "--min-ttl", "7200"]).status == 0)
-    #expect(try h.grants("refresh_token") == 1)
-    // ...one with less than half the hour left.
+    // An explicit --min-ttl is a promise (a 45-minute job asks for 2700 s): refreshed with 1700
+    // s left, which the default margin would not; then fresh enough for it.
     try h.expireStoredAccessToken(in: 1_700)
-    #expect(try h.strivacity(["token", "--profile", h.profile, "--min-ttl", "7200"]).status == 0)
+    let job = try h.strivacity(["token", "--profile", h.profile, "--min-ttl", "2700"])
+    #expect(job.status == 0 && job.stderr.isEmpty, "\(job.stderr)")
     #expect(try h.grants("refresh_token") == 2)
+    #expect(try h.strivacity(["token", "--profile", h.profile, "--min-ttl", "2700"]).status == 0)
+    #expect(try h.grants("refresh_token") == 2)
+    // More than the tenant's tokens live: refreshed, printed, and said on stderr.
+    let long = try h.strivacity(["token", "--profile", h.profile, "--min-ttl", "7200"])
+    #expect(long.status == 0)
+    #expect(long.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-") + "\n")
+    #expect(long.stderr.hasPrefix("strivacity: warning: \(h.profile): the access token has 3"), "\(long.stderr)")
+    #expect(long.stderr.contains("s left, less than the 7200 s asked (--min-ttl, min_ttl): the tenant issues 3600-s tokens\n"), "\(long.stderr)")
+    #expect(long.stderr.split(separator: "\n").count == 1)
+    #expect(try h.grants("refresh_token") == 3)
+  }
+
+  /// `token --refresh`: a new token now, whatever the expiry (roles changed at the tenant);
+  /// the small binary hands it to the full command line, which refreshes once.
+  @Test func refreshNowWhateverTheExpiry() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    let before = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
+    let result = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+    let after = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
+    #expect(after != before && result.stdout == after + "\n")
+    #expect(try h.grants("refresh_token") == 1)
+    #expect(try h.strivacity(["token", "--profile", h.profile]).stdout == after + "\n", "then the new one, from the cache")
+    #expect(try h.grants("refresh_token") == 1)
+  }
+
+  /// Forced refreshes are single-flight as every refresh: 16 `token --refresh` held at the
+  /// refresh lock (all have read the store) make one refresh, and all print its token.
+  @Test func forcedRefreshesAtOnceMakeOne() throws {
+    let h = try Harness(journey: "password")
+    let runtime = h.home.file("run")
+    mkdir(runtime, 0o700)
+    mkdir(runtime + "/strivacity", 0o700)
+    h.extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    try h.signIn()
+    let lockPath = runtime + "/strivacity/\(h.profile).lock"
+    let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
+    let outputs = Mutex<[ProcessResult]>([])
+    let done = DispatchGroup()
+    let callers = 16
+    for _ in 0..<callers {
+      done.enter()
+      Thread.detachNewThread {
+        if let result = try? h.strivacity(["token", "--profile", h.profile, "--refresh"]) { outputs.withLock { $0.append(result) } }
+        done.leave()
+      }
+    }
+    // Every caller has read the store and waits at the lock (it has the lock file open).
+    let deadline = Date().addingTimeInterval(30)
+    while openers(of: lockPath) < callers + 1 && Date() < deadline { usleep(20_000) }
+    #expect(openers(of: lockPath) == callers + 1, "all callers at the lock")
+    flock(lock, LOCK_UN)
+    close(lock)
+    done.wait()
+    let results = outputs.withLock { $0 }
+    #expect(results.count == callers && results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
+    #expect(Set(results.map(\.stdout)).count == 1, "one token for all")
+    #expect(try h.grants("refresh_token") == 1)
+  }
+
+  /// How many open file descriptions of processes of ours name `path` (/proc/PID/fd).
+  private func openers(of path: String) -> Int {
+    var count = 0
+    for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where pid.allSatisfy(\.isNumber) {
+      for fd in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? [] {
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) == path { count += 1 }
+      }
+    }
+    return count
   }
 
   @Test func aRefusedRefreshTokenIsDiscarded() throws {

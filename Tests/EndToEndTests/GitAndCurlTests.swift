@@ -360,6 +360,30 @@ extension Harness {
     #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("git_hosts = [\"https://git.example.com/a/org\"]"))
   }
 
+  /// A profile's `min_ttl` is git's margin too (a long clone): refreshed when fewer seconds are
+  /// left, whichever binary answers; when the tenant's tokens live less, git gets the token and
+  /// the user a warning on stderr.
+  @Test func aConfiguredMarginHoldsForGit() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile("git_hosts = [\"git.example.com\"]\nmin_ttl = 2700")
+    try h.signIn()
+    var refreshes = 0
+    for binary in Self.binaries {
+      try h.expireStoredAccessToken(in: 1_700)
+      let get = try run([TestEnvironment.binary(binary), "credential", "get"], environment: h.environment, stdin: "protocol=https\nhost=git.example.com\n")
+      refreshes += 1
+      #expect(get.status == 0 && get.stderr.isEmpty, "\(binary): \(get.stderr)")
+      #expect(get.stdout.contains("password=\(try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-")\n"), "\(binary)")
+      #expect(try h.grants("refresh_token") == refreshes, "\(binary) refreshed with 1700 s left")
+    }
+    try h.writeProfile("git_hosts = [\"git.example.com\"]\nmin_ttl = 7200")
+    for binary in Self.binaries {
+      let get = try run([TestEnvironment.binary(binary), "credential", "get"], environment: h.environment, stdin: "protocol=https\nhost=git.example.com\n")
+      #expect(get.stdout.contains("password="), "\(binary)")
+      #expect(get.stderr.contains("warning: git credential: \(h.profile): the access token has ") && get.stderr.contains("less than the 7200 s asked"), "\(binary): \(get.stderr)")
+    }
+  }
+
   /// Dotted keys and headers of 30000 parts (60 KB) killed `token` and git's `get` with signal
   /// 11: now a config error with the line, from both binaries.
   @Test func deepNestingInTheConfigIsAnErrorWithItsLine() throws {

@@ -1,5 +1,6 @@
-// Every command's --help, as a person reads it at 80 columns, against a golden file in
-// Tests/StrivacityCLITests/Golden (re-record with RECORD_SNAPSHOTS=1 and review the diff). The
+// Every command's --help, as a person reads it at 80 columns (and at 40 and 200: a narrow
+// split pane, a wide window), against a golden file in Tests/StrivacityCLITests/Golden
+// (re-record with RECORD_SNAPSHOTS=1 and review the diff). The
 // man page and the completions are checked against the committed ones by DocsTests.
 import Foundation
 import StrivacityTestSupport
@@ -9,11 +10,11 @@ import Testing
   /// Every command but the hidden ones (generate-man); a new one fails DocsTests until listed.
   static let commands = ["", "login", "token", "status", "userinfo", "logout", "revoke", "credential", "setup-git", "setup-kubectl", "curl", "agent"]
 
-  @Test(arguments: commands)
-  func help(command: String) throws {
-    let result = try Sandbox().strivacity((command.isEmpty ? [] : [command]) + ["--help"])
+  @Test(arguments: commands, [80, 40, 200])
+  func help(command: String, columns: Int) throws {
+    let result = try Sandbox().strivacity((command.isEmpty ? [] : [command]) + ["--help"], extra: ["COLUMNS": "\(columns)"])
     #expect(result.status == 0 && result.ownStderr.isEmpty, "\(result.stderr)")
-    let name = command.isEmpty ? "help" : "help-\(command)"
+    let name = (command.isEmpty ? "help" : "help-\(command)") + (columns == 80 ? "" : "@\(columns)")
     let path = TestEnvironment.repositoryRoot.appendingPathComponent("Tests/StrivacityCLITests/Golden/\(name).txt").path
     if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
       try result.stdout.write(toFile: path, atomically: true, encoding: .utf8)

@@ -456,13 +456,14 @@ final class AgentServer: @unchecked Sendable {
   /// profile and config file, as the client would have resolved them).
   private func token(_ request: AgentMessage) -> AgentMessage {
     guard let profile = request["profile"], ProfileName.isValid(profile),
-      let minTTL = request["min_ttl"].flatMap({ Int64($0) }), minTTL >= 0, minTTL <= 86_400 * 365
+      let minTTL = request["min_ttl"].flatMap({ Int64($0) }), minTTL >= 0, minTTL <= Freshness.maxSeconds
     else { return .refusal(status: ExitStatus.usage.rawValue, message: "agent: a token request needs a profile and min_ttl") }
     var environment: [String: String] = [:]
     for name in AgentProtocol.environmentNames {
       if let value = request["env." + name] { environment[name] = value }
     }
     let includeIDToken = request["id_token"] == "1"
+    let freshness = Freshness(seconds: minTTL, explicit: request["min_ttl_explicit"] == "1")
     // The common case, without resolving or the keyring: this request was answered before, its
     // config file has not changed since, and the set held is not due for refresh.
     let requestKey = ([profile] + AgentProtocol.environmentNames.map { environment[$0] ?? "\u{0}" }).joined(separator: "\u{0}")
@@ -471,7 +472,7 @@ final class AgentServer: @unchecked Sendable {
     let known = resolvedKeys[requestKey]
     pthread_mutex_unlock(&mutex)
     if let known, known.config == ConfigStamp(configPath), let tokens = store.held(known.key),
-      !tokens.needsRefresh(now: ProfileSession.now(), minTTL: minTTL)
+      !tokens.needsRefresh(now: ProfileSession.now(), freshness)
     {
       return .answer(tokens, includeIDToken: includeIDToken)
     }
@@ -482,7 +483,7 @@ final class AgentServer: @unchecked Sendable {
       let stamp = ConfigStamp(configPath)
       let options = try GlobalOptions.parse(["--profile", profile])
       let session = try ProfileSession(context: context, options: options)
-      let tokens = try session.freshTokens(minTTL: minTTL)
+      let tokens = try session.freshTokens(freshness)
       pthread_mutex_lock(&mutex)
       if resolvedKeys.count >= 256 { resolvedKeys.removeAll() }  // bounded, whatever clients send
       resolvedKeys[requestKey] = (session.key, stamp)

@@ -47,16 +47,20 @@ final class ProfileSession {
     CLIFailure("not signed in to \(name): run strivacity login\(name == "default" ? "" : " --profile \(name)")", status: .signInRequired)
   }
 
-  /// Tokens whose access token lives at least the refresh margin more (`minTTL`, at most half
-  /// the token's lifetime), refreshed if needed: one refresh however many processes ask. From
-  /// the agent when it is enabled and answers (then without a refresh token; the ID token only
-  /// with `idToken`).
-  func freshTokens(minTTL: Int64, idToken: Bool = false) throws -> TokenSet {
-    if asksAgent, let tokens = try agentTokens(minTTL: minTTL, idToken: idToken) { return tokens }
-    guard let tokens = try store.load(key) else { throw notSignedIn }
+  /// Tokens whose access token lives at least the refresh margin more (`freshness`: an explicit
+  /// one as asked, the default at most half the token's lifetime), refreshed if needed or forced:
+  /// one refresh however many processes ask. From the agent when it is enabled and answers (then
+  /// without a refresh token; the ID token only with `idToken`); a forced refresh is done here.
+  func freshTokens(_ freshness: Freshness, idToken: Bool = false) throws -> TokenSet {
+    if asksAgent, !freshness.force, let tokens = try agentTokens(freshness, idToken: idToken) { return tokens }
+    // Forced: from the store itself (a cached copy may be older than what it holds).
+    guard let tokens = try freshness.force ? store.reload(key) : store.load(key) else { throw notSignedIn }
     storedEndpoints = tokens.endpoints
-    if !tokens.needsRefresh(now: Self.now(), minTTL: minTTL) { return tokens }
+    if !tokens.needsRefresh(now: Self.now(), freshness) { return tokens }
     guard tokens.refreshToken != nil else {
+      if freshness.force, (tokens.secondsLeft(now: Self.now()) ?? 1) > 0 {
+        throw CLIFailure("no refresh token is held for \(name), so it cannot be refreshed: run strivacity login for new tokens", status: .signInRequired)
+      }
       throw CLIFailure("the access token for \(name) has expired and no refresh token is held: run strivacity login", status: .signInRequired)
     }
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
@@ -68,7 +72,7 @@ final class ProfileSession {
     guard let current = try store.reload(key) else { throw notSignedIn }
     let now = Self.now()
     let replaced = current.obtainedAt != tokens.obtainedAt || current.accessToken != tokens.accessToken
-    if !current.needsRefresh(now: now, minTTL: minTTL) || (replaced && (current.secondsLeft(now: now) ?? 1) > 0) {
+    if !current.needsRefresh(now: now, freshness) || (replaced && (current.secondsLeft(now: now) ?? 1) > 0) {
       log.note("another process refreshed \(name)")
       return current
     }
@@ -77,9 +81,9 @@ final class ProfileSession {
 
   /// The agent's answer: tokens, or its refusal as this command's error; nil when there is no
   /// agent to ask or no usable answer (the work is done here, as without one).
-  private func agentTokens(minTTL: Int64, idToken: Bool) throws -> TokenSet? {
+  private func agentTokens(_ freshness: Freshness, idToken: Bool) throws -> TokenSet? {
     let request = AgentClient.tokenRequest(
-      profile: name, minTTL: minTTL, idToken: idToken, configPath: context.paths.config, environment: context.environment)
+      profile: name, freshness: freshness, idToken: idToken, configPath: context.paths.config, environment: context.environment)
     switch AgentSocket.ask(request, environment: context.environment, timeout: AgentClient.timeout, notice: AgentClient.waitNotice) {
     case .answered(let answer):
       if let tokens = answer.tokenSet { return tokens }

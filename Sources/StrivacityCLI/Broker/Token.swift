@@ -12,8 +12,10 @@ struct Token: ParsableCommand {
     abstract: "Print a fresh access token (refreshing it when needed).",
     discussion: """
       Only the token (or the chosen format) goes to stdout. When the access token expires \
-      within --min-ttl seconds (at most half its lifetime) it is refreshed first; many \
-      processes asking at once make one refresh. Formats: raw, header, json, env (for \
+      within a minute (at most half its lifetime), or within --min-ttl seconds when given \
+      (or the profile's min_ttl), it is refreshed first; --refresh refreshes it whatever \
+      its expiry. Many processes asking at once make one refresh. A token that lives less \
+      than --min-ttl even fresh from the tenant is printed, and said on stderr. Formats: raw, header, json, env (for \
       eval), curl (for curl -K -), exec-credential (a Kubernetes ExecCredential, in the \
       apiVersion kubectl asks for: client.authentication.k8s.io/v1 or v1beta1).
 
@@ -25,8 +27,11 @@ struct Token: ParsableCommand {
 
   @OptionGroup var global: GlobalOptions
 
-  @Option(name: .customLong("min-ttl"), help: ArgumentHelp("Refresh when the token expires within this many seconds, at most half its lifetime.", valueName: "seconds"))
-  var minTTL: Int64 = TokenSet.defaultMinTTL
+  @Option(name: .customLong("min-ttl"), help: ArgumentHelp("Refresh when the token expires within this many seconds (default: 60, at most half its lifetime).", valueName: "seconds"))
+  var minTTL: Int64?
+
+  @Flag(help: "Refresh now, whatever the token's expiry (roles changed).")
+  var refresh = false
 
   @Option(help: ArgumentHelp("What to print: the token alone, or a header, JSON, shell, curl or Kubernetes form.", valueName: "format"))
   var format: TokenFormat = .raw
@@ -38,7 +43,7 @@ struct Token: ParsableCommand {
   var login = false
 
   func validate() throws {
-    guard minTTL >= 0 else { throw ValidationError("--min-ttl must not be negative") }
+    if let minTTL, !(0...Freshness.maxSeconds).contains(minTTL) { throw ValidationError("--min-ttl must be from 0 to \(Freshness.maxSeconds) seconds") }
   }
 
   func run() throws {
@@ -53,16 +58,19 @@ struct Token: ParsableCommand {
       }
     }
     let session = try ProfileSession(context: context, options: global)
+    var freshness = Freshness.asked(minTTL, profile: session.resolved.profile, force: refresh)
     let tokens: TokenSet
     do {
-      tokens = try session.freshTokens(minTTL: minTTL, idToken: idToken)
+      tokens = try session.freshTokens(freshness, idToken: idToken)
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       // kubectl with interactiveMode Never (or no terminal to offer): at once, naming the command.
       guard exec.interactive != false, signInAllowed(failure, profile: session.name) else { throw failure }
       let login = try Login.parse(["--profile", session.name] + (global.verbose ? ["--verbose"] : []) + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
-      tokens = try session.freshTokens(minTTL: minTTL, idToken: idToken)
+      freshness.force = false  // just signed in
+      tokens = try session.freshTokens(freshness, idToken: idToken)
     }
+    if !idToken, let short = tokens.shortfall(now: ProfileSession.now(), freshness) { Console.warning("\(session.name): \(short)") }
     let token: BearerToken
     if idToken {
       guard let id = tokens.idToken else {
@@ -96,7 +104,7 @@ struct Userinfo: ParsableCommand {
 
   func run() throws {
     let session = try ProfileSession(context: global.context(), options: global)
-    let tokens = try session.freshTokens(minTTL: 30)
+    let tokens = try session.freshTokens(Freshness(seconds: 30, explicit: false))
     let endpoint = try session.endpoint(\.userinfoEndpoint, "userinfo endpoint")
     let response = try session.send(HTTPRequest(
       url: endpoint, headers: [HTTPHeader("Authorization", "Bearer \(tokens.accessToken.value)"), HTTPHeader("Accept", "application/json")]))

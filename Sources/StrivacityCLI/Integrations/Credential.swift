@@ -55,21 +55,23 @@ struct Credential: ParsableCommand {
 
   private func get(_ request: CredentialRequest, profile: Profile, context: Context) throws {
     let session = try ProfileSession(context: context, options: global, profile: profile.name)
+    let freshness = Freshness.asked(nil, profile: profile)
     let tokens: TokenSet
     do {
-      tokens = try session.freshTokens(minTTL: TokenSet.defaultMinTTL)
+      tokens = try session.freshTokens(freshness)
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       // Sign in on the terminal if there is one; otherwise stay silent so git moves on.
       guard TTY() != nil else { return }
       Console.writeStderr("strivacity: \(failure.message)\n")
       let login = try Login.parse(["--profile", profile.name] + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
-      tokens = try session.freshTokens(minTTL: TokenSet.defaultMinTTL)
+      tokens = try session.freshTokens(freshness)
     } catch {
       // git shows nothing of ours on stdout; one line on stderr says why we had no answer.
       Console.error("git credential: \((CLIFailure(recognising: error)?.message) ?? "\(error)")")
       return
     }
+    if let short = tokens.shortfall(now: ProfileSession.now(), freshness) { Console.warning("git credential: \(profile.name): \(short)") }
     Console.writeStdout(CredentialProtocol.answer(
       request: request, token: tokens.accessToken, username: profile.gitUser, expiresAt: tokens.expiresAt))
   }

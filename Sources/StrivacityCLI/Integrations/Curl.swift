@@ -66,7 +66,9 @@ struct Curl: ParsableCommand {
         throw CLIFailure("refusing to send the token to \(shown): profile \(session.name) allows \(list) (add it to hosts)", status: .usage)
       }
     }
-    let tokens = try session.freshTokens(minTTL: TokenSet.defaultMinTTL)
+    let freshness = Freshness.asked(nil, profile: session.resolved.profile)
+    let tokens = try session.freshTokens(freshness)
+    if let short = tokens.shortfall(now: ProfileSession.now(), freshness) { Console.warning("\(session.name): \(short)") }
     var fds: [Int32] = [0, 0]
     guard pipe(&fds) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
     _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)  // curl inherits the read end only
