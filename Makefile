@@ -8,7 +8,7 @@ BUILD_DIR ?= .build
 # What building and testing need on Debian 12 besides Swift itself.
 APT_PACKAGES := libsecret-1-dev libcurl4-openssl-dev pkg-config \
   libsecret-tools gnome-keyring dbus-daemon libglib2.0-bin \
-  keepassxc python3-dbus systemd git curl man-db lintian keyutils openssl python3 python3-pip
+  keepassxc python3-dbus systemd git curl man-db lintian keyutils openssl python3 python3-pip gcc
 FUZZ_SECONDS ?= 10
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(BUILD_DIR)/debug/strivacity
@@ -49,12 +49,14 @@ deps:
 
 ## build: debug build of every product
 build: deps
+	@SWIFT=$(SWIFT) Scripts/buildinfo
 	$(SWIFT) build --build-path $(BUILD_DIR)
 
 ## test: every test, inside a private D-Bus session with an unlocked gnome-keyring; a bounded
 ## libFuzzer run of each parser; then the Debian package, built and tried from a scratch root
 ## with the Swift toolchain hidden
 test: deps
+	@SWIFT=$(SWIFT) Scripts/buildinfo
 	$(SWIFT) build --build-path $(BUILD_DIR) --build-tests
 	@# The build leaves gigabytes of dirty pages; written out here, the tests' first fsyncs (the
 	@# keyring daemon's, the file store's) do not wait for them. (The minute-long "keyring stall"
@@ -79,6 +81,7 @@ HARDENING := -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now \
 # half of its time). Not position-independent: lld's static-pie does not start with Swift's
 # static runtime. The full command line keeps the Swift runtime static and glibc dynamic.
 release: deps
+	@SWIFT=$(SWIFT) Scripts/buildinfo
 	$(SWIFT) build -c release -Xswiftc -static-executable $(HARDENING) --scratch-path .build-front --product strivacity
 	$(SWIFT) build -c release --static-swift-stdlib $(HARDENING) --scratch-path .build-static --product strivacity-cli
 

@@ -28,6 +28,8 @@ let package = Package(
     // The libsecret and GLib calls the store makes, resolved through dlsym on first use (the
     // library is libsecret-1-0's; the build needs none of its headers).
     .target(name: "CSecretShim", linkerSettings: [.linkedLibrary("dl")]),
+    // The commit and compiler of the build (Scripts/buildinfo), for --version --verbose.
+    .target(name: "CBuildInfo"),
 
     // MARK: pure core (no I/O beyond what callers hand in)
     .target(name: "StrivacityCore"),
@@ -72,7 +74,7 @@ let package = Package(
       name: "StrivacityCLI",
       dependencies: [
         "StrivacityCore", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport", "SecretStore", "LoopbackHTTP",
-        "GitCredential", "SystemIO", "TokenCache", "Launcher", "AgentSocket",
+        "GitCredential", "SystemIO", "TokenCache", "Launcher", "AgentSocket", "CBuildInfo", "CCurlShim", "CSecretShim",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .executableTarget(name: "strivacity-cli", dependencies: ["StrivacityCLI"]),

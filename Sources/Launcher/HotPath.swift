@@ -89,7 +89,10 @@ public enum HotPath {
   static func current(
     config: Config, profile: String?, asked: Int64?, environment: [String: String], paths: Paths
   ) -> Current {
-    guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile), environment: environment),
+    // A bad number in the environment is the full command line's to say (exit 2), whichever
+    // binary would have answered.
+    guard (try? EnvironmentLimits.admit(environment)) != nil,
+      let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile), environment: environment),
       resolved.store == .secretService, let key = try? resolved.storeKey(configPath: paths.config)
     else { return .unknown(askedAgent: false) }
     let freshness = Freshness.asked(asked, profile: resolved.profile)

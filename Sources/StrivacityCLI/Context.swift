@@ -49,18 +49,22 @@ final class Context {
     try ResolvedProfile.resolve(config: config(), overrides: options.overrides, environment: environment)
   }
 
+  /// The environment's numbers (EnvironmentLimits, as the small binary admits them); a bad one
+  /// is a usage error.
+  func limits() throws -> EnvironmentLimits {
+    do {
+      return try EnvironmentLimits.admit(environment)
+    } catch {
+      throw CLIFailure(error.description, status: .usage)
+    }
+  }
+
   /// An HTTP client with the user's timeouts: STRIVACITY_TIMEOUT seconds per request (30 by
   /// default, 0.1 to 3600), connecting within a third of that (at most 10 s).
   func httpClient() throws -> CurlHTTPClient {
     var options = CurlHTTPClient.Options()
     options.userAgent = "strivacity/\(strivacityVersion)"
-    if let text = environment["STRIVACITY_TIMEOUT"], !text.isEmpty {
-      let seconds: Double
-      do {
-        seconds = try Admit.seconds(text, in: 0.1...3600, what: "STRIVACITY_TIMEOUT")
-      } catch {
-        throw CLIFailure(error.description, status: .usage)
-      }
+    if let seconds = try limits().httpTimeout {
       options.totalTimeout = seconds
       options.connectTimeout = min(10, max(0.1, seconds / 3))
     }
@@ -92,17 +96,9 @@ final class Context {
   func keyringStore(notifyingAgent: Bool) throws -> TokenStore {
     let onTerminal = isatty(2) == 1
     var prompts = KeyringPrompts.defaults(attended: attended, onTerminal: onTerminal)
-    var timeout = SecretServiceStore.defaultTimeout
-    do {
-      if let text = environment["STRIVACITY_KEYRING_TIMEOUT"], !text.isEmpty {
-        timeout = try Admit.seconds(text, in: 0.1...600, what: "STRIVACITY_KEYRING_TIMEOUT")
-      }
-      if let text = environment["STRIVACITY_KEYRING_PROMPT_TIMEOUT"], !text.isEmpty {
-        prompts.bound = try Admit.seconds(text, in: 0.1...3600, what: "STRIVACITY_KEYRING_PROMPT_TIMEOUT")
-      }
-    } catch {
-      throw CLIFailure(error.description, status: .usage)
-    }
+    let limits = try limits()
+    let timeout = limits.keyringTimeout ?? SecretServiceStore.defaultTimeout
+    if let bound = limits.keyringPromptBound { prompts.bound = bound }
     let keyring = SecretServiceStore(timeout: timeout, prompts: prompts)
     // The access-token cache `token` starts from (KernelTokenCache); STRIVACITY_TOKEN_CACHE=off.
     let store: TokenStore = KernelTokenCache.enabled(environment) ? CachingSecretServiceStore(keyring) { ProfileSession.now() } : keyring

@@ -51,6 +51,10 @@ public struct Strivacity: ParsableCommand {
       Console.writeStderr(shortUsage())
       exit(withStatus: .usage)
     }
+    if VersionReport.asked(arguments) {
+      Console.writeStdout(VersionReport.text())
+      exit(withStatus: .ok)
+    }
     do {
       var command = try parseAsRoot(arguments)
       try command.run()

@@ -120,4 +120,16 @@ struct EmulatorCommand: ParsableCommand {
   }
 }
 
-EmulatorCommand.main()
+// Exit statuses as docs/emulator.md documents them: usage errors (ArgumentParser's 64, an
+// unknown --hostile kind) are 2.
+do {
+  var command = try EmulatorCommand.parseAsRoot()
+  try command.run()
+} catch {
+  let code = EmulatorCommand.exitCode(for: error)
+  if code.rawValue == ExitCode.validationFailure.rawValue {
+    FileHandle.standardError.write(Data((EmulatorCommand.fullMessage(for: error) + "\n").utf8))
+    exit(2)
+  }
+  EmulatorCommand.exit(withError: error)
+}

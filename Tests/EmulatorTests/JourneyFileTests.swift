@@ -71,5 +71,9 @@ import Testing
     let failed = try run([emulator, "--journey", bad, "--check"], environment: [:])
     #expect(failed.status == 1)
     #expect(failed.stderr.contains("\(bad): $.screens.a.transitions[0].next: no screen \"b\""))
+    // Usage errors are 2, as docs/emulator.md says (ArgumentParser's own would be 64).
+    let hostile = try run([emulator, "--journey", good, "--hostile", "bogus"], environment: [:])
+    #expect(hostile.status == 2 && hostile.stderr.contains("unknown hostile kind \"bogus\""), "\(hostile.status) \(hostile.stderr)")
+    #expect(try run([emulator, "--no-such-option"], environment: [:]).status == 2)
   }
 }

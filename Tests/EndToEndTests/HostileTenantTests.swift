@@ -8,6 +8,7 @@ import Glibc
 import LoopbackHTTP
 import StrivacityCore
 import StrivacityTestSupport
+import Synchronization
 import Testing
 
 extension Harness {
@@ -355,5 +356,82 @@ func escapeSequences(in text: String) -> [String] {
       let result = try h.automatedLogin(sdk: "web", HostileTenantTests.password, environment: HostileTenantTests.secret)
       expectOneLineRefusal(result, status: 2, "STRIVACITY_TIMEOUT must be a number of seconds")
     }
+  }
+
+  /// The same numbers are the same usage error whichever binary would answer: the small one
+  /// does not answer from its cache past a bad STRIVACITY_KEYRING_TIMEOUT (the full one says it).
+  @Test func environmentNumbersAreRefusedAlikeByBothBinaries() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile()
+    try h.signIn()
+    #expect(h.cachedToken() != nil, "the small binary could answer from its cache")
+    for name in ["STRIVACITY_KEYRING_TIMEOUT", "STRIVACITY_KEYRING_PROMPT_TIMEOUT", "STRIVACITY_TIMEOUT"] {
+      for binary in ["strivacity", "strivacity-cli"] {
+        let result = try run([TestEnvironment.binary(binary), "token", "--profile", h.profile], environment: h.environment.merging([name: "abc"]) { _, new in new })
+        expectOneLineRefusal(result, status: 2, "\(name) must be a number of seconds")
+      }
+    }
+    #expect(try h.strivacity(["token", "--profile", h.profile]).status == 0, "and without it, a token")
+  }
+}
+
+/// A TCP listener on loopback that accepts and counts connections, answering nothing: where a
+/// proxy from the environment would be.
+final class CountingListener: @unchecked Sendable {
+  let port: UInt16
+  private let fd: Int32
+  private let accepted = Box()
+
+  final class Box: @unchecked Sendable { let count = Mutex(0) }
+
+  init() throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    self.fd = fd
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard fd >= 0, bound == 0, listen(fd, 64) == 0 else { throw TestFailure("cannot listen") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    port = UInt16(bigEndian: address.sin_port)
+    let listening = fd, accepted = accepted
+    Thread.detachNewThread {
+      while true {
+        let client = accept(listening, nil, nil)
+        if client < 0 { if errno == EINTR { continue } else { return } }
+        accepted.count.withLock { $0 += 1 }
+        close(client)
+      }
+    }
+  }
+
+  var connections: Int { accepted.count.withLock { $0 } }
+  var url: String { "http://127.0.0.1:\(port)" }
+
+  deinit { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+}
+
+@Suite struct ProxyEnvironmentTests {
+  /// Proxy variables in the environment never reach a loopback tenant: sign-in, refresh,
+  /// userinfo, `strivacity curl` (the real curl) and revocation all talk to it directly, and the
+  /// proxy sees no connection (it would have seen a plain-http token).
+  @Test func proxyVariablesNeverReachALoopbackTenant() throws {
+    let h = try Harness(journey: "password")
+    let proxy = try CountingListener()
+    for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] { h.extraEnvironment[name] = proxy.url }
+    try h.writeProfile()
+    try h.signIn()
+    try h.expireStoredAccessToken(in: 10)
+    let token = try h.strivacity(["token", "--profile", h.profile])
+    #expect(token.status == 0, "\(token.stderr)")
+    #expect(try h.grants("refresh_token") == 1)
+    let info = try h.strivacity(["userinfo", "--profile", h.profile])
+    #expect(info.status == 0, "\(info.stderr)")
+    let curl = try h.strivacity(["curl", "--profile", h.profile, "-sS", h.emulator.issuer + "userinfo"])
+    #expect(curl.status == 0 && curl.stdout.contains("\"sub\""), "\(curl.stderr)")
+    let revoke = try h.strivacity(["revoke", "--profile", h.profile])
+    #expect(revoke.status == 0, "\(revoke.stderr)")
+    #expect(proxy.connections == 0, "the proxy was asked \(proxy.connections) time(s)")
   }
 }

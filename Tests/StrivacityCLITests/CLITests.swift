@@ -78,6 +78,24 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
     #expect(try loaded(["token", "--profile", "default"], bus: true).contains("libsecret"), "the keyring store loads it")
   }
 
+  /// `--version --verbose`: what a bug report needs, on stdout: the build's commit and compiler,
+  /// and the libcurl and libsecret this machine loads (by path, with their Debian packages).
+  @Test func versionVerboseNamesTheBuildAndTheLibraries() throws {
+    let sandbox = try Sandbox()
+    let plain = try sandbox.strivacity(["--version"]).stdout
+    #expect(plain.hasPrefix("strivacity ") && plain.split(separator: "\n").count == 1, "plain --version stays one line")
+    for arguments in [["--version", "--verbose"], ["--verbose", "--version"], ["-v", "--version"]] {
+      let result = try sandbox.strivacity(arguments)
+      #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+      let lines = result.stdout.split(separator: "\n").map(String.init)
+      #expect(lines.first.map { $0 + "\n" } == plain)
+      #expect(lines.contains { $0.hasPrefix("commit:    ") && $0.count > 12 }, "\(result.stdout)")
+      #expect(lines.contains { $0.hasPrefix("compiler:  Swift version ") } || lines.contains("compiler:  unknown (the Swift runtime is the compiler's)"), "\(result.stdout)")
+      #expect(lines.contains { $0.hasPrefix("libcurl:   libcurl/") && $0.contains("/libcurl.so.4") }, "\(result.stdout)")
+      #expect(lines.contains { $0.hasPrefix("libsecret: ") && $0.contains("/libsecret-1.so.0") }, "\(result.stdout)")
+    }
+  }
+
   /// Parse errors too are one line in the documented form, with the help to read, and exit 2.
   @Test(arguments: [
     (["no-such-command"], "unexpected argument 'no-such-command' (see 'strivacity --help')"),

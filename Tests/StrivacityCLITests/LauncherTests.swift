@@ -57,6 +57,27 @@ import Testing
     #expect(result.stderr == "strivacity: error: git credential: credential request line 3 is not key=value\n")
   }
 
+  /// Where memfd_create is refused (some sandboxes' seccomp filters; here an LD_PRELOAD'ed
+  /// memfd_create that fails with ENOSYS, as the real call would), the hand-over carries stdin on
+  /// a pipe: a request that fits the pipe's buffer reaches the full command line whole; a larger
+  /// one is one line saying why, never a partial request.
+  @Test func withoutMemfdStdinIsHandedOverOnAPipe() throws {
+    let (dir, _) = try installed("libexec/strivacity/strivacity-cli")
+    let source = try dir.write("nomemfd.c", "#include <errno.h>\nint memfd_create(const char *name, unsigned flags) { (void)name; (void)flags; errno = ENOSYS; return -1; }\n")
+    let library = dir.file("nomemfd.so")
+    let compiled = try run(["/usr/bin/cc", "-shared", "-fPIC", "-o", library, source], environment: environment(dir))
+    try #require(compiled.status == 0, "\(compiled.stderr)")
+    var env = environment(dir)
+    env["LD_PRELOAD"] = library
+    let small = "protocol=https\nhost=git.example.com\n" + String(repeating: "x", count: 30_000) + "\n"
+    let fits = try run([dir.file("bin/strivacity"), "credential", "get"], environment: env, stdin: small)
+    #expect(fits.status == 0 && fits.stdout.isEmpty)
+    #expect(fits.stderr == "strivacity: error: git credential: credential request line 3 is not key=value\n", "the full command line read it whole")
+    let large = "protocol=https\nhost=git.example.com\n" + String(repeating: "x", count: 100_000) + "\n"
+    let refused = try run([dir.file("bin/strivacity"), "credential", "get"], environment: env, stdin: large)
+    expectOneLineError(refused, status: 1, containing: "memfd_create: Function not implemented")
+  }
+
   /// Where a place holds something that cannot run, the next place is tried; only when none
   /// runs is the refusal reported.
   @Test func aPlaceThatCannotRunIsPassedOver() throws {

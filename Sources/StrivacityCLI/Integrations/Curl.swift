@@ -73,7 +73,11 @@ struct Curl: ParsableCommand {
     guard pipe(&fds) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
     _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)  // curl inherits the read end only
     // URL globbing off (a glob could name another host), and http(s) only, redirects included.
+    // Loopback is this machine's: never through a proxy from the environment (http_proxy,
+    // ALL_PROXY), which would see a plain-http token, and whose loopback is another one.
+    let loopback = Set(curl.urls.compactMap { URLParts($0) }.filter(\.isLoopback).map(\.host)).sorted()
     let config = "globoff\nproto = \"=http,https\"\nproto-redir = \"=http,https\"\n"
+      + (loopback.isEmpty ? "" : "noproxy = \"\(loopback.joined(separator: ","))\"\n")
       + TokenFormat.curl.render(token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false, now: ProfileSession.now())
     // Written while curl runs: a config larger than the pipe's buffer would otherwise block.
     let previous = signal(SIGPIPE, SIG_IGN)
