@@ -11,6 +11,7 @@
 //   store = "secret-service"          # or "file"
 //   git_hosts = ["git.example.com"]      # git credential helper answers for these
 //   hosts = ["api.example.com"]          # `strivacity curl` may send the token here too
+//   kube_clusters = ["https://k8s.example.com:6443"]   # kubectl gets the token for these API servers
 //
 // Nothing secret is ever written here.
 import Glibc
@@ -30,6 +31,9 @@ public struct Profile: Sendable, Equatable {
   public var gitUser: String { gitUsername ?? "oauth2" }
   /// Other hosts (or URL prefixes) `strivacity curl` may send the token to, besides the tenant.
   public var hosts: [String] = []
+  /// The Kubernetes API servers kubectl gets the token for (`setup-kubectl` adds its context's);
+  /// each admitted as a `KubeServer`.
+  public var kubeClusters: [String] = []
 
   public init(name: String) { self.name = name }
 
@@ -249,6 +253,15 @@ public struct Config: Sendable, Equatable {
       case "git_hosts": profile.gitHosts = try strings(field, path: path)
       case "git_username": profile.gitUsername = try string(field, path: path)
       case "hosts": profile.hosts = try strings(field, path: path)
+      case "kube_clusters":
+        profile.kubeClusters = try strings(field, path: path)
+        for server in profile.kubeClusters {
+          do {
+            _ = try KubeServer(admitting: server)
+          } catch {
+            throw .invalid(path: path, position: field.position, message: "kube_clusters: \(error.description)")
+          }
+        }
       default:
         warnings.append(.init(path: path, position: field.position, message: "unknown key '\(field.key)' in [profiles.\(entry.key)] ignored"))
       }
