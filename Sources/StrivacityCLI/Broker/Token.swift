@@ -53,6 +53,11 @@ struct Token: ParsableCommand {
       }
     }
     let session = try ProfileSession(context: context, options: global)
+    // kubectl's API server must be among the profile's kube_clusters (before any refresh or
+    // sign-in); the small binary decides with the same function.
+    if format == .execCredential, case .refuse(let message) = exec.decision(clusters: session.resolved.profile.kubeClusters, profile: session.name) {
+      throw CLIFailure(message, status: .usage)
+    }
     let tokens: TokenSet
     do {
       tokens = try session.freshTokens(minTTL: minTTL, idToken: idToken)
