@@ -42,7 +42,7 @@ import Testing
     }
     #expect(page.components(separatedBy: "--profile name").count == 2, "--profile is described once, under COMMON OPTIONS")
     #expect(page.contains("strivacity token [common-options] [--min-ttl seconds] [--format format]"))
-    for key in ["default_profile", "tenant", "client_id", "scopes", "redirect_uri", "sdk_mode", "store", "git_hosts", "git_username", "hosts"] {
+    for key in ["default_profile", "tenant", "client_id", "scopes", "redirect_uri", "sdk_mode", "store", "git_hosts", "git_username", "hosts", "kube_clusters"] {
       #expect(page.range(of: "\n     \(key) (", options: []) != nil, "CONFIGURATION lacks \(key)")
     }
     #expect(!page.contains("\n   help"), "no 'help' entry")
