@@ -439,7 +439,7 @@ _strivacity_setup-kubectl() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --undo --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --store --config --user --kubeconfig)
+    non_repeating_options=(--profile --store --config --user --kubeconfig --context)
     __strivacity_offer_flags_options 0
 
     # Offer option value completions
@@ -461,6 +461,9 @@ _strivacity_setup-kubectl() {
         ;;
     '--kubeconfig')
         __strivacity_add_completions -f
+        return
+        ;;
+    '--context')
         return
         ;;
     esac

@@ -152,6 +152,13 @@ public enum HotPath {
     let paths = Paths(environment: environment)
     let named = ResolvedProfile.requestedName(overrides: ProfileOverrides(profile: options["--profile"]), environment: environment)
     guard let config = try? loadConfig(paths.config, .profile(named)), config.warnings.isEmpty else { return .handOff(stdin: nil) }
+    // kubectl's API server against the profile's kube_clusters (the one rule, in StrivacityCore):
+    // a refusal is the full command line's to say.
+    if format == .execCredential {
+      guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: options["--profile"]), environment: environment),
+        exec.decision(clusters: resolved.profile.kubeClusters, profile: resolved.name) == .allow
+      else { return .handOff(stdin: nil) }
+    }
     let found = current(config: config, profile: options["--profile"], asked: asked ?? nil, environment: environment, paths: paths)
     switch found {
     case .tokens(let tokens, let resolved):

@@ -148,7 +148,7 @@ enum ManPage {
       .Bl -tag -width 6n
       .It Pa $XDG_CONFIG_HOME/strivacity/config.toml
       profiles: tenant, client_id, scopes, redirect_uri, sdk_mode, store, git_hosts,
-      git_username, hosts (default
+      git_username, hosts, kube_clusters (default
       .Pa ~/.config/strivacity/config.toml ) ;
       never holds a secret
       .It Pa $XDG_STATE_HOME/strivacity/tokens/ Ns Ar profile Ns Pa .json
@@ -178,7 +178,8 @@ enum ManPage {
       .Nm
       (what
       .Cm setup-kubectl
-      writes):
+      writes, adding the context's API server to the profile's
+      .Ic kube_clusters ) :
       .Bd -literal -offset indent
       users:
       - name: strivacity
@@ -188,7 +189,7 @@ enum ManPage {
             command: /usr/bin/strivacity
             args: [token, --profile, work, --format, exec-credential, --login]
             interactiveMode: IfAvailable
-            provideClusterInfo: false
+            provideClusterInfo: true
       .Ed
       .Pp
       The credential is answered in the apiVersion kubectl asks for
@@ -197,6 +198,23 @@ enum ManPage {
       terminal when kubectl says the session is interactive; otherwise the call fails at once,
       naming
       .Ql strivacity login .
+      kubectl names the cluster's API server in
+      .Ev KUBERNETES_EXEC_INFO
+      .Pq provideClusterInfo: true ;
+      the token is answered only when it is one of the profile's
+      .Ic kube_clusters ,
+      and refused (exit 2) for any other, and for any server when the profile lists none. A
+      kubeconfig user with provideClusterInfo false (written by an earlier
+      .Cm setup-kubectl )
+      gets the token while
+      .Ic kube_clusters
+      is empty, and is refused once it is not: run
+      .Ql strivacity setup-kubectl --context NAME
+      again. Run by hand, without
+      .Ev KUBERNETES_EXEC_INFO ,
+      the command answers as
+      .Cm token
+      does.
       .Pp
       On a machine without a desktop (SSH, containers), keep tokens in a file, or start an
       unlocked gnome-keyring on a session bus first:
@@ -228,7 +246,9 @@ enum ManPage {
       output, error messages or core files; prompts go to
       .Pa /dev/tty
       and only data to standard output.
-      Tokens are only sent to the tenant's own host and the hosts a profile names.
+      Tokens are only sent to the tenant's own host and the hosts a profile names, and handed
+      to kubectl only for the API servers of its
+      .Ic kube_clusters .
       ID tokens are checked before anything is stored: RS256 signature against the tenant's
       keys, issuer, audience, expiry and nonce.
       Plain http is refused except to loopback addresses, and TLS verification cannot be
@@ -422,6 +442,14 @@ enum ManPage {
     without
     .Fl -min-ttl ) ;
     default: 60, at most half the token's lifetime
+    .It Ic kube_clusters No (array of strings)
+    the Kubernetes API servers kubectl gets the token for
+    .Pq Li https://host[:port][/path] ,
+    as the cluster's server in the kubeconfig; compared by scheme, host (any case), port (443 when
+    none is written) and path (trailing slashes aside). No user info, query or fragment; plain
+    http only on a loopback address.
+    .Cm setup-kubectl
+    adds its context's; default none
     .El
 
     """#

@@ -12,6 +12,7 @@
 //   git_hosts = ["git.example.com"]      # git credential helper answers for these
 //   hosts = ["api.example.com"]          # `strivacity curl` may send the token here too
 //   min_ttl = 600                        # optional: every token handed out lives this long more
+//   kube_clusters = ["https://k8s.example.com:6443"]   # kubectl gets the token for these API servers
 //
 // Nothing secret is ever written here.
 import Glibc
@@ -34,6 +35,9 @@ public struct Profile: Sendable, Equatable {
   /// `min_ttl`: seconds of life every token handed out for this profile must have left (git,
   /// curl, kubectl, `token` without --min-ttl); a promise, not capped as the default margin is.
   public var minTTL: Int64?
+  /// The Kubernetes API servers kubectl gets the token for (`setup-kubectl` adds its context's);
+  /// each admitted as a `KubeServer`.
+  public var kubeClusters: [String] = []
 
   public init(name: String) { self.name = name }
 
@@ -258,6 +262,15 @@ public struct Config: Sendable, Equatable {
           throw .invalid(path: path, position: field.position, message: "min_ttl must be a number of seconds from 0 to \(Freshness.maxSeconds)")
         }
         profile.minTTL = seconds
+      case "kube_clusters":
+        profile.kubeClusters = try strings(field, path: path)
+        for server in profile.kubeClusters {
+          do {
+            _ = try KubeServer(admitting: server)
+          } catch {
+            throw .invalid(path: path, position: field.position, message: "kube_clusters: \(error.description)")
+          }
+        }
       default:
         warnings.append(.init(path: path, position: field.position, message: "unknown key '\(field.key)' in [profiles.\(entry.key)] ignored"))
       }

@@ -1,6 +1,7 @@
 // What kubectl tells an exec credential plugin (KUBERNETES_EXEC_INFO, a JSON ExecCredential):
-// the apiVersion to answer in, and whether the plugin may talk to a person. Outside input:
-// read with the project's own JSON parser, and only the two known versions are admitted.
+// the apiVersion to answer in, whether the plugin may talk to a person, and (with
+// provideClusterInfo) the API server the credential is for. Outside input: read with the
+// project's own JSON parser, and only the two known versions are admitted.
 
 public struct ExecCredentialInfo: Equatable, Sendable {
   public static let v1 = "client.authentication.k8s.io/v1"
@@ -11,10 +12,17 @@ public struct ExecCredentialInfo: Equatable, Sendable {
   public var apiVersion: String
   /// kubectl's spec.interactive; nil when it did not say (no KUBERNETES_EXEC_INFO).
   public var interactive: Bool?
+  /// True when KUBERNETES_EXEC_INFO was there: kubectl (1.20 or later) runs the command.
+  public var fromKubectl: Bool
+  /// kubectl's spec.cluster.server: the API server the credential is for; nil when kubectl did
+  /// not say (no spec.cluster: the kubeconfig user has provideClusterInfo false).
+  public var server: String?
 
-  public init(apiVersion: String = ExecCredentialInfo.v1, interactive: Bool? = nil) {
+  public init(apiVersion: String = ExecCredentialInfo.v1, interactive: Bool? = nil, fromKubectl: Bool = false, server: String? = nil) {
     self.apiVersion = apiVersion
     self.interactive = interactive
+    self.fromKubectl = fromKubectl
+    self.server = server
   }
 
   /// From the environment: without KUBERNETES_EXEC_INFO (a person running the command; kubectl
@@ -31,6 +39,13 @@ public struct ExecCredentialInfo: Equatable, Sendable {
       let asked = json["apiVersion"]?.string.map { "'\(TerminalSafe.text(String($0.prefix(100)), multiline: false))'" } ?? "no apiVersion"
       throw AdmissionError("kubectl asks for \(asked); strivacity answers \(v1) or \(v1beta1): set one of them as the user's exec apiVersion in the kubeconfig")
     }
-    return ExecCredentialInfo(apiVersion: version, interactive: json["spec"]?["interactive"]?.bool)
+    // spec.cluster (provideClusterInfo: true) always carries the server; a cluster without one
+    // is not kubectl's.
+    var server: String?
+    if let cluster = json["spec"]?["cluster"], cluster != .null {
+      guard let text = cluster["server"]?.string else { throw AdmissionError("KUBERNETES_EXEC_INFO's spec.cluster has no server") }
+      server = text
+    }
+    return ExecCredentialInfo(apiVersion: version, interactive: json["spec"]?["interactive"]?.bool, fromKubectl: true, server: server)
   }
 }

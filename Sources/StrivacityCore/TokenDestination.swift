@@ -46,7 +46,11 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
     guard scheme == "https" || (scheme == "http" && parts.isLoopback) else {
       throw AdmissionError("'\(Self.shown(text))' is not https (plain http only on loopback)")
     }
-    form = .prefix(parts.origin, path: try URLPath.segments(of: String(rest.dropFirst(authority.count))))
+    do {
+      form = .prefix(parts.origin, path: try URLPath.segments(of: String(rest.dropFirst(authority.count))))
+    } catch {
+      throw AdmissionError("'\(Self.shown(text))': \(error.description)")
+    }
   }
 
   /// All of an origin (the tenant's).

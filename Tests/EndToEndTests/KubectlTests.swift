@@ -1,8 +1,8 @@
 // kubectl as kubectl speaks it, with the real kubectl (the official binary, from PyPI:
 // Scripts/fetch-kubectl keeps it in .build/tools): `strivacity setup-kubectl` writes the
 // kubeconfig user, and kubectl's exec plugin call gets the profile's access token to an API
-// server, in the ExecCredential apiVersion the kubeconfig names. The server is a stand-in on
-// loopback (Python's http.server behind a throwaway certificate: kubectl hands exec credentials
+// server, in the ExecCredential apiVersion the kubeconfig names, and only to the API servers of
+// the profile's kube_clusters. The server is a stand-in on loopback (Python's http.server behind a throwaway certificate: kubectl hands exec credentials
 // only to TLS servers) that answers only to the expected bearer token, and notes what it got.
 import Foundation
 import Glibc
@@ -52,6 +52,8 @@ import Testing
     let kubeconfig: String
     let kubectl: String
     var environment: [String: String]
+    /// The stand-in's port on 127.0.0.1; its certificate is for 127.0.0.1 and localhost.
+    let port: Int
 
     /// `expected`: the one token the server accepts (nil: any bearer token, each noted).
     init(_ h: Harness, expected: String?) throws {
@@ -59,7 +61,7 @@ import Testing
       dir = try ScratchDirectory("kube")
       let certificate = try StrivacityTestSupport.run(
         ["/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
-         "-keyout", dir.file("key.pem"), "-out", dir.file("cert.pem"), "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+         "-keyout", dir.file("key.pem"), "-out", dir.file("cert.pem"), "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
         environment: ["PATH": "/usr/bin:/bin"])
       try #require(certificate.status == 0, "\(certificate.stderr)")
       if let expected { _ = try dir.write("expected", expected) }
@@ -76,7 +78,7 @@ import Testing
         port = (try? String(contentsOfFile: dir.file("port"), encoding: .utf8)) ?? ""
         if Int(port) == nil { usleep(20_000) }
       }
-      try #require(Int(port) != nil, "the stand-in server's port")
+      self.port = try #require(Int(port), "the stand-in server's port")
       kubeconfig = dir.file("kubeconfig")
       // kubectl and setup-kubectl find this kubectl first on PATH.
       environment = h.environment
@@ -155,7 +157,8 @@ import Testing
   }
 
   /// `setup-kubectl`, then kubectl works with the user; `--undo` takes away exactly what it
-  /// added: the rest of the kubeconfig means the same before and after (kubectl config view).
+  /// added: the rest of the kubeconfig means the same before and after (kubectl config view),
+  /// and the profile's kube_clusters are empty again.
   @Test func setupKubectlThenUndoLeavesTheRestAsItWas() throws {
     let h = try Harness(journey: "password")
     try h.signIn()
@@ -172,10 +175,12 @@ import Testing
     let name = "strivacity-\(h.profile)"
     #expect(setup.stderr.contains("kubectl user \(name) written to \(cluster.kubeconfig): exec "), "says what it changed: \(setup.stderr)")
     #expect(setup.stderr.contains("kubectl config set-context --current --user=\(name)"))
+    #expect(setup.stderr.contains("profile \(h.profile) gives kubectl its token for https://127.0.0.1:\(cluster.port) (context theirs)"), "\(setup.stderr)")
+    #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("kube_clusters = [\"https://127.0.0.1:\(cluster.port)\"]"), "the current context's server")
     let written = try String(contentsOfFile: cluster.kubeconfig, encoding: .utf8)
     let front = URL(fileURLWithPath: TestEnvironment.binary("strivacity")).resolvingSymlinksInPath().path
     #expect(written.contains("command: \(front)"), "the small binary, by absolute path")
-    #expect(written.contains("interactiveMode: IfAvailable") && written.contains("provideClusterInfo: false"), "\(written)")
+    #expect(written.contains("interactiveMode: IfAvailable") && written.contains("provideClusterInfo: true"), "\(written)")
     #expect(written.contains("apiVersion: \(ExecCredentialInfo.v1)"))
     #expect(!written.contains("sat_"), "no token in the kubeconfig")
 
@@ -193,8 +198,98 @@ import Testing
     let undo = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--undo"], environment: cluster.environment)
     #expect(undo.status == 0, "\(undo.stderr)")
     #expect(undo.stderr.contains("these contexts still name it (left as they are): mine"), "\(undo.stderr)")
+    #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("kube_clusters = []"), "the allow-list goes with the user")
     #expect(try cluster.run(["config", "delete-context", "mine"]).status == 0)
     #expect(try cluster.run(["config", "view"]).stdout == before, "the rest of the kubeconfig as it was")
+  }
+
+  /// Two clusters in one kubeconfig, both the stand-in (127.0.0.1 and localhost: two API
+  /// servers to kubectl and to strivacity), their contexts sharing the user: only the servers
+  /// setup-kubectl listed in kube_clusters get the token, from the small binary (the access-token
+  /// cache) and from the full command line alike; the other is refused, naming its server and
+  /// what to run, and the stand-in never sees the token for it. setup-kubectl for the second
+  /// context adds it, keeping the first.
+  @Test func onlyTheListedAPIServersGetTheToken() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    let token = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
+    let cluster = try Cluster(h, expected: token)
+    let name = "strivacity-\(h.profile)"
+    #expect(try cluster.run(["config", "set-cluster", "d", "--server=https://localhost:\(cluster.port)/", "--certificate-authority=\(cluster.dir.file("cert.pem"))"]).status == 0)
+    #expect(try cluster.run(["config", "set-context", "first", "--cluster=c", "--user=\(name)"]).status == 0)
+    #expect(try cluster.run(["config", "set-context", "second", "--cluster=d", "--user=\(name)"]).status == 0)
+    let config = h.home.file(".config/strivacity/config.toml")
+    let setupFirst = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "first"], environment: cluster.environment)
+    #expect(setupFirst.status == 0, "\(setupFirst.stderr)")
+    #expect(setupFirst.stderr.contains("context first uses it already"), "\(setupFirst.stderr)")
+    #expect(try String(contentsOfFile: config, encoding: .utf8).contains("kube_clusters = [\"https://127.0.0.1:\(cluster.port)\"]"))
+
+    for cache in ["on", "off"] {
+      cluster.environment["STRIVACITY_TOKEN_CACHE"] = cache
+      let listed = try cluster.run(["--context", "first", "get", "--raw", "/healthz"])
+      #expect(listed.status == 0 && listed.stdout == "ok", "cache \(cache): \(listed.stderr)")
+      #expect(cluster.seen.last == "\(token) /healthz", "cache \(cache)")
+      let other = try cluster.run(["--context", "second", "get", "--raw", "/readyz"])
+      #expect(other.status != 0 && other.stdout.isEmpty, "cache \(cache): \(other.stdout)")
+      #expect(other.stderr.contains(
+        "strivacity: error: refusing the token to kubectl for https://localhost:\(cluster.port): profile \(h.profile) allows only its kube_clusters "
+          + "(https://127.0.0.1:\(cluster.port)); to allow the context's API server: strivacity setup-kubectl --profile \(h.profile) --context CONTEXT"),
+        "cache \(cache): \(other.stderr)")
+      #expect(other.stderr.contains("exit code 2"), "the exit status `strivacity curl` gives a host it may not send to: \(other.stderr)")
+    }
+    #expect(!cluster.seen.contains { $0.hasPrefix(token) && $0.hasSuffix("/readyz") }, "the other server never got the token: \(cluster.seen)")
+
+    // A user written with provideClusterInfo false (an older setup-kubectl's): kubectl does not
+    // say the server, and a profile with kube_clusters refuses, saying to run setup-kubectl again.
+    try cluster.addUser("old", profile: h.profile, apiVersion: ExecCredentialInfo.v1)
+    let old = try cluster.run(["--cluster", "c", "--user", "old", "get", "--raw", "/livez"])
+    #expect(old.status != 0 && old.stderr.contains("(the kubeconfig user has provideClusterInfo: false)"), "\(old.stderr)")
+    #expect(!cluster.seen.contains { $0.hasSuffix("/livez") && $0.hasPrefix(token) })
+
+    // The second context's server added; the first kept.
+    let setupSecond = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "second"], environment: cluster.environment)
+    #expect(setupSecond.status == 0, "\(setupSecond.stderr)")
+    #expect(try String(contentsOfFile: config, encoding: .utf8).contains(
+      "kube_clusters = [\"https://127.0.0.1:\(cluster.port)\", \"https://localhost:\(cluster.port)/\"]"))
+    for cache in ["on", "off"] {
+      cluster.environment["STRIVACITY_TOKEN_CACHE"] = cache
+      let second = try cluster.run(["--context", "second", "get", "--raw", "/readyz"])
+      #expect(second.status == 0 && second.stdout == "ok", "cache \(cache): \(second.stderr)")
+      #expect(cluster.seen.last == "\(token) /readyz")
+      let first = try cluster.run(["--context", "first", "get", "--raw", "/healthz"])
+      #expect(first.status == 0 && first.stdout == "ok", "cache \(cache): \(first.stderr)")
+    }
+
+    // By hand (no KUBERNETES_EXEC_INFO): the token is for the person running it.
+    let byHand = try run(
+      [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile, "--format", "exec-credential"], environment: h.environment)
+    #expect(JSONValue.parse(byHand.stdout)?["status"]?["token"]?.string == token, "\(byHand.stderr)")
+  }
+
+  /// setup-kubectl needs a context whose cluster has a plain API server URL; otherwise it says
+  /// why (exit 2) and writes nothing, neither the kubeconfig nor the config file.
+  @Test func setupKubectlNeedsAContextWithAPlainServer() throws {
+    let h = try Harness(journey: "password")
+    let cluster = try Cluster(h, expected: nil)
+    try h.writeProfile()
+    let config = h.home.file(".config/strivacity/config.toml")
+    #expect(try cluster.run(["config", "set-cluster", "tricky", "--server=https://127.0.0.1:\(cluster.port)@evil.example/"]).status == 0)
+    #expect(try cluster.run(["config", "set-context", "tricky", "--cluster=tricky", "--user=x"]).status == 0)
+    #expect(try cluster.run(["config", "set-context", "nowhere", "--user=x"]).status == 0)
+    let kubeconfigBefore = try String(contentsOfFile: cluster.kubeconfig, encoding: .utf8)
+    let configBefore = try String(contentsOfFile: config, encoding: .utf8)
+    let setup = [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile]
+    for (arguments, says) in [
+      ([], "kubectl has no current context: name the one to use with --context"),
+      (["--context", "absent"], "kubectl has no context absent"),
+      (["--context", "nowhere"], "context nowhere has no cluster with a server"),
+      (["--context", "tricky"], "the API server of context tricky: 'https://127.0.0.1:\(cluster.port)@evil.example/' has user info"),
+    ] {
+      let result = try run(setup + arguments, environment: cluster.environment)
+      #expect(result.status == 2 && result.stderr.contains(says), "\(arguments): \(result.stderr)")
+    }
+    #expect(try String(contentsOfFile: cluster.kubeconfig, encoding: .utf8) == kubeconfigBefore)
+    #expect(try String(contentsOfFile: config, encoding: .utf8) == configBefore)
   }
 
   /// No token and kubectl's interactiveMode Never: the call fails at once, naming the command.

@@ -114,6 +114,18 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   _ = try? Admit.seconds(text, in: 0.1...3600, what: "fuzz")
   if let exec = try? ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": text]) {
     precondition(ExecCredentialInfo.versions.contains(exec.apiVersion), "an apiVersion kubectl did not get from us")
+    // kube_clusters: a token only for a listed server, and a refusal that is one inert line.
+    switch exec.decision(clusters: ["https://k8s.example:6443", "https://proxy.example/k8s/c-1"], profile: "p") {
+    case .allow:
+      let server = exec.server.flatMap { try? KubeServer(admitting: $0) }
+      precondition(exec.server != nil || !exec.fromKubectl, "kubectl named no server and kube_clusters is set, yet the token")
+      precondition(exec.server == nil || ["https://k8s.example:6443", "https://proxy.example/k8s/c-1"].contains(server?.description), "an unlisted server got the token")
+    case .refuse(let message):
+      precondition(!message.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "an unsafe refusal")
+    }
+  }
+  if let server = try? KubeServer(admitting: text) {
+    precondition(!server.description.contains(where: { $0 == "@" || $0 == "?" || $0 == "#" || $0 == "\\" || !$0.isASCII || $0.isWhitespace }), "a kube_clusters entry with more than a server")
   }
   precondition(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "unsafe text left")
   let sunk = TerminalSafe.sink(text)

@@ -78,6 +78,19 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
       #expect(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "\(name)")
       if let exec = try? ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": text]) {
         #expect(ExecCredentialInfo.versions.contains(exec.apiVersion), "\(name)")
+        let listed = ["https://k8s.example:6443", "https://proxy.example/k8s/c-1"]
+        switch exec.decision(clusters: listed, profile: "p") {
+        case .allow:
+          let server: KubeServer? = exec.server.flatMap { try? KubeServer(admitting: $0) }
+          let allowed = server.map { listed.contains($0.description) } ?? !exec.fromKubectl
+          #expect(allowed, "\(name)")
+        case .refuse(let message):
+          #expect(!message.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "\(name)")
+        }
+      }
+      if let server = try? KubeServer(admitting: text) {
+        let more = server.description.contains { (c: Character) -> Bool in "@?#\\".contains(c) || !c.isASCII || c.isWhitespace }
+        #expect(!more, "\(name)")
       }
       if let url = try? BrowserURL(admitting: text, origin: Origin(scheme: "https", host: "t.example", port: 443)) {
         #expect(url.value.lowercased().hasPrefix("https://") && !url.value.contains(where: { $0 == " " || $0 == "\\" }), "\(name)")

@@ -41,8 +41,8 @@ import Testing
       #expect(page.contains("\n\(section)\n"), "no \(section) section")
     }
     #expect(page.components(separatedBy: "--profile name").count == 2, "--profile is described once, under COMMON OPTIONS")
-    #expect(page.contains("strivacity token [common-options] [--min-ttl seconds] [--format format]"))
-    for key in ["default_profile", "tenant", "client_id", "scopes", "redirect_uri", "sdk_mode", "store", "git_hosts", "git_username", "hosts"] {
+    #expect(page.contains("strivacity token [common-options] [--min-ttl seconds] [--refresh]"))
+    for key in ["default_profile", "tenant", "client_id", "scopes", "redirect_uri", "sdk_mode", "store", "git_hosts", "git_username", "hosts", "kube_clusters", "min_ttl"] {
       #expect(page.range(of: "\n     \(key) (", options: []) != nil, "CONFIGURATION lacks \(key)")
     }
     #expect(!page.contains("\n   help"), "no 'help' entry")

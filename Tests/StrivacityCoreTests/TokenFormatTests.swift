@@ -50,7 +50,7 @@ import Testing
     #expect(try info("") == ExecCredentialInfo())
     #expect(try info(#"{"apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#).interactive == false)
     let beta = try info(#"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","spec":{"interactive":true}}"#)
-    #expect(beta == ExecCredentialInfo(apiVersion: ExecCredentialInfo.v1beta1, interactive: true))
+    #expect(beta == ExecCredentialInfo(apiVersion: ExecCredentialInfo.v1beta1, interactive: true, fromKubectl: true))
     #expect(try info(#"{"apiVersion":"client.authentication.k8s.io/v1","spec":{}}"#).interactive == nil)
   }
 

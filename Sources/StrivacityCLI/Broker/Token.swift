@@ -58,6 +58,11 @@ struct Token: ParsableCommand {
       }
     }
     let session = try ProfileSession(context: context, options: global)
+    // kubectl's API server must be among the profile's kube_clusters (before any refresh or
+    // sign-in); the small binary decides with the same function.
+    if format == .execCredential, case .refuse(let message) = exec.decision(clusters: session.resolved.profile.kubeClusters, profile: session.name) {
+      throw CLIFailure(message, status: .usage)
+    }
     var freshness = Freshness.asked(minTTL, profile: session.resolved.profile, force: refresh)
     let tokens: TokenSet
     do {

@@ -1,5 +1,7 @@
 // `strivacity setup-kubectl`: a kubeconfig user whose exec credential plugin is strivacity, written
-// with the real kubectl (`kubectl config set-credentials`), so no YAML is edited by hand here.
+// with the real kubectl (`kubectl config set-credentials`), so no YAML is edited by hand here;
+// and the context's API server added to the profile's kube_clusters, the servers kubectl gets
+// the token for (ExecCredentialInfo.decision).
 import ArgumentParser
 import Glibc
 import Launcher
@@ -12,9 +14,14 @@ struct SetupKubectl: ParsableCommand {
     discussion: """
       Writes a kubeconfig user (default strivacity-PROFILE) whose exec plugin runs `strivacity \
       token --profile PROFILE --format exec-credential`: kubectl asks for a fresh access token on \
-      every call, answered from the access-token cache. Then point a context at it, for example \
+      every call, answered from the access-token cache. Then point the context at it, for example \
       `kubectl config set-context --current --user=strivacity-PROFILE`. When no usable token is \
       left, kubectl shows strivacity's message: run `strivacity login`.
+
+      The token goes only to the API servers in the profile's kube_clusters: each run adds the \
+      context's (--context, default kubectl's current one); kubectl names the server on every \
+      call (provideClusterInfo: true), and another context's cluster is refused. --undo \
+      removes the user and empties kube_clusters.
       """)
 
   @OptionGroup var global: GlobalOptions
@@ -25,13 +32,22 @@ struct SetupKubectl: ParsableCommand {
   @Option(help: ArgumentHelp("The kubeconfig file (default: kubectl's own: $KUBECONFIG, else ~/.kube/config).", valueName: "path"), completion: .file())
   var kubeconfig: String?
 
-  @Flag(help: "Remove the user instead.")
+  @Option(help: ArgumentHelp("The kubeconfig context whose API server gets the token (default: kubectl's current context).", valueName: "name"))
+  var context: String?
+
+  @Flag(help: "Remove the user instead (and empty the profile's kube_clusters).")
   var undo = false
 
   func validate() throws {
     // A kubeconfig name: what kubectl shows and takes back on its command line.
     if let user, user.isEmpty || user.count > 128 || !user.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-@:".contains($0)) }) {
       throw ValidationError("--user must be letters, digits, '.', '_', '-', '@' or ':' (at most 128)")
+    }
+    if let context, context.isEmpty || context.utf8.count > 1024 || context.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+      throw ValidationError("--context must be a context's name (at most 1024 bytes, no control characters)")
+    }
+    if undo && context != nil {
+      throw ValidationError("--undo removes the user and all of the profile's kube_clusters; to drop one API server, edit kube_clusters in the config file")
     }
   }
 
@@ -42,6 +58,12 @@ struct SetupKubectl: ParsableCommand {
     let name = user ?? "strivacity-\(resolved.name)"
     let file = kubeconfig.map { ["--kubeconfig", $0] } ?? []
     if undo {
+      // The allow-list first: it goes even when the user is gone already.
+      let clusters = resolved.profile.kubeClusters
+      if !clusters.isEmpty {
+        try context.updateConfig(profile: resolved.name, settings: [("kube_clusters", .strings([]))])
+        Console.writeStderr("strivacity: profile \(resolved.name) no longer gives kubectl its token (kube_clusters emptied; it held \(clusters.joined(separator: ", ")))\n")
+      }
       try kubectl(["config", "delete-user", name] + file)
       Console.writeStderr("strivacity: kubectl user \(name) removed from \(kubeconfigDescription(context))\n")
       // Contexts are the person's own: say which still name the user, and leave them.
@@ -55,6 +77,9 @@ struct SetupKubectl: ParsableCommand {
       }
       return
     }
+    // The context's API server, read before anything is written: a context that cannot be used
+    // changes nothing.
+    let target = try contextCluster(file)
     // The small `strivacity` by absolute path (kubectl's PATH may differ from this shell's). A
     // config file other than the default goes in by absolute path as STRIVACITY_CONFIG, not as
     // --config: kubectl runs the plugin from any directory, and the small binary answers the
@@ -72,13 +97,70 @@ struct SetupKubectl: ParsableCommand {
     } else {
       settings.append("--exec-env=STRIVACITY_CONFIG-")  // set-credentials merges: an earlier run's goes
     }
+    // Earlier entries stay: each run adds its context's server (the same server once).
+    var clusters = resolved.profile.kubeClusters
+    if !clusters.contains(where: { (try? KubeServer(admitting: $0)) == target.server }) {
+      clusters.append(target.text)
+      try context.updateConfig(profile: resolved.name, settings: [("kube_clusters", .strings(clusters))])
+    }
+    // provideClusterInfo: kubectl names the API server on every call, checked against kube_clusters.
     try kubectl(
       ["config", "set-credentials", name, "--exec-api-version=\(ExecCredentialInfo.v1)", "--exec-interactive-mode=IfAvailable",
-       "--exec-provide-cluster-info=false"] + settings + file)
+       "--exec-provide-cluster-info=true"] + settings + file)
+    let shownContext = Self.shown(target.context)
     Console.writeStderr(
       "strivacity: kubectl user \(name) written to \(kubeconfigDescription(context)): exec \(command) "
-        + arguments.joined(separator: " ") + " (apiVersion \(ExecCredentialInfo.v1), interactiveMode IfAvailable)\n"
-        + "strivacity: use it with: kubectl config set-context --current --user=\(name)\n")
+        + arguments.joined(separator: " ") + " (apiVersion \(ExecCredentialInfo.v1), interactiveMode IfAvailable, provideClusterInfo true)\n"
+        + "strivacity: profile \(resolved.name) gives kubectl its token for \(target.server) (context \(shownContext)); kube_clusters: "
+        + clusters.joined(separator: ", ") + "\n")
+    if target.user == name {
+      Console.writeStderr("strivacity: context \(shownContext) uses it already\n")
+    } else {
+      let which = self.context.map { Self.shellQuoted($0) } ?? "--current"
+      Console.writeStderr("strivacity: use it with: kubectl config set-context \(which) --user=\(name)\n")
+    }
+  }
+
+  /// The context (--context, else kubectl's current one) and its cluster's API server, from
+  /// `kubectl config view -o json` (secrets redacted by kubectl; not --minify, which refuses a
+  /// context whose user is not written yet).
+  private func contextCluster(_ file: [String]) throws -> (context: String, server: KubeServer, text: String, user: String?) {
+    let result: (status: Int32, output: String)
+    do {
+      result = try runProgram(["kubectl", "config", "view", "-o", "json"] + file)
+    } catch {
+      throw CLIFailure("kubectl is not on PATH: install it, or add the user to your kubeconfig by hand (strivacity(1), EXAMPLES)", status: .usage)
+    }
+    guard result.status == 0, let view = JSONValue.parse(result.output), view.object != nil else {
+      throw CLIFailure("kubectl config view failed (exit \(result.status))", status: .failure)
+    }
+    guard let contextName = self.context ?? view["current-context"]?.string.flatMap({ $0.isEmpty ? nil : $0 }) else {
+      throw CLIFailure("kubectl has no current context: name the one to use with --context (kubectl config get-contexts)", status: .usage)
+    }
+    let named = "context \(Self.shown(contextName))"
+    guard let entry = view["contexts"]?.array?.first(where: { $0["name"]?.string == contextName }) else {
+      throw CLIFailure("kubectl has no \(named) (kubectl config get-contexts)", status: .usage)
+    }
+    guard let clusterName = entry["context"]?["cluster"]?.string, !clusterName.isEmpty,
+      let cluster = view["clusters"]?.array?.first(where: { $0["name"]?.string == clusterName }),
+      let text = cluster["cluster"]?["server"]?.string, !text.isEmpty
+    else {
+      throw CLIFailure("\(named) has no cluster with a server (kubectl config set-context \(Self.shellQuoted(contextName)) --cluster=NAME)", status: .usage)
+    }
+    do {
+      return (contextName, try KubeServer(admitting: text), text, entry["context"]?["user"]?.string)
+    } catch {
+      throw CLIFailure("the API server of \(named): \(error.description)", status: .usage)
+    }
+  }
+
+  /// A kubeconfig name for a message: made inert (a kubeconfig may be anyone's).
+  private static func shown(_ text: String) -> String { TerminalSafe.text(text, multiline: false) }
+
+  /// A name as one shell word, quoted only when it needs it; for the commands shown.
+  private static func shellQuoted(_ text: String) -> String {
+    let plain = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-@:/=+,".contains($0)) }
+    return shown(plain ? text : "'" + text.replacing("'", with: "'\\''") + "'")
   }
 
   /// Which file kubectl writes: --kubeconfig, else $KUBECONFIG's (kubectl picks among several),
