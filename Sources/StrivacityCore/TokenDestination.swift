@@ -65,7 +65,9 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
       let shownHost = host.contains(":") ? "[\(host)]" : host
       return shownHost + (port.map { ":\($0)" } ?? "")
     case .prefix(let origin, let path):
-      return "\(origin)/" + path.joined(separator: "/")
+      // An empty last segment ("/org//") is written with the slash that keeps it.
+      if path.isEmpty { return "\(origin)/" }
+      return "\(origin)" + path.map { "/" + $0 }.joined() + (path.last == "" ? "/" : "")
     }
   }
 

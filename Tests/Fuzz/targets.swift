@@ -125,7 +125,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
   }
   if let server = try? KubeServer(admitting: text) {
-    precondition(!server.description.contains(where: { $0 == "@" || $0 == "?" || $0 == "#" || $0 == "\\" || !$0.isASCII || $0.isWhitespace }), "a kube_clusters entry with more than a server")
+    // ("@" and ":" may be in a path, RFC 3986 pchar; never in the host.)
+    precondition(!server.description.contains(where: { $0 == "?" || $0 == "#" || $0 == "\\" || !$0.isASCII || $0.isWhitespace }), "a kube_clusters entry with more than a server")
+    precondition(!server.origin.host.contains("@"), "user info in a kube_clusters host")
   }
   precondition(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "unsafe text left")
   let sunk = TerminalSafe.sink(text)
