@@ -140,8 +140,13 @@ public enum HotPath {
       options[name] = value
     }
     let format = TokenFormat(rawValue: options["--format"] ?? "raw")
-    let asked = options["--min-ttl"].map { Int64($0) }
-    guard let format, asked.map({ $0.map { (0...Freshness.maxSeconds).contains($0) } ?? false }) ?? true else { return .handOff(stdin: nil) }
+    guard let format else { return .handOff(stdin: nil) }
+    // An explicit --min-ttl (a promise, not capped); one the full command line refuses is its to say.
+    var asked: Int64?
+    if let text = options["--min-ttl"] {
+      guard let seconds = Int64(text), (0...Freshness.maxSeconds).contains(seconds) else { return .handOff(stdin: nil) }
+      asked = seconds
+    }
     // kubectl's KUBERNETES_EXEC_INFO: one it does not understand is the full command line's to refuse.
     var exec = ExecCredentialInfo()
     if format == .execCredential {
@@ -159,10 +164,10 @@ public enum HotPath {
         exec.decision(clusters: resolved.profile.kubeClusters, profile: resolved.name) == .allow
       else { return .handOff(stdin: nil) }
     }
-    let found = current(config: config, profile: options["--profile"], asked: asked ?? nil, environment: environment, paths: paths)
+    let found = current(config: config, profile: options["--profile"], asked: asked, environment: environment, paths: paths)
     switch found {
     case .tokens(let tokens, let resolved):
-      sayShortfall(tokens, resolved, asked: asked ?? nil)
+      sayShortfall(tokens, resolved, asked: asked)
       writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: Int64(time(nil)), exec: exec))
       return .answered
     case .refused(let status, let message) where status != 3:

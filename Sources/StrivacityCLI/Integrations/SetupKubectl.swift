@@ -97,10 +97,11 @@ struct SetupKubectl: ParsableCommand {
     } else {
       settings.append("--exec-env=STRIVACITY_CONFIG-")  // set-credentials merges: an earlier run's goes
     }
-    // Earlier entries stay: each run adds its context's server (the same server once).
+    // Earlier entries stay: each run adds its context's server (the same server once), written
+    // as parsed, not as the kubeconfig spells it.
     var clusters = resolved.profile.kubeClusters
     if !clusters.contains(where: { (try? KubeServer(admitting: $0)) == target.server }) {
-      clusters.append(target.text)
+      clusters.append(target.server.description)
       try context.updateConfig(profile: resolved.name, settings: [("kube_clusters", .strings(clusters))])
     }
     // provideClusterInfo: kubectl names the API server on every call, checked against kube_clusters.
@@ -124,7 +125,7 @@ struct SetupKubectl: ParsableCommand {
   /// The context (--context, else kubectl's current one) and its cluster's API server, from
   /// `kubectl config view -o json` (secrets redacted by kubectl; not --minify, which refuses a
   /// context whose user is not written yet).
-  private func contextCluster(_ file: [String]) throws -> (context: String, server: KubeServer, text: String, user: String?) {
+  private func contextCluster(_ file: [String]) throws -> (context: String, server: KubeServer, user: String?) {
     let result: (status: Int32, output: String)
     do {
       result = try runProgram(["kubectl", "config", "view", "-o", "json"] + file)
@@ -148,7 +149,7 @@ struct SetupKubectl: ParsableCommand {
       throw CLIFailure("\(named) has no cluster with a server (kubectl config set-context \(Self.shellQuoted(contextName)) --cluster=NAME)", status: .usage)
     }
     do {
-      return (contextName, try KubeServer(admitting: text), text, entry["context"]?["user"]?.string)
+      return (contextName, try KubeServer(admitting: text), entry["context"]?["user"]?.string)
     } catch {
       throw CLIFailure("the API server of \(named): \(error.description)", status: .usage)
     }
