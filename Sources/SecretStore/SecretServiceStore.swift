@@ -221,15 +221,16 @@ public final class SecretServiceStore: TokenStore {
   /// Waits for a prompt the provider returned, said on stderr (`announce`) unless it is over
   /// within a moment (a provider may return prompts that ask nobody); a "no" throws `dismissed`.
   private func runPrompt(
-    _ prompt: UnsafeMutablePointer<CChar>, in session: KeyringSession, announce line: String, request: String, dismissed: StoreError
+    _ prompt: UnsafeMutablePointer<CChar>, of service: OpaquePointer, provider: SecretServiceProvider, announce line: String,
+    request: String, dismissed: StoreError
   ) throws(StoreError) {
-    let provider = session.provider(cancellable)
     let bound = promptBound ?? prompts.bound
-    let unanswered = StoreError.promptUnanswered(provider: provider.name, request: request, seconds: bound)
+    let unanswered = StoreError.promptUnanswered(provider: provider.name, request: request, window: provider.window, seconds: bound)
     guard let deadline, deadline.prompt(for: bound, announcing: line, after: 0.3) else { throw unanswered }
     unansweredPrompt = unanswered
     var error: UnsafeMutablePointer<GError>?
-    let outcome = ss_run_prompt(session.service, prompt, cancellable, UInt32(min(bound, 86_400) * 1000), &error)
+    // Past the bound the prompt is left to the person, not dismissed (see ss_run_prompt).
+    let outcome = ss_run_prompt(service, prompt, cancellable, UInt32(min(bound, 86_400) * 1000), &error)
     deadline.promptEnded()
     switch outcome {
     case 1: unansweredPrompt = nil
@@ -263,19 +264,20 @@ public final class SecretServiceStore: TokenStore {
     guard ss_collection_get_locked(collection) != 0 else { return session }
     let provider = session.provider(cancellable)
     let what = provider.describeCollection(session.collectionLabel)
-    guard prompts.requestUnlock else { throw .locked(what: what) }
+    let locked = StoreError.locked(what: what)
+    guard prompts.requestUnlock else { throw locked }
     var prompt: UnsafeMutablePointer<CChar>?
     let answer = ss_request_unlock(service, ss_object_path(UnsafeMutableRawPointer(collection)), cancellable, &prompt, &error)
     if let error { throw Self.classify(error) }
     defer { if let prompt { ss_free(prompt) } }
     if answer == 1 { return session }
-    guard let prompt else { throw .locked(what: what) }
+    guard let prompt else { throw locked }
     try runPrompt(
-      prompt, in: session, announce: "\(what) is locked: unlock it in \(provider.window)", request: "unlock \(what)",
-      dismissed: .locked(what: what))
-    let locked = ss_read_locked(service, ss_object_path(UnsafeMutableRawPointer(collection)), "org.freedesktop.Secret.Collection", cancellable, &error)
+      prompt, of: service, provider: provider, announce: "\(what) is locked: unlock it in \(provider.window)", request: "unlock \(what)",
+      dismissed: locked)
+    let stillLocked = ss_read_locked(service, ss_object_path(UnsafeMutableRawPointer(collection)), "org.freedesktop.Secret.Collection", cancellable, &error)
     if let error { throw Self.classify(error) }
-    if locked != 0 { throw .locked(what: what) }
+    if stillLocked != 0 { throw locked }
     return session
   }
 
@@ -291,7 +293,7 @@ public final class SecretServiceStore: TokenStore {
     let request = "allow access to \"\(item.label)\""
     guard let prompt else { throw .denied(provider: provider.name, request: request) }
     try runPrompt(
-      prompt, in: session, announce: "\(provider.name) is asking you to allow access to \"\(item.label)\" — see its window",
+      prompt, of: session.service, provider: provider, announce: "\(provider.name) is asking you to allow access to \"\(item.label)\" — see its window",
       request: request, dismissed: .denied(provider: provider.name, request: request))
   }
 
@@ -353,7 +355,7 @@ public final class SecretServiceStore: TokenStore {
     let provider = session.provider(cancellable)
     let request = "delete \"\(item.label)\""
     try runPrompt(
-      prompt, in: session, announce: "\(provider.name) is asking you to confirm deleting \"\(item.label)\" — see its window",
+      prompt, of: session.service, provider: provider, announce: "\(provider.name) is asking you to confirm deleting \"\(item.label)\" — see its window",
       request: request, dismissed: .denied(provider: provider.name, request: request))
     return true
   }
@@ -439,7 +441,7 @@ struct SecretServiceProvider {
     }
     switch comm {
     case "keepassxc", "KeePassXC": (name, collectionNoun, window) = ("KeePassXC", "database", "KeePassXC's window")
-    case _ where comm.hasPrefix("gnome-keyring"): (name, collectionNoun, window) = ("gnome-keyring", "keyring", "the desktop's unlock prompt")
+    case _ where comm.hasPrefix("gnome-keyring"): (name, collectionNoun, window) = ("gnome-keyring", "keyring", "the desktop's keyring dialog")
     case _ where comm.hasPrefix("kwalletd") || comm.hasPrefix("ksecretd"): (name, collectionNoun, window) = ("KWallet", "wallet", "KWallet's window")
     default: (name, collectionNoun, window) = ("the Secret Service", "keyring collection", "its window")
     }

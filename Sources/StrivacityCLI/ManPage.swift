@@ -90,9 +90,9 @@ enum ManPage {
       declined: unlock it, or use
       .Fl -store Ar file
       .It 8
-      the keyring asked you (KeePassXC's access or delete confirmation) and the answer was no, or
-      no answer to one of its dialogs came within
+      the keyring asked you (KeePassXC's access or delete confirmation) and the answer was no, or no answer to one of its dialogs came within
       .Ev STRIVACITY_KEYRING_PROMPT_TIMEOUT
+      (the dialog is left open)
       .It 130
       interrupted
       .El
@@ -119,7 +119,7 @@ enum ManPage {
       an unlock on a terminal) may wait for an answer (default 120 on a terminal, 15 for git's
       requests and without a terminal; 0.1 to 3600); it is announced on stderr within a moment, and
       past the bound the
-      command fails with exit 8
+      command fails with exit 8, leaving the dialog open
       .It Ev STRIVACITY_TOKEN_CACHE
       .Cm off :
       do not keep the current access token of Secret Service profiles in the kernel's per-user

@@ -60,8 +60,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
   /// The provider's prompt was answered no (or closed): `request` is what was asked, e.g.
   /// `allow access to "strivacity: work (…)"`.
   case denied(provider: String, request: String)
-  /// Nobody answered the provider's prompt within the bound.
-  case promptUnanswered(provider: String, request: String, seconds: Double)
+  /// Nobody answered the provider's prompt, shown in `window`, within the bound.
+  case promptUnanswered(provider: String, request: String, window: String, seconds: Double)
   case noDefaultCollection
   case failure(detail: String)
   case insecureFile(path: String, mode: String)
@@ -86,8 +86,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
       return "\(what) is locked: unlock it, or run with --store file (README: Keyrings)"
     case .denied(let provider, let request):
       return "\(provider) was asked to \(request) and said no: allow it when \(provider) asks, or run with --store file (README: Keyrings)"
-    case .promptUnanswered(let provider, let request, let seconds):
-      return "nobody answered \(provider)'s request to \(request) within \(formatSeconds(seconds)): answer it in \(provider)'s window, or allow longer with STRIVACITY_KEYRING_PROMPT_TIMEOUT (README: Keyrings)"
+    case .promptUnanswered(let provider, let request, let window, let seconds):
+      return "nobody answered \(provider)'s request to \(request) within \(formatSeconds(seconds)): answer it in \(window), or allow longer with STRIVACITY_KEYRING_PROMPT_TIMEOUT (README: Keyrings)"
     case .noDefaultCollection:
       return "the Secret Service has no default keyring collection; a desktop creates one at first sign-in (or seahorse does); \(Self.headlessChoices)"
     case .timedOut(let seconds):

@@ -146,4 +146,47 @@ import Testing
     #expect(lines.last?.hasPrefix("strivacity: error: nobody answered KeePassXC's request") == true)
     #expect(lines.last?.contains("STRIVACITY_KEYRING_PROMPT_TIMEOUT") == true)
   }
+
+  /// gnome-keyring's unlock dialog on a desktop, and nobody answers it (the person is away):
+  /// the desktop's prompter is a stand-in that shows the dialog and never answers. strivacity
+  /// says what it waits for, stops at its bound with exit 8, and leaves the dialog alone: no
+  /// Prompt.Dismiss, which gnome-keyring 42.1 answers by aborting (assertion `!self->current`),
+  /// taking the user's whole keyring daemon down. So the prompter is never told to stop while
+  /// the dialog is the person's; the daemon still serves after strivacity's exit, and after the
+  /// person comes back and presses Cancel; unlocked, nothing was lost.
+  @Test func anUnansweredUnlockDialogIsLeftToThePerson() throws {
+    let h = try Harness(journey: "password")
+    try h.useOwnKeyring(.gnomeKeyring)
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    try h.signIn()
+    let before = try h.storedSecret()
+    let prompter = try h.startPrompterStandin("silent")
+    let daemon = try h.ownKeyringDaemon()
+    try h.lockKeyring()
+
+    // DISPLAY: a desktop, as strivacity judges it (it never connects to it; the stand-in is its prompter).
+    let started = Date()
+    let tty = try PTYSession(
+      [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile],
+      environment: h.environment.merging(["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2", "DISPLAY": ":99"]) { _, new in new })
+    try tty.expect("the keyring 'Login' is locked: unlock it in the desktop's keyring dialog (waiting up to 2 s)", timeout: Self.quick)
+    try tty.expect(
+      "nobody answered gnome-keyring's request to unlock the keyring 'Login' within 2 s: answer it in the desktop's keyring dialog", timeout: 5)
+    #expect(try tty.wait() == 8)
+    let took = Date().timeIntervalSince(started)
+    #expect(took >= 2 && took < 2 + Self.quick, "strivacity returned at its bound (\(took) s)")
+    #expect(prompter.events == ["ready", "begin", "perform password"], "the dialog was shown and never taken back")
+    usleep(300_000)  // an abort would come at once
+    #expect(h.keyringDaemonServes(daemon), "the keyring daemon survived strivacity's time-out")
+
+    prompter.answerNo()
+    try prompter.waitFor("answered no")
+    try prompter.waitFor("stop")  // the daemon closes its own dialog
+    #expect(h.keyringDaemonServes(daemon), "and the person's Cancel afterwards")
+
+    try h.unlockKeyring()
+    #expect(try h.storedSecret() == before, "nothing was lost")
+    #expect(try h.strivacity(["token", "--profile", h.profile]).status == 0)
+    print("unanswered gnome-keyring unlock dialog: exit 8 after \(Int(took * 1000)) ms (bound 2 s), daemon \(daemon) still serving")
+  }
 }

@@ -116,7 +116,8 @@ int ss_request_unlock(SecretService *service, const char *path, GCancellable *ca
 int ss_request_delete(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error);
 /// Runs a prompt: Prompt.Prompt(""), then waits for its Completed signal. 1 completed, 0
 /// dismissed (the person said no, or closed it), -1 error (the Prompt call failed), -2 cancelled
-/// or past `limit_ms` (Dismiss was sent), -3 the service left the bus.
+/// or past `limit_ms` (the prompt is left to the person: Dismiss is never sent, see the .c),
+/// -3 the service left the bus.
 int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *cancellable, unsigned limit_ms, GError **error);
 /// The Locked property of a collection or item, read from the service now (not a cached copy):
 /// 1 locked, 0 not, -1 on error.
