@@ -264,7 +264,11 @@ public final class SecretServiceStore: TokenStore {
     guard ss_collection_get_locked(collection) != 0 else { return session }
     let provider = session.provider(cancellable)
     let what = provider.describeCollection(session.collectionLabel)
-    let locked = StoreError.locked(what: what)
+    // gnome-keyring's dialogs come from a prompter program the session bus starts on the
+    // desktop; without one (SSH, a container) the unlock ends "dismissed" at once, which is no
+    // one's "no". KeePassXC and KWallet draw their own windows: their "dismissed" is a person's.
+    let noDesktop = provider.isGnomeKeyring && !Self.desktopVisible
+    let locked: StoreError = noDesktop ? .lockedNoDesktop(what: what) : .locked(what: what)
     guard prompts.requestUnlock else { throw locked }
     var prompt: UnsafeMutablePointer<CChar>?
     let answer = ss_request_unlock(service, ss_object_path(UnsafeMutableRawPointer(collection)), cancellable, &prompt, &error)
@@ -274,7 +278,7 @@ public final class SecretServiceStore: TokenStore {
     guard let prompt else { throw locked }
     try runPrompt(
       prompt, of: service, provider: provider, announce: "\(what) is locked: unlock it in \(provider.window)", request: "unlock \(what)",
-      dismissed: locked)
+      dismissed: noDesktop ? locked : .unlockDeclined(what: what, window: provider.window))
     let stillLocked = ss_read_locked(service, ss_object_path(UnsafeMutableRawPointer(collection)), "org.freedesktop.Secret.Collection", cancellable, &error)
     if let error { throw Self.classify(error) }
     if stillLocked != 0 { throw locked }
@@ -384,6 +388,15 @@ public final class SecretServiceStore: TokenStore {
     throw .noSessionBus(detail: "DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist")
   }
 
+  /// Whether a desktop could show a dialog to the person running this: a display in our own
+  /// environment (the session bus starts gnome-keyring's prompter with the desktop's).
+  static var desktopVisible: Bool {
+    for name in ["DISPLAY", "WAYLAND_DISPLAY"] {
+      if let value = getenv(name), value.pointee != 0 { return true }
+    }
+    return false
+  }
+
   static func isLockedError(_ error: UnsafeMutablePointer<GError>) -> Bool {
     if error.pointee.domain == ss_secret_error_quark() && error.pointee.code == Int32(SS_SECRET_ERROR_IS_LOCKED) { return true }
     return error.pointee.message.map { String(cString: $0).contains("IsLocked") } ?? false
@@ -446,6 +459,8 @@ struct SecretServiceProvider {
     default: (name, collectionNoun, window) = ("the Secret Service", "keyring collection", "its window")
     }
   }
+
+  var isGnomeKeyring: Bool { name == "gnome-keyring" }
 
   func describeCollection(_ label: String) -> String {
     let shown = TerminalSafe.text(label, multiline: false)

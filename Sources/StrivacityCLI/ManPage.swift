@@ -206,6 +206,12 @@ enum ManPage {
       printf '%s' "$PASSWORD" | gnome-keyring-daemon --daemonize --unlock --components=secrets
       .Ed
       .Pp
+      Where a gnome-keyring already runs on the session bus with its login keyring locked,
+      replace it with one that has it unlocked:
+      .Bd -literal -offset indent
+      printf '%s' "$PASSWORD" | gnome-keyring-daemon --replace --daemonize --unlock --components=secrets
+      .Ed
+      .Pp
       Refreshes are due when the access token expires within
       .Fl -min-ttl
       seconds (60), but never more than half its lifetime before expiry, so short-lived

@@ -57,6 +57,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
   case noSecretService(detail: String)
   /// `what` names it as its provider does: "the KeePassXC database 'Passwords'", "the keyring 'login'".
   case locked(what: String)
+  /// Locked, with no desktop to show gnome-keyring's unlock dialog (SSH, a container).
+  case lockedNoDesktop(what: String)
+  /// The provider's unlock dialog was answered no (Cancel, Escape); `window` is where it was.
+  case unlockDeclined(what: String, window: String)
   /// The provider's prompt was answered no (or closed): `request` is what was asked, e.g.
   /// `allow access to "strivacity: work (…)"`.
   case denied(provider: String, request: String)
@@ -76,6 +80,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     "without a desktop, use the file store (--store file, or store = \"file\" in the profile), or a session bus with an unlocked keyring: "
     + "dbus-run-session -- bash, then printf '%s' \"$PASSWORD\" | gnome-keyring-daemon --daemonize --unlock --components=secrets (README: Servers and containers)"
 
+  /// What unlocks gnome-keyring's login keyring from a shell without a
+  /// desktop, with a daemon already on the session bus (README "Servers and containers").
+  public static let unlockRecipe =
+    "printf '%s' \"$PASSWORD\" | gnome-keyring-daemon --replace --daemonize --unlock --components=secrets"
+
   public var description: String {
     switch self {
     case .noSessionBus(let detail):
@@ -84,6 +93,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
       return "no Secret Service on the session bus (\(detail)); install and start gnome-keyring or KeePassXC; \(Self.headlessChoices)"
     case .locked(let what):
       return "\(what) is locked: unlock it, or run with --store file (README: Keyrings)"
+    case .lockedNoDesktop(let what):
+      return "\(what) is locked, and no desktop is here to unlock it: run with --store file, or unlock it with its password: \(Self.unlockRecipe) (README: Servers and containers)"
+    case .unlockDeclined(let what, let window):
+      return "the unlock of \(what) was declined in \(window): run again and unlock it, or run with --store file (README: Keyrings)"
     case .denied(let provider, let request):
       return "\(provider) was asked to \(request) and said no: allow it when \(provider) asks, or run with --store file (README: Keyrings)"
     case .promptUnanswered(let provider, let request, let window, let seconds):

@@ -88,11 +88,16 @@ import Testing
     try h.lockKeyring()
 
     let name = provider == .keepassxc ? "the KeePassXC database 'strivacity-test'" : "the keyring 'Login'"
+    // KeePassXC unlocks in its own window; gnome-keyring, with no desktop here for its dialog,
+    // needs its password from the shell (aLockedKeyringWithoutADesktopNamesBothWaysOut).
+    let message = provider == .keepassxc
+      ? "strivacity: error: \(name) is locked: unlock it, or run with --store file (README: Keyrings)\n"
+      : "strivacity: error: \(name) is locked, and no desktop is here to unlock it: run with --store file, or unlock it with its password: \(StoreError.unlockRecipe) (README: Servers and containers)\n"
     for command in ["token", "status"] {
       let (result, took) = try Self.timed(h, [command, "--profile", h.profile])
       #expect(result.status == 7, "\(command): \(result.stderr)")
       #expect(took < Self.quick, "\(command) took \(took) s")
-      #expect(result.stderr == "strivacity: error: \(name) is locked: unlock it, or run with --store file (README: Keyrings)\n")
+      #expect(result.stderr == message)
       #expect(result.stdout.isEmpty)
     }
 
@@ -108,8 +113,8 @@ import Testing
       #expect(try tty.wait() == 8)
     case .gnomeKeyring:
       // No desktop: gnome-keyring's prompter cannot start, and the prompt ends dismissed at once,
-      // before it is worth a word.
-      try tty.expect("error: \(name) is locked: unlock it, or run with --store file", timeout: Self.quick)
+      // before it is worth a word; nobody declined anything.
+      try tty.expect("error: \(name) is locked, and no desktop is here to unlock it: run with --store file", timeout: Self.quick)
       #expect(try tty.wait() == 7)
     }
 
@@ -188,5 +193,80 @@ import Testing
     #expect(try h.storedSecret() == before, "nothing was lost")
     #expect(try h.strivacity(["token", "--profile", h.profile]).status == 0)
     print("unanswered gnome-keyring unlock dialog: exit 8 after \(Int(took * 1000)) ms (bound 2 s), daemon \(daemon) still serving")
+  }
+
+  /// Escape at gnome-keyring's unlock dialog (the stand-in prompter answers Cancel at once):
+  /// exit 7, saying the unlock was declined, not merely that the keyring is locked.
+  @Test func aDeclinedUnlockIsSaidAsDeclined() throws {
+    let h = try Harness(journey: "password")
+    try h.useOwnKeyring(.gnomeKeyring)
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    try h.signIn()
+    let prompter = try h.startPrompterStandin("cancel")
+    let daemon = try h.ownKeyringDaemon()
+    try h.lockKeyring()
+
+    let tty = try PTYSession(
+      [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile],
+      environment: h.environment.merging(["DISPLAY": ":99"]) { _, new in new })
+    try tty.expect(
+      "strivacity: error: the unlock of the keyring 'Login' was declined in the desktop's keyring dialog: run again and unlock it, or run with --store file (README: Keyrings)",
+      timeout: Self.quick)
+    #expect(try tty.wait() == 7)
+    #expect(prompter.events.prefix(3) == ["ready", "begin", "perform password"], "the dialog was shown: \(prompter.events)")
+    #expect(h.keyringDaemonServes(daemon))
+  }
+
+  /// A locked gnome-keyring with no desktop and no terminal (SSH, a container, a script): exit 7
+  /// at once, one line naming both ways out that README "Servers and containers" gives, the file
+  /// store and the keyring's --unlock; the recipe, run as printed with the keyring's password in
+  /// a shell of the same session, unlocks the keyring the session bus already has (--replace
+  /// takes over from the running daemon), and the next call works with nothing lost.
+  @Test func aLockedKeyringWithoutADesktopNamesBothWaysOut() throws {
+    let h = try Harness(journey: "password")
+    try h.useOwnKeyring(.gnomeKeyring)
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    try h.signIn()
+    let before = try h.storedSecret()
+    let daemon = try h.ownKeyringDaemon()
+    try h.lockKeyring()
+
+    let (locked, took) = try Self.timed(h, ["token", "--profile", h.profile])
+    #expect(locked.status == 7, "\(locked.stderr)")
+    #expect(took < Self.quick, "\(took) s")
+    let lines = locked.stderr.split(separator: "\n").map(String.init)
+    #expect(lines.count == 1, "\(locked.stderr)")
+    let line = lines.first ?? ""
+    #expect(line.hasPrefix("strivacity: error: the keyring 'Login' is locked, and no desktop is here to unlock it"), "\(line)")
+    #expect(line.contains("--store file"))
+    #expect(line.contains(StoreError.unlockRecipe))
+    #expect(line.hasSuffix("(README: Servers and containers)"))
+    let readme = try String(contentsOf: TestEnvironment.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    #expect(readme.contains(StoreError.unlockRecipe), "the README quotes the same line")
+
+    // The shell of that session: the daemon's runtime directory (its control socket) and data home.
+    let environ = try String(contentsOfFile: "/proc/\(daemon)/environ", encoding: .utf8).split(separator: "\0")
+    var session = h.environment
+    for entry in environ where entry.hasPrefix("XDG_RUNTIME_DIR=") || entry.hasPrefix("XDG_DATA_HOME=") {
+      let parts = entry.split(separator: "=", maxSplits: 1)
+      session[String(parts[0])] = String(parts[1])
+    }
+    session["PASSWORD"] = Harness.keyringPassword
+    let recipe = try run(["/bin/bash", "-c", StoreError.unlockRecipe], environment: session, timeout: 15)
+    #expect(recipe.status == 0, "\(recipe.stderr)")
+    let replaced = Date()
+    var replacement: pid_t = daemon
+    while replacement == daemon || !h.keyringDaemonServes(replacement)
+      || !h.busCall(quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
+        ["org.freedesktop.Secret.Collection", "Locked"]).contains("false")
+    {
+      try #require(Date().timeIntervalSince(replaced) < 10, "the recipe did not unlock the keyring: \(recipe.stdout) \(recipe.stderr)")
+      usleep(50_000)
+      replacement = (try? h.ownKeyringDaemon()) ?? daemon
+    }
+    defer { kill(replacement, SIGTERM) }  // daemonized: nobody else stops it
+    let (token, tokenTook) = try Self.timed(h, ["token", "--profile", h.profile])
+    #expect(token.status == 0 && tokenTook < Self.quick, "\(token.stderr)")
+    #expect(try h.storedSecret() == before, "nothing was lost")
   }
 }
