@@ -88,6 +88,7 @@ static struct {
                             const gchar *, int, GDBusSignalCallback, gpointer, GDestroyNotify);
   void (*signal_unsubscribe)(GDBusConnection *, guint);
   GVariant *(*variant_new)(const gchar *, ...);
+  GVariant *(*variant_new_parsed)(const gchar *, ...);
   void (*variant_get)(GVariant *, const gchar *, ...);
   void (*variant_unref)(GVariant *);
   GMainContext *(*main_context_new)(void);
@@ -180,6 +181,7 @@ static void load(void) {
   RESOLVE(signal_subscribe, "g_dbus_connection_signal_subscribe");
   RESOLVE(signal_unsubscribe, "g_dbus_connection_signal_unsubscribe");
   RESOLVE(variant_new, "g_variant_new");
+  RESOLVE(variant_new_parsed, "g_variant_new_parsed");
   RESOLVE(variant_get, "g_variant_get");
   RESOLVE(variant_unref, "g_variant_unref");
   RESOLVE(main_context_new, "g_main_context_new");
@@ -330,6 +332,21 @@ int ss_request_delete(SecretService *service, const char *path, GCancellable *ca
   take_prompt(prompt_path, prompt);
   api.variant_unref(reply);
   return *prompt == NULL ? 1 : 0;
+}
+
+int ss_request_create_collection(SecretService *service, const char *label, const char *alias, GCancellable *cancellable,
+                                 char **prompt, GError **error) {
+  *prompt = NULL;
+  GVariant *reply = call(service, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "CreateCollection",
+                         api.variant_new_parsed("({'org.freedesktop.Secret.Collection.Label': <%s>}, %s)", label, alias),
+                         "(oo)", cancellable, error);
+  if (reply == NULL) return -1;
+  const char *collection = NULL, *prompt_path = NULL;
+  api.variant_get(reply, "(&o&o)", &collection, &prompt_path);
+  int done = collection != NULL && strcmp(collection, "/") != 0;
+  if (!done) take_prompt(prompt_path, prompt);
+  api.variant_unref(reply);
+  return done;
 }
 
 struct prompt_state {

@@ -28,10 +28,15 @@ public struct KeyringPrompts: Sendable, Equatable {
   /// Whether a locked collection is unlocked on request (someone is at a terminal to see the
   /// provider's dialog) or reported as locked at once.
   public var requestUnlock: Bool
+  /// Whether a missing default collection is asked for (`strivacity login`, and only with
+  /// `requestUnlock`): the provider creates it through its own dialog (KWallet's new wallet,
+  /// gnome-keyring's new keyring password). Otherwise it is reported at once.
+  public var createCollection: Bool
 
-  public init(bound: Double, requestUnlock: Bool) {
+  public init(bound: Double, requestUnlock: Bool, createCollection: Bool = false) {
     self.bound = bound
     self.requestUnlock = requestUnlock
+    self.createCollection = createCollection
   }
 
   /// On a terminal: a person is there, 120 s.
@@ -61,6 +66,8 @@ public final class SecretServiceStore: TokenStore {
   private var unansweredPrompt: StoreError?
   /// A prompt's bound other than `prompts.bound`, for best-effort work nobody waits for.
   private var promptBound: Double?
+  /// The default collection was asked for in this operation already (a retry does not ask again).
+  private var askedToCreate = false
 
   /// The default bound: long enough for a busy keyring, short enough for a shell prompt.
   public static let defaultTimeout: Double = 5
@@ -183,6 +190,7 @@ public final class SecretServiceStore: TokenStore {
   /// tried once more on one: a long-lived agent survives the keyring's restart.
   private func bounded<T>(_ operation: () throws(StoreError) -> T) throws(StoreError) -> T {
     try Self.requireSessionBus()
+    askedToCreate = false
     do {
       return try boundedOnce(operation)
     } catch {
@@ -244,20 +252,23 @@ public final class SecretServiceStore: TokenStore {
   }
 
   /// The service and its default collection, unlocked: a locked one is reported at once, or
-  /// (on a terminal) unlocked through the provider's own dialog.
+  /// (on a terminal) unlocked through the provider's own dialog; a missing one is reported, or
+  /// (`prompts.createCollection`) created through the provider's own dialog.
   private func openDefaultCollection() throws(StoreError) -> KeyringSession {
     var error: UnsafeMutablePointer<GError>?
     let service = ss_service_get_sync(SecretServiceFlags(SS_SERVICE_NONE), cancellable, &error)
     if let error { throw Self.classify(error) }
     guard let service else { throw .noSecretService(detail: "no service object") }
-    let collection = ss_collection_for_alias_sync(service, SS_COLLECTION_DEFAULT, SecretCollectionFlags(SS_COLLECTION_NONE), cancellable, &error)
-    if let error {
+    let collection: OpaquePointer
+    do {
+      if let found = try Self.defaultCollection(of: service, cancellable: cancellable) {
+        collection = found
+      } else {
+        collection = try createDefaultCollection(of: service)
+      }
+    } catch {
       ss_object_unref(UnsafeMutableRawPointer(service))
-      throw Self.classify(error)
-    }
-    guard let collection else {
-      ss_object_unref(UnsafeMutableRawPointer(service))
-      throw .noDefaultCollection
+      throw error
     }
     let session = KeyringSession(service: service, collection: collection)
     // The proxy was made just now: its Locked property is current.
@@ -283,6 +294,43 @@ public final class SecretServiceStore: TokenStore {
     if let error { throw Self.classify(error) }
     if stillLocked != 0 { throw locked }
     return session
+  }
+
+  /// The service's default collection (a new reference), or nil when it has none.
+  private static func defaultCollection(of service: OpaquePointer, cancellable: OpaquePointer?) throws(StoreError) -> OpaquePointer? {
+    var error: UnsafeMutablePointer<GError>?
+    let collection = ss_collection_for_alias_sync(service, SS_COLLECTION_DEFAULT, SecretCollectionFlags(SS_COLLECTION_NONE), cancellable, &error)
+    if let error { throw classify(error) }
+    return collection
+  }
+
+  /// No default collection (KWallet before its first wallet, gnome-keyring never unlocked with
+  /// a password, KeePassXC with no database open): for `strivacity login` on a terminal, the
+  /// provider is asked to create one (Service.CreateCollection, alias "default") and shows its
+  /// own dialog, said and bounded as any prompt; otherwise, or when that fails, the advice for
+  /// the provider that runs. KeePassXC is not asked: its answer is a wizard for a new database
+  /// file, when what is missing is nearly always the user's own database, closed or not exposed.
+  private func createDefaultCollection(of service: OpaquePointer) throws(StoreError) -> OpaquePointer {
+    let provider = SecretServiceProvider(pid: ss_service_pid(service, cancellable))
+    let desktop = Self.desktopVisible
+    let missing = StoreError.noDefaultCollection(provider: provider.knownName, desktop: desktop)
+    guard prompts.createCollection, prompts.requestUnlock, provider.name != "KeePassXC", !askedToCreate else { throw missing }
+    askedToCreate = true
+    var error: UnsafeMutablePointer<GError>?
+    var prompt: UnsafeMutablePointer<CChar>?
+    let answer = ss_request_create_collection(service, provider.newCollectionLabel, "default", cancellable, &prompt, &error)
+    if let error { throw Self.classify(error) }
+    defer { if let prompt { ss_free(prompt) } }
+    if answer != 1 {
+      guard let prompt else { throw missing }
+      let request = "create a \(provider.collectionNoun)"
+      try runPrompt(
+        prompt, of: service, provider: provider,
+        announce: "\(provider.name) has no \(provider.collectionNoun) yet: create one in \(provider.window)", request: request,
+        dismissed: provider.isGnomeKeyring && !desktop ? missing : .denied(provider: provider.name, request: request))
+    }
+    guard let made = try Self.defaultCollection(of: service, cancellable: cancellable) else { throw missing }
+    return made
   }
 
   /// Asks the provider to let this process use `item` (KeePassXC asks the person, per process).
@@ -426,7 +474,7 @@ public final class SecretServiceStore: TokenStore {
       return .noSecretService(detail: "org.freedesktop.secrets is not provided")
     }
     if lower.contains("locked") { return .locked(what: "the keyring collection") }
-    if lower.contains("object does not exist") { return .noDefaultCollection }
+    if lower.contains("object does not exist") { return .noDefaultCollection(provider: nil, desktop: desktopVisible) }
     return .failure(detail: message)
   }
 
@@ -461,6 +509,13 @@ struct SecretServiceProvider {
   }
 
   var isGnomeKeyring: Bool { name == "gnome-keyring" }
+
+  /// The name for messages that give advice per provider; nil for an unknown one.
+  var knownName: String? { name == "the Secret Service" ? nil : name }
+
+  /// The label of a default collection made on request: KWallet's default wallet is
+  /// "kdewallet" (what its PAM module and applications open); elsewhere the login keyring.
+  var newCollectionLabel: String { name == "KWallet" ? "kdewallet" : "Login" }
 
   func describeCollection(_ label: String) -> String {
     let shown = TerminalSafe.text(label, multiline: false)

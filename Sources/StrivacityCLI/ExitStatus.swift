@@ -21,8 +21,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
   /// The keyring collection is locked (and was not unlocked, or its unlock was declined): unlock
   /// it and try again.
   case keyringLocked = 7
-  /// The keyring provider asked a person (an access or delete confirmation) and the answer was
-  /// no, or nobody answered within the prompt bound.
+  /// The keyring provider asked a person (an access or delete confirmation, a new wallet or
+  /// keyring) and the answer was no, or nobody answered within the prompt bound.
   case keyringDenied = 8
   /// Interrupted (Ctrl-C).
   case interrupted = 130

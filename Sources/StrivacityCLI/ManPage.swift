@@ -90,7 +90,9 @@ enum ManPage {
       declined: unlock it, or use
       .Fl -store Ar file
       .It 8
-      the keyring asked you (KeePassXC's access or delete confirmation) and the answer was no, or no answer to one of its dialogs came within
+      the keyring asked you (KeePassXC's access or delete confirmation, a new wallet or keyring at
+      .Cm login )
+      and the answer was no, or no answer to one of its dialogs came within
       .Ev STRIVACITY_KEYRING_PROMPT_TIMEOUT
       (the dialog is left open)
       .It 130
@@ -116,7 +118,9 @@ enum ManPage {
       .It Ev STRIVACITY_KEYRING_PROMPT_TIMEOUT
       seconds a dialog of the keyring's (KeePassXC's
       .Dq allow access ,
-      an unlock on a terminal) may wait for an answer (default 120 on a terminal, 15 for git's
+      an unlock on a terminal, a new wallet at
+      .Cm login )
+      may wait for an answer (default 120 on a terminal, 15 for git's
       requests and without a terminal; 0.1 to 3600); it is announced on stderr within a moment, and
       past the bound the
       command fails with exit 8, leaving the dialog open
@@ -206,8 +210,8 @@ enum ManPage {
       printf '%s' "$PASSWORD" | gnome-keyring-daemon --daemonize --unlock --components=secrets
       .Ed
       .Pp
-      Where a gnome-keyring already runs on the session bus with its login keyring locked,
-      replace it with one that has it unlocked:
+      Where a gnome-keyring already runs on the session bus with its login keyring locked (or
+      without one), replace it with one that has it unlocked (or created):
       .Bd -literal -offset indent
       printf '%s' "$PASSWORD" | gnome-keyring-daemon --replace --daemonize --unlock --components=secrets
       .Ed

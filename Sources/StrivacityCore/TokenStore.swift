@@ -66,7 +66,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
   case denied(provider: String, request: String)
   /// Nobody answered the provider's prompt, shown in `window`, within the bound.
   case promptUnanswered(provider: String, request: String, window: String, seconds: Double)
-  case noDefaultCollection
+  /// No default collection. `provider`: "KWallet", "KeePassXC", "gnome-keyring", or nil when
+  /// not known; `desktop`: whether a desktop could show gnome-keyring's dialogs.
+  case noDefaultCollection(provider: String?, desktop: Bool)
   case failure(detail: String)
   case insecureFile(path: String, mode: String)
   case notOwner(path: String)
@@ -80,7 +82,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     "without a desktop, use the file store (--store file, or store = \"file\" in the profile), or a session bus with an unlocked keyring: "
     + "dbus-run-session -- bash, then printf '%s' \"$PASSWORD\" | gnome-keyring-daemon --daemonize --unlock --components=secrets (README: Servers and containers)"
 
-  /// What unlocks gnome-keyring's login keyring from a shell without a
+  /// What unlocks, or first creates, gnome-keyring's login keyring from a shell without a
   /// desktop, with a daemon already on the session bus (README "Servers and containers").
   public static let unlockRecipe =
     "printf '%s' \"$PASSWORD\" | gnome-keyring-daemon --replace --daemonize --unlock --components=secrets"
@@ -101,8 +103,19 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
       return "\(provider) was asked to \(request) and said no: allow it when \(provider) asks, or run with --store file (README: Keyrings)"
     case .promptUnanswered(let provider, let request, let window, let seconds):
       return "nobody answered \(provider)'s request to \(request) within \(formatSeconds(seconds)): answer it in \(window), or allow longer with STRIVACITY_KEYRING_PROMPT_TIMEOUT (README: Keyrings)"
-    case .noDefaultCollection:
-      return "the Secret Service has no default keyring collection; a desktop creates one at first sign-in (or seahorse does); \(Self.headlessChoices)"
+    case .noDefaultCollection(let provider, let desktop):
+      switch provider {
+      case "KWallet":
+        return "KWallet has no wallet yet: run `strivacity login` on a terminal and create one when KWallet asks, or run with --store file (README: Keyrings)"
+      case "KeePassXC":
+        return "KeePassXC offers no database to the Secret Service: open one and expose a group (Database Settings → Secret Service Integration), or run with --store file (README: KeePassXC)"
+      case "gnome-keyring" where desktop:
+        return "gnome-keyring has no default keyring yet: run `strivacity login` on a terminal and choose its password when the desktop asks, or run with --store file (README: Keyrings)"
+      case "gnome-keyring":
+        return "gnome-keyring has no default keyring, and no desktop is here to create one: run with --store file, or create the login keyring with a password of your choosing: \(Self.unlockRecipe) (README: Servers and containers)"
+      default:
+        return "the Secret Service has no default keyring collection (a desktop makes one at first sign-in, and `strivacity login` on a terminal asks for one); \(Self.headlessChoices)"
+      }
     case .timedOut(let seconds):
       return "the keyring did not answer within \(formatSeconds(seconds)) (the Secret Service is stalled, or waiting on a prompt nobody sees); STRIVACITY_KEYRING_TIMEOUT sets the bound for the keyring, 120 s apply to an unlock prompt; \(Self.headlessChoices)"
     case .failure(let detail): return "keyring failure: \(detail); \(Self.headlessChoices)"

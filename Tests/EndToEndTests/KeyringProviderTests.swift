@@ -269,4 +269,114 @@ import Testing
     #expect(token.status == 0 && tokenTook < Self.quick, "\(token.stderr)")
     #expect(try h.storedSecret() == before, "nothing was lost")
   }
+
+  /// Runs `command` on a private session bus of its own after `setUp` (shell) has started a
+  /// Secret Service there and it owns org.freedesktop.secrets; `setUp` leaves the PIDs it
+  /// started in $PIDS (a file), stopped by PID afterwards, and what it reports goes to stderr.
+  static func onOwnBus(_ h: Harness, setUp: String, _ command: [String], environment more: [String: String], tty: Bool)
+    throws -> (result: ProcessResult?, session: PTYSession?)
+  {
+    let script = """
+      PIDS=$(mktemp)
+      stop() { while read -r pid; do kill "$pid" 2>/dev/null; done <"$PIDS"; rm -f "$PIDS"; }
+      trap stop EXIT
+      \(setUp)
+      for n in $(seq 200); do
+        gdbus call --session --timeout 2 --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+          --method org.freedesktop.DBus.NameHasOwner org.freedesktop.secrets 2>/dev/null | grep -q true && break
+        sleep 0.05
+      done
+      "$@"
+      status=$?
+      while read -r pid; do
+        state=$(sed -n 's/^[0-9]* (.*) \\([A-Za-z]\\) .*/\\1/p' "/proc/$pid/stat" 2>/dev/null)
+        echo "process $(cat /proc/$pid/comm 2>/dev/null) state ${state:-gone}" >&2
+      done <"$PIDS"
+      exit $status
+      """
+    var environment = h.environment.merging(more) { _, new in new }
+    environment["DBUS_SESSION_BUS_ADDRESS"] = nil
+    let arguments = ["/usr/bin/dbus-run-session", "--", "/bin/bash", "-c", script, "own-bus"] + command
+    if tty { return (nil, try PTYSession(arguments, environment: environment)) }
+    return (try run(arguments, environment: environment, timeout: 30), nil)
+  }
+
+  /// KWallet before its first wallet: kwalletd5 with its Secret Service API on (kwalletrc
+  /// [org.freedesktop.secrets] apiEnabled=true), headless (Qt offscreen) on a private bus, no
+  /// wallet. `login` with no terminal: exit 6 at once with KWallet's advice, never seahorse's.
+  /// On a terminal: strivacity asks the Secret Service for a default collection
+  /// (CreateCollection, alias "default"); KWallet takes the request (it makes "kdewallet" its
+  /// default wallet) and opens its new-wallet dialog, drawn offscreen, that nobody answers: said
+  /// at once, exit 8 at the bound, the dialog left to KWallet, which still runs.
+  @Test func kwalletWithoutAWalletIsAskedForOne() throws {
+    try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/kwalletd5"), "kwalletd5 (Debian: libkf5wallet-bin; make deps installs it)")
+    let h = try Harness(journey: "password")
+    let config = h.home.file("kwallet-config")
+    _ = try h.home.write("kwallet-config/kwalletrc", "[Wallet]\nFirst Use=false\n\n[org.freedesktop.secrets]\napiEnabled=true\n")
+    let setUp = """
+      XDG_CONFIG_HOME="$KWALLET_CONFIG" QT_QPA_PLATFORM=offscreen kwalletd5 >/dev/null 2>&1 &
+      echo $! >>"$PIDS"
+      """
+    let login = Array(h.loginArguments(sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]))
+    let environment = ["KWALLET_CONFIG": config, "PW": "Demo-pass-1"]
+
+    let started = Date()
+    let script = try #require(try Self.onOwnBus(h, setUp: setUp, login, environment: environment, tty: false).result)
+    let took = Date().timeIntervalSince(started)
+    #expect(script.status == 6, "\(script.stderr)")
+    let message = script.stderr.split(separator: "\n").first { $0.hasPrefix("strivacity: error:") }.map(String.init) ?? ""
+    #expect(
+      message == "strivacity: error: KWallet has no wallet yet: run `strivacity login` on a terminal and create one when KWallet asks, or run with --store file (README: Keyrings)",
+      "\(script.stderr)")
+    #expect(!script.stderr.contains("seahorse"))
+    #expect(script.stderr.contains("process kwalletd5 state S"), "\(script.stderr)")
+    #expect(took < Self.quick + 5, "\(took) s, kwalletd5's start included")
+
+    let tty = try #require(
+      try Self.onOwnBus(h, setUp: setUp, login, environment: environment.merging(["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2"]) { _, new in new }, tty: true)
+        .session)
+    try tty.expect("strivacity: KWallet has no wallet yet: create one in KWallet's window (waiting up to 2 s)", timeout: Self.quick + 5)
+    try tty.expect(
+      "strivacity: error: nobody answered KWallet's request to create a wallet within 2 s: answer it in KWallet's window, or allow longer with STRIVACITY_KEYRING_PROMPT_TIMEOUT",
+      timeout: 5)
+    try tty.expect("process kwalletd5 state S", timeout: 5)
+    #expect(try tty.wait() == 8)
+    let kwalletrc = try String(contentsOfFile: config + "/kwalletrc", encoding: .utf8)
+    #expect(kwalletrc.contains("Default Wallet=kdewallet"), "KWallet took the request for its default wallet: \(kwalletrc)")
+  }
+
+  /// gnome-keyring with no default keyring (started without --unlock on a fresh account) on a
+  /// desktop (the stand-in prompter, answering Cancel): `login` on a terminal asks for a new
+  /// keyring, the desktop's dialog asks for its password, and the Cancel ends in exit 8
+  /// ("asked to create a keyring and said no"), the daemon still running.
+  @Test func gnomeKeyringWithoutAKeyringIsAskedForOne() throws {
+    let h = try Harness(journey: "password")
+    let log = h.home.file("prompter.log")
+    let setUp = """
+      gnome-keyring-daemon --daemonize --components=secrets >/dev/null 2>&1
+      for n in $(seq 200); do
+        pid=$(gdbus call --session --timeout 2 --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+          --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets 2>/dev/null | tr -dc '0-9 ' | awk '{print $2}')
+        [ -n "$pid" ] && break
+        sleep 0.05
+      done
+      echo "$pid" >>"$PIDS"
+      "$STANDIN" "$STANDIN_LOG" cancel &
+      echo $! >>"$PIDS"
+      for n in $(seq 100); do grep -q ready "$STANDIN_LOG" 2>/dev/null && break; sleep 0.05; done
+      """
+    let environment = [
+      "DISPLAY": ":99", "STANDIN": TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Support/prompter-standin").path,
+      "STANDIN_LOG": log, "XDG_DATA_HOME": h.home.file("data"), "PW": "Demo-pass-1",
+    ]
+    let login = Array(h.loginArguments(sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]))
+    let tty = try #require(try Self.onOwnBus(h, setUp: setUp, login, environment: environment, tty: true).session)
+    try tty.expect(
+      "strivacity: error: gnome-keyring was asked to create a keyring and said no: allow it when gnome-keyring asks, or run with --store file (README: Keyrings)",
+      timeout: Self.quick + 5)
+    try tty.expect("process gnome-keyring-d state S", timeout: 5)
+    #expect(try tty.wait() == 8)
+    let events = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    #expect(events.hasPrefix("ready\nbegin\nperform password\n"), "the desktop asked for the new keyring's password: \(events)")
+  }
 }

@@ -114,6 +114,10 @@ int ss_request_unlock(SecretService *service, const char *path, GCancellable *ca
 /// Item.Delete() on `path`. 1 when deleted at once; 0 when the service answered with a prompt
 /// (*prompt set); -1 on error.
 int ss_request_delete(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error);
+/// Service.CreateCollection({Label: label}, alias). 1 when created at once; 0 when the service
+/// answered with a prompt (*prompt set, g_free it); -1 on error.
+int ss_request_create_collection(SecretService *service, const char *label, const char *alias, GCancellable *cancellable,
+                                 char **prompt, GError **error);
 /// Runs a prompt: Prompt.Prompt(""), then waits for its Completed signal. 1 completed, 0
 /// dismissed (the person said no, or closed it), -1 error (the Prompt call failed), -2 cancelled
 /// or past `limit_ms` (the prompt is left to the person: Dismiss is never sent, see the .c),
