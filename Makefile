@@ -6,10 +6,11 @@
 SWIFT ?= swift
 BUILD_DIR ?= .build
 # What building and testing need on Debian 12 besides Swift itself. python3-gi: the stand-in
-# for gnome-keyring's prompter (Tests/Support/prompter-standin); libkf5wallet-bin: kwalletd5.
+# for gnome-keyring's prompter (Tests/Support/prompter-standin); xvfb, xdotool: its real
+# prompter (gcr) on a display; libkf5wallet-bin: kwalletd5.
 APT_PACKAGES := libsecret-1-dev libcurl4-openssl-dev pkg-config \
   libsecret-tools gnome-keyring dbus-daemon libglib2.0-bin \
-  keepassxc python3-dbus python3-gi libkf5wallet-bin systemd git curl man-db lintian keyutils openssl python3 python3-pip
+  keepassxc python3-dbus python3-gi xvfb xdotool libkf5wallet-bin systemd git curl man-db lintian keyutils openssl python3 python3-pip
 FUZZ_SECONDS ?= 10
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(BUILD_DIR)/debug/strivacity

@@ -440,12 +440,13 @@ int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *canc
       //   completes the unlock, which starts the next queued unlock, which is this one, still
       //   showing (assertion `!self->current` in gkd-secret-unlock.c), and the user's whole
       //   keyring daemon is gone. Left alone, the daemon keeps running when we leave the bus, and
-      //   its dialog stays with the person (answered later, it is the daemon's business).
+      //   its dialog stays with the person: answered later, it still unlocks the keyring.
       // - KeePassXC (2.7) and KWallet (kwalletd5), by their source, only mark the prompt done:
       //   their dialog (access, database unlock, new wallet) stays open all the same, so Dismiss
       //   buys nothing there.
       // - Other providers: nothing proves it safe.
-      // KeyringProviderTests checks this against gnome-keyring with a prompter that never answers.
+      // KeyringProviderTests checks this against gnome-keyring, with a prompter stand-in that
+      // never answers and with the real gcr-prompter on Xvfb.
       outcome = -2;
       break;
     }
