@@ -5,10 +5,12 @@
 
 SWIFT ?= swift
 BUILD_DIR ?= .build
-# What building and testing need on Debian 12 besides Swift itself.
+# What building and testing need on Debian 12 besides Swift itself. python3-gi: the stand-in
+# for gnome-keyring's prompter (Tests/Support/prompter-standin); xvfb, xdotool: its real
+# prompter (gcr) on a display; libkf5wallet-bin: kwalletd5.
 APT_PACKAGES := libsecret-1-dev libcurl4-openssl-dev pkg-config \
   libsecret-tools gnome-keyring dbus-daemon libglib2.0-bin \
-  keepassxc python3-dbus systemd git curl man-db lintian keyutils openssl python3 python3-pip gcc
+  keepassxc python3-dbus python3-gi xvfb xdotool libkf5wallet-bin systemd git curl man-db lintian keyutils openssl python3 python3-pip gcc
 FUZZ_SECONDS ?= 10
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(BUILD_DIR)/debug/strivacity

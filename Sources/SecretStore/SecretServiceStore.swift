@@ -28,10 +28,15 @@ public struct KeyringPrompts: Sendable, Equatable {
   /// Whether a locked collection is unlocked on request (someone is at a terminal to see the
   /// provider's dialog) or reported as locked at once.
   public var requestUnlock: Bool
+  /// Whether a missing default collection is asked for (`strivacity login`, and only with
+  /// `requestUnlock`): the provider creates it through its own dialog (KWallet's new wallet,
+  /// gnome-keyring's new keyring password). Otherwise it is reported at once.
+  public var createCollection: Bool
 
-  public init(bound: Double, requestUnlock: Bool) {
+  public init(bound: Double, requestUnlock: Bool, createCollection: Bool = false) {
     self.bound = bound
     self.requestUnlock = requestUnlock
+    self.createCollection = createCollection
   }
 
   /// On a terminal: a person is there, 120 s.
@@ -61,6 +66,8 @@ public final class SecretServiceStore: TokenStore {
   private var unansweredPrompt: StoreError?
   /// A prompt's bound other than `prompts.bound`, for best-effort work nobody waits for.
   private var promptBound: Double?
+  /// The default collection was asked for in this operation already (a retry does not ask again).
+  private var askedToCreate = false
 
   /// The default bound: long enough for a busy keyring, short enough for a shell prompt.
   public static let defaultTimeout: Double = 5
@@ -183,6 +190,7 @@ public final class SecretServiceStore: TokenStore {
   /// tried once more on one: a long-lived agent survives the keyring's restart.
   private func bounded<T>(_ operation: () throws(StoreError) -> T) throws(StoreError) -> T {
     try Self.requireSessionBus()
+    askedToCreate = false
     do {
       return try boundedOnce(operation)
     } catch {
@@ -221,15 +229,16 @@ public final class SecretServiceStore: TokenStore {
   /// Waits for a prompt the provider returned, said on stderr (`announce`) unless it is over
   /// within a moment (a provider may return prompts that ask nobody); a "no" throws `dismissed`.
   private func runPrompt(
-    _ prompt: UnsafeMutablePointer<CChar>, in session: KeyringSession, announce line: String, request: String, dismissed: StoreError
+    _ prompt: UnsafeMutablePointer<CChar>, of service: OpaquePointer, provider: SecretServiceProvider, announce line: String,
+    request: String, dismissed: StoreError
   ) throws(StoreError) {
-    let provider = session.provider(cancellable)
     let bound = promptBound ?? prompts.bound
-    let unanswered = StoreError.promptUnanswered(provider: provider.name, request: request, seconds: bound)
+    let unanswered = StoreError.promptUnanswered(provider: provider.name, request: request, window: provider.window, seconds: bound)
     guard let deadline, deadline.prompt(for: bound, announcing: line, after: 0.3) else { throw unanswered }
     unansweredPrompt = unanswered
     var error: UnsafeMutablePointer<GError>?
-    let outcome = ss_run_prompt(session.service, prompt, cancellable, UInt32(min(bound, 86_400) * 1000), &error)
+    // Past the bound the prompt is left to the person, not dismissed (see ss_run_prompt).
+    let outcome = ss_run_prompt(service, prompt, cancellable, UInt32(min(bound, 86_400) * 1000), &error)
     deadline.promptEnded()
     switch outcome {
     case 1: unansweredPrompt = nil
@@ -243,40 +252,85 @@ public final class SecretServiceStore: TokenStore {
   }
 
   /// The service and its default collection, unlocked: a locked one is reported at once, or
-  /// (on a terminal) unlocked through the provider's own dialog.
+  /// (on a terminal) unlocked through the provider's own dialog; a missing one is reported, or
+  /// (`prompts.createCollection`) created through the provider's own dialog.
   private func openDefaultCollection() throws(StoreError) -> KeyringSession {
     var error: UnsafeMutablePointer<GError>?
     let service = ss_service_get_sync(SecretServiceFlags(SS_SERVICE_NONE), cancellable, &error)
     if let error { throw Self.classify(error) }
     guard let service else { throw .noSecretService(detail: "no service object") }
-    let collection = ss_collection_for_alias_sync(service, SS_COLLECTION_DEFAULT, SecretCollectionFlags(SS_COLLECTION_NONE), cancellable, &error)
-    if let error {
+    let collection: OpaquePointer
+    do {
+      if let found = try Self.defaultCollection(of: service, cancellable: cancellable) {
+        collection = found
+      } else {
+        collection = try createDefaultCollection(of: service)
+      }
+    } catch {
       ss_object_unref(UnsafeMutableRawPointer(service))
-      throw Self.classify(error)
-    }
-    guard let collection else {
-      ss_object_unref(UnsafeMutableRawPointer(service))
-      throw .noDefaultCollection
+      throw error
     }
     let session = KeyringSession(service: service, collection: collection)
     // The proxy was made just now: its Locked property is current.
     guard ss_collection_get_locked(collection) != 0 else { return session }
     let provider = session.provider(cancellable)
     let what = provider.describeCollection(session.collectionLabel)
-    guard prompts.requestUnlock else { throw .locked(what: what) }
+    // gnome-keyring's dialogs come from a prompter program the session bus starts on the
+    // desktop; without one (SSH, a container) the unlock ends "dismissed" at once, which is no
+    // one's "no". KeePassXC and KWallet draw their own windows: their "dismissed" is a person's.
+    let noDesktop = provider.isGnomeKeyring && !Self.desktopVisible
+    let locked: StoreError = noDesktop ? .lockedNoDesktop(what: what) : .locked(what: what)
+    guard prompts.requestUnlock else { throw locked }
     var prompt: UnsafeMutablePointer<CChar>?
     let answer = ss_request_unlock(service, ss_object_path(UnsafeMutableRawPointer(collection)), cancellable, &prompt, &error)
     if let error { throw Self.classify(error) }
     defer { if let prompt { ss_free(prompt) } }
     if answer == 1 { return session }
-    guard let prompt else { throw .locked(what: what) }
+    guard let prompt else { throw locked }
     try runPrompt(
-      prompt, in: session, announce: "\(what) is locked: unlock it in \(provider.window)", request: "unlock \(what)",
-      dismissed: .locked(what: what))
-    let locked = ss_read_locked(service, ss_object_path(UnsafeMutableRawPointer(collection)), "org.freedesktop.Secret.Collection", cancellable, &error)
+      prompt, of: service, provider: provider, announce: "\(what) is locked: unlock it in \(provider.window)", request: "unlock \(what)",
+      dismissed: noDesktop ? locked : .unlockDeclined(what: what, window: provider.window))
+    let stillLocked = ss_read_locked(service, ss_object_path(UnsafeMutableRawPointer(collection)), "org.freedesktop.Secret.Collection", cancellable, &error)
     if let error { throw Self.classify(error) }
-    if locked != 0 { throw .locked(what: what) }
+    if stillLocked != 0 { throw locked }
     return session
+  }
+
+  /// The service's default collection (a new reference), or nil when it has none.
+  private static func defaultCollection(of service: OpaquePointer, cancellable: OpaquePointer?) throws(StoreError) -> OpaquePointer? {
+    var error: UnsafeMutablePointer<GError>?
+    let collection = ss_collection_for_alias_sync(service, SS_COLLECTION_DEFAULT, SecretCollectionFlags(SS_COLLECTION_NONE), cancellable, &error)
+    if let error { throw classify(error) }
+    return collection
+  }
+
+  /// No default collection (KWallet before its first wallet, gnome-keyring never unlocked with
+  /// a password, KeePassXC with no database open): for `strivacity login` on a terminal, the
+  /// provider is asked to create one (Service.CreateCollection, alias "default") and shows its
+  /// own dialog, said and bounded as any prompt; otherwise, or when that fails, the advice for
+  /// the provider that runs. KeePassXC is not asked: its answer is a wizard for a new database
+  /// file, when what is missing is nearly always the user's own database, closed or not exposed.
+  private func createDefaultCollection(of service: OpaquePointer) throws(StoreError) -> OpaquePointer {
+    let provider = SecretServiceProvider(pid: ss_service_pid(service, cancellable))
+    let desktop = Self.desktopVisible
+    let missing = StoreError.noDefaultCollection(provider: provider.knownName, desktop: desktop)
+    guard prompts.createCollection, prompts.requestUnlock, provider.name != "KeePassXC", !askedToCreate else { throw missing }
+    askedToCreate = true
+    var error: UnsafeMutablePointer<GError>?
+    var prompt: UnsafeMutablePointer<CChar>?
+    let answer = ss_request_create_collection(service, provider.newCollectionLabel, "default", cancellable, &prompt, &error)
+    if let error { throw Self.classify(error) }
+    defer { if let prompt { ss_free(prompt) } }
+    if answer != 1 {
+      guard let prompt else { throw missing }
+      let request = "create a \(provider.collectionNoun)"
+      try runPrompt(
+        prompt, of: service, provider: provider,
+        announce: "\(provider.name) has no \(provider.collectionNoun) yet: create one in \(provider.window)", request: request,
+        dismissed: provider.isGnomeKeyring && !desktop ? missing : .denied(provider: provider.name, request: request))
+    }
+    guard let made = try Self.defaultCollection(of: service, cancellable: cancellable) else { throw missing }
+    return made
   }
 
   /// Asks the provider to let this process use `item` (KeePassXC asks the person, per process).
@@ -291,7 +345,7 @@ public final class SecretServiceStore: TokenStore {
     let request = "allow access to \"\(item.label)\""
     guard let prompt else { throw .denied(provider: provider.name, request: request) }
     try runPrompt(
-      prompt, in: session, announce: "\(provider.name) is asking you to allow access to \"\(item.label)\" — see its window",
+      prompt, of: session.service, provider: provider, announce: "\(provider.name) is asking you to allow access to \"\(item.label)\" — see its window",
       request: request, dismissed: .denied(provider: provider.name, request: request))
   }
 
@@ -353,7 +407,7 @@ public final class SecretServiceStore: TokenStore {
     let provider = session.provider(cancellable)
     let request = "delete \"\(item.label)\""
     try runPrompt(
-      prompt, in: session, announce: "\(provider.name) is asking you to confirm deleting \"\(item.label)\" — see its window",
+      prompt, of: session.service, provider: provider, announce: "\(provider.name) is asking you to confirm deleting \"\(item.label)\" — see its window",
       request: request, dismissed: .denied(provider: provider.name, request: request))
     return true
   }
@@ -380,6 +434,15 @@ public final class SecretServiceStore: TokenStore {
     // With a display, GLib can still autolaunch a bus through X11.
     if let display = getenv("DISPLAY"), display.pointee != 0 { return }
     throw .noSessionBus(detail: "DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist")
+  }
+
+  /// Whether a desktop could show a dialog to the person running this: a display in our own
+  /// environment (the session bus starts gnome-keyring's prompter with the desktop's).
+  static var desktopVisible: Bool {
+    for name in ["DISPLAY", "WAYLAND_DISPLAY"] {
+      if let value = getenv(name), value.pointee != 0 { return true }
+    }
+    return false
   }
 
   static func isLockedError(_ error: UnsafeMutablePointer<GError>) -> Bool {
@@ -411,7 +474,7 @@ public final class SecretServiceStore: TokenStore {
       return .noSecretService(detail: "org.freedesktop.secrets is not provided")
     }
     if lower.contains("locked") { return .locked(what: "the keyring collection") }
-    if lower.contains("object does not exist") { return .noDefaultCollection }
+    if lower.contains("object does not exist") { return .noDefaultCollection(provider: nil, desktop: desktopVisible) }
     return .failure(detail: message)
   }
 
@@ -439,11 +502,20 @@ struct SecretServiceProvider {
     }
     switch comm {
     case "keepassxc", "KeePassXC": (name, collectionNoun, window) = ("KeePassXC", "database", "KeePassXC's window")
-    case _ where comm.hasPrefix("gnome-keyring"): (name, collectionNoun, window) = ("gnome-keyring", "keyring", "the desktop's unlock prompt")
+    case _ where comm.hasPrefix("gnome-keyring"): (name, collectionNoun, window) = ("gnome-keyring", "keyring", "the desktop's keyring dialog")
     case _ where comm.hasPrefix("kwalletd") || comm.hasPrefix("ksecretd"): (name, collectionNoun, window) = ("KWallet", "wallet", "KWallet's window")
     default: (name, collectionNoun, window) = ("the Secret Service", "keyring collection", "its window")
     }
   }
+
+  var isGnomeKeyring: Bool { name == "gnome-keyring" }
+
+  /// The name for messages that give advice per provider; nil for an unknown one.
+  var knownName: String? { name == "the Secret Service" ? nil : name }
+
+  /// The label of a default collection made on request: KWallet's default wallet is
+  /// "kdewallet" (what its PAM module and applications open); elsewhere the login keyring.
+  var newCollectionLabel: String { name == "KWallet" ? "kdewallet" : "Login" }
 
   func describeCollection(_ label: String) -> String {
     let shown = TerminalSafe.text(label, multiline: false)

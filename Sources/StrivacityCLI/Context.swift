@@ -79,6 +79,10 @@ final class Context {
   /// dialog, an unlock) may wait 120 s for a person at a terminal, 15 s otherwise.
   var attended = true
 
+  /// `strivacity login`: a keyring without a default collection is asked to create one, on a
+  /// terminal (the provider's own dialog: KWallet's new wallet, gnome-keyring's new keyring).
+  var createsKeyring = false
+
   /// The chosen store; the keyring bounded by STRIVACITY_KEYRING_TIMEOUT seconds per operation
   /// (5 by default, 0.1 to 600) and STRIVACITY_KEYRING_PROMPT_TIMEOUT per prompt, and mirrored
   /// into the access-token cache.
@@ -96,6 +100,7 @@ final class Context {
   func keyringStore(notifyingAgent: Bool) throws -> TokenStore {
     let onTerminal = isatty(2) == 1
     var prompts = KeyringPrompts.defaults(attended: attended, onTerminal: onTerminal)
+    prompts.createCollection = createsKeyring
     let limits = try limits()
     let timeout = limits.keyringTimeout ?? SecretServiceStore.defaultTimeout
     if let bound = limits.keyringPromptBound { prompts.bound = bound }

@@ -18,10 +18,11 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
   case server = 5
   /// The credential store (keyring or token file) cannot be used.
   case store = 6
-  /// The keyring collection is locked (and was not unlocked): unlock it and try again.
+  /// The keyring collection is locked (and was not unlocked, or its unlock was declined): unlock
+  /// it and try again.
   case keyringLocked = 7
-  /// The keyring provider asked a person (an access or delete confirmation) and the answer was
-  /// no, or nobody answered within the prompt bound.
+  /// The keyring provider asked a person (an access or delete confirmation, a new wallet or
+  /// keyring) and the answer was no, or nobody answered within the prompt bound.
   case keyringDenied = 8
   /// Interrupted (Ctrl-C).
   case interrupted = 130
@@ -63,7 +64,7 @@ struct CLIFailure: Error {
       self.init(error.description, status: .usage)
     case let error as StoreError:
       switch error {
-      case .locked: self.init(error.description, status: .keyringLocked)
+      case .locked, .lockedNoDesktop, .unlockDeclined: self.init(error.description, status: .keyringLocked)
       case .denied, .promptUnanswered: self.init(error.description, status: .keyringDenied)
       default: self.init(error.description, status: .store)
       }

@@ -90,9 +90,11 @@ enum ManPage {
       declined: unlock it, or use
       .Fl -store Ar file
       .It 8
-      the keyring asked you (KeePassXC's access or delete confirmation) and the answer was no, or
-      no answer to one of its dialogs came within
+      the keyring asked you (KeePassXC's access or delete confirmation, a new wallet or keyring at
+      .Cm login )
+      and the answer was no, or no answer to one of its dialogs came within
       .Ev STRIVACITY_KEYRING_PROMPT_TIMEOUT
+      (the dialog is left open)
       .It 130
       interrupted
       .El
@@ -116,10 +118,12 @@ enum ManPage {
       .It Ev STRIVACITY_KEYRING_PROMPT_TIMEOUT
       seconds a dialog of the keyring's (KeePassXC's
       .Dq allow access ,
-      an unlock on a terminal) may wait for an answer (default 120 on a terminal, 15 for git's
+      an unlock on a terminal, a new wallet at
+      .Cm login )
+      may wait for an answer (default 120 on a terminal, 15 for git's
       requests and without a terminal; 0.1 to 3600); it is announced on stderr within a moment, and
       past the bound the
-      command fails with exit 8
+      command fails with exit 8, leaving the dialog open
       .It Ev STRIVACITY_TOKEN_CACHE
       .Cm off :
       do not keep the current access token of Secret Service profiles in the kernel's per-user
@@ -222,6 +226,12 @@ enum ManPage {
       strivacity login --store file --tenant https://example.strivacity.com --client-id 2fe0c3
       dbus-run-session -- bash
       printf '%s' "$PASSWORD" | gnome-keyring-daemon --daemonize --unlock --components=secrets
+      .Ed
+      .Pp
+      Where a gnome-keyring already runs on the session bus with its login keyring locked (or
+      without one), replace it with one that has it unlocked (or created):
+      .Bd -literal -offset indent
+      printf '%s' "$PASSWORD" | gnome-keyring-daemon --replace --daemonize --unlock --components=secrets
       .Ed
       .Pp
       Refreshes are due when the access token expires within 60 seconds, but never more

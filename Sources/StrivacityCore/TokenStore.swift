@@ -57,12 +57,18 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
   case noSecretService(detail: String)
   /// `what` names it as its provider does: "the KeePassXC database 'Passwords'", "the keyring 'login'".
   case locked(what: String)
+  /// Locked, with no desktop to show gnome-keyring's unlock dialog (SSH, a container).
+  case lockedNoDesktop(what: String)
+  /// The provider's unlock dialog was answered no (Cancel, Escape); `window` is where it was.
+  case unlockDeclined(what: String, window: String)
   /// The provider's prompt was answered no (or closed): `request` is what was asked, e.g.
   /// `allow access to "strivacity: work (…)"`.
   case denied(provider: String, request: String)
-  /// Nobody answered the provider's prompt within the bound.
-  case promptUnanswered(provider: String, request: String, seconds: Double)
-  case noDefaultCollection
+  /// Nobody answered the provider's prompt, shown in `window`, within the bound.
+  case promptUnanswered(provider: String, request: String, window: String, seconds: Double)
+  /// No default collection. `provider`: "KWallet", "KeePassXC", "gnome-keyring", or nil when
+  /// not known; `desktop`: whether a desktop could show gnome-keyring's dialogs.
+  case noDefaultCollection(provider: String?, desktop: Bool)
   case failure(detail: String)
   case insecureFile(path: String, mode: String)
   case notOwner(path: String)
@@ -76,6 +82,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     "without a desktop, use the file store (--store file, or store = \"file\" in the profile), or a session bus with an unlocked keyring: "
     + "dbus-run-session -- bash, then printf '%s' \"$PASSWORD\" | gnome-keyring-daemon --daemonize --unlock --components=secrets (README: Servers and containers)"
 
+  /// What unlocks, or first creates, gnome-keyring's login keyring from a shell without a
+  /// desktop, with a daemon already on the session bus (README "Servers and containers").
+  public static let unlockRecipe =
+    "printf '%s' \"$PASSWORD\" | gnome-keyring-daemon --replace --daemonize --unlock --components=secrets"
+
   public var description: String {
     switch self {
     case .noSessionBus(let detail):
@@ -84,12 +95,27 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
       return "no Secret Service on the session bus (\(detail)); install and start gnome-keyring or KeePassXC; \(Self.headlessChoices)"
     case .locked(let what):
       return "\(what) is locked: unlock it, or run with --store file (README: Keyrings)"
+    case .lockedNoDesktop(let what):
+      return "\(what) is locked, and no desktop is here to unlock it: run with --store file, or unlock it with its password: \(Self.unlockRecipe) (README: Servers and containers)"
+    case .unlockDeclined(let what, let window):
+      return "the unlock of \(what) was declined in \(window): run again and unlock it, or run with --store file (README: Keyrings)"
     case .denied(let provider, let request):
       return "\(provider) was asked to \(request) and said no: allow it when \(provider) asks, or run with --store file (README: Keyrings)"
-    case .promptUnanswered(let provider, let request, let seconds):
-      return "nobody answered \(provider)'s request to \(request) within \(formatSeconds(seconds)): answer it in \(provider)'s window, or allow longer with STRIVACITY_KEYRING_PROMPT_TIMEOUT (README: Keyrings)"
-    case .noDefaultCollection:
-      return "the Secret Service has no default keyring collection; a desktop creates one at first sign-in (or seahorse does); \(Self.headlessChoices)"
+    case .promptUnanswered(let provider, let request, let window, let seconds):
+      return "nobody answered \(provider)'s request to \(request) within \(formatSeconds(seconds)): answer it in \(window), or allow longer with STRIVACITY_KEYRING_PROMPT_TIMEOUT (README: Keyrings)"
+    case .noDefaultCollection(let provider, let desktop):
+      switch provider {
+      case "KWallet":
+        return "KWallet has no wallet yet: run `strivacity login` on a terminal and create one when KWallet asks, or run with --store file (README: Keyrings)"
+      case "KeePassXC":
+        return "KeePassXC offers no database to the Secret Service: open one and expose a group (Database Settings → Secret Service Integration), or run with --store file (README: KeePassXC)"
+      case "gnome-keyring" where desktop:
+        return "gnome-keyring has no default keyring yet: run `strivacity login` on a terminal and choose its password when the desktop asks, or run with --store file (README: Keyrings)"
+      case "gnome-keyring":
+        return "gnome-keyring has no default keyring, and no desktop is here to create one: run with --store file, or create the login keyring with a password of your choosing: \(Self.unlockRecipe) (README: Servers and containers)"
+      default:
+        return "the Secret Service has no default keyring collection (a desktop makes one at first sign-in, and `strivacity login` on a terminal asks for one); \(Self.headlessChoices)"
+      }
     case .timedOut(let seconds):
       return "the keyring did not answer within \(formatSeconds(seconds)) (the Secret Service is stalled, or waiting on a prompt nobody sees); STRIVACITY_KEYRING_TIMEOUT sets the bound for the keyring, 120 s apply to an unlock prompt; \(Self.headlessChoices)"
     case .failure(let detail): return "keyring failure: \(detail); \(Self.headlessChoices)"

@@ -35,6 +35,7 @@ final class Harness: @unchecked Sendable {
   }
 
   deinit {
+    prompter?.stop()
     if let agentPID { kill(agentPID, SIGKILL) }
     if let restartedKeePassXC { kill(restartedKeePassXC, SIGKILL) }
     emulator.stop()
@@ -194,6 +195,30 @@ final class Harness: @unchecked Sendable {
 
   /// A KeePassXC started by `restartKeePassXC` (killed with the harness).
   private var restartedKeePassXC: pid_t?
+
+  /// The stand-in for the desktop's prompter on the harness's own bus (stopped with the harness).
+  private var prompter: PrompterStandin?
+
+  /// Starts Tests/Support/prompter-standin on the harness's own bus, as the desktop's prompter
+  /// gnome-keyring shows its dialogs through (`mode`: "silent" or "cancel", see the script).
+  func startPrompterStandin(_ mode: String) throws -> PrompterStandin {
+    let started = try PrompterStandin(mode: mode, bus: try #require(ownBus), directory: home.path)
+    prompter = started
+    return started
+  }
+
+  /// Whether the keyring daemon `pid` still runs (not a zombie) and is the one serving
+  /// org.freedesktop.secrets on the harness's bus, answering a call.
+  func keyringDaemonServes(_ pid: pid_t) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let state = stat.split(separator: ")").last?.split(separator: " ").first, state != "Z"
+    else { return false }
+    let owner = busCall(quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", ["org.freedesktop.secrets"])
+    let locked = busCall(
+      quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
+      ["org.freedesktop.Secret.Collection", "Locked"])
+    return owner.split(separator: " ").last?.filter(\.isNumber) == String(pid) && !locked.isEmpty
+  }
 
   /// How many items the keyring holds for a profile (default: the harness's), by secret-tool.
   func keyringItemCount(profile name: String? = nil) throws -> Int {
@@ -363,5 +388,49 @@ extension PTYSession {
     send("Demo-pass-1")
     try expect("[y/N]")
     send("")  // the last answer submits the screen's primary action
+  }
+}
+
+/// Tests/Support/prompter-standin, running: what it was asked, and a way to answer "no" later.
+final class PrompterStandin: @unchecked Sendable {
+  let process = Process()
+  let log: String
+
+  init(mode: String, bus: String, directory: String) throws {
+    log = directory + "/prompter-\(UUID().uuidString.prefix(8)).log"
+    process.executableURL = TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Support/prompter-standin")
+    process.arguments = [log, mode]
+    process.environment = ["DBUS_SESSION_BUS_ADDRESS": bus, "PATH": "/usr/bin:/bin"]
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    try waitFor("ready")
+  }
+
+  /// What it was asked, in order ("ready", "begin", "perform password", "stop", "answered no").
+  var events: [String] {
+    ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  /// Until `event` is logged (5 s at most).
+  func waitFor(_ event: String) throws {
+    let started = Date()
+    while !events.contains(event) {
+      try #require(process.isRunning, "prompter-standin ended: \(events)")
+      try #require(Date().timeIntervalSince(started) < 5, "prompter-standin never logged '\(event)': \(events)")
+      usleep(20_000)
+    }
+  }
+
+  /// The person comes back and presses Cancel on the dialogs still open.
+  func answerNo() { kill(process.processIdentifier, SIGUSR1) }
+
+  /// SIGTERM, and SIGKILL if it is still there after 2 s.
+  func stop() {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, SIGTERM)
+    let started = Date()
+    while process.isRunning && Date().timeIntervalSince(started) < 2 { usleep(20_000) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
   }
 }

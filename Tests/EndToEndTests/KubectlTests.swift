@@ -250,7 +250,7 @@ import Testing
     let setupSecond = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "second"], environment: cluster.environment)
     #expect(setupSecond.status == 0, "\(setupSecond.stderr)")
     #expect(try String(contentsOfFile: config, encoding: .utf8).contains(
-      "kube_clusters = [\"https://127.0.0.1:\(cluster.port)\", \"https://localhost:\(cluster.port)/\"]"))
+      "kube_clusters = [\"https://127.0.0.1:\(cluster.port)\", \"https://localhost:\(cluster.port)\"]"))
     for cache in ["on", "off"] {
       cluster.environment["STRIVACITY_TOKEN_CACHE"] = cache
       let second = try cluster.run(["--context", "second", "get", "--raw", "/readyz"])

@@ -114,9 +114,14 @@ int ss_request_unlock(SecretService *service, const char *path, GCancellable *ca
 /// Item.Delete() on `path`. 1 when deleted at once; 0 when the service answered with a prompt
 /// (*prompt set); -1 on error.
 int ss_request_delete(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error);
+/// Service.CreateCollection({Label: label}, alias). 1 when created at once; 0 when the service
+/// answered with a prompt (*prompt set, g_free it); -1 on error.
+int ss_request_create_collection(SecretService *service, const char *label, const char *alias, GCancellable *cancellable,
+                                 char **prompt, GError **error);
 /// Runs a prompt: Prompt.Prompt(""), then waits for its Completed signal. 1 completed, 0
 /// dismissed (the person said no, or closed it), -1 error (the Prompt call failed), -2 cancelled
-/// or past `limit_ms` (Dismiss was sent), -3 the service left the bus.
+/// or past `limit_ms` (the prompt is left to the person: Dismiss is never sent, see the .c),
+/// -3 the service left the bus.
 int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *cancellable, unsigned limit_ms, GError **error);
 /// The Locked property of a collection or item, read from the service now (not a cached copy):
 /// 1 locked, 0 not, -1 on error.

@@ -111,7 +111,9 @@ struct Login: ParsableCommand {
       sdkMode: sdkMode ?? resolved.profile.sdkMode ?? "web", loginHint: loginHint, prompt: prompt, acrValues: acrValues,
       uiLocales: uiLocales, browserOnly: browser, openBrowser: !noBrowser, browserTimeout: timeout ?? 300)
 
-    // The store must be usable before anyone types a password.
+    // The store must be usable before anyone types a password (a keyring with no default
+    // collection is asked for one here).
+    context.createsKeyring = true
     let store = try context.store(for: resolved.store)
     let key = try resolved.storeKey(configPath: configPath)
     _ = try store.load(key)
