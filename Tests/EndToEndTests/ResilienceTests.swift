@@ -183,8 +183,13 @@ import Testing
   @Test func theServersAndContainersRecipeWorks() throws {
     let h = try Harness(journey: "password")
     try h.writeProfile()
+    // The README's recipe, then the daemon it started stopped by its PID (asked of the bus) when
+    // the script ends: a daemonized gnome-keyring may outlive its dbus-run-session.
     let recipe = """
       printf '%s' "$KEYRING_PASSWORD" | gnome-keyring-daemon --daemonize --unlock --components=secrets >/dev/null
+      pid=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \\
+        --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets | sed -n 's/.*uint32 \\([0-9]*\\).*/\\1/p')
+      trap '[ -n "$pid" ] && kill "$pid"' EXIT
       """
     var environment = h.environment
     environment["DBUS_SESSION_BUS_ADDRESS"] = nil
