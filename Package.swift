@@ -90,7 +90,7 @@ let package = Package(
 
     // MARK: tests
     // Helpers shared by the test targets only: running the built binaries, temporary dirs.
-    .target(name: "StrivacityTestSupport", path: "Tests/Support", exclude: ["browser-standin"]),
+    .target(name: "StrivacityTestSupport", path: "Tests/Support", exclude: ["browser-standin", "prompter-standin"]),
     .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore"]),
     .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
     .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
