@@ -456,8 +456,8 @@ enum ManPage {
     the Kubernetes API servers kubectl gets the token for
     .Pq Li https://host[:port][/path] ,
     as the cluster's server in the kubeconfig; compared by scheme, host (any case), port (443 when
-    none is written) and path (trailing slashes aside). No user info, query or fragment; plain
-    http only on a loopback address.
+    none is written) and path (dot segments resolved, trailing slashes aside). No user info, query,
+    fragment or encoded dot, slash or backslash; plain http only on a loopback address.
     .Cm setup-kubectl
     adds its context's; default none
     .El
