@@ -65,9 +65,7 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
       let shownHost = host.contains(":") ? "[\(host)]" : host
       return shownHost + (port.map { ":\($0)" } ?? "")
     case .prefix(let origin, let path):
-      // An empty last segment ("/org//") is written with the slash that keeps it.
-      if path.isEmpty { return "\(origin)/" }
-      return "\(origin)" + path.map { "/" + $0 }.joined() + (path.last == "" ? "/" : "")
+      return "\(origin)" + URLPath.text(of: path)
     }
   }
 
@@ -130,6 +128,9 @@ public struct TokenTarget: Sendable, Equatable {
     origin = parts.origin
     self.path = try URLPath.segments(of: String(path))
   }
+
+  /// The URL as compared: origin and resolved path (which reads back as the same target).
+  public var resolvedURL: String { "\(origin)" + URLPath.text(of: path) }
 }
 
 /// Why a URL may not get the token.
@@ -157,6 +158,13 @@ public enum TokenDestination {
 }
 
 enum URLPath {
+  /// `segments` written back as a path that reads as the same segments: "/" for none, and an
+  /// empty last segment ("/org//") with the slash that keeps it.
+  static func text(of segments: [String]) -> String {
+    if segments.isEmpty { return "/" }
+    return segments.map { "/" + $0 }.joined() + (segments.last == "" ? "/" : "")
+  }
+
   /// The segments of `path` ("" or starting with "/") after remove_dot_segments, each
   /// percent-encoding in upper case, without a trailing empty segment; throws for what servers
   /// read in more than one way.

@@ -9,8 +9,8 @@ func destinationProperties(_ bytes: [UInt8]) {
   guard TokenDestination.permits(url, allowed: entries), let target = try? TokenTarget(url) else { return }
   precondition(!target.path.contains { [".", ".."].contains($0.prefix { $0 != ";" }) }, "a dot segment left in a permitted path")
   precondition(!target.path.contains { ["%2E", "%2F", "%5C"].contains(where: $0.uppercased().contains) || $0.contains("\\") }, "an ambiguous permitted path")
-  let resolved = "\(target.origin)/" + target.path.joined(separator: "/")
-  precondition(TokenDestination.permits(resolved, allowed: entries), "a URL permitted but not as the server reads it")
+  precondition((try? TokenTarget(target.resolvedURL)) == target, "a resolved URL that reads differently")
+  precondition(TokenDestination.permits(target.resolvedURL, allowed: entries), "a URL permitted but not as the server reads it")
 }
 #endif
 

@@ -141,7 +141,8 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
       guard TokenDestination.permits(url, allowed: entries), let target = try? TokenTarget(url) else { continue }
       permitted += 1
       #expect(!target.path.contains { [".", ".."].contains($0.prefix { $0 != ";" }) }, "\(name)")
-      #expect(TokenDestination.permits("\(target.origin)/" + target.path.joined(separator: "/"), allowed: entries), "\(name)")
+      #expect((try? TokenTarget(target.resolvedURL)) == target, "\(name)")
+      #expect(TokenDestination.permits(target.resolvedURL, allowed: entries), "\(name)")
     }
     #expect(permitted >= 1, "a seed is permitted")
   }
