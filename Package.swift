@@ -69,7 +69,7 @@ let package = Package(
     // It must stay small: no argument parser, no crypto, no libraries to load, no JSON decoding
     // on the hot path (bench/token-cached measures it).
     .target(name: "Launcher", dependencies: ["StrivacityCore", "GitCredential", "TokenCache", "SystemIO", "AgentSocket"]),
-    .executableTarget(name: "strivacity", dependencies: ["Launcher"]),
+    .executableTarget(name: "strivacity", dependencies: ["Launcher", "StrivacityCore"]),
     .target(
       name: "StrivacityCLI",
       dependencies: [

@@ -25,7 +25,7 @@ public enum HotPath {
   public enum Outcome {
     case answered
     /// The agent refused (a transient tenant error, say): said on stderr already; exit with it.
-    case failed(status: Int32)
+    case failed(status: ExitStatus)
     /// Not answered here; `stdin` is what was read from stdin to find out, if anything.
     case handOff(stdin: [UInt8]?)
   }
@@ -60,7 +60,7 @@ public enum HotPath {
       return .answered
     }
     let found = current(config: config, profile: profile.name, asked: nil, environment: environment, paths: paths)
-    if case .refused(let status, let message) = found, status != 3 {
+    if case .refused(let status, let message) = found, status != .signInRequired {
       // As the full command line says it to git: one line on stderr, nothing on stdout.
       for i in input.indices { input[i] = 0 }
       writeTerminal(2, "strivacity: error: git credential: \(TerminalSafe.text(message, multiline: false))\n")
@@ -78,7 +78,7 @@ public enum HotPath {
   enum Current {
     case tokens(TokenSet, ResolvedProfile)
     /// The agent's final refusal (AgentMessage.finalRefusal): its exit status and message.
-    case refused(Int32, String)
+    case refused(ExitStatus, String)
     /// Not known here; `askedAgent`: the agent was asked, and had no tokens to give.
     case unknown(askedAgent: Bool)
   }
@@ -170,7 +170,7 @@ public enum HotPath {
       sayShortfall(tokens, resolved, asked: asked)
       writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: Int64(time(nil)), exec: exec))
       return .answered
-    case .refused(let status, let message) where status != 3:
+    case .refused(let status, let message) where status != .signInRequired:
       // The tenant or the network (the full command line would say the same, the same way).
       writeTerminal(2, "strivacity: error: \(TerminalSafe.text(message, multiline: false))\n")
       return .failed(status: status)

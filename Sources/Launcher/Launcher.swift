@@ -5,6 +5,7 @@
 // next to the real path of this one (build trees), else in ../libexec/strivacity (Debian, RPM,
 // `make install`) or ../lib/strivacity (Arch); never through PATH or the environment.
 import Glibc
+import StrivacityCore
 import SystemIO
 
 public enum Launcher {
@@ -97,7 +98,7 @@ public enum Launcher {
 
   static func fail(_ message: String) -> Never {
     writeTerminal(2, "strivacity: error: \(message)\n")
-    exit(1)
+    exit(ExitStatus.failure.rawValue)
   }
 }
 

@@ -123,9 +123,9 @@ extension AgentMessage {
   }
 
   /// A refusal: the exit status the command would have ended with, and its one-line message.
-  public static func refusal(status: Int32, message text: String) -> AgentMessage {
+  public static func refusal(status: ExitStatus, message text: String) -> AgentMessage {
     var message = AgentMessage()
-    message.set("status", String(status))
+    message.set("status", String(status.rawValue))
     // One line: a message is never allowed to break the frame's lines.
     message.set("message", String(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" || $0 == "\0" ? " " : Character($0) }))
     return message
@@ -138,15 +138,17 @@ extension AgentMessage {
     return Int32(text)
   }
 
-  /// The statuses of a refusal that holds for the caller too: sign in again (3), the tenant or
-  /// the network failing (4: the agent runs on this host, on its network), the tenant refusing
-  /// (5). Anything else (the agent's keyring, its config: 2, 6, 7, 8) may be the agent's own,
-  /// and the caller does the work itself.
-  public static let finalStatuses: Set<Int32> = [3, 4, 5]
+  /// The statuses of a refusal that holds for the caller too: sign in again, the tenant or the
+  /// network failing (the agent runs on this host, on its network), the tenant refusing.
+  /// Anything else (the agent's keyring, its config: usage, store, keyring locked or denied) may
+  /// be the agent's own, and the caller does the work itself.
+  public static let finalStatuses: Set<ExitStatus> = [.signInRequired, .transient, .server]
 
   /// A refusal the caller is to take as its own answer: its status and one-line message.
-  public var finalRefusal: (status: Int32, message: String)? {
-    guard let status, Self.finalStatuses.contains(status), let message = self["message"], !message.isEmpty else { return nil }
+  public var finalRefusal: (status: ExitStatus, message: String)? {
+    guard let code = status, let status = ExitStatus(rawValue: code), Self.finalStatuses.contains(status),
+      let message = self["message"], !message.isEmpty
+    else { return nil }
     return (status, message)
   }
 

@@ -1,10 +1,11 @@
 import Glibc
 import Launcher
+import StrivacityCore
 
 // A cached access token is answered here (HotPath.swift); everything else is the full command
 // line's, in this same process (Launcher.swift).
 switch HotPath.answer(commandLineArguments()) {
-case .answered: exit(0)
-case .failed(let status): exit(status)
+case .answered: exit(ExitStatus.ok.rawValue)
+case .failed(let status): exit(status.rawValue)
 case .handOff(let stdin): Launcher.handOff(stdin: stdin)
 }

@@ -33,7 +33,7 @@ import Testing
     do { let added = message.set("v", "2"); #expect(!added) }
     do { let added = message.set("", "x"); #expect(!added) }
     #expect(message.fields.isEmpty)
-    let refusal = AgentMessage.refusal(status: 3, message: "line one\nline two")
+    let refusal = AgentMessage.refusal(status: .signInRequired, message: "line one\nline two")
     #expect(refusal["message"] == "line one line two")
     #expect(refusal.status == 3)
   }
@@ -64,6 +64,6 @@ import Testing
       if answer[name] == nil { forged.set(name, value) }
       #expect(forged.tokenSet == nil, "\(name)=\(value)")
     }
-    #expect(AgentMessage.refusal(status: 3, message: "no").tokenSet == nil)
+    #expect(AgentMessage.refusal(status: .signInRequired, message: "no").tokenSet == nil)
   }
 }

@@ -334,7 +334,7 @@ final class AgentServer: @unchecked Sendable {
     lastRequest = monotonicSeconds()
     pthread_mutex_unlock(&mutex)
     if busy {
-      _ = AgentSocket.writeAll(client, AgentProtocol.frame(.refusal(status: ExitStatus.transient.rawValue, message: "the agent is busy")), deadline: monotonicSeconds() + 1)
+      _ = AgentSocket.writeAll(client, AgentProtocol.frame(.refusal(status: .transient, message: "the agent is busy")), deadline: monotonicSeconds() + 1)
       close(client)
       return
     }
@@ -383,7 +383,7 @@ final class AgentServer: @unchecked Sendable {
     switch AgentSocket.readFrame(fd, deadline: monotonicSeconds() + Self.requestDeadline) {
     case .failure(let problem):
       log.note("agent: a request was refused: \(problem)")
-      answer = .refusal(status: ExitStatus.usage.rawValue, message: "agent: \(problem)")
+      answer = .refusal(status: .usage, message: "agent: \(problem)")
     case .success(var payload):
       defer { for i in payload.indices { payload[i] = 0 } }
       do {
@@ -391,7 +391,7 @@ final class AgentServer: @unchecked Sendable {
         (answer, stopAfter) = respond(to: request)
       } catch {
         log.note("agent: a request was refused: \(error)")
-        answer = .refusal(status: ExitStatus.usage.rawValue, message: "agent: \(error)")
+        answer = .refusal(status: .usage, message: "agent: \(error)")
       }
     }
     var frame = AgentProtocol.frame(answer)
@@ -423,7 +423,7 @@ final class AgentServer: @unchecked Sendable {
       return (answer, true)
     case "forget":
       guard let profile = request["profile"], ProfileName.isValid(profile) else {
-        return (.refusal(status: ExitStatus.usage.rawValue, message: "agent: forget needs a profile"), false)
+        return (.refusal(status: .usage, message: "agent: forget needs a profile"), false)
       }
       store.forget(profile: profile)
       log.note("agent: forgot \(profile)")
@@ -433,7 +433,7 @@ final class AgentServer: @unchecked Sendable {
     case "token":
       return (token(request), false)
     default:
-      return (.refusal(status: ExitStatus.usage.rawValue, message: "agent: unknown request"), false)
+      return (.refusal(status: .usage, message: "agent: unknown request"), false)
     }
   }
 
@@ -457,7 +457,7 @@ final class AgentServer: @unchecked Sendable {
   private func token(_ request: AgentMessage) -> AgentMessage {
     guard let profile = request["profile"], ProfileName.isValid(profile),
       let minTTL = request["min_ttl"].flatMap({ Int64($0) }), minTTL >= 0, minTTL <= Freshness.maxSeconds
-    else { return .refusal(status: ExitStatus.usage.rawValue, message: "agent: a token request needs a profile and min_ttl") }
+    else { return .refusal(status: .usage, message: "agent: a token request needs a profile and min_ttl") }
     var environment: [String: String] = [:]
     for name in AgentProtocol.environmentNames {
       if let value = request["env." + name] { environment[name] = value }
@@ -493,7 +493,7 @@ final class AgentServer: @unchecked Sendable {
     } catch {
       let failure = CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .failure)
       log.note("agent: \(profile): \(failure.message)")
-      return .refusal(status: failure.status.rawValue, message: failure.message)
+      return .refusal(status: failure.status, message: failure.message)
     }
   }
 

@@ -89,7 +89,7 @@ final class ProfileSession {
       if let tokens = answer.tokenSet { return tokens }
       // The tenant's or the network's word is final (AgentMessage.finalRefusal); what may be the
       // agent's own (its keyring, its config) is tried here, as without an agent.
-      if let refusal = answer.finalRefusal, let code = ExitStatus(rawValue: refusal.status) { throw CLIFailure(refusal.message, status: code) }
+      if let refusal = answer.finalRefusal { throw CLIFailure(refusal.message, status: refusal.status) }
       log.note("the agent could not (\(answer["message"] ?? "an answer that does not read")); doing without it")
       return nil
     case .unreachable(let why), .failed(let why):
