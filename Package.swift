@@ -66,8 +66,8 @@ let package = Package(
 
     // MARK: command line
     // The small `strivacity`: the hot path from the access-token cache, else exec strivacity-cli.
-    // It must stay small: no argument parser, no crypto, no libraries to load, no JSON decoding
-    // on the hot path (bench/token-cached measures it).
+    // It must stay small: no argument parser, no crypto, no libraries to load, and no JSON
+    // decoding on the hot path but kubectl's KUBERNETES_EXEC_INFO (bench/token-cached measures it).
     .target(name: "Launcher", dependencies: ["StrivacityCore", "GitCredential", "TokenCache", "SystemIO", "AgentSocket"]),
     .executableTarget(name: "strivacity", dependencies: ["Launcher", "StrivacityCore"]),
     .target(

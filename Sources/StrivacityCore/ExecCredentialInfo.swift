@@ -1,7 +1,7 @@
 // What kubectl tells an exec credential plugin (KUBERNETES_EXEC_INFO, a JSON ExecCredential):
 // the apiVersion to answer in, whether the plugin may talk to a person, and (with
-// provideClusterInfo) the API server the credential is for. Outside input: read with the
-// project's own JSON parser, and only the two known versions are admitted.
+// provideClusterInfo) the API server the credential is for. Outside input: at most 128 KiB, read
+// as a JSONValue (FoundationEssentials' JSONDecoder), and only the two known versions admitted.
 
 public struct ExecCredentialInfo: Equatable, Sendable {
   public static let v1 = "client.authentication.k8s.io/v1"
