@@ -63,14 +63,12 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
         let discovery = try session.discovery()
         if discovery.revocationEndpoint != nil {
           let endpoint = try session.endpoint(\.revocationEndpoint, "revocation endpoint")
-          for (token, hint) in [(tokens.refreshToken, "refresh_token"), (Optional(tokens.accessToken.value), "access_token")] {
+          for (token, hint) in [(tokens.refreshToken, RevocationRequest.Hint.refreshToken), (Optional(tokens.accessToken.value), .accessToken)] {
             guard let token else { continue }
-            let what = hint == "refresh_token" ? "refresh token" : "access token"
+            let what = hint == .refreshToken ? "refresh token" : "access token"
             do {
-              let body = FormURLEncoding.encode([("token", token), ("token_type_hint", hint), ("client_id", session.clientID)])
-              let response = try session.send(HTTPRequest(
-                method: "POST", url: endpoint, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-                body: Array(body.utf8)))
+              let revocation = RevocationRequest(token: token, hint: hint, client: .none(clientID: session.clientID))
+              let response = try session.send(revocation.httpRequest(url: endpoint))
               if response.status == 200 { done.append("revoked the \(what)") } else { failed.append("the \(what) (HTTP \(response.status))") }
             } catch {
               failed.append("the \(what) (\(error))")

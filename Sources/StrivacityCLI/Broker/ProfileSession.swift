@@ -117,7 +117,7 @@ final class ProfileSession {
   /// stored set and the new ID token, not yet verified.
   private func exchangeRefreshToken(_ current: TokenSet) throws -> (TokenSet, String?) {
     guard let refreshToken = current.refreshToken else { throw notSignedIn }
-    let body = FormURLEncoding.encode([("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)])
+    let body = TokenRequest(grant: .refreshToken(refreshToken), client: .none(clientID: clientID))
     // Where to send it is settled first (a discovery request, if needed, is no reason to hold
     // Ctrl-C); interrupts are held from sending to storing the answer.
     var url = try endpoint(\.tokenEndpoint, "token endpoint")
@@ -135,11 +135,9 @@ final class ProfileSession {
 
   /// One refresh request and its answer stored; nil when `keptEndpoint` and the endpoint is gone
   /// (HTTP 404, 405, 410: nothing was rotated, so the caller may ask discovery and send again).
-  private func sendAndStore(_ body: String, to url: String, current: TokenSet, keptEndpoint: Bool) throws -> (TokenSet, String?)? {
-    let response = try send(HTTPRequest(
-      method: "POST", url: url,
-      headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
-      body: Array(body.utf8), freshConnection: true))
+  private func sendAndStore(_ body: TokenRequest, to url: String, current: TokenSet, keptEndpoint: Bool) throws -> (TokenSet, String?)? {
+    // On a new connection (TokenRequest: a rotating refresh token is never sent twice).
+    let response = try send(body.httpRequest(url: url))
     if keptEndpoint, [404, 405, 410].contains(response.status) {
       log.note("the kept token endpoint answered HTTP \(response.status); fetching discovery again")
       return nil

@@ -292,16 +292,10 @@ final class LoginFlow {
   // MARK: tokens
 
   private func exchange(code: String, request: AuthorizationRequest) throws -> LoginResult {
-    let form = FormURLEncoding.encode([
-      ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", listener.redirectURI),
-      ("client_id", settings.clientID), ("code_verifier", request.pkce.verifier),
-    ])
-    let response = try send(
-      HTTPRequest(
-        method: "POST", url: discovery.tokenEndpoint,
-        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
-        body: Array(form.utf8)),
-      "Getting tokens")
+    let exchange = TokenRequest(
+      grant: .authorizationCode(code: code, verifier: request.pkce.verifier, redirectURI: listener.redirectURI),
+      client: .none(clientID: settings.clientID))
+    let response = try send(exchange.httpRequest(url: discovery.tokenEndpoint), "Getting tokens")
     guard response.status == 200 else { throw httpFailure(response, what: "the token request") }
     let tokens: TokenResponse
     do {

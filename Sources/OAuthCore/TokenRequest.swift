@@ -1,0 +1,111 @@
+// Requests to the tenant's token and revocation endpoints as values: every form body of them is
+// built here and nowhere else (RFC 6749 §4.1.3, §6; RFC 7636 §4.5; RFC 7009 §2.1). A new grant
+// (client credentials, token exchange) is one case of `TokenRequest.Grant`; a per-request
+// parameter (resource, audience, scope) is an entry of `additionalParameters`; a way for the
+// client to prove itself is one case of `ClientAuthentication`.
+import StrivacityCore
+
+/// How the client identifies itself at the token and revocation endpoints (RFC 6749 §2.3). A
+/// public client (a command line: no secret to keep) sends its `client_id` in the body.
+public enum ClientAuthentication: Sendable, Equatable {
+  case none(clientID: String)
+
+  /// The body parameters it adds.
+  var parameters: [FormParameter] {
+    switch self {
+    case .none(let clientID): return [FormParameter("client_id", clientID)]
+    }
+  }
+}
+
+/// One `name=value` of a form body, in order.
+public struct FormParameter: Sendable, Equatable {
+  public var name: String
+  public var value: String
+  public init(_ name: String, _ value: String) {
+    self.name = name
+    self.value = value
+  }
+}
+
+/// A request to the token endpoint.
+public struct TokenRequest: Sendable, Equatable {
+  public enum Grant: Sendable, Equatable {
+    /// RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.5): the code, its verifier, and the redirect URI
+    /// the code was issued to.
+    case authorizationCode(code: String, verifier: String, redirectURI: String)
+    /// RFC 6749 §6.
+    case refreshToken(String)
+  }
+
+  public var grant: Grant
+  public var client: ClientAuthentication
+  /// Parameters after the grant's own and the client's (resource, audience, scope), in order.
+  public var additionalParameters: [FormParameter]
+
+  public init(grant: Grant, client: ClientAuthentication, additionalParameters: [FormParameter] = []) {
+    self.grant = grant
+    self.client = client
+    self.additionalParameters = additionalParameters
+  }
+
+  /// The form's parameters, in the order they are sent.
+  public var parameters: [FormParameter] {
+    var out: [FormParameter]
+    switch grant {
+    case .authorizationCode(let code, let verifier, let redirectURI):
+      out = [FormParameter("grant_type", "authorization_code"), FormParameter("code", code), FormParameter("redirect_uri", redirectURI)]
+      out += client.parameters
+      out.append(FormParameter("code_verifier", verifier))
+    case .refreshToken(let token):
+      out = [FormParameter("grant_type", "refresh_token"), FormParameter("refresh_token", token)] + client.parameters
+    }
+    return out + additionalParameters
+  }
+
+  /// The POST to `url`. A refresh goes on a new connection: libcurl would send it again by
+  /// itself if a reused connection died before the answer, and a rotated refresh token must not
+  /// be sent twice.
+  public func httpRequest(url: String) -> HTTPRequest {
+    var freshConnection = false
+    if case .refreshToken = grant { freshConnection = true }
+    return HTTPRequest(
+      method: "POST", url: url,
+      headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
+      body: Array(FormBody.encode(parameters).utf8), freshConnection: freshConnection)
+  }
+}
+
+/// A request to the revocation endpoint (RFC 7009 §2.1).
+public struct RevocationRequest: Sendable, Equatable {
+  public enum Hint: String, Sendable {
+    case refreshToken = "refresh_token"
+    case accessToken = "access_token"
+  }
+
+  public var token: String
+  public var hint: Hint
+  public var client: ClientAuthentication
+
+  public init(token: String, hint: Hint, client: ClientAuthentication) {
+    self.token = token
+    self.hint = hint
+    self.client = client
+  }
+
+  public var parameters: [FormParameter] {
+    [FormParameter("token", token), FormParameter("token_type_hint", hint.rawValue)] + client.parameters
+  }
+
+  public func httpRequest(url: String) -> HTTPRequest {
+    HTTPRequest(
+      method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+      body: Array(FormBody.encode(parameters).utf8))
+  }
+}
+
+enum FormBody {
+  static func encode(_ parameters: [FormParameter]) -> String {
+    FormURLEncoding.encode(parameters.map { ($0.name, $0.value) })
+  }
+}

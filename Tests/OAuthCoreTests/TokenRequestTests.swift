@@ -1,0 +1,52 @@
+// Token and revocation request bodies against the RFCs' own examples (RFC 6749 §4.1.3 and §6,
+// RFC 7636 §4.5, RFC 7009 §2.1), with the public client's client_id (§2.3) where we send it.
+import OAuthCore
+import StrivacityCore
+import Testing
+
+@Suite struct TokenRequestTests {
+  func body(_ request: HTTPRequest) -> String { String(decoding: request.body ?? [], as: UTF8.self) }
+
+  @Test func authorizationCodeWithPKCE() {
+    let request = TokenRequest(
+      grant: .authorizationCode(code: "SplxlOBeZQQYbYS6WxSbIA", verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", redirectURI: "https://client.example.com/cb"),
+      client: .none(clientID: "s6BhdRkqt3"))
+    let http = request.httpRequest(url: "https://server.example.com/token")
+    #expect(http.method == "POST" && http.url == "https://server.example.com/token")
+    #expect(body(http) == "grant_type=authorization_code&code=SplxlOBeZQQYbYS6WxSbIA&redirect_uri=https%3A%2F%2Fclient.example.com%2Fcb"
+      + "&client_id=s6BhdRkqt3&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+    #expect(http.headers == [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")])
+    #expect(!http.freshConnection)
+  }
+
+  @Test func refreshOnANewConnection() {
+    let request = TokenRequest(grant: .refreshToken("tGzv3JOkF0XG5Qx2TlKWIA"), client: .none(clientID: "s6BhdRkqt3"))
+    let http = request.httpRequest(url: "https://server.example.com/token")
+    #expect(body(http) == "grant_type=refresh_token&refresh_token=tGzv3JOkF0XG5Qx2TlKWIA&client_id=s6BhdRkqt3")
+    #expect(http.freshConnection, "a rotating refresh token is never sent twice by libcurl's retry")
+  }
+
+  /// Per-request parameters (resource, audience, scope) follow the grant's and the client's, in
+  /// order, encoded as every value is.
+  @Test func additionalParametersComeLast() {
+    let request = TokenRequest(
+      grant: .refreshToken("rt"), client: .none(clientID: "c"),
+      additionalParameters: [FormParameter("resource", "https://api.example.com/"), FormParameter("scope", "read write")])
+    #expect(body(request.httpRequest(url: "https://t/token"))
+      == "grant_type=refresh_token&refresh_token=rt&client_id=c&resource=https%3A%2F%2Fapi.example.com%2F&scope=read%20write")
+  }
+
+  @Test func revocation() {
+    let http = RevocationRequest(token: "45ghiukldjahdnhzdauz", hint: .refreshToken, client: .none(clientID: "s6BhdRkqt3"))
+      .httpRequest(url: "https://server.example.com/revoke")
+    #expect(body(http) == "token=45ghiukldjahdnhzdauz&token_type_hint=refresh_token&client_id=s6BhdRkqt3")
+    #expect(http.headers == [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")])
+  }
+
+  /// Values are encoded, never able to add a parameter.
+  @Test func valuesCannotAddParameters() {
+    let request = TokenRequest(grant: .refreshToken("a&client_id=evil"), client: .none(clientID: "c=d"))
+    #expect(request.parameters.map(\.name) == ["grant_type", "refresh_token", "client_id"])
+    #expect(body(request.httpRequest(url: "https://t/token")) == "grant_type=refresh_token&refresh_token=a%26client_id%3Devil&client_id=c%3Dd")
+  }
+}
