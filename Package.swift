@@ -69,12 +69,12 @@ let package = Package(
     // It must stay small: no argument parser, no crypto, no libraries to load, and no JSON
     // decoding on the hot path but kubectl's KUBERNETES_EXEC_INFO (bench/token-cached measures it).
     .target(name: "Launcher", dependencies: ["StrivacityCore", "GitCredential", "TokenCache", "SystemIO", "AgentSocket"]),
-    .executableTarget(name: "strivacity", dependencies: ["Launcher", "StrivacityCore"]),
+    .executableTarget(name: "strivacity", dependencies: ["Launcher", "StrivacityCore", "SystemIO"]),
     .target(
       name: "StrivacityCLI",
       dependencies: [
         "StrivacityCore", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport", "SecretStore", "LoopbackHTTP",
-        "GitCredential", "SystemIO", "TokenCache", "Launcher", "AgentSocket", "CBuildInfo", "CCurlShim", "CSecretShim",
+        "GitCredential", "SystemIO", "TokenCache", "AgentSocket", "CBuildInfo", "CCurlShim", "CSecretShim",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .executableTarget(name: "strivacity-cli", dependencies: ["StrivacityCLI"]),

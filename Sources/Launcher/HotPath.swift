@@ -13,14 +13,6 @@ import StrivacityCore
 import SystemIO
 import TokenCache
 
-/// The command line; as `git-credential-strivacity` (a link to `strivacity`) it is the
-/// credential helper: `git-credential-strivacity get` means `strivacity credential get`.
-public func commandLineArguments() -> [String] {
-  let rest = Array(CommandLine.arguments.dropFirst())
-  let name = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
-  return name == "git-credential-strivacity" ? ["credential"] + rest : rest
-}
-
 public enum HotPath {
   public enum Outcome {
     case answered

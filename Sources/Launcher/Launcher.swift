@@ -18,7 +18,7 @@ public enum Launcher {
   /// is what was already read from stdin: the full command line reads it again as its stdin.
   /// (No copy needs zeroing: exec replaces this process's memory.)
   public static func handOff(stdin: [UInt8]?) -> Never {
-    guard let me = executablePath() else { fail("cannot read /proc/self/exe: \(String(cString: strerror(errno)))") }
+    guard let me = Executable.path() else { fail("cannot read /proc/self/exe: \(String(cString: strerror(errno)))") }
     if let bytes = stdin, !bytes.isEmpty, let failed = replaceStdin(with: bytes) { fail("cannot hand git's request on: \(failed)") }
     let directory = me[..<(me.lastIndex(of: UInt8(ascii: "/")) ?? me.startIndex)]
     var tried: [String] = []
@@ -32,35 +32,6 @@ public enum Launcher {
       tried.append(shown)
     }
     fail(refused ?? "\(fullName) is missing (looked for \(tried.joined(separator: ", "))); reinstall strivacity")
-  }
-
-  /// The `strivacity` that hands off to this full command line (when this process is one): what
-  /// git's config should name, so that git reaches the hot path. nil when there is none, or its
-  /// path is not UTF-8 text.
-  public static func front() -> String? {
-    guard let me = executablePath() else { return nil }
-    let directory = String(decoding: me[..<(me.lastIndex(of: UInt8(ascii: "/")) ?? me.startIndex)], as: UTF8.self)
-    for candidate in [directory + "/strivacity", directory + "/../../bin/strivacity"] where access(candidate, X_OK) == 0 {
-      guard let resolved = realpath(candidate, nil) else { continue }
-      defer { free(resolved) }
-      return String(validatingCString: resolved)
-    }
-    return nil
-  }
-
-  /// What git's and kubectl's configs should run: the small `strivacity` by absolute path, else
-  /// this very binary (a helper still, only without the hot path), else the name.
-  public static func commandPath() -> String {
-    front() ?? executablePath().flatMap { String(validating: $0, as: UTF8.self) } ?? "strivacity"
-  }
-
-  /// The real path of this process's binary, as bytes (links resolved: a link named
-  /// git-credential-strivacity finds the directory of the binary it points to).
-  public static func executablePath() -> [UInt8]? {
-    var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-    let n = buffer.withUnsafeMutableBytes { readlink("/proc/self/exe", $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
-    guard n > 0, n < buffer.count else { return nil }  // n == count: truncated
-    return Array(buffer[0..<n])
   }
 
   /// Makes fd 0 hold `bytes` from the start: an anonymous memory file (memfd_create(2): never on

@@ -1,7 +1,7 @@
 // The command tree and the entry point.
 import ArgumentParser
 import Glibc
-import Launcher
+import SystemIO
 import StrivacityCore
 
 public struct Strivacity: ParsableCommand {
@@ -78,7 +78,7 @@ public struct Strivacity: ParsableCommand {
   }
 
   /// The command line; as `git-credential-strivacity` (a link to `strivacity`, which hands over
-  /// with argv[0] unchanged) it is the credential helper (Launcher's commandLineArguments).
+  /// with argv[0] unchanged) it is the credential helper (SystemIO's commandLineArguments).
   public static func arguments() -> [String] { commandLineArguments() }
 
   /// A parse or validation error as one line in the documented form, with where to read more:

@@ -1,6 +1,7 @@
 import Glibc
 import Launcher
 import StrivacityCore
+import SystemIO
 
 // A cached access token is answered here (HotPath.swift); everything else is the full command
 // line's, in this same process (Launcher.swift).

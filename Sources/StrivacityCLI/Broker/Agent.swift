@@ -12,7 +12,6 @@
 import AgentSocket
 import ArgumentParser
 import Glibc
-import Launcher
 import SecretStore
 import StrivacityCore
 import SystemIO
@@ -79,7 +78,7 @@ struct Agent: ParsableCommand {
     // This very program, detached: its own session, nothing of ours open (a pipe held open by it
     // would keep whoever reads our output waiting); `strivacity agent` in the foreground says
     // why it does not start, if it does not.
-    guard let bytes = Launcher.executablePath(), let program = String(validating: bytes, as: UTF8.self) else {
+    guard let bytes = Executable.path(), let program = String(validating: bytes, as: UTF8.self) else {
       throw CLIFailure("cannot find this program (/proc/self/exe)", status: .failure)
     }
     let arguments = [program, "agent", "--idle-timeout", String(idleTimeout)] + (verbose ? ["--verbose"] : [])

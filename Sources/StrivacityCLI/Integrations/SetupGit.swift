@@ -2,7 +2,7 @@
 // whatever other helpers the user has, and remember the host on the profile.
 import ArgumentParser
 import Glibc
-import Launcher
+import SystemIO
 import StrivacityCore
 
 struct SetupGit: ParsableCommand {
@@ -81,7 +81,7 @@ struct SetupGit: ParsableCommand {
   static func helperCommand() -> String {
     let path = (getenv("PATH").map { String(cString: $0) } ?? "").split(separator: ":")
     if path.contains(where: { access("\($0)/git-credential-strivacity", X_OK) == 0 }) { return "strivacity" }
-    let me = Launcher.commandPath()
+    let me = Executable.commandPath()
     return "!'\(me.replacing("'", with: "'\\''"))' credential"
   }
 

@@ -4,7 +4,7 @@
 // the token for (ExecCredentialInfo.decision).
 import ArgumentParser
 import Glibc
-import Launcher
+import SystemIO
 import StrivacityCore
 
 struct SetupKubectl: ParsableCommand {
@@ -88,7 +88,7 @@ struct SetupKubectl: ParsableCommand {
     // sign-in runs on kubectl's terminal; when it is not (interactiveMode Never, no terminal),
     // the call fails at once naming the command to run.
     let arguments = ["token", "--profile", resolved.name, "--format", "exec-credential", "--login"]
-    let command = Launcher.commandPath()
+    let command = Executable.commandPath()
     var settings = ["--exec-command=\(command)"]
     settings += arguments.map { "--exec-arg=\($0)" }
     if global.config != nil || context.environment["STRIVACITY_CONFIG"] != nil, let path = realpath(context.paths.config, nil) {

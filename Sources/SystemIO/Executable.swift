@@ -1,0 +1,43 @@
+// Where this program is and how it was called: what the small `strivacity` needs to hand over,
+// and what the full command line needs to name itself in git's and kubectl's configs. Here, not
+// in the small binary's library, so the full command line does not import it.
+import Glibc
+
+/// The command line; as `git-credential-strivacity` (a link to `strivacity`) it is the
+/// credential helper: `git-credential-strivacity get` means `strivacity credential get`.
+public func commandLineArguments() -> [String] {
+  let rest = Array(CommandLine.arguments.dropFirst())
+  let name = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
+  return name == "git-credential-strivacity" ? ["credential"] + rest : rest
+}
+
+public enum Executable {
+  /// The `strivacity` that hands off to this full command line (when this process is one): what
+  /// git's config should name, so that git reaches the hot path. nil when there is none, or its
+  /// path is not UTF-8 text.
+  public static func front() -> String? {
+    guard let me = path() else { return nil }
+    let directory = String(decoding: me[..<(me.lastIndex(of: UInt8(ascii: "/")) ?? me.startIndex)], as: UTF8.self)
+    for candidate in [directory + "/strivacity", directory + "/../../bin/strivacity"] where access(candidate, X_OK) == 0 {
+      guard let resolved = realpath(candidate, nil) else { continue }
+      defer { free(resolved) }
+      return String(validatingCString: resolved)
+    }
+    return nil
+  }
+
+  /// What git's and kubectl's configs should run: the small `strivacity` by absolute path, else
+  /// this very binary (a helper still, only without the hot path), else the name.
+  public static func commandPath() -> String {
+    front() ?? path().flatMap { String(validating: $0, as: UTF8.self) } ?? "strivacity"
+  }
+
+  /// The real path of this process's binary, as bytes (links resolved: a link named
+  /// git-credential-strivacity finds the directory of the binary it points to).
+  public static func path() -> [UInt8]? {
+    var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+    let n = buffer.withUnsafeMutableBytes { readlink("/proc/self/exe", $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
+    guard n > 0, n < buffer.count else { return nil }  // n == count: truncated
+    return Array(buffer[0..<n])
+  }
+}
