@@ -51,7 +51,10 @@ public enum HotPath {
       for i in input.indices { input[i] = 0 }
       return .answered
     }
-    let found = current(config: config, profile: profile.name, asked: nil, environment: environment, paths: paths)
+    guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile.name), environment: environment)
+    else { return .handOff(stdin: input) }
+    let freshness = Freshness.asked(nil, profile: resolved.profile)
+    let found = current(config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths)
     if case .refused(let status, let message) = found, status != .signInRequired {
       // As the full command line says it to git: one line on stderr, nothing on stdout.
       for i in input.indices { input[i] = 0 }
@@ -59,37 +62,35 @@ public enum HotPath {
       return .answered
     }
     // Sign in again: the full command line's to handle (on a terminal, it signs in).
-    guard case .tokens(let tokens, let resolved) = found else { return handOffPast(found, stdin: input) }
+    guard case .tokens(let tokens) = found else { return handOffPast(found, stdin: input) }
     for i in input.indices { input[i] = 0 }
-    sayShortfall(tokens, resolved, asked: nil, prefix: "git credential: ")
+    sayShortfall(tokens, freshness, profile: resolved.name, prefix: "git credential: ")
     writeStdout(CredentialProtocol.answer(
       request: request, token: tokens.accessToken, username: profile.gitUser, expiresAt: tokens.expiresAt))
     return .answered
   }
 
   enum Current {
-    case tokens(TokenSet, ResolvedProfile)
+    case tokens(TokenSet)
     /// The agent's final refusal (AgentMessage.finalRefusal): its exit status and message.
     case refused(ExitStatus, String)
     /// Not known here; `askedAgent`: the agent was asked, and had no tokens to give.
     case unknown(askedAgent: Bool)
   }
 
-  /// The current set of a profile on the Secret Service, if it is not due for refresh: from the
-  /// access-token cache, else from `strivacity agent` when it is enabled and answers.
-  /// `asked`: the command's --min-ttl (else the profile's min_ttl, else the default margin).
+  /// The current set of a profile on the Secret Service, if it is not due for refresh by
+  /// `freshness`: from the access-token cache, else from `strivacity agent` when it is enabled
+  /// and answers.
   static func current(
-    config: Config, profile: String?, asked: Int64?, environment: [String: String], paths: Paths
+    config: Config, resolved: ResolvedProfile, freshness: Freshness, environment: [String: String], paths: Paths
   ) -> Current {
     // A bad number in the environment is the full command line's to say (exit 2), whichever
     // binary would have answered.
     guard (try? EnvironmentLimits.admit(environment)) != nil,
-      let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile), environment: environment),
       resolved.store == .secretService, let key = try? resolved.storeKey(configPath: paths.config)
     else { return .unknown(askedAgent: false) }
-    let freshness = Freshness.asked(asked, profile: resolved.profile)
     if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: Int64(time(nil)), freshness) {
-      return .tokens(tokens, resolved)
+      return .tokens(tokens)
     }
     guard AgentClient.enabled(environment, config: config) else { return .unknown(askedAgent: false) }
     let request = AgentClient.tokenRequest(
@@ -97,16 +98,16 @@ public enum HotPath {
     guard case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: AgentClient.timeout, notice: AgentClient.waitNotice) else {
       return .unknown(askedAgent: true)
     }
-    if let tokens = answer.tokenSet { return .tokens(tokens, resolved) }
+    if let tokens = answer.tokenSet { return .tokens(tokens) }
     if let refusal = answer.finalRefusal { return .refused(refusal.status, refusal.message) }
     return .unknown(askedAgent: true)
   }
 
   /// An explicit margin the token handed out does not meet, said on stderr as the full command
   /// line says it.
-  static func sayShortfall(_ tokens: TokenSet, _ resolved: ResolvedProfile, asked: Int64?, prefix: String = "") {
-    guard let short = tokens.shortfall(now: Int64(time(nil)), Freshness.asked(asked, profile: resolved.profile)) else { return }
-    writeTerminal(2, "strivacity: warning: \(prefix)\(resolved.name): \(TerminalSafe.text(short, multiline: false))\n")
+  static func sayShortfall(_ tokens: TokenSet, _ freshness: Freshness, profile: String, prefix: String = "") {
+    guard let short = tokens.shortfall(now: Int64(time(nil)), freshness) else { return }
+    writeTerminal(2, "strivacity: warning: \(prefix)\(profile): \(TerminalSafe.text(short, multiline: false))\n")
   }
 
   /// Whatever the agent said short of tokens, the full command line is not to ask it again
@@ -149,17 +150,18 @@ public enum HotPath {
     let paths = Paths(environment: environment)
     let named = ResolvedProfile.requestedName(overrides: ProfileOverrides(profile: options["--profile"]), environment: environment)
     guard let config = try? loadConfig(paths.config, .profile(named)), config.warnings.isEmpty else { return .handOff(stdin: nil) }
+    guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: options["--profile"]), environment: environment)
+    else { return .handOff(stdin: nil) }
     // kubectl's API server against the profile's kube_clusters (the one rule, in StrivacityCore):
     // a refusal is the full command line's to say.
-    if format == .execCredential {
-      guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: options["--profile"]), environment: environment),
-        exec.decision(clusters: resolved.profile.kubeClusters, profile: resolved.name) == .allow
-      else { return .handOff(stdin: nil) }
+    if format == .execCredential, exec.decision(clusters: resolved.profile.kubeClusters, profile: resolved.name) != .allow {
+      return .handOff(stdin: nil)
     }
-    let found = current(config: config, profile: options["--profile"], asked: asked, environment: environment, paths: paths)
+    let freshness = Freshness.asked(asked, profile: resolved.profile)
+    let found = current(config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths)
     switch found {
-    case .tokens(let tokens, let resolved):
-      sayShortfall(tokens, resolved, asked: asked)
+    case .tokens(let tokens):
+      sayShortfall(tokens, freshness, profile: resolved.name)
       writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: Int64(time(nil)), exec: exec))
       return .answered
     case .refused(let status, let message) where status != .signInRequired:

@@ -72,7 +72,7 @@ public struct TokenRequest: Sendable, Equatable {
     return HTTPRequest(
       method: "POST", url: url,
       headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
-      body: Array(FormBody.encode(parameters).utf8), freshConnection: freshConnection)
+      body: formBody(parameters), freshConnection: freshConnection)
   }
 }
 
@@ -100,12 +100,11 @@ public struct RevocationRequest: Sendable, Equatable {
   public func httpRequest(url: String) -> HTTPRequest {
     HTTPRequest(
       method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-      body: Array(FormBody.encode(parameters).utf8))
+      body: formBody(parameters))
   }
 }
 
-enum FormBody {
-  static func encode(_ parameters: [FormParameter]) -> String {
-    FormURLEncoding.encode(parameters.map { ($0.name, $0.value) })
-  }
+/// The form body of `parameters`, encoded as every value is (FormURLEncoding).
+private func formBody(_ parameters: [FormParameter]) -> [UInt8] {
+  Array(FormURLEncoding.encode(parameters.map { ($0.name, $0.value) }).utf8)
 }

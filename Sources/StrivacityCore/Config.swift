@@ -36,8 +36,8 @@ public struct Profile: Sendable, Equatable {
   /// curl, kubectl, `token` without --min-ttl); a promise, not capped as the default margin is.
   public var minTTL: Int64?
   /// The Kubernetes API servers kubectl gets the token for (`setup-kubectl` adds its context's);
-  /// each admitted as a `KubeServer`.
-  public var kubeClusters: [String] = []
+  /// each admitted as a `KubeServer` when the file is read.
+  public var kubeClusters: [KubeServer] = []
 
   public init(name: String) { self.name = name }
 
@@ -254,23 +254,16 @@ public struct Config: Sendable, Equatable {
       case "redirect_uri": profile.redirectURI = try string(field, path: path)
       case "store": profile.store = try storeKind(field, path: path)
       case "sdk_mode": profile.sdkMode = try string(field, path: path)
-      case "git_hosts": profile.gitHosts = try hostEntries(field, path: path)
+      case "git_hosts": profile.gitHosts = try admitted(field, path: path) { text throws(AdmissionError) in try HostEntry(admitting: text) }
       case "git_username": profile.gitUsername = try string(field, path: path)
-      case "hosts": profile.hosts = try hostEntries(field, path: path)
+      case "hosts": profile.hosts = try admitted(field, path: path) { text throws(AdmissionError) in try HostEntry(admitting: text) }
       case "min_ttl":
         guard case .integer(let seconds) = field.value, (0...Freshness.maxSeconds).contains(seconds) else {
           throw .invalid(path: path, position: field.position, message: "min_ttl must be a number of seconds from 0 to \(Freshness.maxSeconds)")
         }
         profile.minTTL = seconds
       case "kube_clusters":
-        profile.kubeClusters = try strings(field, path: path)
-        for server in profile.kubeClusters {
-          do {
-            _ = try KubeServer(admitting: server)
-          } catch {
-            throw .invalid(path: path, position: field.position, message: "kube_clusters: \(error.description)")
-          }
-        }
+        profile.kubeClusters = try admitted(field, path: path) { text throws(AdmissionError) in try KubeServer(admitting: text) }
       default:
         warnings.append(.init(path: path, position: field.position, message: "unknown key '\(field.key)' in [profiles.\(entry.key)] ignored"))
       }
@@ -299,12 +292,15 @@ public struct Config: Sendable, Equatable {
     return out
   }
 
-  /// `hosts` and `git_hosts`: every entry admitted (HostEntry), or the line is an error.
-  private static func hostEntries(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> [HostEntry] {
-    var out: [HostEntry] = []
+  /// A list of strings each admitted by `admit` (`hosts`, `git_hosts`, `kube_clusters`), or the
+  /// line is an error naming the key.
+  private static func admitted<T>(
+    _ entry: TOMLTable.Entry, path: String, _ admit: (String) throws(AdmissionError) -> T
+  ) throws(ConfigError) -> [T] {
+    var out: [T] = []
     for text in try strings(entry, path: path) {
       do {
-        out.append(try HostEntry(admitting: text))
+        out.append(try admit(text))
       } catch {
         throw .invalid(path: path, position: entry.position, message: "\(entry.key): \(error.description)")
       }

@@ -30,13 +30,12 @@ public struct KubeServer: Sendable, Hashable, CustomStringConvertible {
     self.path = path
   }
 
-  /// `https://host[:port][/path]`, the port written only when it is not the scheme's default.
-  public var description: String { origin.description + path.map { "/" + $0 }.joined() }
+  /// `https://host[:port][/path]`, the port written only when it is not the scheme's default;
+  /// reads back as the same server.
+  public var description: String { origin.description + (path.isEmpty ? "" : URLPath.text(of: path)) }
 
-  /// `text` for a message: made inert and cut short (it may be anyone's).
-  static func shown(_ text: String) -> String {
-    TerminalSafe.text(text.count > 100 ? String(text.prefix(100)) + "…" : text, multiline: false)
-  }
+  /// `text` for a message, as host entries are shown (user info hidden, cut short, inert).
+  static func shown(_ text: String) -> String { HostEntry.shown(text) }
 }
 
 /// Whether kubectl gets the profile's token, as `ExecCredentialInfo.decision` takes it.
@@ -48,22 +47,22 @@ public enum KubeClusterDecision: Sendable, Equatable {
 }
 
 extension ExecCredentialInfo {
-  /// Whether the token of `profile` (whose `kube_clusters` are `clusters`) may be answered to
+  /// Whether the token of `profile` (whose `kube_clusters` are `listed`) may be answered to
   /// this kubectl call (`token --format exec-credential`). The one rule, for both binaries:
   ///
   /// - kubectl names the API server (spec.cluster.server): a token only when it is among
-  ///   `clusters`; with none listed, none (kubectl said where the token goes, and nothing
+  ///   `listed`; with none listed, none (kubectl said where the token goes, and nothing
   ///   allows it there).
   /// - KUBERNETES_EXEC_INFO without spec.cluster (a kubeconfig user written with
-  ///   provideClusterInfo: false): a token when `clusters` is empty (as before kube_clusters
+  ///   provideClusterInfo: false): a token when `listed` is empty (as before kube_clusters
   ///   existed); refused when it is not, since the server cannot be checked.
   /// - No KUBERNETES_EXEC_INFO (a person running the command, or a kubectl before 1.20): a
   ///   token, as for `strivacity token`: it goes to whoever runs it.
-  public func decision(clusters: [String], profile: String) -> KubeClusterDecision {
+  public func decision(clusters listed: [KubeServer], profile: String) -> KubeClusterDecision {
     guard fromKubectl else { return .allow }
     let advice = "strivacity setup-kubectl --profile \(profile) --context CONTEXT"
     guard let server else {
-      if clusters.isEmpty { return .allow }
+      if listed.isEmpty { return .allow }
       return .refuse(
         "refusing the token to kubectl: it does not say which API server it is for (the kubeconfig user has provideClusterInfo: false), "
           + "and profile \(profile) is only for its kube_clusters; run \(advice) again for the context")
@@ -74,7 +73,6 @@ extension ExecCredentialInfo {
     } catch {
       return .refuse("refusing the token to kubectl: its API server \(error.description)")
     }
-    let listed = clusters.compactMap { try? KubeServer(admitting: $0) }
     if listed.contains(wanted) { return .allow }
     if listed.isEmpty {
       return .refuse("refusing the token to kubectl for \(wanted): profile \(profile) lists no kube_clusters; to allow the context's API server: \(advice)")

@@ -33,21 +33,20 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
       form = .host(parts.host, port: parts.port)
       return
     }
-    let scheme = text[..<schemeEnd.lowerBound].lowercased()
+    // What a prefix may not have that a URL asking for the token may: said plainly; the rest
+    // (scheme, host, path) is read as such a URL is (TokenTarget).
     let rest = text[schemeEnd.upperBound...]
     let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
     guard !authority.contains("@") else { throw AdmissionError("'\(Self.shown(text))' has user info (user@): write only the host") }
     guard !rest.contains("?"), !rest.contains("#") else {
       throw AdmissionError("'\(Self.shown(text))' has a query or a fragment: a prefix is a host and a path")
     }
-    guard URLPolicy.hostOfAuthority(authority) != nil, let parts = URLParts(text) else {
+    guard URLPolicy.hostOfAuthority(authority) != nil else {
       throw AdmissionError("'\(Self.shown(text))' is not a host, host:port or https:// URL")
     }
-    guard scheme == "https" || (scheme == "http" && parts.isLoopback) else {
-      throw AdmissionError("'\(Self.shown(text))' is not https (plain http only on loopback)")
-    }
     do {
-      form = .prefix(parts.origin, path: try URLPath.segments(of: String(rest.dropFirst(authority.count))))
+      let target = try TokenTarget(text)
+      form = .prefix(target.origin, path: target.path)
     } catch {
       throw AdmissionError("'\(Self.shown(text))': \(error.description)")
     }
@@ -94,10 +93,15 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
-  /// At most 80 characters of the entry, for messages.
-  private static func shown(_ text: String) -> String {
-    let visible = String(String.UnicodeScalarView(text.unicodeScalars.prefix(80).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? $0 : "?" }))
-    return text.unicodeScalars.count > 80 ? visible + "…" : visible
+  /// At most 80 characters of an entry, for messages: user info (a password, perhaps) replaced
+  /// by "…", anything but printable ASCII by "?".
+  static func shown(_ text: String) -> String {
+    var visible = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? $0 : "?" }))
+    if let schemeEnd = visible.firstRange(of: "://") {
+      let authority = visible[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+      if let at = authority.lastIndex(of: "@") { visible = visible[..<schemeEnd.upperBound] + "…" + visible[at...] }
+    }
+    return visible.unicodeScalars.count > 80 ? String(String.UnicodeScalarView(visible.unicodeScalars.prefix(80))) + "…" : visible
   }
 }
 
@@ -196,7 +200,7 @@ enum URLPath {
     var index = 0
     while index < bytes.count {
       if bytes[index] == UInt8(ascii: "%") {
-        guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+        guard index + 2 < bytes.count, let high = FormURLEncoding.hexValue(bytes[index + 1]), let low = FormURLEncoding.hexValue(bytes[index + 2])
         else { throw AdmissionError("the path has a % that is not followed by two hex digits") }
         switch high << 4 | low {
         case 0x2E: throw AdmissionError("the path has an encoded dot (%2e)")
@@ -211,14 +215,5 @@ enum URLPath {
       }
     }
     return String(decoding: bytes, as: UTF8.self)
-  }
-
-  private static func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-    default: return nil
-    }
   }
 }

@@ -133,7 +133,7 @@ public enum Redact {
 }
 
 /// How much life the access token handed out must have left, and whether to refresh anyway.
-public struct Freshness: Sendable, Equatable, CustomStringConvertible {
+public struct Freshness: Sendable, Equatable {
   /// Seconds of life wanted.
   public var seconds: Int64
   /// Asked for (`--min-ttl`, a profile's `min_ttl`): refreshed whenever fewer are left. Else the
@@ -160,6 +160,4 @@ public struct Freshness: Sendable, Equatable, CustomStringConvertible {
 
   /// Largest margin accepted anywhere (a year).
   public static let maxSeconds: Int64 = 86_400 * 365
-
-  public var description: String { "\(seconds) s\(explicit ? " (asked)" : "")\(force ? ", refresh now" : "")" }
 }

@@ -115,7 +115,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   if let exec = try? ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": text]) {
     precondition(ExecCredentialInfo.versions.contains(exec.apiVersion), "an apiVersion kubectl did not get from us")
     // kube_clusters: a token only for a listed server, and a refusal that is one inert line.
-    switch exec.decision(clusters: ["https://k8s.example:6443", "https://proxy.example/k8s/c-1"], profile: "p") {
+    switch exec.decision(clusters: ["https://k8s.example:6443", "https://proxy.example/k8s/c-1"].compactMap { try? KubeServer(admitting: $0) }, profile: "p") {
     case .allow:
       let server = exec.server.flatMap { try? KubeServer(admitting: $0) }
       precondition(exec.server != nil || !exec.fromKubectl, "kubectl named no server and kube_clusters is set, yet the token")

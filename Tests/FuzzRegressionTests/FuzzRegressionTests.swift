@@ -79,7 +79,7 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
       if let exec = try? ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": text]) {
         #expect(ExecCredentialInfo.versions.contains(exec.apiVersion), "\(name)")
         let listed = ["https://k8s.example:6443", "https://proxy.example/k8s/c-1"]
-        switch exec.decision(clusters: listed, profile: "p") {
+        switch exec.decision(clusters: listed.compactMap { try? KubeServer(admitting: $0) }, profile: "p") {
         case .allow:
           let server: KubeServer? = exec.server.flatMap { try? KubeServer(admitting: $0) }
           let allowed = server.map { listed.contains($0.description) } ?? !exec.fromKubectl

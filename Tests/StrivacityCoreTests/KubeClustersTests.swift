@@ -10,8 +10,11 @@ import Testing
     return try ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false\#(cluster)}}"#])
   }
 
+  /// kube_clusters as the config holds them: each admitted (one that is not, left out).
+  func servers(_ list: [String]) -> [KubeServer] { list.compactMap { try? KubeServer(admitting: $0) } }
+
   func allowed(_ server: String, _ clusters: [String]) throws -> Bool {
-    try kubectl(server: server).decision(clusters: clusters, profile: "work") == .allow
+    try kubectl(server: server).decision(clusters: servers(clusters), profile: "work") == .allow
   }
 
   @Test func kubectlsServerIsRead() throws {
@@ -68,7 +71,7 @@ import Testing
     ("https://[::1]:6443", "https://[0:0:0:0:0:0:0:1]:6443"),
   ])
   func anotherServerIsRefused(server: String, listed: String) throws {
-    let decision = try kubectl(server: server).decision(clusters: [listed], profile: "work")
+    let decision = try kubectl(server: server).decision(clusters: servers([listed]), profile: "work")
     guard case .refuse(let message) = decision else {
       Issue.record("\(server) allowed by \(listed)")
       return
@@ -87,7 +90,7 @@ import Testing
   ])
   func aHostileServerIsRefused(server: String) throws {
     let info = ExecCredentialInfo(fromKubectl: true, server: server)
-    guard case .refuse(let message) = info.decision(clusters: [server, "https://k.example", "https://evil.example"], profile: "work") else {
+    guard case .refuse(let message) = info.decision(clusters: servers([server, "https://k.example", "https://evil.example"]), profile: "work") else {
       Issue.record("\(server) allowed")
       return
     }
@@ -97,7 +100,7 @@ import Testing
 
   /// Without cluster information: the token as today unless kube_clusters says otherwise.
   @Test func withoutClusterInformation() throws {
-    let listed = ["https://k.example:6443"]
+    let listed = servers(["https://k.example:6443"])
     // A person running the command (no KUBERNETES_EXEC_INFO): the token, listed or not.
     #expect(ExecCredentialInfo().decision(clusters: listed, profile: "work") == .allow)
     #expect(ExecCredentialInfo().decision(clusters: [], profile: "work") == .allow)
@@ -119,7 +122,7 @@ import Testing
   }
 
   @Test func theRefusalNamesTheServerAndTheList() throws {
-    let decision = try kubectl(server: "https://B.example:443/").decision(clusters: ["https://a.example:6443/", "https://c.example"], profile: "work")
+    let decision = try kubectl(server: "https://B.example:443/").decision(clusters: servers(["https://a.example:6443/", "https://c.example"]), profile: "work")
     #expect(decision == .refuse(
       "refusing the token to kubectl for https://b.example: profile work allows only its kube_clusters (https://a.example:6443, https://c.example); "
         + "to allow the context's API server: strivacity setup-kubectl --profile work --context CONTEXT"))
@@ -167,7 +170,7 @@ import Testing
     #expect(try KubeServer(admitting: "https://[::1]:6443/").description == "https://[::1]:6443")
     #expect(try Config.parse("[profiles.work]\ntenant = \"https://t.example\"\n", path: "c.toml").profile(named: "work")?.kubeClusters == [])
     // Written back by setup-kubectl through ConfigWriter, it parses again.
-    let updated = try ConfigWriter.update(text, profile: "work", settings: [("kube_clusters", .strings(profile.kubeClusters + ["https://new.example"]))], path: "c.toml")
-    #expect(try Config.parse(updated, path: "c.toml").profile(named: "work")?.kubeClusters.last == "https://new.example")
+    let updated = try ConfigWriter.update(text, profile: "work", settings: [("kube_clusters", .strings(profile.kubeClusters.map(\.description) + ["https://new.example"]))], path: "c.toml")
+    #expect(try Config.parse(updated, path: "c.toml").profile(named: "work")?.kubeClusters.last?.description == "https://new.example")
   }
 }

@@ -73,6 +73,21 @@ import Testing
     #expect(throws: AdmissionError.self) { try HostEntry(admitting: text) }
   }
 
+  /// A refused entry is named in its message without its user info: that may be a password.
+  @Test func userInfoIsNeverEchoed() {
+    for text in ["https://user:s3cret@h.example/", "https://s3cret@h.example/org?x", "https://u:s3cret@h.example:99999/"] {
+      do {
+        _ = try HostEntry(admitting: text)
+        Issue.record("admitted \(text)")
+      } catch {
+        #expect(!error.description.contains("s3cret") && error.description.contains("…@h.example"), "\(error.description)")
+      }
+    }
+    #expect(throws: AdmissionError("'https://…@k.example' has user info (user@): write only the host (an API server is https://host[:port][/path])")) {
+      try KubeServer(admitting: "https://admin:s3cret@k.example")
+    }
+  }
+
   @Test func gitURLs() throws {
     #expect(try HostEntry(admitting: "git.example.com").gitURL == "https://git.example.com")
     #expect(try HostEntry(admitting: "127.0.0.1:9000").gitURL == "http://127.0.0.1:9000")

@@ -79,6 +79,12 @@ final class ProfileSession {
     return try refresh(current)
   }
 
+  /// An explicit margin (`freshness`) that `tokens`, handed out, do not meet: said on stderr,
+  /// as the small binary says it (HotPath.sayShortfall). `prefix` names the caller for git.
+  func sayShortfall(_ tokens: TokenSet, _ freshness: Freshness, prefix: String = "") {
+    if let short = tokens.shortfall(now: Self.now(), freshness) { Console.warning("\(prefix)\(name): \(short)") }
+  }
+
   /// The agent's answer: tokens, or its refusal as this command's error; nil when there is no
   /// agent to ask or no usable answer (the work is done here, as without one).
   private func agentTokens(_ freshness: Freshness, idToken: Bool) throws -> TokenSet? {

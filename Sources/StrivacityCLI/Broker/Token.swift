@@ -57,12 +57,15 @@ struct Token: ParsableCommand {
         throw CLIFailure(error.description, status: .usage)
       }
     }
-    let session = try ProfileSession(context: context, options: global)
-    // kubectl's API server must be among the profile's kube_clusters (before any refresh or
-    // sign-in); the small binary decides with the same function.
-    if format == .execCredential, case .refuse(let message) = exec.decision(clusters: session.resolved.profile.kubeClusters, profile: session.name) {
-      throw CLIFailure(message, status: .usage)
+    // kubectl's API server must be among the profile's kube_clusters, decided before the keyring
+    // is opened or anything refreshed; the small binary decides with the same function.
+    if format == .execCredential {
+      let resolved = try context.resolveProfile(global)
+      if case .refuse(let message) = exec.decision(clusters: resolved.profile.kubeClusters, profile: resolved.name) {
+        throw CLIFailure(message, status: .usage)
+      }
     }
+    let session = try ProfileSession(context: context, options: global)
     var freshness = Freshness.asked(minTTL, profile: session.resolved.profile, force: refresh)
     let tokens: TokenSet
     do {
@@ -75,7 +78,7 @@ struct Token: ParsableCommand {
       freshness.force = false  // just signed in
       tokens = try session.freshTokens(freshness, idToken: idToken)
     }
-    if !idToken, let short = tokens.shortfall(now: ProfileSession.now(), freshness) { Console.warning("\(session.name): \(short)") }
+    if !idToken { session.sayShortfall(tokens, freshness) }
     let token: BearerToken
     if idToken {
       guard let id = tokens.idToken else {

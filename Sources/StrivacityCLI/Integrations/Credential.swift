@@ -71,7 +71,7 @@ struct Credential: ParsableCommand {
       Console.error("git credential: \((CLIFailure(recognising: error)?.message) ?? "\(error)")")
       return
     }
-    if let short = tokens.shortfall(now: ProfileSession.now(), freshness) { Console.warning("git credential: \(profile.name): \(short)") }
+    session.sayShortfall(tokens, freshness, prefix: "git credential: ")
     Console.writeStdout(CredentialProtocol.answer(
       request: request, token: tokens.accessToken, username: profile.gitUser, expiresAt: tokens.expiresAt))
   }

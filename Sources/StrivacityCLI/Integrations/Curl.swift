@@ -68,7 +68,7 @@ struct Curl: ParsableCommand {
     }
     let freshness = Freshness.asked(nil, profile: session.resolved.profile)
     let tokens = try session.freshTokens(freshness)
-    if let short = tokens.shortfall(now: ProfileSession.now(), freshness) { Console.warning("\(session.name): \(short)") }
+    session.sayShortfall(tokens, freshness)
     var fds: [Int32] = [0, 0]
     guard pipe(&fds) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
     _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)  // curl inherits the read end only

@@ -62,7 +62,7 @@ struct SetupKubectl: ParsableCommand {
       let clusters = resolved.profile.kubeClusters
       if !clusters.isEmpty {
         try context.updateConfig(profile: resolved.name, settings: [("kube_clusters", .strings([]))])
-        Console.writeStderr("strivacity: profile \(resolved.name) no longer gives kubectl its token (kube_clusters emptied; it held \(clusters.joined(separator: ", ")))\n")
+        Console.writeStderr("strivacity: profile \(resolved.name) no longer gives kubectl its token (kube_clusters emptied; it held \(clusters.map(\.description).joined(separator: ", ")))\n")
       }
       try kubectl(["config", "delete-user", name] + file)
       Console.writeStderr("strivacity: kubectl user \(name) removed from \(kubeconfigDescription(context))\n")
@@ -100,9 +100,9 @@ struct SetupKubectl: ParsableCommand {
     // Earlier entries stay: each run adds its context's server (the same server once), written
     // as parsed, not as the kubeconfig spells it.
     var clusters = resolved.profile.kubeClusters
-    if !clusters.contains(where: { (try? KubeServer(admitting: $0)) == target.server }) {
-      clusters.append(target.server.description)
-      try context.updateConfig(profile: resolved.name, settings: [("kube_clusters", .strings(clusters))])
+    if !clusters.contains(target.server) {
+      clusters.append(target.server)
+      try context.updateConfig(profile: resolved.name, settings: [("kube_clusters", .strings(clusters.map(\.description)))])
     }
     // provideClusterInfo: kubectl names the API server on every call, checked against kube_clusters.
     try kubectl(
@@ -113,7 +113,7 @@ struct SetupKubectl: ParsableCommand {
       "strivacity: kubectl user \(name) written to \(kubeconfigDescription(context)): exec \(command) "
         + arguments.joined(separator: " ") + " (apiVersion \(ExecCredentialInfo.v1), interactiveMode IfAvailable, provideClusterInfo true)\n"
         + "strivacity: profile \(resolved.name) gives kubectl its token for \(target.server) (context \(shownContext)); kube_clusters: "
-        + clusters.joined(separator: ", ") + "\n")
+        + clusters.map(\.description).joined(separator: ", ") + "\n")
     if target.user == name {
       Console.writeStderr("strivacity: context \(shownContext) uses it already\n")
     } else {
