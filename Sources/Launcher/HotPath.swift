@@ -47,26 +47,27 @@ public enum HotPath {
       return .handOff(stdin: input)  // handed on whole; the full command line zeroes it
     }
     guard let request = try? CredentialProtocol.parse(input), config?.warnings.isEmpty ?? true else { return .handOff(stdin: input) }
-    guard let config, let profile = config.profiles.first(where: { request.isFor($0.gitHosts) }) else {
+    let invocation = CredentialInvocation(request: request)
+    guard let config, let profile = invocation.matchingProfile(in: config.profiles) else {
       for i in input.indices { input[i] = 0 }
       return .answered
     }
     guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile.name), environment: environment)
     else { return .handOff(stdin: input) }
-    let freshness = Freshness.asked(nil, profile: resolved.profile)
+    let freshness = invocation.freshness(resolved.profile)
     let found = current(config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths)
     if case .refused(let status, let message) = found, status != .signInRequired {
       // As the full command line says it to git: one line on stderr, nothing on stdout.
       for i in input.indices { input[i] = 0 }
-      writeTerminal(2, "strivacity: error: git credential: \(TerminalSafe.text(message, multiline: false))\n")
+      let line = TerminalSafe.text(message, multiline: false)
+      writeTerminal(2, "strivacity: error: \(CredentialInvocation.messagePrefix)\(line)\n")
       return .answered
     }
     // Sign in again: the full command line's to handle (on a terminal, it signs in).
     guard case .tokens(let tokens) = found else { return handOffPast(found, stdin: input) }
     for i in input.indices { input[i] = 0 }
-    sayShortfall(tokens, freshness, profile: resolved.name, prefix: "git credential: ")
-    writeStdout(CredentialProtocol.answer(
-      request: request, token: tokens.accessToken, username: profile.gitUser, expiresAt: tokens.expiresAt))
+    sayShortfall(tokens, freshness, profile: resolved.name, prefix: CredentialInvocation.messagePrefix)
+    writeStdout(invocation.answer(tokens, profile: profile))
     return .answered
   }
 
@@ -106,8 +107,10 @@ public enum HotPath {
   /// An explicit margin the token handed out does not meet, said on stderr as the full command
   /// line says it.
   static func sayShortfall(_ tokens: TokenSet, _ freshness: Freshness, profile: String, prefix: String = "") {
-    guard let short = tokens.shortfall(now: Int64(time(nil)), freshness) else { return }
-    writeTerminal(2, "strivacity: warning: \(prefix)\(profile): \(TerminalSafe.text(short, multiline: false))\n")
+    guard let warning = freshness.shortfallWarning(tokens, now: Int64(time(nil)), profile: profile, prefix: prefix) else {
+      return
+    }
+    writeTerminal(2, "strivacity: warning: \(TerminalSafe.text(warning, multiline: false))\n")
   }
 
   /// Whatever the agent said short of tokens, the full command line is not to ask it again
@@ -121,48 +124,27 @@ public enum HotPath {
   }
 
   static func token(_ arguments: ArraySlice<String>, _ environment: [String: String]) -> Outcome {
-    var options: [String: String] = [:]
-    var rest = arguments.dropFirst()
-    while let argument = rest.popFirst() {
-      let (name, inline) = argument.firstIndex(of: "=").map { (String(argument[..<$0]), String(argument[argument.index(after: $0)...])) }
-        ?? (argument, nil)
-      // --login only matters when there is no usable token: then the full command line signs in.
-      if name == "--login", inline == nil { continue }
-      guard ["--profile", "--format", "--min-ttl"].contains(name), options[name] == nil else { return .handOff(stdin: nil) }
-      guard let value = inline ?? rest.popFirst() else { return .handOff(stdin: nil) }
-      options[name] = value
-    }
-    let format = TokenFormat(rawValue: options["--format"] ?? "raw")
-    guard let format else { return .handOff(stdin: nil) }
-    // An explicit --min-ttl (a promise, not capped); one the full command line refuses is its to say.
-    var asked: Int64?
-    if let text = options["--min-ttl"] {
-      guard let seconds = Int64(text), (0...Freshness.maxSeconds).contains(seconds) else { return .handOff(stdin: nil) }
-      asked = seconds
-    }
+    // Only the plain forms; anything else (and a value the full command line refuses) is its to do.
+    guard let invocation = TokenInvocation(plainArguments: arguments.dropFirst()) else { return .handOff(stdin: nil) }
     // kubectl's KUBERNETES_EXEC_INFO: one it does not understand is the full command line's to refuse.
-    var exec = ExecCredentialInfo()
-    if format == .execCredential {
-      guard let info = try? ExecCredentialInfo.from(environment) else { return .handOff(stdin: nil) }
-      exec = info
-    }
+    guard let exec = try? invocation.execInfo(environment) else { return .handOff(stdin: nil) }
 
     let paths = Paths(environment: environment)
-    let named = ResolvedProfile.requestedName(overrides: ProfileOverrides(profile: options["--profile"]), environment: environment)
+    let overrides = ProfileOverrides(profile: invocation.profile)
+    let named = ResolvedProfile.requestedName(overrides: overrides, environment: environment)
     guard let config = try? loadConfig(paths.config, .profile(named)), config.warnings.isEmpty else { return .handOff(stdin: nil) }
-    guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: options["--profile"]), environment: environment)
+    guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: environment)
     else { return .handOff(stdin: nil) }
-    // kubectl's API server against the profile's kube_clusters (the one rule, in StrivacityCore):
-    // a refusal is the full command line's to say.
-    if format == .execCredential, exec.decision(clusters: resolved.profile.kubeClusters, profile: resolved.name) != .allow {
+    // kubectl's API server against the profile's kube_clusters: a refusal is the full command line's to say.
+    guard invocation.clusterDecision(exec, profile: resolved.profile, name: resolved.name) == .allow else {
       return .handOff(stdin: nil)
     }
-    let freshness = Freshness.asked(asked, profile: resolved.profile)
+    let freshness = invocation.freshness(resolved.profile)
     let found = current(config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths)
     switch found {
     case .tokens(let tokens):
       sayShortfall(tokens, freshness, profile: resolved.name)
-      writeStdout(format.render(token: tokens.accessToken, tokens: tokens, profile: resolved.name, idToken: false, now: Int64(time(nil)), exec: exec))
+      writeStdout(invocation.output(tokens.accessToken, tokens: tokens, profile: resolved.name, now: Int64(time(nil)), exec: exec))
       return .answered
     case .refused(let status, let message) where status != .signInRequired:
       // The tenant or the network (the full command line would say the same, the same way).

@@ -98,3 +98,22 @@ import Testing
     }
   }
 }
+
+/// git's `get` as both binaries answer it.
+@Suite struct CredentialInvocationTests {
+  func profile(_ name: String, _ hosts: [String]) throws -> Profile {
+    var profile = Profile(name: name)
+    profile.gitHosts = try hosts.map { try HostEntry(admitting: $0) }
+    return profile
+  }
+
+  @Test func theFirstProfileCoveringTheRequestAnswers() throws {
+    let request = try CredentialProtocol.parse(Array("protocol=https\nhost=git.example.com\n".utf8))
+    let profiles = [try profile("a", ["other.example"]), try profile("b", ["git.example.com"]), try profile("c", ["git.example.com"])]
+    #expect(CredentialInvocation(request: request).matchingProfile(in: profiles)?.name == "b")
+    #expect(CredentialInvocation(request: request, profile: "c").matchingProfile(in: profiles)?.name == "c")
+    #expect(CredentialInvocation(request: request, profile: "a").matchingProfile(in: profiles) == nil)
+    let answer = CredentialInvocation(request: request).answer(TokenSet(accessToken: "at", expiresAt: 5, obtainedAt: 0), profile: profiles[1])
+    #expect(answer == "username=\(profiles[1].gitUser)\npassword=at\npassword_expiry_utc=5\n")
+  }
+}

@@ -82,7 +82,7 @@ final class ProfileSession {
   /// An explicit margin (`freshness`) that `tokens`, handed out, do not meet: said on stderr,
   /// as the small binary says it (HotPath.sayShortfall). `prefix` names the caller for git.
   func sayShortfall(_ tokens: TokenSet, _ freshness: Freshness, prefix: String = "") {
-    if let short = tokens.shortfall(now: Self.now(), freshness) { Console.warning("\(prefix)\(name): \(short)") }
+    if let warning = freshness.shortfallWarning(tokens, now: Self.now(), profile: name, prefix: prefix) { Console.warning(warning) }
   }
 
   /// The agent's answer: tokens, or its refusal as this command's error; nil when there is no

@@ -43,30 +43,34 @@ struct Token: ParsableCommand {
   var login = false
 
   func validate() throws {
-    if let minTTL, !(0...Freshness.maxSeconds).contains(minTTL) { throw ValidationError("--min-ttl must be from 0 to \(Freshness.maxSeconds) seconds") }
+    if let minTTL, !TokenInvocation.minTTLRange.contains(minTTL) { throw ValidationError(TokenInvocation.minTTLRefusal) }
+  }
+
+  /// The invocation both binaries answer alike (the small one answers its plain forms from the cache).
+  var invocation: TokenInvocation {
+    TokenInvocation(profile: global.profile, format: format, minTTL: minTTL, refresh: refresh, idToken: idToken, login: login)
   }
 
   func run() throws {
     let context = global.context()
+    let invocation = self.invocation
     // For kubectl: the apiVersion it asks for, and whether it lets the plugin talk to a person.
-    var exec = ExecCredentialInfo()
-    if format == .execCredential {
-      do {
-        exec = try ExecCredentialInfo.from(context.environment)
-      } catch {
-        throw CLIFailure(error.description, status: .usage)
-      }
+    let exec: ExecCredentialInfo
+    do {
+      exec = try invocation.execInfo(context.environment)
+    } catch {
+      throw CLIFailure(error.description, status: .usage)
     }
     // kubectl's API server must be among the profile's kube_clusters, decided before the keyring
-    // is opened or anything refreshed; the small binary decides with the same function.
+    // is opened or anything refreshed.
     if format == .execCredential {
       let resolved = try context.resolveProfile(global)
-      if case .refuse(let message) = exec.decision(clusters: resolved.profile.kubeClusters, profile: resolved.name) {
+      if case .refuse(let message) = invocation.clusterDecision(exec, profile: resolved.profile, name: resolved.name) {
         throw CLIFailure(message, status: .usage)
       }
     }
     let session = try ProfileSession(context: context, options: global)
-    var freshness = Freshness.asked(minTTL, profile: session.resolved.profile, force: refresh)
+    var freshness = invocation.freshness(session.resolved.profile)
     let tokens: TokenSet
     do {
       tokens = try session.freshTokens(freshness, idToken: idToken)
@@ -92,7 +96,7 @@ struct Token: ParsableCommand {
     } else {
       token = tokens.accessToken
     }
-    Console.writeStdout(format.render(token: token, tokens: tokens, profile: session.name, idToken: idToken, now: ProfileSession.now(), exec: exec))
+    Console.writeStdout(invocation.output(token, tokens: tokens, profile: session.name, now: ProfileSession.now(), exec: exec))
   }
 
   /// With --login, or when the person at the terminal agrees.

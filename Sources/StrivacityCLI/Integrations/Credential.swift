@@ -33,7 +33,7 @@ struct Credential: ParsableCommand {
     do {
       request = try CredentialProtocol.parse(input)
     } catch {
-      Console.error("git credential: \(error)")
+      Console.error(CredentialInvocation.messagePrefix + "\(error)")
       return
     }
     let context = global.context()
@@ -48,14 +48,13 @@ struct Credential: ParsableCommand {
 
   /// The profile whose git_hosts cover the request (only --profile's, when given).
   private func matchingProfile(_ request: CredentialRequest, context: Context) throws -> Profile? {
-    let profiles = try context.config()?.profiles ?? []
-    let candidates = global.profile.map { name in profiles.filter { $0.name == name } } ?? profiles
-    return candidates.first { request.isFor($0.gitHosts) }
+    CredentialInvocation(request: request, profile: global.profile).matchingProfile(in: try context.config()?.profiles ?? [])
   }
 
   private func get(_ request: CredentialRequest, profile: Profile, context: Context) throws {
+    let invocation = CredentialInvocation(request: request, profile: global.profile)
     let session = try ProfileSession(context: context, options: global, profile: profile.name)
-    let freshness = Freshness.asked(nil, profile: profile)
+    let freshness = invocation.freshness(profile)
     let tokens: TokenSet
     do {
       tokens = try session.freshTokens(freshness)
@@ -68,12 +67,11 @@ struct Credential: ParsableCommand {
       tokens = try session.freshTokens(freshness)
     } catch {
       // git shows nothing of ours on stdout; one line on stderr says why we had no answer.
-      Console.error("git credential: \((CLIFailure(recognising: error)?.message) ?? "\(error)")")
+      Console.error(CredentialInvocation.messagePrefix + ((CLIFailure(recognising: error)?.message) ?? "\(error)"))
       return
     }
-    session.sayShortfall(tokens, freshness, prefix: "git credential: ")
-    Console.writeStdout(CredentialProtocol.answer(
-      request: request, token: tokens.accessToken, username: profile.gitUser, expiresAt: tokens.expiresAt))
+    session.sayShortfall(tokens, freshness, prefix: CredentialInvocation.messagePrefix)
+    Console.writeStdout(invocation.answer(tokens, profile: profile))
   }
 
   /// git says the credential failed: if it is our current access token, forget it (expire it),

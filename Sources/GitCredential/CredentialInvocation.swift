@@ -1,0 +1,35 @@
+// git's `credential get` as asked, described once: both binaries pick the profile, the margin,
+// the warning and the answer through these functions (the small one for a cached token, the full
+// command line for the rest), so they answer git alike by construction.
+import StrivacityCore
+
+public struct CredentialInvocation: Sendable, Equatable {
+  /// What git asked.
+  public var request: CredentialRequest
+  /// --profile: only that profile may answer; nil: any whose git_hosts cover the request.
+  public var profile: String?
+
+  public init(request: CredentialRequest, profile: String? = nil) {
+    self.request = request
+    self.profile = profile
+  }
+
+  /// Said before a warning or error of ours on stderr, so a person reading git's output knows
+  /// whose it is.
+  public static let messagePrefix = "git credential: "
+
+  /// The profile whose git_hosts cover the request (the first, in the config's order); nil: not
+  /// ours, and git asks its next helper.
+  public func matchingProfile(in profiles: [Profile]) -> Profile? {
+    profiles.first { (profile == nil || $0.name == profile) && request.isFor($0.gitHosts) }
+  }
+
+  /// The margin the access token must have left: the profile's min_ttl, else the default.
+  public func freshness(_ profile: Profile) -> Freshness { Freshness.asked(nil, profile: profile) }
+
+  /// What goes to stdout for `get`.
+  public func answer(_ tokens: TokenSet, profile: Profile) -> String {
+    CredentialProtocol.answer(
+      request: request, token: tokens.accessToken, username: profile.gitUser, expiresAt: tokens.expiresAt)
+  }
+}

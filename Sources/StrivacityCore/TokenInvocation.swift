@@ -1,0 +1,99 @@
+// `strivacity token` as asked, described once. The full command line builds it from its parsed
+// options, the small binary from argv (`init?(plainArguments:)`); both then answer through the
+// same functions here (the kubectl exec info, the cluster decision, the refresh margin, the
+// shortfall warning, the output), so "answers as the full command line would" holds by
+// construction rather than by two copies kept alike.
+
+public struct TokenInvocation: Equatable, Sendable {
+  /// --profile; nil: STRIVACITY_PROFILE, else the config's default.
+  public var profile: String?
+  public var format: TokenFormat
+  /// --min-ttl: an explicit margin, not capped at half the token's lifetime.
+  public var minTTL: Int64?
+  /// --refresh.
+  public var refresh: Bool
+  /// --id-token.
+  public var idToken: Bool
+  /// --login.
+  public var login: Bool
+
+  public init(
+    profile: String? = nil, format: TokenFormat = .raw, minTTL: Int64? = nil, refresh: Bool = false,
+    idToken: Bool = false, login: Bool = false
+  ) {
+    self.profile = profile
+    self.format = format
+    self.minTTL = minTTL
+    self.refresh = refresh
+    self.idToken = idToken
+    self.login = login
+  }
+
+  /// The margins --min-ttl accepts.
+  public static let minTTLRange: ClosedRange<Int64> = 0...Freshness.maxSeconds
+  /// What the full command line says of a --min-ttl outside `minTTLRange` (exit 2).
+  public static let minTTLRefusal = "--min-ttl must be from 0 to \(Freshness.maxSeconds) seconds"
+
+  /// The small binary's reading of the arguments after `token`: the plain forms only (--profile,
+  /// --format and --min-ttl, each at most once, `--name value` or `--name=value`, with valid
+  /// values; --login). nil for anything else: the full command line's to parse, answer or refuse.
+  public init?(plainArguments arguments: some Sequence<String>) {
+    self.init()
+    var seen: Set<String> = []
+    var rest = Array(arguments)[...]
+    while let argument = rest.popFirst() {
+      let equals = argument.firstIndex(of: "=")
+      let name = equals.map { String(argument[..<$0]) } ?? argument
+      // --login only matters when there is no usable token: then the full command line signs in.
+      if name == "--login", equals == nil {
+        login = true
+        continue
+      }
+      guard ["--profile", "--format", "--min-ttl"].contains(name), seen.insert(name).inserted else { return nil }
+      guard let value = equals.map({ String(argument[argument.index(after: $0)...]) }) ?? rest.popFirst() else {
+        return nil
+      }
+      switch name {
+      case "--profile": profile = value
+      case "--format":
+        guard let known = TokenFormat(rawValue: value) else { return nil }
+        format = known
+      default:
+        guard let seconds = Int64(value), Self.minTTLRange.contains(seconds) else { return nil }
+        minTTL = seconds
+      }
+    }
+  }
+
+  /// kubectl's KUBERNETES_EXEC_INFO for the exec-credential format (an empty one otherwise);
+  /// throws what the full command line refuses with exit 2.
+  public func execInfo(_ environment: [String: String]) throws(AdmissionError) -> ExecCredentialInfo {
+    format == .execCredential ? try ExecCredentialInfo.from(environment) : ExecCredentialInfo()
+  }
+
+  /// Whether kubectl's API server may have the profile's token: among its kube_clusters (the one
+  /// rule, `ExecCredentialInfo.decision`), decided before the keyring is opened.
+  public func clusterDecision(_ exec: ExecCredentialInfo, profile: Profile, name: String) -> KubeClusterDecision {
+    format == .execCredential ? exec.decision(clusters: profile.kubeClusters, profile: name) : .allow
+  }
+
+  /// The margin the access token must have left, else it is refreshed first.
+  public func freshness(_ profile: Profile?) -> Freshness {
+    Freshness.asked(minTTL, profile: profile, force: refresh)
+  }
+
+  /// What goes to stdout.
+  public func output(
+    _ token: BearerToken, tokens: TokenSet, profile: String, now: Int64, exec: ExecCredentialInfo
+  ) -> String {
+    format.render(token: token, tokens: tokens, profile: profile, idToken: idToken, now: now, exec: exec)
+  }
+}
+
+extension Freshness {
+  /// The warning (without "strivacity: warning: ") when `tokens` do not meet an explicit margin,
+  /// as both binaries say it; `prefix` names the caller ("git credential: ").
+  public func shortfallWarning(_ tokens: TokenSet, now: Int64, profile: String, prefix: String = "") -> String? {
+    tokens.shortfall(now: now, self).map { "\(prefix)\(profile): \($0)" }
+  }
+}

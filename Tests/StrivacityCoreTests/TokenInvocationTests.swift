@@ -1,0 +1,53 @@
+import Testing
+@testable import StrivacityCore
+
+/// `strivacity token` as both binaries read it: the small one's reading of argv takes the plain
+/// forms only, and everything it takes means what the full command line's parser makes of it.
+@Suite struct TokenInvocationTests {
+  @Test func plainFormsAreRead() {
+    #expect(TokenInvocation(plainArguments: []) == TokenInvocation())
+    #expect(
+      TokenInvocation(plainArguments: ["--profile", "work", "--format=header", "--min-ttl", "300", "--login"])
+        == TokenInvocation(profile: "work", format: .header, minTTL: 300, login: true))
+    #expect(TokenInvocation(plainArguments: ["--profile=a=b"])?.profile == "a=b")
+    #expect(
+      TokenInvocation(plainArguments: ["--min-ttl=\(Freshness.maxSeconds)"])?.minTTL == Freshness.maxSeconds)
+  }
+
+  /// Anything else is the full command line's: other options, repeats, missing or bad values.
+  @Test(arguments: [
+    ["--refresh"], ["--id-token"], ["--verbose"], ["-p", "work"], ["--profile"], ["--profile", "a", "--profile", "b"],
+    ["--format", "yaml"], ["--min-ttl", "-1"], ["--min-ttl", "1e3"], ["--min-ttl", "\(Freshness.maxSeconds + 1)"],
+    ["--login=yes"], ["extra"],
+  ])
+  func everythingElseIsHandedOn(_ arguments: [String]) {
+    #expect(TokenInvocation(plainArguments: arguments) == nil)
+  }
+
+  @Test func theMarginAndTheClusterRule() throws {
+    var profile = Profile(name: "work")
+    profile.minTTL = 900
+    #expect(TokenInvocation().freshness(profile) == Freshness(seconds: 900, explicit: true))
+    #expect(TokenInvocation(minTTL: 30, refresh: true).freshness(profile) == Freshness(seconds: 30, explicit: true, force: true))
+    #expect(TokenInvocation().freshness(nil) == Freshness(seconds: TokenSet.defaultMinTTL, explicit: false))
+
+    // Only the exec-credential format reads kubectl's info or asks the cluster rule.
+    let environment = ["KUBERNETES_EXEC_INFO": "not json"]
+    #expect(try TokenInvocation().execInfo(environment) == ExecCredentialInfo())
+    #expect(throws: AdmissionError.self) { try TokenInvocation(format: .execCredential).execInfo(environment) }
+    profile.kubeClusters = [try KubeServer(admitting: "https://k8s.example.com")]
+    let elsewhere = ExecCredentialInfo(fromKubectl: true, server: "https://other.example.com")
+    #expect(TokenInvocation().clusterDecision(elsewhere, profile: profile, name: "work") == .allow)
+    #expect(TokenInvocation(format: .execCredential).clusterDecision(elsewhere, profile: profile, name: "work") != .allow)
+  }
+
+  @Test func theShortfallIsSaidAlike() {
+    let tokens = TokenSet(accessToken: "at", expiresAt: 1_100, obtainedAt: 1_000)
+    let asked = Freshness(seconds: 300, explicit: true)
+    #expect(
+      asked.shortfallWarning(tokens, now: 1_000, profile: "work", prefix: "git credential: ")
+        == "git credential: work: the access token has 100 s left, less than the 300 s asked (--min-ttl, min_ttl): "
+        + "the tenant issues 100-s tokens")
+    #expect(Freshness(seconds: 300, explicit: false).shortfallWarning(tokens, now: 1_000, profile: "work") == nil)
+  }
+}
