@@ -104,3 +104,16 @@ import Testing
     _ = try TOML.parse(Array(repeating: "a", count: 32).joined(separator: ".") + " = 1")
   }
 }
+
+/// The writer's quoting and the parser's unescaping (TOMLStrings.swift) agree on every character.
+@Suite struct TOMLStringTests {
+  @Test func quotedStringsReadBackExactly() throws {
+    var samples = ["", "plain", "a\"b\\c", "line\nbreak\r\ttab", "é ünïcode 🔑", "\u{0}\u{1f}\u{7f}\u{80}"]
+    samples.append(String(decoding: (0..<128).map { UInt8($0) }, as: UTF8.self))
+    for text in samples {
+      let root = try TOML.parse("k = \(TOMLString.quoted(text))\n\(TOMLString.quoted(text)) = 1\n")
+      #expect(root["k"] == .string(text))
+      #expect(root.entries.map(\.key).last == text)
+    }
+  }
+}

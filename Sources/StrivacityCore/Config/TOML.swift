@@ -69,12 +69,13 @@ public struct TOMLError: Error, Sendable, Equatable {
 public enum TOML {
   /// Parses `text` into its root table.
   public static func parse(_ text: String) throws(TOMLError) -> TOMLTable {
-    var parser = Parser(Array(text.unicodeScalars))
+    var parser = TOMLParser(Array(text.unicodeScalars))
     return try parser.parseDocument()
   }
 }
 
-private struct Parser {
+/// The parser's state; its string reading (quoted keys and values, escapes) is in TOMLStrings.swift.
+struct TOMLParser {
   let s: [Unicode.Scalar]
   var i = 0
   var line = 1
@@ -185,16 +186,12 @@ private struct Parser {
     if c == "\"" { return try parseBasicString() }
     if c == "'" { return try parseLiteralString() }
     var key = ""
-    while let c = peek, isBareKeyScalar(c) {
+    while let c = peek, TOMLString.isBareKeyScalar(c) {
       key.unicodeScalars.append(c)
       i += 1
     }
     if key.isEmpty { throw fail("expected a key, found '\(c)'") }
     return key
-  }
-
-  func isBareKeyScalar(_ c: Unicode.Scalar) -> Bool {
-    (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "_" || c == "-"
   }
 
   mutating func parseKeyValue(into tablePath: [String]) throws(TOMLError) {
@@ -238,7 +235,7 @@ private struct Parser {
   mutating func parseBoolean() throws(TOMLError) -> TOMLValue {
     let start = position
     var word = ""
-    while let c = peek, isBareKeyScalar(c) {
+    while let c = peek, TOMLString.isBareKeyScalar(c) {
       word.unicodeScalars.append(c)
       i += 1
     }
@@ -252,7 +249,7 @@ private struct Parser {
   mutating func parseNumber() throws(TOMLError) -> TOMLValue {
     let start = position
     var text = ""
-    while let c = peek, isBareKeyScalar(c) || c == "+" || c == "." || c == ":" {
+    while let c = peek, TOMLString.isBareKeyScalar(c) || c == "+" || c == "." || c == ":" {
       text.unicodeScalars.append(c)
       i += 1
     }
@@ -298,67 +295,6 @@ private struct Parser {
         throw fail("expected ',' or ']' in array, found '\(peek!)'")
       }
     }
-  }
-
-  mutating func parseLiteralString() throws(TOMLError) -> String {
-    i += 1
-    var out = ""
-    while let c = peek {
-      if c == "'" {
-        i += 1
-        return out
-      }
-      if c == "\n" || c == "\r" { break }
-      if c.value < 0x20 && c != "\t" || c.value == 0x7f { throw fail("control character in string") }
-      out.unicodeScalars.append(c)
-      i += 1
-    }
-    throw fail("unterminated string: expected a closing '")
-  }
-
-  mutating func parseBasicString() throws(TOMLError) -> String {
-    i += 1
-    var out = ""
-    while let c = peek {
-      switch c {
-      case "\"":
-        i += 1
-        return out
-      case "\n", "\r":
-        throw fail("unterminated string: expected a closing \"")
-      case "\\":
-        let escapeStart = position
-        i += 1
-        guard let e = peek else { break }
-        i += 1
-        switch e {
-        case "\"": out += "\""
-        case "\\": out += "\\"
-        case "b": out += "\u{8}"
-        case "f": out += "\u{C}"
-        case "n": out += "\n"
-        case "r": out += "\r"
-        case "t": out += "\t"
-        case "u", "U":
-          let count = e == "u" ? 4 : 8
-          guard i + count <= s.count else { throw fail("truncated unicode escape", at: escapeStart) }
-          var hex = ""
-          for k in 0..<count { hex.unicodeScalars.append(s[i + k]) }
-          guard let v = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(v) else {
-            throw fail("invalid unicode escape '\\\(e)\(hex)'", at: escapeStart)
-          }
-          out.unicodeScalars.append(scalar)
-          i += count
-        default:
-          throw fail("invalid escape '\\\(e)'", at: escapeStart)
-        }
-      default:
-        if c.value < 0x20 && c != "\t" || c.value == 0x7f { throw fail("control character in string") }
-        out.unicodeScalars.append(c)
-        i += 1
-      }
-    }
-    throw fail("unterminated string: expected a closing \"")
   }
 
   // MARK: building the tree

@@ -7,8 +7,8 @@ public enum ConfigValue: Sendable, Equatable {
 
   var toml: String {
     switch self {
-    case .string(let text): return quote(text)
-    case .strings(let items): return "[" + items.map(quote).joined(separator: ", ") + "]"
+    case .string(let text): return TOMLString.quoted(text)
+    case .strings(let items): return "[" + items.map(TOMLString.quoted).joined(separator: ", ") + "]"
     }
   }
 }
@@ -37,7 +37,7 @@ public enum ConfigWriter {
       }
     } else {
       if let last = lines.last, !last.trimming(" \t\r").isEmpty { lines.append("") }
-      lines.append("[profiles.\(ProfileName.isValid(profile) && !profile.contains(".") ? profile : quote(profile))]")
+      lines.append("[profiles.\(ProfileName.isValid(profile) && !profile.contains(".") ? profile : TOMLString.quoted(profile))]")
       lines += settings.map { "\($0.key) = \($0.value.toml)" }
     }
     let result = lines.joined(separator: "\n") + "\n"
@@ -58,28 +58,4 @@ public enum ConfigWriter {
     let rest = trimmed.dropFirst(key.count).drop { $0 == " " || $0 == "\t" }
     return rest.hasPrefix("=")
   }
-}
-
-private func quote(_ text: String) -> String {
-  var out = "\""
-  for scalar in text.unicodeScalars {
-    switch scalar {
-    case "\"": out += "\\\""
-    case "\\": out += "\\\\"
-    case "\n": out += "\\n"
-    case "\t": out += "\\t"
-    case "\r": out += "\\r"
-    default:
-      if scalar.value < 0x20 || scalar.value == 0x7f {
-        out += "\\u" + String(scalar.value, radix: 16).leftPadded(4)
-      } else {
-        out.unicodeScalars.append(scalar)
-      }
-    }
-  }
-  return out + "\""
-}
-
-extension String {
-  fileprivate func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }
