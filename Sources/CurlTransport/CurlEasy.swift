@@ -14,7 +14,8 @@ final class CurlEasy {
   init() throws(TransportError) {
     var errbuf = [CChar](repeating: 0, count: 256)
     guard sc_load(&errbuf, errbuf.count) == 0 else {
-      throw .libraryUnavailable(detail: String(decoding: errbuf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+      throw .libraryUnavailable(
+        detail: String(decoding: errbuf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
     guard let raw = sc_easy_init() else { throw .libraryUnavailable(detail: "curl_easy_init failed") }
     handle = raw
@@ -47,7 +48,9 @@ final class CurlEasy {
   /// Copies the body into libcurl (CURLOPT_COPYPOSTFIELDS), so it need not outlive the call.
   func setBody(_ body: [UInt8]) throws(CurlOptionError) {
     try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
-    let rc = body.withUnsafeBytes { sc_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)) }
+    let rc = body.withUnsafeBytes {
+      sc_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1))
+    }
     try check(CURLOPT_COPYPOSTFIELDS, rc)
   }
 
@@ -59,7 +62,9 @@ final class CurlEasy {
     try check(CURLOPT_HTTPHEADER, sc_setopt_ptr(handle, CURLOPT_HTTPHEADER, headerList))
   }
 
-  func setCallbacks(write: sc_data_callback, header: sc_data_callback, context: UnsafeMutableRawPointer) throws(CurlOptionError) {
+  func setCallbacks(write: sc_data_callback, header: sc_data_callback, context: UnsafeMutableRawPointer)
+    throws(CurlOptionError)
+  {
     try check(CURLOPT_WRITEFUNCTION, sc_setopt_write_callback(handle, write, context))
     try check(CURLOPT_HEADERFUNCTION, sc_setopt_header_callback(handle, header, context))
   }

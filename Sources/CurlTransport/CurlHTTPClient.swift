@@ -46,7 +46,9 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     return try result.get()
   }
 
-  private func perform(_ request: HTTPRequest, parts: URLParts, on easy: CurlEasy) throws(TransportError) -> HTTPResponse {
+  private func perform(_ request: HTTPRequest, parts: URLParts, on easy: CurlEasy) throws(TransportError)
+    -> HTTPResponse
+  {
     easy.reset()
     let sink = ResponseSink(limit: options.maxBodyBytes)
     let context = Unmanaged.passRetained(sink)

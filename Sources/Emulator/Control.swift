@@ -14,11 +14,18 @@ extension Emulator {
       state.withLock { $0.stats = Stats() }
       return ServerReply(status: 204)
     case ("POST", "/_emulator/faults"):
-      guard let name = body["endpoint"]?.string, let endpoint = Endpoint(rawValue: name), endpoint != .control, endpoint != .unknown else {
-        return oauthError(400, "invalid_request", "endpoint must be one of: \(Endpoint.allCases.filter { $0 != .control && $0 != .unknown }.map(\.rawValue).joined(separator: ", "))")
+      guard let name = body["endpoint"]?.string, let endpoint = Endpoint(rawValue: name), endpoint != .control,
+        endpoint != .unknown
+      else {
+        return oauthError(
+          400, "invalid_request",
+          "endpoint must be one of: "
+            + "\(Endpoint.allCases.filter { $0 != .control && $0 != .unknown }.map(\.rawValue).joined(separator: ", "))"
+        )
       }
       guard let fault = Fault(body) else {
-        return oauthError(400, "invalid_request", "kind must be one of: \(Fault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        return oauthError(
+          400, "invalid_request", "kind must be one of: \(Fault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
       }
       state.withLock { $0.faults[endpoint, default: []].append(fault) }
       return ServerReply(status: 201)
@@ -27,7 +34,8 @@ extension Emulator {
       return ServerReply(status: 204)
     case ("POST", "/_emulator/tamper"):
       guard let kind = body["kind"]?.string.flatMap(Tamper.init(rawValue:)) else {
-        return oauthError(400, "invalid_request", "kind must be one of: \(Tamper.allCases.map(\.rawValue).joined(separator: ", "))")
+        return oauthError(
+          400, "invalid_request", "kind must be one of: \(Tamper.allCases.map(\.rawValue).joined(separator: ", "))")
       }
       state.withLock { $0.tampering.append(kind) }
       return ServerReply(status: 201)
@@ -52,16 +60,22 @@ extension Emulator {
       return hostileControl(request, body)
     case ("GET", "/_emulator/info"):
       let users = state.withLock { $0.users }
-      return json(200, [
-        "journey": .string(journey.name), "description": .string(journey.description), "issuer": .string(issuer),
-        "clients": .array(journey.clients.map { ["client_id": .string($0.clientID), "redirect_uris": .array($0.redirectURIs.map(JSONValue.string))] }),
-        "users": .array(users.map { user in
-          [
-            "identifier": .string(user.identifier), "password": user.password.map(JSONValue.string) ?? .null,
-            "mfa": .array(user.factors.map { ["id": .string($0.id), "passcode": .string($0.passcode)] }),
-          ]
-        }),
-      ])
+      return json(
+        200,
+        [
+          "journey": .string(journey.name), "description": .string(journey.description), "issuer": .string(issuer),
+          "clients": .array(
+            journey.clients.map {
+              ["client_id": .string($0.clientID), "redirect_uris": .array($0.redirectURIs.map(JSONValue.string))]
+            }),
+          "users": .array(
+            users.map { user in
+              [
+                "identifier": .string(user.identifier), "password": user.password.map(JSONValue.string) ?? .null,
+                "mfa": .array(user.factors.map { ["id": .string($0.id), "passcode": .string($0.passcode)] }),
+              ]
+            }),
+        ])
     default:
       return json(404, ["error": "not_found", "error_description": "unknown control endpoint"])
     }

@@ -103,25 +103,27 @@ public final class Emulator: @unchecked Sendable {
   }
 
   private func discovery() -> ServerReply {
-    json(200, [
-      "issuer": .string(issuer),
-      "authorization_endpoint": .string(issuer + "oauth2/auth"),
-      "token_endpoint": .string(issuer + "oauth2/token"),
-      "jwks_uri": .string(issuer + ".well-known/jwks.json"),
-      "userinfo_endpoint": .string(issuer + "userinfo"),
-      "revocation_endpoint": .string(issuer + "oauth2/revoke"),
-      "introspection_endpoint": .string(issuer + "oauth2/introspect"),
-      "end_session_endpoint": .string(issuer + "oauth2/sessions/logout"),
-      "response_types_supported": ["code"],
-      "response_modes_supported": ["query", "fragment"],
-      "grant_types_supported": ["authorization_code", "refresh_token"],
-      "subject_types_supported": ["public"],
-      "id_token_signing_alg_values_supported": ["RS256"],
-      "code_challenge_methods_supported": ["plain", "S256"],
-      "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
-      "scopes_supported": ["offline_access", "offline", "openid", "profile", "email"],
-      "claims_supported": ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "sid", "email", "name"],
-    ])
+    json(
+      200,
+      [
+        "issuer": .string(issuer),
+        "authorization_endpoint": .string(issuer + "oauth2/auth"),
+        "token_endpoint": .string(issuer + "oauth2/token"),
+        "jwks_uri": .string(issuer + ".well-known/jwks.json"),
+        "userinfo_endpoint": .string(issuer + "userinfo"),
+        "revocation_endpoint": .string(issuer + "oauth2/revoke"),
+        "introspection_endpoint": .string(issuer + "oauth2/introspect"),
+        "end_session_endpoint": .string(issuer + "oauth2/sessions/logout"),
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query", "fragment"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": ["RS256"],
+        "code_challenge_methods_supported": ["plain", "S256"],
+        "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
+        "scopes_supported": ["offline_access", "offline", "openid", "profile", "email"],
+        "claims_supported": ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "sid", "email", "name"],
+      ])
   }
 
   // MARK: replies

@@ -11,7 +11,11 @@ extension Emulator {
     let query = FormEncoding.dictionary(request.query)
     let now = self.now()
     guard let id = query["challenge"], let session = liveSession(id, now: now) else {
-      return html(403, page("Session expired", "This sign-in session is unknown, finished or expired. Start again from your application."))
+      return html(
+        403,
+        page(
+          "Session expired", "This sign-in session is unknown, finished or expired. Start again from your application.")
+      )
     }
     switch request.method {
     case "GET":
@@ -19,11 +23,17 @@ extension Emulator {
     case "POST":
       guard let formID = query["form"] else { return html(400, page("Bad request", "No form named.")) }
       guard let form = journey.screens[session.screen]?.form(formID) else {
-        return html(400, hostedPage(session, messages: ["global": ["type": "error", "text": "This action is not available on this screen"]]))
+        return html(
+          400,
+          hostedPage(
+            session, messages: ["global": ["type": "error", "text": "This action is not available on this screen"]]))
       }
-      if form.widgets.contains(where: { $0.type == "close" }) && FormEncoding.dictionary(request.bodyText)["_close"] != nil {
+      if form.widgets.contains(where: { $0.type == "close" })
+        && FormEncoding.dictionary(request.bodyText)["_close"] != nil
+      {
         let location = FormEncoding.appending(
-          [("error", "access_denied"), ("error_description", hostileText("the user cancelled the sign-in"))] + (session.state.map { [("state", $0)] } ?? []),
+          [("error", "access_denied"), ("error_description", hostileText("the user cancelled the sign-in"))]
+            + (session.state.map { [("state", $0)] } ?? []),
           to: session.redirectURI)
         return ServerReply(status: 302, headers: [("Location", location)])
       }
@@ -62,7 +72,9 @@ extension Emulator {
       case "multiSelect": flat[widget.id] = .array(values.map(JSONValue.string))
       case "passkeyLogin", "passkeyEnroll", "webauthnLogin", "webauthnEnroll":
         if !values.isEmpty {
-          flat[widget.id] = ["id": "emulated-credential", "rawId": "emulated-credential", "type": "public-key", "response": [:]]
+          flat[widget.id] = [
+            "id": "emulated-credential", "rawId": "emulated-credential", "type": "public-key", "response": [:],
+          ]
         }
       default:
         if let value = values.first, !value.isEmpty { flat[widget.id] = .string(value) }
@@ -85,7 +97,9 @@ extension Emulator {
       <body data-screen="\(HTML.escape(screen.id))">
 
       """
-    if let text = messages?["global"]?["text"]?.string { out += "<p class=\"error\" role=\"alert\">\(HTML.escape(text))</p>\n" }
+    if let text = messages?["global"]?["text"]?.string {
+      out += "<p class=\"error\" role=\"alert\">\(HTML.escape(text))</p>\n"
+    }
     for form in forms {
       guard let formID = form["id"]?.string else { continue }
       let action = "/provider/flow?" + FormEncoding.encode([("challenge", session.id), ("form", formID)])
@@ -125,11 +139,17 @@ extension Emulator {
       for option in widget["options"]?.array ?? [] {
         let items = option["type"]?.string == "group" ? (option["options"]?.array ?? []) : [option]
         if option["type"]?.string == "group" {
-          out += radio ? "<p>\(HTML.escape(option["label"]?.string ?? ""))</p>" : "<optgroup label=\"\(HTML.escape(option["label"]?.string ?? ""))\">"
+          out +=
+            radio
+            ? "<p>\(HTML.escape(option["label"]?.string ?? ""))</p>"
+            : "<optgroup label=\"\(HTML.escape(option["label"]?.string ?? ""))\">"
         }
         for item in items {
           let v = HTML.escape(item["value"]?.string ?? ""), l = HTML.escape(item["label"]?.string ?? "")
-          out += radio ? "<label><input type=\"radio\" name=\"\(id)\" value=\"\(v)\"> \(l)</label>" : "<option value=\"\(v)\">\(l)</option>"
+          out +=
+            radio
+            ? "<label><input type=\"radio\" name=\"\(id)\" value=\"\(v)\"> \(l)</label>"
+            : "<option value=\"\(v)\">\(l)</option>"
         }
         if option["type"]?.string == "group" && !radio { out += "</optgroup>" }
       }

@@ -45,7 +45,8 @@ public enum HostileKind: String, Sendable, CaseIterable, Hashable {
   /// Parses names separated by commas (and/or given as several strings); fails on the first unknown one.
   public static func parse(_ names: [String]) -> Result<Set<HostileKind>, HostileKindError> {
     var kinds = Set<HostileKind>()
-    for name in names.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+    for name in names.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) })
+    where !name.isEmpty {
       guard let kind = HostileKind(rawValue: name) else { return .failure(HostileKindError(name: name)) }
       kinds.insert(kind)
     }
@@ -175,11 +176,12 @@ public enum Hostile {
   static func markScreen(_ body: [String: JSONValue]) -> [String: JSONValue] {
     var body = body
     if let forms = body["forms"]?.array {
-      body["forms"] = .array(forms.map { form in
-        guard var object = form.object, let widgets = object["widgets"]?.array else { return form }
-        object["widgets"] = .array(widgets.map(markWidget))
-        return .object(object)
-      })
+      body["forms"] = .array(
+        forms.map { form in
+          guard var object = form.object, let widgets = object["widgets"]?.array else { return form }
+          object["widgets"] = .array(widgets.map(markWidget))
+          return .object(object)
+        })
     }
     if let messages = body["messages"] { body["messages"] = markMessages(messages) }
     if var branding = body["branding"]?.object {
@@ -314,10 +316,12 @@ extension Emulator {
     }
     // A client that wrongly talks to us "succeeds": tests assert on the counts, not on a failure.
     if request.method == "POST" {
-      return json(200, [
-        "access_token": "hostile-listener-access-token", "token_type": "bearer", "expires_in": 3600,
-        "refresh_token": "hostile-listener-refresh-token", "scope": "openid profile offline_access",
-      ])
+      return json(
+        200,
+        [
+          "access_token": "hostile-listener-access-token", "token_type": "bearer", "expires_in": 3600,
+          "refresh_token": "hostile-listener-refresh-token", "scope": "openid profile offline_access",
+        ])
     }
     return json(200, ["sub": "hostile-listener", "ok": true])
   }
@@ -331,14 +335,17 @@ extension Emulator {
   func hostileAnswer(_ endpoint: Endpoint, _ reply: ServerReply) -> ServerReply {
     let kinds = state.withLock { $0.hostile }
     guard !kinds.isEmpty, endpoint != .hosted,  // control requests never get here (handle)
-      reply.headers.contains(where: { $0.name.lowercased() == "content-type" && $0.value.hasPrefix("application/json") }),
+      reply.headers.contains(where: { $0.name.lowercased() == "content-type" && $0.value.hasPrefix("application/json") }
+      ),
       var body = JSONValue.parse(reply.body)?.object
     else { return reply }
     switch endpoint {
     case .discovery:
       let listener = hostileListenerURL()
       func moved(_ key: String) {
-        if let url = body[key]?.string, url.hasPrefix(issuer) { body[key] = .string(listener + url.dropFirst(issuer.count)) }
+        if let url = body[key]?.string, url.hasPrefix(issuer) {
+          body[key] = .string(listener + url.dropFirst(issuer.count))
+        }
       }
       if kinds.contains(.discoveryPort) {
         for key in ["token_endpoint", "revocation_endpoint", "userinfo_endpoint", "end_session_endpoint"] { moved(key) }
@@ -347,22 +354,25 @@ extension Emulator {
       if kinds.contains(.discoveryIssuer) { body["issuer"] = .string(Hostile.foreignIssuer) }
     case .initialize, .form:
       if kinds.contains(.texts) { body = Hostile.markScreen(body) }
-      if let kind = HostileKind.allCases.first(where: { kinds.contains($0) && Hostile.hostedURL($0, real: "") != nil }) {
+      if let kind = HostileKind.allCases.first(where: { kinds.contains($0) && Hostile.hostedURL($0, real: "") != nil })
+      {
         body = Hostile.replaceHostedURLs(.object(body), kind).object ?? body
       }
       if kinds.contains(.regex) || kinds.contains(.hugeNumbers), let forms = body["forms"]?.array {
-        body["forms"] = .array(forms.map { form in
-          guard var object = form.object, let widgets = object["widgets"]?.array else { return form }
-          object["widgets"] = .array(widgets.map { Hostile.hostileWidget($0, kinds) })
-          return .object(object)
-        })
+        body["forms"] = .array(
+          forms.map { form in
+            guard var object = form.object, let widgets = object["widgets"]?.array else { return form }
+            object["widgets"] = .array(widgets.map { Hostile.hostileWidget($0, kinds) })
+            return .object(object)
+          })
       }
       if kinds.contains(.finalizeElsewhere), let url = body["finalizeUrl"]?.string, url.hasPrefix(issuer) {
         body["finalizeUrl"] = .string(hostileListenerURL() + url.dropFirst(issuer.count))
       }
     case .userinfo:
       if kinds.contains(.texts) {
-        for key in ["name", "email", "given_name", "family_name", "preferred_username", "nickname"] where body[key]?.string != nil {
+        for key in ["name", "email", "given_name", "family_name", "preferred_username", "nickname"]
+        where body[key]?.string != nil {
           body[key] = Hostile.mark(body[key])
         }
         if body["error"] == nil && body["name"] == nil { body["name"] = .string("Hostile User" + Hostile.marker) }
@@ -375,7 +385,9 @@ extension Emulator {
     }
     var out = reply
     out.body = JSONValue.object(body).serialized()
-    if (endpoint == .initialize && kinds.contains(.deepNesting)) || (endpoint == .discovery && kinds.contains(.deepNestingDiscovery)) {
+    if (endpoint == .initialize && kinds.contains(.deepNesting))
+      || (endpoint == .discovery && kinds.contains(.deepNestingDiscovery))
+    {
       out.body = Hostile.nested(out.body)
     }
     return out
@@ -389,11 +401,15 @@ extension Emulator {
       let names: [String]
       switch body["kinds"] ?? body["kind"] {
       case .array(let items)?:
-        guard items.allSatisfy({ $0.string != nil }) else { return oauthError(400, "invalid_request", "kinds must be strings") }
+        guard items.allSatisfy({ $0.string != nil }) else {
+          return oauthError(400, "invalid_request", "kinds must be strings")
+        }
         names = items.compactMap(\.string)
       case .string(let text)?: names = [text]
       default:
-        return oauthError(400, "invalid_request", "send {\"kinds\": [...]}; kinds: \(HostileKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        return oauthError(
+          400, "invalid_request",
+          "send {\"kinds\": [...]}; kinds: \(HostileKind.allCases.map(\.rawValue).joined(separator: ", "))")
       }
       switch HostileKind.parse(names) {
       case .success(let kinds): setHostile(kinds)
@@ -406,9 +422,11 @@ extension Emulator {
       return oauthError(405, "invalid_request", "use GET, POST or DELETE")
     }
     let kinds = hostileKinds
-    return json(200, [
-      "kinds": .array(HostileKind.allCases.filter(kinds.contains).map { .string($0.rawValue) }),
-      "listener": kinds.isEmpty ? .null : .string(hostileListenerURL()),
-    ])
+    return json(
+      200,
+      [
+        "kinds": .array(HostileKind.allCases.filter(kinds.contains).map { .string($0.rawValue) }),
+        "listener": kinds.isEmpty ? .null : .string(hostileListenerURL()),
+      ])
   }
 }

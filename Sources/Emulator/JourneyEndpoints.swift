@@ -37,7 +37,9 @@ extension Emulator {
   func journeyHeaders() -> [(name: String, value: String)] { [("X-Event-ID", UUID().uuidString.lowercased())] }
 
   func sessionExpiredReply() -> ServerReply {
-    json(403, ["error": "session_expired", "error_description": "the sign-in session is unknown or has expired; start again"],
+    json(
+      403,
+      ["error": "session_expired", "error_description": "the sign-in session is unknown or has expired; start again"],
       headers: journeyHeaders())
   }
 
@@ -48,7 +50,12 @@ extension Emulator {
     guard let session = session(fromBearer: request, now: now()) else { return sessionExpiredReply() }
     // Empty, {} and null are all fine (protocol §4.1); anything else must at least be JSON.
     if !request.body.isEmpty && JSONValue.parse(request.body) == nil {
-      return json(400, ["hostedUrl": .string(hostedURL(session)), "messages": ["global": ["type": "error", "text": "Malformed request body"]]],
+      return json(
+        400,
+        [
+          "hostedUrl": .string(hostedURL(session)),
+          "messages": ["global": ["type": "error", "text": "Malformed request body"]],
+        ],
         headers: journeyHeaders())
     }
     if journey.mode == .hostedOnly {
@@ -81,7 +88,9 @@ extension Emulator {
     guard let session = session(fromBearer: request, now: now) else { return sessionExpiredReply() }
     guard let formID = FormPath.formID(request.path) else { return json(404, ["error": "not_found"]) }
     func bad(_ text: String) -> ServerReply {
-      json(400, ["hostedUrl": .string(hostedURL(session)), "messages": ["global": ["type": "error", "text": .string(text)]]],
+      json(
+        400,
+        ["hostedUrl": .string(hostedURL(session)), "messages": ["global": ["type": "error", "text": .string(text)]]],
         headers: journeyHeaders())
     }
     guard request.header("Content-Type")?.lowercased().hasPrefix("application/json") == true else {
@@ -99,7 +108,8 @@ extension Emulator {
     if !problems.isEmpty {
       state.withLock {
         $0.stats.nonConforming.append([
-          "direction": "request", "form": .string(formID), "body": .object(body), "problems": .array(problems.map(JSONValue.string)),
+          "direction": "request", "form": .string(formID), "body": .object(body),
+          "problems": .array(problems.map(JSONValue.string)),
         ])
       }
     }
@@ -120,13 +130,19 @@ extension Emulator {
     case .screen(let session):
       return json(200, conforming(render(session, messages: nil), "form"), headers: headers)
     case .invalid(let session, let messages):
-      if journey.errorsWithScreen { return json(400, conforming(render(session, messages: messages), "form"), headers: headers) }
-      return json(400, conforming(["hostedUrl": .string(hostedURL(session)), "messages": messages], "form"), headers: headers)
+      if journey.errorsWithScreen {
+        return json(400, conforming(render(session, messages: messages), "form"), headers: headers)
+      }
+      return json(
+        400, conforming(["hostedUrl": .string(hostedURL(session)), "messages": messages], "form"), headers: headers)
     case .finish(let session, let token):
-      return json(200, conforming([
-        "hostedUrl": .string(hostedURL(session)),
-        "finalizeUrl": .string(issuer + "provider/oauth2/v1/finish?" + FormEncoding.encode([("token", token)])),
-      ], "form"), headers: headers)
+      return json(
+        200,
+        conforming(
+          [
+            "hostedUrl": .string(hostedURL(session)),
+            "finalizeUrl": .string(issuer + "provider/oauth2/v1/finish?" + FormEncoding.encode([("token", token)])),
+          ], "form"), headers: headers)
     case .hosted(let session):
       return json(200, conforming(["hostedUrl": .string(hostedURL(session))], "form"), headers: headers)
     case .respond(let session, let status, let body):
@@ -141,18 +157,26 @@ extension Emulator {
   /// Runs one submission of `formID` with `body` against the session's current screen.
   func submit(_ sessionID: String, formID: String, body: [String: JSONValue], now: Int64) -> SubmitOutcome {
     state.withLock { state -> SubmitOutcome in
-      guard var session = state.sessions[sessionID], !session.finished, session.expiresAt > now else { return .sessionExpired }
-      guard let screen = journey.screens[session.screen] else { return .badRequest("the journey has no screen \(session.screen)") }
+      guard var session = state.sessions[sessionID], !session.finished, session.expiresAt > now else {
+        return .sessionExpired
+      }
+      guard let screen = journey.screens[session.screen] else {
+        return .badRequest("the journey has no screen \(session.screen)")
+      }
       guard let form = screen.form(formID) else {
         return .invalid(session, messages: global("This action is not available on this screen"))
       }
       // Widget validators first: a malformed submission never reaches the checks.
-      let problems = FormValidation.validate(form, body: body).merging(Hostile.problems(form, body, state.hostile)) { own, _ in own }
+      let problems = FormValidation.validate(form, body: body).merging(Hostile.problems(form, body, state.hostile)) {
+        own, _ in own
+      }
       if !problems.isEmpty {
-        return .invalid(session, messages: .object([form.id: .object(problems.mapValues { ["type": "error", "text": .string($0)] })]))
+        return .invalid(
+          session, messages: .object([form.id: .object(problems.mapValues { ["type": "error", "text": .string($0)] })]))
       }
       guard let transition = screen.transitions.first(where: { $0.form == formID && matches($0.when, body) }) else {
-        return .invalid(session, messages: global("Nothing happens for this action here (the journey declares no transition)"))
+        return .invalid(
+          session, messages: global("Nothing happens for this action here (the journey declares no transition)"))
       }
       if let check = transition.check {
         if let messages = run(check, transition, form: form, body: body, session: &session, state: &state) {
@@ -232,7 +256,9 @@ extension Emulator {
       }
     case .mfaMethod:
       let field = transition.field ?? "id"
-      guard let user = state.user(session.user), let chosen = text(field), user.factors.contains(where: { $0.id == chosen }) else {
+      guard let user = state.user(session.user), let chosen = text(field),
+        user.factors.contains(where: { $0.id == chosen })
+      else {
         return widgetMessage(form, field, transition.message ?? "Choose one of your registered methods")
       }
       session.factor = chosen
@@ -245,7 +271,9 @@ extension Emulator {
       }
     case .register:
       let field = transition.field ?? (form.widgets.contains { $0.id == "email" } ? "email" : "identifier")
-      guard let identifier = text(field), !identifier.isEmpty else { return widgetMessage(form, field, "This field is required") }
+      guard let identifier = text(field), !identifier.isEmpty else {
+        return widgetMessage(form, field, "This field is required")
+      }
       if state.user(identifier) != nil {
         return widgetMessage(form, field, transition.message ?? "An account with this identifier already exists")
       }
@@ -253,10 +281,14 @@ extension Emulator {
         return widgetMessage(form, "passwordConfirmation", "Passwords do not match")
       }
       var claims: [String: JSONValue] = ["email": .string(identifier)]
-      for key in ["name", "given_name", "family_name", "phone_number"] { if let value = body[key] { claims[key] = value } }
+      for key in ["name", "given_name", "family_name", "phone_number"] {
+        if let value = body[key] { claims[key] = value }
+      }
       Self.merge(body, into: &claims)
-      state.users.append(User(
-        identifier: identifier, password: text("password"), claims: claims, factors: [], passkey: false, activationCode: nil))
+      state.users.append(
+        User(
+          identifier: identifier, password: text("password"), claims: claims, factors: [], passkey: false,
+          activationCode: nil))
       session.user = identifier
       session.identifier = identifier
     case .activation:
@@ -265,11 +297,15 @@ extension Emulator {
       guard text(field) == expected else { return widgetMessage(form, field, transition.message ?? "Incorrect code") }
     case .code:
       let field = transition.field ?? "passcode"
-      guard text(field) == transition.expect else { return widgetMessage(form, field, transition.message ?? "Incorrect code") }
+      guard text(field) == transition.expect else {
+        return widgetMessage(form, field, transition.message ?? "Incorrect code")
+      }
     case .enroll:
       // The enrolment challenge: the code sent to the target chosen earlier; the target becomes a factor.
       let field = transition.field ?? "passcode"
-      guard text(field) == transition.expect else { return widgetMessage(form, field, transition.message ?? "Incorrect code") }
+      guard text(field) == transition.expect else {
+        return widgetMessage(form, field, transition.message ?? "Incorrect code")
+      }
       if let index = state.users.firstIndex(where: { $0.identifier == session.user }) {
         let target = session.answers["target"] ?? "?"
         let id = UUID().uuidString.lowercased() + "/passcode"
@@ -277,7 +313,9 @@ extension Emulator {
       }
     case .setPassword:
       let field = transition.field ?? "password"
-      guard let password = text(field), !password.isEmpty else { return widgetMessage(form, field, "This field is required") }
+      guard let password = text(field), !password.isEmpty else {
+        return widgetMessage(form, field, "This field is required")
+      }
       if let confirmation = text("passwordConfirmation"), confirmation != password {
         return widgetMessage(form, "passwordConfirmation", transition.message ?? "Passwords do not match")
       }
@@ -322,11 +360,12 @@ extension Emulator {
     if session.minimal {
       forms = forms.map { form in
         guard var object = form.object, let widgets = object["widgets"]?.array else { return form }
-        object["widgets"] = .array(widgets.map { widget in
-          guard var w = widget.object else { return widget }
-          w["render"] = nil
-          return .object(w)
-        })
+        object["widgets"] = .array(
+          widgets.map { widget in
+            guard var w = widget.object else { return widget }
+            w["render"] = nil
+            return .object(w)
+          })
         return .object(object)
       }
     }
@@ -335,9 +374,10 @@ extension Emulator {
     ]
     if !session.minimal {
       if let layout = screen.layout { body["layout"] = layout }
-      body["branding"] = screen.branding ?? [
-        "logoUrl": .null, "copyright": "© 2026 strivacity-emulator", "siteTermUrl": .null, "privacyPolicyUrl": .null,
-      ]
+      body["branding"] =
+        screen.branding ?? [
+          "logoUrl": .null, "copyright": "© 2026 strivacity-emulator", "siteTermUrl": .null, "privacyPolicyUrl": .null,
+        ]
     }
     if let messages { body["messages"] = messages }
     return substitute(.object(body), session: session, user: user)

@@ -176,14 +176,20 @@ struct JourneyChecker {
     "password": [("id", "string"), ("label", "string"), ("qualityIndicator", "bool")],
     "checkbox": [("id", "string"), ("label", "string"), ("value", "bool"), ("readonly", "bool")],
     "select": [("id", "string"), ("readonly", "bool"), ("options", "array")],
-    "multiSelect": [("id", "string"), ("label", "string"), ("value", "array"), ("readonly", "bool"), ("options", "array")],
+    "multiSelect": [
+      ("id", "string"), ("label", "string"), ("value", "array"), ("readonly", "bool"), ("options", "array"),
+    ],
     "passcode": [("id", "string"), ("label", "string")],
     "phone": [("id", "string"), ("label", "string"), ("readonly", "bool")],
     "date": [("id", "string"), ("readonly", "bool")],
     "passkeyLogin": [("id", "string"), ("label", "string"), ("assertionOptions", "object")],
     "passkeyEnroll": [("id", "string"), ("label", "string"), ("enrollOptions", "object")],
-    "webauthnLogin": [("id", "string"), ("label", "string"), ("assertionOptions", "object"), ("authenticatorType", "string")],
-    "webauthnEnroll": [("id", "string"), ("label", "string"), ("enrollOptions", "object"), ("authenticatorType", "string")],
+    "webauthnLogin": [
+      ("id", "string"), ("label", "string"), ("assertionOptions", "object"), ("authenticatorType", "string"),
+    ],
+    "webauthnEnroll": [
+      ("id", "string"), ("label", "string"), ("enrollOptions", "object"), ("authenticatorType", "string"),
+    ],
   ]
 
   mutating func journey(_ json: JSONValue) -> Journey? {
@@ -191,7 +197,12 @@ struct JourneyChecker {
       issue("$", "a journey is a JSON object")
       return nil
     }
-    known(root, path: "$", keys: ["$schema", "name", "description", "start", "mode", "sso_user", "session_ttl", "errors_with_screen", "clients", "users", "screens"])
+    known(
+      root, path: "$",
+      keys: [
+        "$schema", "name", "description", "start", "mode", "sso_user", "session_ttl", "errors_with_screen", "clients",
+        "users", "screens",
+      ])
     let name = string(root, "name", "$") ?? "journey"
     let mode: Journey.Mode
     if let text = optionalString(root, "mode", "$") {
@@ -220,7 +231,9 @@ struct JourneyChecker {
     for (id, screen) in screens {
       for (index, transition) in screen.transitions.enumerated() {
         if case .screen(let next) = transition.next, screens[next] == nil {
-          issue("$.screens.\(id).transitions[\(index)].next", "no screen \"\(next)\" (use a screen id, \"finish\" or \"hosted\")")
+          issue(
+            "$.screens.\(id).transitions[\(index)].next",
+            "no screen \"\(next)\" (use a screen id, \"finish\" or \"hosted\")")
         }
       }
     }
@@ -247,7 +260,12 @@ struct JourneyChecker {
       issue(path, "a client is an object")
       return nil
     }
-    known(object, path: path, keys: ["client_id", "redirect_uris", "post_logout_redirect_uris", "access_token_ttl", "refresh_token_ttl", "id_token_ttl"])
+    known(
+      object, path: path,
+      keys: [
+        "client_id", "redirect_uris", "post_logout_redirect_uris", "access_token_ttl", "refresh_token_ttl",
+        "id_token_ttl",
+      ])
     guard let id = string(object, "client_id", path) else { return nil }
     let redirects = strings(object, "redirect_uris", path)
     if redirects.isEmpty { issue("\(path).redirect_uris", "declare at least one redirect URI") }
@@ -256,7 +274,8 @@ struct JourneyChecker {
     }
     return Client(
       clientID: id, redirectURIs: redirects,
-      postLogoutRedirectURIs: object["post_logout_redirect_uris"] == nil ? [] : strings(object, "post_logout_redirect_uris", path),
+      postLogoutRedirectURIs: object["post_logout_redirect_uris"] == nil
+        ? [] : strings(object, "post_logout_redirect_uris", path),
       accessTokenTTL: optionalInt(object, "access_token_ttl", path) ?? 3600,
       refreshTokenTTL: optionalInt(object, "refresh_token_ttl", path) ?? 30 * 86400,
       idTokenTTL: optionalInt(object, "id_token_ttl", path) ?? 3600)
@@ -278,15 +297,19 @@ struct JourneyChecker {
           continue
         }
         known(f, path: factorPath, keys: ["id", "label", "passcode"])
-        if let id = string(f, "id", factorPath), let label = string(f, "label", factorPath), let passcode = string(f, "passcode", factorPath) {
+        if let id = string(f, "id", factorPath), let label = string(f, "label", factorPath),
+          let passcode = string(f, "passcode", factorPath)
+        {
           factors.append(.init(id: id, label: label, passcode: passcode))
         }
       }
     }
     if let claims = object["claims"], claims.object == nil { issue("\(path).claims", "must be an object") }
     return User(
-      identifier: identifier, password: optionalString(object, "password", path), claims: object["claims"]?.object ?? [:],
-      factors: factors, passkey: object["passkey"]?.bool ?? false, activationCode: optionalString(object, "activation_code", path))
+      identifier: identifier, password: optionalString(object, "password", path),
+      claims: object["claims"]?.object ?? [:],
+      factors: factors, passkey: object["passkey"]?.bool ?? false,
+      activationCode: optionalString(object, "activation_code", path))
   }
 
   mutating func screen(_ id: String, _ json: JSONValue, _ path: String) -> Screen? {
@@ -296,7 +319,9 @@ struct JourneyChecker {
     }
     known(object, path: path, keys: ["forms", "layout", "branding", "transitions", "allow_unknown", "fault"])
     if let fault = object["fault"] {
-      if fault["endpoint"] != nil { issue("\(path).fault.endpoint", "screen faults apply to this screen's form submissions; leave out endpoint") }
+      if fault["endpoint"] != nil {
+        issue("\(path).fault.endpoint", "screen faults apply to this screen's form submissions; leave out endpoint")
+      }
       if Fault(fault) == nil {
         issue("\(path).fault.kind", "must be one of: \(Fault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
       }
@@ -328,13 +353,18 @@ struct JourneyChecker {
     var served: [String: JSONValue] = ["screen": .string(id), "forms": object["forms"] ?? .array([])]
     served["layout"] = object["layout"]
     served["branding"] = object["branding"]
-    for problem in JourneySpec.bundled.problems(screen: .object(served)) where !(allowUnknown && problem.contains(" is none of ")) {
-      let (at, what) = problem.hasPrefix("$") ? (String(problem.prefix { $0 != ":" }), String(problem.drop { $0 != ":" }.dropFirst(2))) : ("$", problem)
+    for problem in JourneySpec.bundled.problems(screen: .object(served))
+    where !(allowUnknown && problem.contains(" is none of ")) {
+      let (at, what) =
+        problem.hasPrefix("$")
+        ? (String(problem.prefix { $0 != ":" }), String(problem.drop { $0 != ":" }.dropFirst(2))) : ("$", problem)
       issue(path + at.dropFirst(), "breaks the API description: " + what)
     }
     var transitions: [Transition] = []
     for (index, raw) in (object["transitions"] == nil ? [] : list(object, "transitions", path)).enumerated() {
-      if let transition = transition(raw, "\(path).transitions[\(index)]", forms: forms) { transitions.append(transition) }
+      if let transition = transition(raw, "\(path).transitions[\(index)]", forms: forms) {
+        transitions.append(transition)
+      }
     }
     return Screen(
       id: id, forms: forms, layout: object["layout"], branding: object["branding"], transitions: transitions,
@@ -349,7 +379,9 @@ struct JourneyChecker {
     guard let type = string(object, "type", path) else { return nil }
     guard let requirements = Self.widgetRequirements[type] else {
       if !allowUnknown {
-        issue("\(path).type", "unknown widget type \"\(type)\" (set \"allow_unknown\": true on the screen to send it anyway)")
+        issue(
+          "\(path).type",
+          "unknown widget type \"\(type)\" (set \"allow_unknown\": true on the screen to send it anyway)")
       }
       return object["id"]?.string.map { Widget(id: $0, type: type, raw: object) }
     }
@@ -370,11 +402,18 @@ struct JourneyChecker {
       if let regex = (validator["regex"] ?? validator["regexp"])?.string, (try? Regex(regex)) == nil {
         issue("\(path).validator.regex", "not a valid regular expression")
       }
-      for key in ["minLength", "maxLength", "length", "minSelectable", "maxSelectable", "maxNumericCharacterSequences", "maxRepeatedCharacters"] {
-        if let value = validator[key], !value.isNull, value.int == nil { issue("\(path).validator.\(key)", "must be an integer or null") }
+      for key in [
+        "minLength", "maxLength", "length", "minSelectable", "maxSelectable", "maxNumericCharacterSequences",
+        "maxRepeatedCharacters",
+      ] {
+        if let value = validator[key], !value.isNull, value.int == nil {
+          issue("\(path).validator.\(key)", "must be an integer or null")
+        }
       }
       for key in ["notBefore", "notAfter"] {
-        if let value = validator[key]?.string, CalendarDate(value) == nil { issue("\(path).validator.\(key)", "must be a YYYY-MM-DD date") }
+        if let value = validator[key]?.string, CalendarDate(value) == nil {
+          issue("\(path).validator.\(key)", "must be a YYYY-MM-DD date")
+        }
       }
     }
     guard let id = object["id"]?.string else { return nil }
@@ -417,7 +456,8 @@ struct JourneyChecker {
       }
       for (index, group) in groups.enumerated() {
         for (cellIndex, cell) in (group.array ?? [group]).enumerated() {
-          let cellPath = group.array == nil ? "\(path).\(keys[0])[\(index)]" : "\(path).\(keys[0])[\(index)][\(cellIndex)]"
+          let cellPath =
+            group.array == nil ? "\(path).\(keys[0])[\(index)]" : "\(path).\(keys[0])[\(index)][\(cellIndex)]"
           checkLayout(cell, cellPath, forms: forms, allowUnknown: allowUnknown)
         }
       }
@@ -450,11 +490,15 @@ struct JourneyChecker {
     if let text = optionalString(object, "check", path) {
       check = Transition.Check(rawValue: text)
       if check == nil {
-        issue("\(path).check", "unknown check \"\(text)\" (known: \(Transition.Check.allCases.map(\.rawValue).joined(separator: ", ")))")
+        issue(
+          "\(path).check",
+          "unknown check \"\(text)\" (known: \(Transition.Check.allCases.map(\.rawValue).joined(separator: ", ")))")
       }
     }
     let expect = optionalString(object, "expect", path)
-    if (check == .code || check == .enroll) && expect == nil { issue("\(path).expect", "the \(check!.rawValue) check needs the value to expect") }
+    if (check == .code || check == .enroll) && expect == nil {
+      issue("\(path).expect", "the \(check!.rawValue) check needs the value to expect")
+    }
     var respond: (Int, JSONValue)?
     if let raw = object["respond"] {
       if let status = raw["status"]?.int, (100...599).contains(status) {

@@ -26,7 +26,11 @@ extension Emulator {
   func authorize(_ request: ServerRequest) -> ServerReply {
     let query = FormEncoding.dictionary(request.query)
     guard let client = client(query["client_id"]) else {
-      return html(400, page("Unknown client", "The client_id \(HTML.escape(query["client_id"] ?? "(missing)")) is not registered with this tenant."))
+      return html(
+        400,
+        page(
+          "Unknown client",
+          "The client_id \(HTML.escape(query["client_id"] ?? "(missing)")) is not registered with this tenant."))
     }
     guard let redirect = query["redirect_uri"], redirectAllowed(redirect, for: client) else {
       return html(400, page("Invalid redirect URI", "The redirect_uri is not registered for this client."))
@@ -39,9 +43,14 @@ extension Emulator {
       if let state = query["state"] { pairs.append(("state", state)) }
       return nativeAnswer(FormEncoding.appending(pairs, to: redirect), withBody: answersWithBody)
     }
-    if sdk != "hosted" && !Self.knownSDKModes.contains(sdk) { return fail("invalid_request", "unknown sdk mode \(sdk)") }
-    guard query["response_type"] == "code" else { return fail("unsupported_response_type", "only response_type=code is supported") }
-    guard let challenge = query["code_challenge"], query["code_challenge_method"] == "S256", challenge.utf8.count == 43 else {
+    if sdk != "hosted" && !Self.knownSDKModes.contains(sdk) {
+      return fail("invalid_request", "unknown sdk mode \(sdk)")
+    }
+    guard query["response_type"] == "code" else {
+      return fail("unsupported_response_type", "only response_type=code is supported")
+    }
+    guard let challenge = query["code_challenge"], query["code_challenge_method"] == "S256", challenge.utf8.count == 43
+    else {
       return fail("invalid_request", "PKCE with code_challenge_method=S256 is required")
     }
     let scope = query["scope"] ?? "openid"
@@ -51,7 +60,8 @@ extension Emulator {
       let code = state.withLock { state -> String in
         let code = SecureRandom.token()
         state.codes[code] = AuthorizationCode(
-          clientID: client.clientID, redirectURI: redirect, codeChallenge: challenge, nonce: query["nonce"], scope: scope,
+          clientID: client.clientID, redirectURI: redirect, codeChallenge: challenge, nonce: query["nonce"],
+          scope: scope,
           user: journey.ssoUser ?? "", sid: SecureRandom.token(bytes: 12), authTime: now - 300, expiresAt: now + 60)
         return code
       }
@@ -69,7 +79,8 @@ extension Emulator {
     if answersWithBody { return nativeAnswer(native, withBody: true) }
     // Other modes: a 302 chain through the provider, as a real tenant does (protocol §3.3).
     let hop = issuer + "provider/native?" + FormEncoding.encode([("challenge", session.id)])
-    return ServerReply(status: 302, headers: [("Location", hop), ("Content-Type", "text/plain")], body: Array(hop.utf8))
+    return ServerReply(
+      status: 302, headers: [("Location", hop), ("Content-Type", "text/plain")], body: Array(hop.utf8))
   }
 
   /// The second hop of the 302 chain: on to the native URL.
@@ -84,7 +95,8 @@ extension Emulator {
   /// `web*` modes: 200 with the URL as body; others: 302 with the URL in Location and body.
   func nativeAnswer(_ url: String, withBody: Bool) -> ServerReply {
     if withBody { return ServerReply(status: 200, contentType: "text/plain; charset=utf-8", text: url) }
-    return ServerReply(status: 302, headers: [("Location", url), ("Content-Type", "text/plain; charset=utf-8")], body: Array(url.utf8))
+    return ServerReply(
+      status: 302, headers: [("Location", url), ("Content-Type", "text/plain; charset=utf-8")], body: Array(url.utf8))
   }
 
   /// GET {finalizeUrl}: the journey is done; redirect to the client with a code.
@@ -92,7 +104,9 @@ extension Emulator {
     let token = FormEncoding.dictionary(request.query)["token"] ?? ""
     let now = self.now()
     let outcome = state.withLock { state -> (JourneySession, String)? in
-      guard let id = state.finishTokens.removeValue(forKey: token), let session = state.sessions[id], let user = session.user else {
+      guard let id = state.finishTokens.removeValue(forKey: token), let session = state.sessions[id],
+        let user = session.user
+      else {
         return nil
       }
       let code = issueCode(for: session, user: user, now: now, in: &state)
@@ -106,7 +120,8 @@ extension Emulator {
     case .callbackState?:
       target = FormEncoding.appending([("code", code), ("state", "forged-state")], to: session.redirectURI)
     case .callbackForeign?:
-      target = FormEncoding.appending([("code", code)] + (session.state.map { [("state", $0)] } ?? []), to: "https://evil.example/callback")
+      target = FormEncoding.appending(
+        [("code", code)] + (session.state.map { [("state", $0)] } ?? []), to: "https://evil.example/callback")
     case .callbackPath?:
       // Same origin, a path that merely starts like the redirect URI's.
       let base = String(session.redirectURI.prefix { $0 != "?" }) + "-evil"
@@ -149,7 +164,9 @@ extension Emulator {
   }
 
   private func exchangeCode(_ form: [String: String], now: Int64) -> ServerReply {
-    guard let code = form["code"], let verifier = form["code_verifier"], let clientID = form["client_id"], let redirect = form["redirect_uri"] else {
+    guard let code = form["code"], let verifier = form["code_verifier"], let clientID = form["client_id"],
+      let redirect = form["redirect_uri"]
+    else {
       return oauthError(400, "invalid_request", "code, code_verifier, client_id and redirect_uri are required")
     }
     guard let client = client(clientID) else { return oauthError(401, "invalid_client", "unknown client") }
@@ -163,8 +180,12 @@ extension Emulator {
       grant.used = true
       state.codes[code] = grant
       guard grant.expiresAt > now else { return oauthError(400, "invalid_grant", "authorization code expired") }
-      guard grant.clientID == clientID else { return oauthError(400, "invalid_grant", "code was issued to another client") }
-      guard grant.redirectURI == redirect else { return oauthError(400, "invalid_grant", "redirect_uri does not match the authorization request") }
+      guard grant.clientID == clientID else {
+        return oauthError(400, "invalid_grant", "code was issued to another client")
+      }
+      guard grant.redirectURI == redirect else {
+        return oauthError(400, "invalid_grant", "redirect_uri does not match the authorization request")
+      }
       guard PKCE.isValidVerifier(verifier), PKCE.challenge(for: verifier) == grant.codeChallenge else {
         return oauthError(400, "invalid_grant", "PKCE verification failed")
       }
@@ -193,7 +214,9 @@ extension Emulator {
       }
       guard !old.revoked else { return oauthError(400, "invalid_grant", "refresh token has been revoked") }
       guard old.expiresAt > now else { return oauthError(400, "invalid_grant", "refresh token expired") }
-      guard old.clientID == clientID else { return oauthError(400, "invalid_grant", "refresh token was issued to another client") }
+      guard old.clientID == clientID else {
+        return oauthError(400, "invalid_grant", "refresh token was issued to another client")
+      }
       var requested = old.scope
       if let scope = form["scope"] {
         let granted = Set(old.scope.split(separator: " "))
@@ -299,14 +322,17 @@ extension Emulator {
     guard let header = request.header("Authorization"), header.lowercased().hasPrefix("bearer ") else { return nil }
     let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     return state.withLock { state in
-      guard let issued = state.tokens[token], issued.kind == .access, !issued.revoked, issued.expiresAt > now else { return nil }
+      guard let issued = state.tokens[token], issued.kind == .access, !issued.revoked, issued.expiresAt > now else {
+        return nil
+      }
       return issued
     }
   }
 
   func userinfo(_ request: ServerRequest) -> ServerReply {
     guard let token = bearerToken(request, now: now()) else {
-      return json(401, ["error": "invalid_token", "error_description": "missing, expired or revoked access token"],
+      return json(
+        401, ["error": "invalid_token", "error_description": "missing, expired or revoked access token"],
         headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])
     }
     let user = state.withLock { $0.user(token.user) }
@@ -326,19 +352,24 @@ extension Emulator {
       return json(200, ["active": false])
     }
     let claims = userClaims(user, identifier: issued.user)
-    return json(200, [
-      "active": true, "scope": .string(issued.scope), "client_id": .string(issued.clientID),
-      "username": .string(issued.user), "sub": claims["sub"] ?? .null, "iss": .string(issuer),
-      "aud": [.string(issued.clientID)], "exp": .number(Double(issued.expiresAt)), "iat": .number(Double(issued.issuedAt)),
-      "token_type": issued.kind == .access ? "Bearer" : "refresh_token",
-    ])
+    return json(
+      200,
+      [
+        "active": true, "scope": .string(issued.scope), "client_id": .string(issued.clientID),
+        "username": .string(issued.user), "sub": claims["sub"] ?? .null, "iss": .string(issuer),
+        "aud": [.string(issued.clientID)], "exp": .number(Double(issued.expiresAt)),
+        "iat": .number(Double(issued.issuedAt)),
+        "token_type": issued.kind == .access ? "Bearer" : "refresh_token",
+      ])
   }
 
   func logout(_ request: ServerRequest) -> ServerReply {
     let query = FormEncoding.dictionary(request.method == "POST" ? request.bodyText : request.query)
     var clientID: String?
     if let hint = query["id_token_hint"] {
-      guard let jwt = try? JWT(compact: hint), (try? jwt.verify(with: JWKS(json: JWKS.document(for: signingKey.publicKey, keyID: keyID)))) != nil else {
+      guard let jwt = try? JWT(compact: hint),
+        (try? jwt.verify(with: JWKS(json: JWKS.document(for: signingKey.publicKey, keyID: keyID)))) != nil
+      else {
         return html(400, page("Sign-out failed", "id_token_hint is not an ID token issued by this tenant."))
       }
       clientID = jwt.claims["aud"]?[0]?.string ?? jwt.claims["aud"]?.string

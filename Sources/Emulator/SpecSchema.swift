@@ -22,7 +22,8 @@ public struct JourneySpec: Sendable {
 
   /// The description shipped with the emulator.
   public static let bundled: JourneySpec = {
-    guard let url = Bundle.module.url(forResource: "native-journey-openapi", withExtension: "json", subdirectory: "Spec"),
+    guard
+      let url = Bundle.module.url(forResource: "native-journey-openapi", withExtension: "json", subdirectory: "Spec"),
       let data = FileManager.default.contents(atPath: url.path), let spec = JourneySpec(data: Array(data))
     else { fatalError("the emulator's copy of the API description is missing or unreadable") }
     return spec
@@ -31,7 +32,9 @@ public struct JourneySpec: Sendable {
   /// Form ids the SDKs post that the description does not list (WebAuthn ceremonies, protocol §8.3).
   public static let sdkFormIDs: Set<String> = ["passkey", "passkeyEnroll", "mfaWebAuthnAssertion", "mfaEnrollWebAuthn"]
   /// Widget types the SDKs render that the description does not list (protocol §7.3).
-  static let sdkWidgetTypes: Set<String> = ["passcode", "passkeyLogin", "passkeyEnroll", "webauthnLogin", "webauthnEnroll", "close"]
+  static let sdkWidgetTypes: Set<String> = [
+    "passcode", "passkeyLogin", "passkeyEnroll", "webauthnLogin", "webauthnEnroll", "close",
+  ]
   static let maxDepth = 64
 
   public init?(data: [UInt8]) {
@@ -89,7 +92,9 @@ public struct JourneySpec: Sendable {
     return document["components"]?["schemas"]?[String(ref.split(separator: "/").last ?? "")] ?? .object([:])
   }
 
-  private func validate(_ value: JSONValue, _ raw: JSONValue, _ path: String, nested: Bool, depth: Int, _ problems: inout [String]) {
+  private func validate(
+    _ value: JSONValue, _ raw: JSONValue, _ path: String, nested: Bool, depth: Int, _ problems: inout [String]
+  ) {
     guard depth < Self.maxDepth else {
       problems.append("\(path): nested more than \(Self.maxDepth) levels deep")
       return
@@ -113,7 +118,9 @@ public struct JourneySpec: Sendable {
       let length = text.unicodeScalars.count
       if let min = schema["minLength"]?.int, length < min { problems.append("\(path): shorter than \(min) characters") }
       if let max = schema["maxLength"]?.int, length > max { problems.append("\(path): longer than \(max) characters") }
-      if let pattern = schema["pattern"]?.string, let regex = try? Regex(pattern), (try? regex.firstMatch(in: text)) == nil {
+      if let pattern = schema["pattern"]?.string, let regex = try? Regex(pattern),
+        (try? regex.firstMatch(in: text)) == nil
+      {
         problems.append("\(path): does not match the pattern \(pattern)")
       }
     case .number(let number):
@@ -149,7 +156,9 @@ public struct JourneySpec: Sendable {
   }
 
   /// A `oneOf` of widgets or layouts, discriminated by their `type` field.
-  private func oneOf(_ value: JSONValue, _ alternatives: [JSONValue], _ path: String, depth: Int, _ problems: inout [String]) {
+  private func oneOf(
+    _ value: JSONValue, _ alternatives: [JSONValue], _ path: String, depth: Int, _ problems: inout [String]
+  ) {
     guard value.object != nil else {
       problems.append("\(path): expected an object, got \(value.typeName)")
       return
@@ -164,7 +173,9 @@ public struct JourneySpec: Sendable {
       names.append(name)
       if Self.discriminator(name) == type {
         validate(value, alternative, path, nested: false, depth: depth, &problems)
-        if ["horizontal", "vertical", "grid"].contains(type), depth + 1 < Self.maxDepth { nestedLayouts(value, path, depth: depth, &problems) }
+        if ["horizontal", "vertical", "grid"].contains(type), depth + 1 < Self.maxDepth {
+          nestedLayouts(value, path, depth: depth, &problems)
+        }
         return
       }
     }
@@ -172,7 +183,8 @@ public struct JourneySpec: Sendable {
       if value["id"]?.string == nil { problems.append("\(path).id: required") }
       return
     }
-    problems.append("\(path).type: \"\(type)\" is none of \(names.compactMap(Self.discriminator).joined(separator: ", "))")
+    problems.append(
+      "\(path).type: \"\(type)\" is none of \(names.compactMap(Self.discriminator).joined(separator: ", "))")
   }
 
   /// Vertical and grid layouts hold items as horizontal ones do (the description types only
@@ -200,11 +212,14 @@ public struct JourneySpec: Sendable {
 
   static func matches(_ value: JSONValue, type: String) -> Bool {
     switch (type, value) {
-    case ("object", .object), ("array", .array), ("string", .string), ("boolean", .bool), ("number", .number): return true
+    case ("object", .object), ("array", .array), ("string", .string), ("boolean", .bool), ("number", .number):
+      return true
     case ("integer", .number(let n)): return n == n.rounded() && n.isFinite
     default: return false
     }
   }
 
-  static func article(_ type: String) -> String { type == "array" || type == "object" || type == "integer" ? "an \(type)" : "a \(type)" }
+  static func article(_ type: String) -> String {
+    type == "array" || type == "object" || type == "integer" ? "an \(type)" : "a \(type)"
+  }
 }

@@ -208,7 +208,9 @@ struct Fault {
       reply.delay = delay
       return reply
     case .malformedJSON:
-      var reply = ServerReply(status: status ?? 200, headers: [("Content-Type", "application/json")], body: Array("{\"access_token\": tru".utf8))
+      var reply = ServerReply(
+        status: status ?? 200, headers: [("Content-Type", "application/json")],
+        body: Array("{\"access_token\": tru".utf8))
       reply.delay = delay
       return reply
     default:

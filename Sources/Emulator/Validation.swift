@@ -14,7 +14,9 @@ enum FormValidation {
     var messages: [String: String] = [:]
     for widget in form.widgets where widget.isInput {
       let parsed = JourneyCore.Widget(json: .object(widget.raw))
-      if let message = WidgetValidation.problem(parsed, value(of: widget.id, in: body)) { messages[widget.id] = message }
+      if let message = WidgetValidation.problem(parsed, value(of: widget.id, in: body)) {
+        messages[widget.id] = message
+      }
     }
     return messages
   }

@@ -24,7 +24,8 @@ public struct CredentialRequest: Sendable, Equatable {
   /// host) and `path` (sent when credential.useHttpPath is set). A `url` attribute is git's
   /// input format, never sent to helpers, and is not used.
   public var url: String? {
-    guard let scheme, scheme == "https" || scheme == "http", let host, URLPolicy.hostOfAuthority(Substring(host)) != nil else { return nil }
+    guard let scheme, scheme == "https" || scheme == "http", let host, URLPolicy.hostOfAuthority(Substring(host)) != nil
+    else { return nil }
     if let path, path.contains(where: { $0 == "?" || $0 == "#" || $0.isWhitespace }) { return nil }
     return "\(scheme)://\(host)/" + (path ?? "")
   }
@@ -57,9 +58,13 @@ public enum CredentialProtocol {
       var line = rawLine
       if line.last == 13 { line = line.dropLast() }
       if line.isEmpty { break }  // a blank line ends the request
-      guard let eq = line.firstIndex(of: UInt8(ascii: "=")), eq > line.startIndex else { throw .malformedLine(number: number) }
+      guard let eq = line.firstIndex(of: UInt8(ascii: "=")), eq > line.startIndex else {
+        throw .malformedLine(number: number)
+      }
       let keyBytes = line[line.startIndex..<eq]
-      guard !keyBytes.contains(where: { $0 < 32 || $0 == 127 }), !line.contains(0) else { throw .malformedLine(number: number) }
+      guard !keyBytes.contains(where: { $0 < 32 || $0 == 127 }), !line.contains(0) else {
+        throw .malformedLine(number: number)
+      }
       var key = String(decoding: keyBytes, as: UTF8.self)
       let value = String(decoding: line[line.index(after: eq)...], as: UTF8.self)
       if key.hasSuffix("[]") {
@@ -81,7 +86,9 @@ public enum CredentialProtocol {
 
   /// The answer to `get`: Bearer when git can take it (capability[]=authtype, git 2.46+),
   /// else a username and the token as password.
-  public static func answer(request: CredentialRequest, token admitted: BearerToken, username: String, expiresAt: Int64?) -> String {
+  public static func answer(
+    request: CredentialRequest, token admitted: BearerToken, username: String, expiresAt: Int64?
+  ) -> String {
     let token = admitted.value
     if request.capabilities.contains("authtype") {
       var pairs = [("capability[]", "authtype"), ("authtype", "Bearer"), ("credential", token), ("ephemeral", "true")]

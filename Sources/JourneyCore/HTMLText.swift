@@ -181,10 +181,14 @@ public enum HTMLText {
     case "apos", "#39": return "'"
     case "nbsp": return " "
     default:
-      if entity.hasPrefix("#x") || entity.hasPrefix("#X"), let v = UInt32(entity.dropFirst(2), radix: 16), let s = Unicode.Scalar(v) {
+      if entity.hasPrefix("#x") || entity.hasPrefix("#X"), let v = UInt32(entity.dropFirst(2), radix: 16),
+        let s = Unicode.Scalar(v)
+      {
         return String(Character(s))
       }
-      if entity.hasPrefix("#"), let v = UInt32(entity.dropFirst()), let s = Unicode.Scalar(v) { return String(Character(s)) }
+      if entity.hasPrefix("#"), let v = UInt32(entity.dropFirst()), let s = Unicode.Scalar(v) {
+        return String(Character(s))
+      }
       return nil
     }
   }

@@ -81,7 +81,9 @@ public struct JourneyMachine: Sendable {
     screen = next
     self.plan = plan
     if let reason = plan.fallbackReason {
-      guard let url = next.hostedURL else { return .failed(.malformedAnswer("\(reason), and it sent no hostedUrl to continue in a browser")) }
+      guard let url = next.hostedURL else {
+        return .failed(.malformedAnswer("\(reason), and it sent no hostedUrl to continue in a browser"))
+      }
       return .fallback(url: url, reason: reason)
     }
     return .render(plan, ask: fieldsToAsk(plan, messages: messages, keepAnswers: keepAnswers))
@@ -92,7 +94,9 @@ public struct JourneyMachine: Sendable {
   private func fieldsToAsk(_ plan: ScreenPlan, messages: Messages?, keepAnswers: Bool) -> [String] {
     let editable = { (formID: String?) -> [String] in
       plan.blocks.compactMap { block in
-        if case .field(let form, let widget) = block, form == formID, !widget.readonly, widget.isAskable { return widget.id }
+        if case .field(let form, let widget) = block, form == formID, !widget.readonly, widget.isAskable {
+          return widget.id
+        }
         return nil
       }
     }

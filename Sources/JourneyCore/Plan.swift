@@ -40,7 +40,9 @@ public struct ScreenPlan: Sendable, Equatable {
     var reason: String?
     for form in forms {
       for widget in form.widgets {
-        if case .unknown(let type) = widget.kind, reason == nil { reason = "the screen has a widget this client cannot show (\(type))" }
+        if case .unknown(let type) = widget.kind, reason == nil {
+          reason = "the screen has a widget this client cannot show (\(type))"
+        }
       }
     }
     // Render order: the layout when it is complete and understood, else the forms in order.
@@ -58,7 +60,12 @@ public struct ScreenPlan: Sendable, Equatable {
       }
     }
     // Forms that need WebAuthn are not offered: a terminal cannot run the ceremony.
-    let unavailable = Set(forms.filter { $0.widgets.contains { if case .passkey = $0.kind { return true }; return false } }.map(\.id))
+    let unavailable = Set(
+      forms.filter {
+        $0.widgets.contains {
+          if case .passkey = $0.kind { return true }; return false
+        }
+      }.map(\.id))
     var actions: [Action] = []
     var seen = Set<String>()
     for (formID, widget) in order where !unavailable.contains(formID) {
@@ -67,7 +74,8 @@ public struct ScreenPlan: Sendable, Equatable {
         seen.insert(formID)
         actions.append(Action(formID: formID, label: widget.label, link: link, cancels: false))
       case .close:
-        actions.append(Action(formID: formID, label: widget.label.isEmpty ? "Cancel" : widget.label, link: true, cancels: true))
+        actions.append(
+          Action(formID: formID, label: widget.label.isEmpty ? "Cancel" : widget.label, link: true, cancels: true))
       default: break
       }
     }
@@ -86,21 +94,34 @@ public struct ScreenPlan: Sendable, Equatable {
     let candidates = renderOrder.filter { id in
       usable(id) && !Self.isSecondary(id) && !(forms.first { $0.id == id }.map(Self.submitsOnlyByLink) ?? false)
     }
-    let asking = candidates.first { id in forms.first { $0.id == id }?.inputs.contains { !$0.readonly && $0.isAskable } == true }
+    let asking = candidates.first { id in
+      forms.first { $0.id == id }?.inputs.contains { !$0.readonly && $0.isAskable } == true
+    }
     // Without a layout or render types (the *-minimal modes), a form of a lone button ("Remind me
     // later") says less than the one carrying the screen's texts.
-    let texts = candidates.first { id in forms.first { $0.id == id }?.widgets.contains { if case .staticText = $0.kind { return true }; return false } == true }
-    let primary = asking ?? candidates.first { $0 == screen.id } ?? texts ?? candidates.first
+    let texts = candidates.first { id in
+      forms.first { $0.id == id }?.widgets.contains {
+        if case .staticText = $0.kind { return true }; return false
+      } == true
+    }
+    let primary =
+      asking ?? candidates.first { $0 == screen.id } ?? texts ?? candidates.first
       ?? renderOrder.first { id in usable(id) && actions.contains { $0.formID == id && !$0.cancels } }
     // A primary form with fields but no submit of its own still needs a way to send it.
-    if let primary, !actions.contains(where: { $0.formID == primary }), forms.first(where: { $0.id == primary })?.inputs.isEmpty == false {
+    if let primary, !actions.contains(where: { $0.formID == primary }),
+      forms.first(where: { $0.id == primary })?.inputs.isEmpty == false
+    {
       actions.insert(Action(formID: primary, label: "Continue", link: false, cancels: false), at: 0)
     }
     if let index = actions.firstIndex(where: { $0.formID == primary && !$0.cancels }), index > 0 {
       actions.insert(actions.remove(at: index), at: 0)
     }
     if !actions.contains(where: { !$0.cancels }) {
-      reason = reason ?? (unavailable.isEmpty ? "the screen offers no action this client can take" : "this step needs a passkey, which a terminal cannot use")
+      reason =
+        reason
+        ?? (unavailable.isEmpty
+          ? "the screen offers no action this client can take"
+          : "this step needs a passkey, which a terminal cannot use")
     }
     var blocks: [Block] = []
     for (formID, widget) in order {
@@ -126,6 +147,9 @@ public struct ScreenPlan: Sendable, Equatable {
   /// A form whose submits are all links ("Forgot your password?") is a secondary action too.
   static func submitsOnlyByLink(_ form: Form) -> Bool {
     let submits = form.submits
-    return !submits.isEmpty && form.inputs.isEmpty && submits.allSatisfy { if case .submit(true) = $0.kind { return true }; return false }
+    return !submits.isEmpty && form.inputs.isEmpty
+      && submits.allSatisfy {
+        if case .submit(true) = $0.kind { return true }; return false
+      }
   }
 }

@@ -366,7 +366,8 @@ extension SafeRegex {
         return atom
       }
       if peek == "?" { position += 1 }  // lazy: the same answer for a whole match
-      if let next = peek, next == "*" || next == "+" || next == "?" || next == "{" { return nil }  // possessive, doubled
+      // Possessive or doubled quantifiers.
+      if let next = peek, next == "*" || next == "+" || next == "?" || next == "{" { return nil }
       if case .empty = atom { return .empty }  // so every repeated body emits at least one instruction
       return .repeated(atom, min: min, max: max)
     }

@@ -57,7 +57,11 @@ public struct Form: Sendable, Equatable {
   }
 
   /// The form's submit actions (button or link).
-  public var submits: [Widget] { widgets.filter { if case .submit = $0.kind { return true }; return false } }
+  public var submits: [Widget] {
+    widgets.filter {
+      if case .submit = $0.kind { return true }; return false
+    }
+  }
   /// Widgets that take a value.
   public var inputs: [Widget] { widgets.filter(\.kind.takesValue) }
 }
@@ -165,7 +169,8 @@ public enum OptionNode: Sendable, Equatable {
 
   init?(json: JSONValue) {
     if json["type"]?.string == "group" || json["options"]?.array != nil {
-      self = .group(label: json["label"]?.string ?? "", items: (json["options"]?.array ?? []).compactMap(OptionNode.init(json:)))
+      self = .group(
+        label: json["label"]?.string ?? "", items: (json["options"]?.array ?? []).compactMap(OptionNode.init(json:)))
     } else if let value = json["value"]?.string {
       self = .item(label: json["label"]?.string ?? value, value: value)
     } else {
@@ -225,7 +230,9 @@ public indirect enum LayoutNode: Sendable, Equatable {
   init(json: JSONValue) {
     switch json["type"]?.string {
     case "vertical", "horizontal":
-      self = .container(horizontal: json["type"]?.string == "horizontal", items: (json["items"]?.array ?? []).map(LayoutNode.init(json:)))
+      self = .container(
+        horizontal: json["type"]?.string == "horizontal",
+        items: (json["items"]?.array ?? []).map(LayoutNode.init(json:)))
     case "grid":
       // The OpenAPI description gives a grid no fields of its own; accept its items the ways a
       // server could send them: `items` (cells in reading order), or `rows`/`columns`, each a
@@ -304,9 +311,13 @@ public enum JourneyError: Error, Equatable, CustomStringConvertible {
     switch self {
     case .malformedAnswer(let detail): return "the tenant sent an answer this client cannot read: \(detail)"
     case .sessionExpired: return "the sign-in session expired"
-    case .unexpectedStatus(let status, let detail): return "the tenant answered HTTP \(status)\(detail.map { ": \($0)" } ?? "")"
+    case .unexpectedStatus(let status, let detail):
+      return "the tenant answered HTTP \(status)\(detail.map { ": \($0)" } ?? "")"
     case .cancelled: return "sign-in cancelled"
-    case .missingFields(let ids): return "no terminal to ask for \(ids.joined(separator: ", ")); answer them with --field ID=VALUE or --field-env ID=VARIABLE"
+    case .missingFields(let ids):
+      return
+        "no terminal to ask for \(ids.joined(separator: ", ")); answer them with --field ID=VALUE or --field-env "
+        + "ID=VARIABLE"
     case .rejected(let message): return "the tenant rejected the sign-in: \(message)"
     }
   }

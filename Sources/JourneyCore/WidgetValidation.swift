@@ -65,11 +65,17 @@ public enum WidgetValidation {
       if let expected = rules.length, length != expected { return "Enter the \(expected)-digit code" }
     case .phone:
       let digits = text.filter(\.isASCIIDigit)
-      if digits.count < 6 || !text.allSatisfy({ $0.isASCIIDigit || " +-()".contains($0) }) { return "Enter a valid phone number" }
+      if digits.count < 6 || !text.allSatisfy({ $0.isASCIIDigit || " +-()".contains($0) }) {
+        return "Enter a valid phone number"
+      }
     case .date:
       guard let date = CalendarDate(text) else { return CalendarDate.problem(text) }
-      if let bound = rules.notBefore, let limit = CalendarDate(bound), date < limit { return "Must not be before \(bound)" }
-      if let bound = rules.notAfter, let limit = CalendarDate(bound), limit < date { return "Must not be after \(bound)" }
+      if let bound = rules.notBefore, let limit = CalendarDate(bound), date < limit {
+        return "Must not be before \(bound)"
+      }
+      if let bound = rules.notAfter, let limit = CalendarDate(bound), limit < date {
+        return "Must not be after \(bound)"
+      }
     case .select:
       if !widget.optionValues.contains(text) { return "\"\(text)\" is not one of the choices" }
     case .password:
@@ -160,7 +166,9 @@ public struct CalendarDate: Comparable, Sendable {
     day = d
   }
 
-  public static func < (a: CalendarDate, b: CalendarDate) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }
+  public static func < (a: CalendarDate, b: CalendarDate) -> Bool {
+    (a.year, a.month, a.day) < (b.year, b.month, b.day)
+  }
 
   /// Why `text` is not a date: its shape, or the calendar ("1990-02-30: February 1990 has 28 days").
   public static func problem(_ text: String) -> String {
@@ -169,7 +177,10 @@ public struct CalendarDate: Comparable, Sendable {
       parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }), let y = Int(parts[0]), let m = Int(parts[1])
     else { return "Enter a date as YYYY-MM-DD" }
     guard (1...12).contains(m) else { return "\(text): there is no month \(parts[1]); enter a date as YYYY-MM-DD" }
-    let names = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+    let names = [
+      "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+      "December",
+    ]
     return "\(text): \(names[m - 1]) \(y) has \(days(month: m, year: y)) days"
   }
 

@@ -112,7 +112,9 @@ public final class LoopbackServer: @unchecked Sendable {
       address.sin6_port = in_port_t(UInt16(port).bigEndian)
       address.sin6_addr = in6addr_loopback
       bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+        }
       }
     } else {
       var address = sockaddr_in()
@@ -213,7 +215,8 @@ public final class LoopbackServer: @unchecked Sendable {
       do {
         request = try parser.next()
       } catch {
-        var reply = ServerReply(status: error.status, contentType: "text/plain; charset=utf-8", text: error.reason + "\n")
+        var reply = ServerReply(
+          status: error.status, contentType: "text/plain; charset=utf-8", text: error.reason + "\n")
         reply.headers.append(("Connection", "close"))
         send(reply.encoded(), on: fd)
         return
@@ -268,11 +271,13 @@ func startThread(_ body: @escaping @Sendable () -> Void) {
   pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
   pthread_attr_setstacksize(&attributes, 512 * 1024)
   var thread = pthread_t()
-  let rc = pthread_create(&thread, &attributes, { raw in
-    let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-    box.body()
-    return nil
-  }, context)
+  let rc = pthread_create(
+    &thread, &attributes,
+    { raw in
+      let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+      box.body()
+      return nil
+    }, context)
   pthread_attr_destroy(&attributes)
   if rc != 0 {
     Unmanaged<Box>.fromOpaque(context).release()

@@ -114,7 +114,8 @@ public struct RequestParser: Sendable {
     let lengths = Set(zip(lowerNames, headers).filter { $0.0 == "content-length" }.map { $0.1.value })
     if lengths.count > 1 { throw .init(status: 400, reason: "conflicting Content-Length") }
     if let text = lengths.first {
-      guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), text.utf8.count <= 12, let n = Int(text) else {
+      guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), text.utf8.count <= 12, let n = Int(text)
+      else {
         throw .init(status: 400, reason: "malformed Content-Length")
       }
       length = n

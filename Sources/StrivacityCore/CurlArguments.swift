@@ -166,7 +166,8 @@ public struct CurlArguments: Sendable, Equatable {
         }
       } else {
         if let problem = urlProblem(argument) {
-          let why = problem.hasPrefix("is not a full URL")
+          let why =
+            problem.hasPrefix("is not a full URL")
             ? " (every argument that is not an allowed option or its value is a URL)" : ""
           throw CurlArgumentError("curl argument \(shownURL(argument)) \(problem)\(why)")
         }
@@ -207,7 +208,9 @@ public struct CurlArguments: Sendable, Equatable {
     add(
       "it adds other credentials", "-u", "--user", "--oauth2-bearer", "-n", "--netrc", "--netrc-file",
       "--netrc-optional", "-E", "--cert", "--key", "--aws-sigv4", "-U", "--proxy-user", "--delegation")
-    add("it weakens TLS", "-k", "--insecure", "--proxy-insecure", "--doh-insecure", "--ssl-no-revoke", "--ssl-allow-beast")
+    add(
+      "it weakens TLS", "-k", "--insecure", "--proxy-insecure", "--doh-insecure", "--ssl-no-revoke", "--ssl-allow-beast"
+    )
     add(
       "it replaces the CAs curl trusts, so whoever can write that file can read the token; set CURL_CA_BUNDLE instead",
       "--cacert", "--capath")
@@ -250,7 +253,8 @@ public struct CurlArguments: Sendable, Equatable {
     guard credentialOptions.contains(String(name)) else {
       return shown(spelling) + (cluster.map { $0 == spelling ? "" : " (in \(shown($0)))" } ?? "")
     }
-    return shown(name.count < spelling.count ? name + "=…" : String(name)) + (cluster.map { $0 == spelling ? "" : " (in a cluster)" } ?? "")
+    return shown(name.count < spelling.count ? name + "=…" : String(name))
+      + (cluster.map { $0 == spelling ? "" : " (in a cluster)" } ?? "")
   }
 
   /// Options whose value may be a secret: a password, a token or a key, and the headers, bodies,
@@ -258,7 +262,8 @@ public struct CurlArguments: Sendable, Equatable {
   static let credentialOptions: Set<String> = [
     "-u", "--user", "-U", "--proxy-user", "--oauth2-bearer", "--pass", "--proxy-pass", "-E", "--cert", "--key",
     "--aws-sigv4", "--tlspassword", "--proxy-tlspassword", "--login-options",
-    "-H", "--header", "--proxy-header", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii",
+    "-H", "--header", "--proxy-header", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode",
+    "--data-ascii",
     "--json", "-F", "--form", "--form-string", "-b", "--cookie", "-x", "--proxy", "--preproxy", "--url-query",
   ]
 
@@ -269,11 +274,15 @@ public struct CurlArguments: Sendable, Equatable {
 
   /// Checks an allowed option's value: `--url`'s as a URL, and the values curl writes into the
   /// request line and headers.
-  static func admit(_ value: String, for option: Option, as spelling: String, in cluster: String?) throws(CurlArgumentError) {
+  static func admit(_ value: String, for option: Option, as spelling: String, in cluster: String?)
+    throws(CurlArgumentError)
+  {
     let name = spelling == option.long ? option.long : "\(spelling)/\(option.long)"
     switch option.long {
     case "--url":
-      if let problem = urlProblem(value) { throw CurlArgumentError("curl option --url value \(shownURL(value)) \(problem)") }
+      if let problem = urlProblem(value) {
+        throw CurlArgumentError("curl option --url value \(shownURL(value)) \(problem)")
+      }
     case "--request":
       guard HTTPHeader.isValidName(value) else {  // an RFC 9110 token, as a field name is
         throw CurlArgumentError(
@@ -380,7 +389,8 @@ public struct CurlArguments: Sendable, Equatable {
       if count == limit { return "\"" + out + "…\"" }
       count += 1
       let category = scalar.properties.generalCategory
-      let hidden = category == .format || category == .lineSeparator || category == .paragraphSeparator
+      let hidden =
+        category == .format || category == .lineSeparator || category == .paragraphSeparator
         || (category == .spaceSeparator && scalar != " ") || category == .nonspacingMark || category == .enclosingMark
       out += TerminalSafe.isUnsafe(scalar, multiline: false) || hidden ? TerminalSafe.visible(scalar) : String(scalar)
     }

@@ -18,7 +18,10 @@ public struct ExecCredentialInfo: Equatable, Sendable {
   /// not say (no spec.cluster: the kubeconfig user has provideClusterInfo false).
   public var server: String?
 
-  public init(apiVersion: String = ExecCredentialInfo.v1, interactive: Bool? = nil, fromKubectl: Bool = false, server: String? = nil) {
+  public init(
+    apiVersion: String = ExecCredentialInfo.v1, interactive: Bool? = nil, fromKubectl: Bool = false,
+    server: String? = nil
+  ) {
     self.apiVersion = apiVersion
     self.interactive = interactive
     self.fromKubectl = fromKubectl
@@ -36,16 +39,24 @@ public struct ExecCredentialInfo: Equatable, Sendable {
       throw AdmissionError("KUBERNETES_EXEC_INFO is not a JSON object")
     }
     guard let version = json["apiVersion"]?.string, versions.contains(version) else {
-      let asked = json["apiVersion"]?.string.map { "'\(TerminalSafe.text(String($0.prefix(100)), multiline: false))'" } ?? "no apiVersion"
-      throw AdmissionError("kubectl asks for \(asked); strivacity answers \(v1) or \(v1beta1): set one of them as the user's exec apiVersion in the kubeconfig")
+      let asked =
+        json["apiVersion"]?.string.map { "'\(TerminalSafe.text(String($0.prefix(100)), multiline: false))'" }
+        ?? "no apiVersion"
+      throw AdmissionError(
+        "kubectl asks for \(asked); strivacity answers \(v1) or \(v1beta1): set one of them as the user's exec "
+          + "apiVersion in the kubeconfig"
+      )
     }
     // spec.cluster (provideClusterInfo: true) always carries the server; a cluster without one
     // is not kubectl's.
     var server: String?
     if let cluster = json["spec"]?["cluster"], cluster != .null {
-      guard let text = cluster["server"]?.string else { throw AdmissionError("KUBERNETES_EXEC_INFO's spec.cluster has no server") }
+      guard let text = cluster["server"]?.string else {
+        throw AdmissionError("KUBERNETES_EXEC_INFO's spec.cluster has no server")
+      }
       server = text
     }
-    return ExecCredentialInfo(apiVersion: version, interactive: json["spec"]?["interactive"]?.bool, fromKubectl: true, server: server)
+    return ExecCredentialInfo(
+      apiVersion: version, interactive: json["spec"]?["interactive"]?.bool, fromKubectl: true, server: server)
   }
 }

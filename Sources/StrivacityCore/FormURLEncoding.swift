@@ -39,7 +39,8 @@ public enum FormURLEncoding {
     var out = ""
     for b in text.utf8 {
       switch b {
-      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"),
         UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
         out.unicodeScalars.append(Unicode.Scalar(b))
       default:
@@ -62,7 +63,9 @@ public enum FormURLEncoding {
       let b = utf8[i]
       if b == UInt8(ascii: "+") {
         bytes.append(32)
-      } else if b == UInt8(ascii: "%"), i + 2 < utf8.count, let high = hexValue(utf8[i + 1]), let low = hexValue(utf8[i + 2]) {
+      } else if b == UInt8(ascii: "%"), i + 2 < utf8.count, let high = hexValue(utf8[i + 1]),
+        let low = hexValue(utf8[i + 2])
+      {
         bytes.append(high << 4 | low)
         i += 2
       } else {

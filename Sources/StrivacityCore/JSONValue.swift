@@ -1,9 +1,9 @@
 // A JSON document as a value: what servers send that no struct fully describes (screens with
 // unknown fields, journey files), kept losslessly enough to echo and to validate with paths.
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+  import FoundationEssentials
 #else
-import Foundation
+  import Foundation
 #endif
 
 public enum JSONValue: Sendable, Equatable, Codable {
@@ -37,7 +37,11 @@ public enum JSONValue: Sendable, Equatable, Codable {
     case .null: try container.encodeNil()
     case .bool(let value): try container.encode(value)
     case .number(let value):
-      if value == value.rounded(), abs(value) < 1e15 { try container.encode(Int64(value)) } else { try container.encode(value) }
+      if value == value.rounded(), abs(value) < 1e15 {
+        try container.encode(Int64(value))
+      } else {
+        try container.encode(value)
+      }
     case .string(let value): try container.encode(value)
     case .array(let value): try container.encode(value)
     case .object(let value): try container.encode(value)
@@ -54,7 +58,8 @@ public enum JSONValue: Sendable, Equatable, Codable {
   /// Compact JSON with sorted keys (stable output for tests and golden files).
   public func serialized(pretty: Bool = false) -> [UInt8] {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+    encoder.outputFormatting =
+      pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
     return Array((try? encoder.encode(self)) ?? Data("null".utf8))
   }
 

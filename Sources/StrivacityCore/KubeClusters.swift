@@ -64,7 +64,8 @@ extension ExecCredentialInfo {
     guard let server else {
       if listed.isEmpty { return .allow }
       return .refuse(
-        "refusing the token to kubectl: it does not say which API server it is for (the kubeconfig user has provideClusterInfo: false), "
+        "refusing the token to kubectl: it does not say which API server it is for (the kubeconfig user has "
+          + "provideClusterInfo: false), "
           + "and profile \(profile) is only for its kube_clusters; run \(advice) again for the context")
     }
     let wanted: KubeServer
@@ -75,7 +76,10 @@ extension ExecCredentialInfo {
     }
     if listed.contains(wanted) { return .allow }
     if listed.isEmpty {
-      return .refuse("refusing the token to kubectl for \(wanted): profile \(profile) lists no kube_clusters; to allow the context's API server: \(advice)")
+      return .refuse(
+        "refusing the token to kubectl for \(wanted): profile \(profile) lists no kube_clusters; to allow the "
+          + "context's API server: \(advice)"
+      )
     }
     return .refuse(
       "refusing the token to kubectl for \(wanted): profile \(profile) allows only its kube_clusters ("

@@ -19,14 +19,20 @@ public enum TerminalSafe {
         // CRLF line ends: the CR was held back, the line break is kept.
         out.removeLast(2)
       }
-      if isUnsafe(scalar, multiline: multiline) { out.append(contentsOf: visible(scalar).unicodeScalars) } else { out.append(scalar) }
+      if isUnsafe(scalar, multiline: multiline) {
+        out.append(contentsOf: visible(scalar).unicodeScalars)
+      } else {
+        out.append(scalar)
+      }
     }
     return String(out)
   }
 
   /// The sequences strivacity's own styling writes (TerminalUI's `Style` and spinner): SGR
   /// reset, bold, dim, red, cyan, and erase-to-end-of-line. Nothing else may reach a terminal.
-  public static let ownSequences: [String] = ["\u{1B}[0m", "\u{1B}[1m", "\u{1B}[2m", "\u{1B}[31m", "\u{1B}[36m", "\u{1B}[K"]
+  public static let ownSequences: [String] = [
+    "\u{1B}[0m", "\u{1B}[1m", "\u{1B}[2m", "\u{1B}[31m", "\u{1B}[36m", "\u{1B}[K",
+  ]
 
   /// What the terminal sink writes: `text` made inert as by `text(_:)`, except that the exact
   /// sequences in `ownSequences` are kept.
@@ -47,7 +53,11 @@ public enum TerminalSafe {
           }
         }
       }
-      if isUnsafe(scalar, multiline: true) { out.append(contentsOf: visible(scalar).unicodeScalars) } else { out.append(scalar) }
+      if isUnsafe(scalar, multiline: true) {
+        out.append(contentsOf: visible(scalar).unicodeScalars)
+      } else {
+        out.append(scalar)
+      }
       i += 1
     }
     return String(out)

@@ -28,7 +28,8 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
     }
     guard let schemeEnd = text.firstRange(of: "://") else {
       guard URLPolicy.hostOfAuthority(Substring(text)) != nil, let parts = URLParts("https://" + text) else {
-        throw AdmissionError("'\(Self.shown(text))' is not a host, host:port or https:// URL (no user info, path or anything else)")
+        throw AdmissionError(
+          "'\(Self.shown(text))' is not a host, host:port or https:// URL (no user info, path or anything else)")
       }
       form = .host(parts.host, port: parts.port)
       return
@@ -37,7 +38,9 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
     // (scheme, host, path) is read as such a URL is (TokenTarget).
     let rest = text[schemeEnd.upperBound...]
     let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-    guard !authority.contains("@") else { throw AdmissionError("'\(Self.shown(text))' has user info (user@): write only the host") }
+    guard !authority.contains("@") else {
+      throw AdmissionError("'\(Self.shown(text))' has user info (user@): write only the host")
+    }
     guard !rest.contains("?"), !rest.contains("#") else {
       throw AdmissionError("'\(Self.shown(text))' has a query or a fragment: a prefix is a host and a path")
     }
@@ -96,12 +99,15 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
   /// At most 80 characters of an entry, for messages: user info (a password, perhaps) replaced
   /// by "…", anything but printable ASCII by "?".
   static func shown(_ text: String) -> String {
-    var visible = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? $0 : "?" }))
+    var visible = String(
+      String.UnicodeScalarView(text.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? $0 : "?" })
+    )
     if let schemeEnd = visible.firstRange(of: "://") {
       let authority = visible[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
       if let at = authority.lastIndex(of: "@") { visible = visible[..<schemeEnd.upperBound] + "…" + visible[at...] }
     }
-    return visible.unicodeScalars.count > 80 ? String(String.UnicodeScalarView(visible.unicodeScalars.prefix(80))) + "…" : visible
+    return visible.unicodeScalars.count > 80
+      ? String(String.UnicodeScalarView(visible.unicodeScalars.prefix(80))) + "…" : visible
   }
 }
 
@@ -118,7 +124,9 @@ public struct TokenTarget: Sendable, Equatable {
     guard url.utf8.count <= 65_536, url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
       throw AdmissionError("the URL has spaces, control or non-ASCII characters")
     }
-    guard let schemeEnd = url.firstRange(of: "://"), let parts = URLParts(url) else { throw AdmissionError("not an absolute http(s) URL") }
+    guard let schemeEnd = url.firstRange(of: "://"), let parts = URLParts(url) else {
+      throw AdmissionError("not an absolute http(s) URL")
+    }
     guard parts.scheme == "https" || (parts.scheme == "http" && parts.isLoopback) else {
       throw AdmissionError("\(parts.origin) is not https (plain http only on loopback)")
     }
@@ -200,7 +208,8 @@ enum URLPath {
     var index = 0
     while index < bytes.count {
       if bytes[index] == UInt8(ascii: "%") {
-        guard index + 2 < bytes.count, let high = FormURLEncoding.hexValue(bytes[index + 1]), let low = FormURLEncoding.hexValue(bytes[index + 2])
+        guard index + 2 < bytes.count, let high = FormURLEncoding.hexValue(bytes[index + 1]),
+          let low = FormURLEncoding.hexValue(bytes[index + 2])
         else { throw AdmissionError("the path has a % that is not followed by two hex digits") }
         switch high << 4 | low {
         case 0x2E: throw AdmissionError("the path has an encoded dot (%2e)")

@@ -52,7 +52,9 @@ public struct URLParts: Sendable, Equatable {
 
   /// Scheme, host and port (the scheme's default when none is written): what must match for
   /// two URLs to be the same server (RFC 6454).
-  public var origin: Origin { Origin(scheme: scheme, host: host, port: port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)) }
+  public var origin: Origin {
+    Origin(scheme: scheme, host: host, port: port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0))
+  }
 }
 
 /// An origin (RFC 6454): scheme, host and effective port.
@@ -83,7 +85,9 @@ public enum URLPolicy {
     // Not "localhost.": with the trailing dot the name is resolved through DNS.
     if host == "localhost" { return true }
     let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-    if octets.count == 4, octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }) {
+    if octets.count == 4,
+      octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil })
+    {
       return octets[0] == "127"
     }
     return isIPv6Loopback(host)
@@ -161,7 +165,9 @@ public struct BrowserURL: Sendable, Equatable {
 
   public init(admitting url: String, origin: Origin) throws(AdmissionError) {
     // No backslash either: browsers read it as "/" and would end the host where we did not.
-    guard !url.isEmpty, url.utf8.count <= 8192, url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }) else {
+    guard !url.isEmpty, url.utf8.count <= 8192,
+      url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") })
+    else {
       throw AdmissionError("the tenant's browser address has spaces, backslashes, control or non-ASCII characters")
     }
     guard let parts = URLParts(url), parts.scheme == "https" || (parts.scheme == "http" && parts.isLoopback) else {

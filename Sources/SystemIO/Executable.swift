@@ -18,7 +18,8 @@ public enum Executable {
   public static func front() -> String? {
     guard let me = path() else { return nil }
     let directory = String(decoding: me[..<(me.lastIndex(of: UInt8(ascii: "/")) ?? me.startIndex)], as: UTF8.self)
-    for candidate in [directory + "/strivacity", directory + "/../../bin/strivacity"] where access(candidate, X_OK) == 0 {
+    for candidate in [directory + "/strivacity", directory + "/../../bin/strivacity"] where access(candidate, X_OK) == 0
+    {
       guard let resolved = realpath(candidate, nil) else { continue }
       defer { free(resolved) }
       return String(validatingCString: resolved)
@@ -36,7 +37,9 @@ public enum Executable {
   /// git-credential-strivacity finds the directory of the binary it points to).
   public static func path() -> [UInt8]? {
     var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-    let n = buffer.withUnsafeMutableBytes { readlink("/proc/self/exe", $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
+    let n = buffer.withUnsafeMutableBytes {
+      readlink("/proc/self/exe", $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count)
+    }
     guard n > 0, n < buffer.count else { return nil }  // n == count: truncated
     return Array(buffer[0..<n])
   }

@@ -116,7 +116,9 @@ public func loadConfig(_ path: String, _ scope: ConfigScope) throws(ConfigError)
   case .failed(let detail):
     throw .unreadable(path: path, detail: detail)
   case .contents(let bytes):
-    guard let text = String(validating: bytes, as: UTF8.self) else { throw .unreadable(path: path, detail: "not UTF-8 text") }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw .unreadable(path: path, detail: "not UTF-8 text")
+    }
     switch scope {
     case .whole: return try Config.parse(text, path: path)
     case .profile(let name): return try Config.parse(text, path: path, onlyProfile: name)

@@ -46,7 +46,9 @@ public enum ScreenRenderer {
   /// Whether `block` is a text a layout places after the screen's first field.
   public static func isTrailingText(_ index: Int, in plan: ScreenPlan) -> Bool {
     guard plan.laidOut, case .text = plan.blocks[index] else { return false }
-    return plan.blocks[..<index].contains { if case .field = $0 { return true }; return false }
+    return plan.blocks[..<index].contains {
+      if case .field = $0 { return true }; return false
+    }
   }
 
   /// The question for one field, e.g. `Email address [you@example.com]: `.
@@ -65,7 +67,9 @@ public enum ScreenRenderer {
       return "\(defaultText.map { "Choice [\($0)]" } ?? "Choice"): "
     case .passcode:
       // Unless the label says it already ("Invitation code (any 6 digits)").
-      let length = label.lowercased().contains("digit") ? "" : widget.validator.length.map { " \(style.dim("(\($0) digits)"))" } ?? ""
+      let length =
+        label.lowercased().contains("digit")
+        ? "" : widget.validator.length.map { " \(style.dim("(\($0) digits)"))" } ?? ""
       return "\(label)\(length): "
     default:
       let hint = defaultText.map { " [\($0)]" } ?? widget.placeholder.map { " " + style.dim("(\(safe($0)))") } ?? ""
@@ -82,12 +86,16 @@ public enum ScreenRenderer {
       switch node {
       case .item(let label, let value):
         number += 1
-        lines.append(option(number, label, marked: chosen.contains(value), multi: widget.kind == .multiSelect, indent: "  "))
+        lines.append(
+          option(number, label, marked: chosen.contains(value), multi: widget.kind == .multiSelect, indent: "  "))
       case .group(let label, _):
         lines.append("  " + style.bold(safe(label)))
         for item in node.items {
           number += 1
-          lines.append(option(number, item.label, marked: chosen.contains(item.value), multi: widget.kind == .multiSelect, indent: "    "))
+          lines.append(
+            option(
+              number, item.label, marked: chosen.contains(item.value), multi: widget.kind == .multiSelect,
+              indent: "    "))
         }
       }
     }
@@ -151,8 +159,11 @@ public enum ScreenRenderer {
         lines += choices(widget, chosen: Set(widget.value?.array?.compactMap(\.string) ?? []), style: style)
       default: break
       }
-      lines.append(prompt(widget, defaultText: defaultText(widget), style: style) + (widget.kind == .password ? "(hidden)" : ""))
-      if let message = screen.messages?.text(form: formID, widget: widget.id) { lines.append(fieldMessage(message, style: style)) }
+      lines.append(
+        prompt(widget, defaultText: defaultText(widget), style: style) + (widget.kind == .password ? "(hidden)" : ""))
+      if let message = screen.messages?.text(form: formID, widget: widget.id) {
+        lines.append(fieldMessage(message, style: style))
+      }
     }
     if plan.actions.count > 1 && !plan.asksSomething {
       lines.append("What next?")

@@ -6,8 +6,8 @@
 // once, atomically, at the very end of a sign-in.
 import Glibc
 import StrivacityCore
-import SystemIO
 import Synchronization
+import SystemIO
 
 public enum TerminalError: Error, Equatable {
   /// Ctrl-D at a prompt.
@@ -131,11 +131,14 @@ public final class Spinner: @unchecked Sendable {
     let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
     var thread = pthread_t()
     let box = Unmanaged.passRetained(SpinnerRun(spinner: self, generation: generation, frames: frames)).toOpaque()
-    if pthread_create(&thread, nil, { raw in
-      let run = Unmanaged<SpinnerRun>.fromOpaque(raw!).takeRetainedValue()
-      run.loop()
-      return nil
-    }, box) == 0 {
+    if pthread_create(
+      &thread, nil,
+      { raw in
+        let run = Unmanaged<SpinnerRun>.fromOpaque(raw!).takeRetainedValue()
+        run.loop()
+        return nil
+      }, box) == 0
+    {
       pthread_detach(thread)
     } else {
       Unmanaged<SpinnerRun>.fromOpaque(box).release()
@@ -193,4 +196,3 @@ public func colourWanted(fd: Int32, environment: [String: String]) -> Bool {
   if environment["TERM"] == "dumb" { return false }
   return isatty(fd) == 1
 }
-

@@ -33,10 +33,14 @@ struct EmulatorCommand: ParsableCommand {
   @Option(help: "Port on 127.0.0.1 (0 picks a free one).")
   var port = 0
 
-  @Option(help: ArgumentHelp("RSA private key (PEM) to sign ID tokens with; default: a fresh key.", valueName: "pem-file"))
+  @Option(
+    help: ArgumentHelp("RSA private key (PEM) to sign ID tokens with; default: a fresh key.", valueName: "pem-file"))
   var key: String?
 
-  @Option(help: ArgumentHelp("Play a malicious tenant: hostile answers of these kinds, always (docs/emulator.md).", valueName: "kind[,kind...]"))
+  @Option(
+    help: ArgumentHelp(
+      "Play a malicious tenant: hostile answers of these kinds, always (docs/emulator.md).", valueName: "kind[,kind...]"
+    ))
   var hostile: [String] = []
 
   @Flag(help: "Check the journey file, report problems with their JSON paths, and exit.")
@@ -68,7 +72,8 @@ struct EmulatorCommand: ParsableCommand {
       throw ExitCode(1)
     }
     if check {
-      print("\(path): ok (\(loaded.screens.count) screens, \(loaded.users.count) users, \(loaded.clients.count) clients)")
+      print(
+        "\(path): ok (\(loaded.screens.count) screens, \(loaded.users.count) users, \(loaded.clients.count) clients)")
       return
     }
     let hostileKinds: Set<HostileKind>
@@ -105,11 +110,14 @@ struct EmulatorCommand: ParsableCommand {
       // Every code the journey may ask for, by what the screens call it.
       var codes = user.factors.map { "\($0.label): passcode \($0.passcode)" }
       if let activation = user.activationCode { codes.append("activation code \(activation)") }
-      banner += "strivacity-emulator: user \(user.identifier)" + (user.password.map { " / password \($0)" } ?? "")
+      banner +=
+        "strivacity-emulator: user \(user.identifier)" + (user.password.map { " / password \($0)" } ?? "")
         + (codes.isEmpty ? "" : "; " + codes.joined(separator: "; ")) + "\n"
     }
     if !hostileKinds.isEmpty {
-      banner += "strivacity-emulator: HOSTILE: \(HostileKind.allCases.filter(hostileKinds.contains).map(\.rawValue).joined(separator: ", "))"
+      banner +=
+        "strivacity-emulator: HOSTILE: "
+        + "\(HostileKind.allCases.filter(hostileKinds.contains).map(\.rawValue).joined(separator: ", "))"
         + " (recording listener \(emulator.hostileListenerURL()))\n"
     }
     FileHandle.standardError.write(Data(banner.utf8))

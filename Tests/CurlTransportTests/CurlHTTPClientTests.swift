@@ -4,6 +4,7 @@ import LoopbackHTTP
 import StrivacityCore
 import Synchronization
 import Testing
+
 @testable import CurlTransport
 
 /// Records what the server saw, for assertions.
@@ -16,7 +17,9 @@ final class Seen: Sendable {
 @Suite struct CurlHTTPClientTests {
   @Test func readsStatusHeadersAndBody() throws {
     let server = try LoopbackServer { _ in
-      ServerReply(status: 200, headers: [("Content-Type", "application/json"), ("X-Multi", "one"), ("x-multi", "two")], body: Array("{\"ok\":true}".utf8))
+      ServerReply(
+        status: 200, headers: [("Content-Type", "application/json"), ("X-Multi", "one"), ("x-multi", "two")],
+        body: Array("{\"ok\":true}".utf8))
     }
     defer { server.stop() }
     let response = try CurlHTTPClient().send(HTTPRequest(url: server.baseURL + "/hello"))
@@ -30,7 +33,9 @@ final class Seen: Sendable {
     let seen = Seen()
     let server = try LoopbackServer { request in
       seen.add(request)
-      return ServerReply(status: 302, headers: [("Location", "http://127.0.0.1:1/next?session_id=abc")], body: Array("http://127.0.0.1:1/next?session_id=abc".utf8))
+      return ServerReply(
+        status: 302, headers: [("Location", "http://127.0.0.1:1/next?session_id=abc")],
+        body: Array("http://127.0.0.1:1/next?session_id=abc".utf8))
     }
     defer { server.stop() }
     let response = try CurlHTTPClient().send(HTTPRequest(url: server.baseURL + "/oauth2/auth?x=1"))
@@ -48,10 +53,13 @@ final class Seen: Sendable {
     defer { server.stop() }
     let client = CurlHTTPClient()
     let body = Array("grant_type=refresh_token&refresh_token=r".utf8)
-    _ = try client.send(HTTPRequest(
-      method: "POST", url: server.baseURL + "/oauth2/token",
-      headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
-      body: body))
+    _ = try client.send(
+      HTTPRequest(
+        method: "POST", url: server.baseURL + "/oauth2/token",
+        headers: [
+          HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json"),
+        ],
+        body: body))
     _ = try client.send(HTTPRequest(method: "DELETE", url: server.baseURL + "/thing"))
     _ = try client.send(HTTPRequest(method: "POST", url: server.baseURL + "/empty", body: []))
     let requests = seen.all
@@ -67,7 +75,8 @@ final class Seen: Sendable {
     let server = try LoopbackServer { request in
       seen.add(request)
       if request.path == "/set" {
-        return ServerReply(status: 200, headers: [("Set-Cookie", "sid=s1; Path=/; HttpOnly"), ("Set-Cookie", "lang=en; Path=/")])
+        return ServerReply(
+          status: 200, headers: [("Set-Cookie", "sid=s1; Path=/; HttpOnly"), ("Set-Cookie", "lang=en; Path=/")])
       }
       return ServerReply(status: 200)
     }
@@ -106,9 +115,11 @@ final class Seen: Sendable {
     options.totalTimeout = 0.3
     let started = Date()
     do {
-      _ = try CurlHTTPClient(options: options).send(HTTPRequest(
-        method: "POST", url: server.baseURL + "/token?access_token=SECRET-IN-QUERY",
-        headers: [HTTPHeader("Authorization", "Bearer SECRET-IN-HEADER")], body: Array("password=SECRET-IN-BODY".utf8)))
+      _ = try CurlHTTPClient(options: options).send(
+        HTTPRequest(
+          method: "POST", url: server.baseURL + "/token?access_token=SECRET-IN-QUERY",
+          headers: [HTTPHeader("Authorization", "Bearer SECRET-IN-HEADER")], body: Array("password=SECRET-IN-BODY".utf8)
+        ))
       Issue.record("no timeout")
     } catch {
       let origin = server.baseURL  // http://127.0.0.1:PORT: the origin, no path
@@ -201,9 +212,15 @@ final class Seen: Sendable {
   }
 
   @Test func classifiesLibcurlErrors() {
-    #expect(CurlHTTPClient.classify(CURLcodeValue.couldntResolveHost, host: "h", origin: "https://h:8443", timeout: 1) == .dns(host: "h"))
-    #expect(CurlHTTPClient.classify(CURLcodeValue.peerFailedVerification, host: "h", origin: "https://h:8443", timeout: 1).description.hasPrefix("TLS failure with https://h:8443: "))
-    #expect(CurlHTTPClient.classify(CURLcodeValue.couldntConnect, host: "h", origin: "https://h:8443", timeout: 1).description == "cannot connect to https://h:8443: connection refused")
+    #expect(
+      CurlHTTPClient.classify(CURLcodeValue.couldntResolveHost, host: "h", origin: "https://h:8443", timeout: 1)
+        == .dns(host: "h"))
+    #expect(
+      CurlHTTPClient.classify(CURLcodeValue.peerFailedVerification, host: "h", origin: "https://h:8443", timeout: 1)
+        .description.hasPrefix("TLS failure with https://h:8443: "))
+    #expect(
+      CurlHTTPClient.classify(CURLcodeValue.couldntConnect, host: "h", origin: "https://h:8443", timeout: 1).description
+        == "cannot connect to https://h:8443: connection refused")
     #expect(TransportError.dns(host: "tenant.example").description == "cannot resolve host tenant.example")
   }
 }

@@ -4,6 +4,7 @@ import Foundation
 import OAuthCore
 import StrivacityCore
 import Testing
+
 @testable import Emulator
 
 @Suite struct BadInputTests {
@@ -11,15 +12,21 @@ import Testing
     let emulator = try Emulator(journey: try loadJourney("password"))
     defer { emulator.stop() }
     let driver = Driver(emulator)
-    let unknownClient = try driver.get(emulator.issuer + "oauth2/auth?client_id=nope&redirect_uri=http://127.0.0.1/callback")
+    let unknownClient = try driver.get(
+      emulator.issuer + "oauth2/auth?client_id=nope&redirect_uri=http://127.0.0.1/callback")
     #expect(unknownClient.status == 400)
     #expect(unknownClient.header("Location") == nil, "never redirect to an unverified URI")
-    let badRedirect = try driver.get(emulator.issuer + "oauth2/auth?" + FormEncoding.encode([("client_id", "strivacity-cli"), ("redirect_uri", "https://evil.example/cb")]))
+    let badRedirect = try driver.get(
+      emulator.issuer + "oauth2/auth?"
+        + FormEncoding.encode([("client_id", "strivacity-cli"), ("redirect_uri", "https://evil.example/cb")]))
     #expect(badRedirect.status == 400)
     // Missing PKCE: an error in the native URL, with error_description and state.
-    let noPKCE = try driver.get(emulator.issuer + "oauth2/auth?" + FormEncoding.encode([
-      ("client_id", "strivacity-cli"), ("redirect_uri", driver.redirectURI), ("response_type", "code"), ("state", "s"), ("sdk", "web"),
-    ]))
+    let noPKCE = try driver.get(
+      emulator.issuer + "oauth2/auth?"
+        + FormEncoding.encode([
+          ("client_id", "strivacity-cli"), ("redirect_uri", driver.redirectURI), ("response_type", "code"),
+          ("state", "s"), ("sdk", "web"),
+        ]))
     #expect(noPKCE.status == 200)
     let params = driver.query(noPKCE.bodyText)
     #expect(params["error"] == "invalid_request")
@@ -44,13 +51,20 @@ import Testing
     // Init accepts no body, {} and null.
     for body: JSONValue? in [nil, [:], .null] { #expect(try driver.postJSON("flow/api/v1/init", body).status == 200) }
     // Malformed JSON, wrong content type, a JSON array: 400 with a global message, never a crash.
-    let malformed = try driver.http.send(HTTPRequest(
-      method: "POST", url: emulator.issuer + "flow/api/v1/form/identifier",
-      headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Authorization", "Bearer \(driver.sessionID)")],
-      body: Array("{\"identifier\": ".utf8)))
+    let malformed = try driver.http.send(
+      HTTPRequest(
+        method: "POST", url: emulator.issuer + "flow/api/v1/form/identifier",
+        headers: [
+          HTTPHeader("Content-Type", "application/json"), HTTPHeader("Authorization", "Bearer \(driver.sessionID)"),
+        ],
+        body: Array("{\"identifier\": ".utf8)))
     #expect(malformed.status == 400)
-    #expect(try driver.parse(malformed)["messages"]?["global"]?["text"]?.string == "Malformed request body: expected a JSON object")
-    #expect(try driver.postJSON("flow/api/v1/form/identifier", ["identifier": "demo@example.com"], contentType: "text/plain").status == 400)
+    #expect(
+      try driver.parse(malformed)["messages"]?["global"]?["text"]?.string
+        == "Malformed request body: expected a JSON object")
+    #expect(
+      try driver.postJSON("flow/api/v1/form/identifier", ["identifier": "demo@example.com"], contentType: "text/plain")
+        .status == 400)
     #expect(try driver.postJSON("flow/api/v1/form/identifier", [1, 2]).status == 400)
     // A form that is not on the screen, and wrong value types.
     let other = try driver.submit("password", ["password": "x"])
@@ -59,11 +73,14 @@ import Testing
     // Wrong value types break the API description before any widget rule is looked at.
     let wrongType = try driver.submit("identifier", ["identifier": 42])
     #expect(wrongType.status == 400)
-    #expect(wrongType.body["messages"]?["global"]?["text"]?.string == "The request does not match the API (IdentificationRequest): $.identifier: expected a string, got a number")
+    #expect(
+      wrongType.body["messages"]?["global"]?["text"]?.string
+        == "The request does not match the API (IdentificationRequest): $.identifier: expected a string, got a number")
     // Extra keys are tolerated (protocol §8.3).
     try driver.expectScreen("identifier", ["identifier": "demo@example.com", "method": "passcode"], "password")
     // Expired sessions answer 403.
-    _ = try driver.http.send(HTTPRequest(method: "POST", url: emulator.issuer + "_emulator/expire", body: Array(#"{"what":"sessions"}"#.utf8)))
+    _ = try driver.http.send(
+      HTTPRequest(method: "POST", url: emulator.issuer + "_emulator/expire", body: Array(#"{"what":"sessions"}"#.utf8)))
     #expect(try driver.submit("password", ["password": "Demo-pass-1"]).status == 403)
   }
 
@@ -78,15 +95,21 @@ import Testing
       let response = try driver.post(emulator.issuer + "oauth2/token", form: pairs)
       return (response.status, try driver.parse(response)["error"]?.string)
     }
-    let base = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", driver.redirectURI), ("client_id", "strivacity-cli")]
+    let base = [
+      ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", driver.redirectURI),
+      ("client_id", "strivacity-cli"),
+    ]
     // PKCE mismatch consumes nothing useful: the code is now spent.
     #expect(try exchange(base + [("code_verifier", PKCE().verifier)]) == (400, "invalid_grant"))
-    #expect(try exchange(base + [("code_verifier", driver.pkce.verifier)]) == (400, "invalid_grant"), "codes are single-use")
+    #expect(
+      try exchange(base + [("code_verifier", driver.pkce.verifier)]) == (400, "invalid_grant"), "codes are single-use")
     #expect(try exchange([("grant_type", "password")]) == (400, "unsupported_grant_type"))
     #expect(try exchange([("grant_type", "authorization_code")]) == (400, "invalid_request"))
-    let json = try driver.http.send(HTTPRequest(
-      method: "POST", url: emulator.issuer + "oauth2/token", headers: [HTTPHeader("Content-Type", "application/json")],
-      body: Array("{}".utf8)))
+    let json = try driver.http.send(
+      HTTPRequest(
+        method: "POST", url: emulator.issuer + "oauth2/token",
+        headers: [HTTPHeader("Content-Type", "application/json")],
+        body: Array("{}".utf8)))
     #expect(json.status == 400)
     #expect(try driver.parse(json)["error"]?.string == "invalid_request")
     #expect(try driver.get(emulator.issuer + "oauth2/token").status == 405)
@@ -101,12 +124,17 @@ import Testing
     try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
     let code = try driver.finish("password", ["password": "Demo-pass-1"])
     let tokens = try driver.exchange(code)
-    let replay = try driver.post(emulator.issuer + "oauth2/token", form: [
-      ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", driver.redirectURI),
-      ("client_id", "strivacity-cli"), ("code_verifier", driver.pkce.verifier),
-    ])
+    let replay = try driver.post(
+      emulator.issuer + "oauth2/token",
+      form: [
+        ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", driver.redirectURI),
+        ("client_id", "strivacity-cli"), ("code_verifier", driver.pkce.verifier),
+      ])
     #expect(replay.status == 400)
-    #expect(try driver.parse(try driver.post(emulator.issuer + "oauth2/introspect", form: [("token", tokens["access_token"]!.string!)]))["active"] == false)
+    #expect(
+      try driver.parse(
+        try driver.post(emulator.issuer + "oauth2/introspect", form: [("token", tokens["access_token"]!.string!)]))[
+          "active"] == false)
   }
 
   @Test func finalizeURLsAreSingleUse() throws {

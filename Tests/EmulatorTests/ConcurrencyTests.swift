@@ -6,6 +6,7 @@ import StrivacityCore
 import StrivacityTestSupport
 import Synchronization
 import Testing
+
 @testable import Emulator
 
 @Suite struct ConcurrencyTests {
@@ -13,7 +14,8 @@ import Testing
     let emulator = try Emulator(journey: try loadJourney("password"))
     defer { emulator.stop() }
     let fault: JSONValue = ["endpoint": "jwks", "kind": "delay", "delay": 3]
-    _ = try CurlHTTPClient().send(HTTPRequest(method: "POST", url: emulator.issuer + "_emulator/faults", body: fault.serialized()))
+    _ = try CurlHTTPClient().send(
+      HTTPRequest(method: "POST", url: emulator.issuer + "_emulator/faults", body: fault.serialized()))
     let slowDone = Mutex(false)
     let group = DispatchGroup()
     group.enter()
@@ -24,7 +26,8 @@ import Testing
     }
     usleep(200_000)
     let started = Date()
-    #expect(try CurlHTTPClient().send(HTTPRequest(url: emulator.issuer + ".well-known/openid-configuration")).status == 200)
+    #expect(
+      try CurlHTTPClient().send(HTTPRequest(url: emulator.issuer + ".well-known/openid-configuration")).status == 200)
     #expect(Date().timeIntervalSince(started) < 2)
     #expect(slowDone.withLock { !$0 }, "the slow request was still in flight")
     group.wait()

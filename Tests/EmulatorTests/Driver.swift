@@ -5,6 +5,7 @@ import Foundation
 import OAuthCore
 import StrivacityCore
 import Testing
+
 @testable import Emulator
 
 struct DriverError: Error, CustomStringConvertible {
@@ -43,17 +44,23 @@ final class Driver {
   }
 
   func post(_ url: String, form: [(String, String)], headers: [HTTPHeader] = []) throws -> HTTPResponse {
-    try http.send(HTTPRequest(
-      method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")] + headers,
-      body: Array(FormEncoding.encode(form).utf8)))
+    try http.send(
+      HTTPRequest(
+        method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")] + headers,
+        body: Array(FormEncoding.encode(form).utf8)))
   }
 
-  func postJSON(_ path: String, _ body: JSONValue?, bearer: String? = nil, contentType: String = "application/json") throws -> HTTPResponse {
-    try http.send(HTTPRequest(
-      method: "POST", url: issuer + path,
-      headers: [HTTPHeader("Content-Type", contentType), HTTPHeader("Accept", "application/json"),
-                HTTPHeader("Authorization", "Bearer \(bearer ?? sessionID)")],
-      body: body.map { $0.serialized() } ?? []))
+  func postJSON(_ path: String, _ body: JSONValue?, bearer: String? = nil, contentType: String = "application/json")
+    throws -> HTTPResponse
+  {
+    try http.send(
+      HTTPRequest(
+        method: "POST", url: issuer + path,
+        headers: [
+          HTTPHeader("Content-Type", contentType), HTTPHeader("Accept", "application/json"),
+          HTTPHeader("Authorization", "Bearer \(bearer ?? sessionID)"),
+        ],
+        body: body.map { $0.serialized() } ?? []))
   }
 
   func authorizationURL(prompt: String? = nil, extra: [(String, String)] = []) -> String {
@@ -120,7 +127,9 @@ final class Driver {
 
   /// Submits and expects the next screen by id.
   @discardableResult
-  func expectScreen(_ form: String, _ body: JSONValue, _ screen: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+  func expectScreen(
+    _ form: String, _ body: JSONValue, _ screen: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> JSONValue {
     let (status, json) = try submit(form, body)
     #expect(status == 200, "\(json.text)", sourceLocation: sourceLocation)
     #expect(json["screen"]?.string == screen, "\(json.text)", sourceLocation: sourceLocation)
@@ -154,10 +163,12 @@ final class Driver {
 
   /// Exchanges a code and checks the ID token as a strict client would.
   func exchange(_ code: String) throws -> JSONValue {
-    let response = try post(issuer + "oauth2/token", form: [
-      ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
-      ("client_id", clientID), ("code_verifier", pkce.verifier),
-    ])
+    let response = try post(
+      issuer + "oauth2/token",
+      form: [
+        ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
+        ("client_id", clientID), ("code_verifier", pkce.verifier),
+      ])
     #expect(response.status == 200, "\(response.bodyText)")
     #expect(response.header("Cache-Control") == "no-store")
     let tokens = try parse(response)

@@ -6,6 +6,7 @@ import OAuthCore
 import StrivacityCore
 import Testing
 import _CryptoExtras
+
 @testable import Emulator
 
 @Suite struct FallbackTriggerTests {
@@ -49,7 +50,8 @@ import _CryptoExtras
   }
 
   @Test func screenFaultsAreChecked() {
-    let bad = Self.journey.replacingOccurrences(of: "{\"kind\": \"status\", \"status\": 503, \"count\": 1}", with: "{\"kind\": \"meltdown\"}")
+    let bad = Self.journey.replacingOccurrences(
+      of: "{\"kind\": \"status\", \"status\": 503, \"count\": 1}", with: "{\"kind\": \"meltdown\"}")
     do {
       _ = try Journey.load(data: Array(bad.utf8), file: "t")
       Issue.record("accepted")
@@ -62,7 +64,9 @@ import _CryptoExtras
     let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
     let emulator = try Emulator(journey: try loadJourney("password"), keyPEM: key.pemRepresentation)
     defer { emulator.stop() }
-    let jwks = try JWKS(json: JSONValue.parse(try CurlHTTPClient().send(HTTPRequest(url: emulator.issuer + ".well-known/jwks.json")).body)!)
+    let jwks = try JWKS(
+      json: JSONValue.parse(
+        try CurlHTTPClient().send(HTTPRequest(url: emulator.issuer + ".well-known/jwks.json")).body)!)
     #expect(jwks.keys.count == 1)
     #expect(jwks.keys[0].kid == JWKS.keyID(for: key.publicKey))
     #expect(try jwks.keys[0].publicKey.getKeyPrimitives().modulus == key.publicKey.getKeyPrimitives().modulus)

@@ -3,11 +3,13 @@ import CurlTransport
 import Foundation
 import StrivacityCore
 import Testing
+
 @testable import Emulator
 
 @Suite struct FaultTests {
   func inject(_ emulator: Emulator, _ fault: JSONValue) throws {
-    let response = try CurlHTTPClient().send(HTTPRequest(method: "POST", url: emulator.issuer + "_emulator/faults", body: fault.serialized()))
+    let response = try CurlHTTPClient().send(
+      HTTPRequest(method: "POST", url: emulator.issuer + "_emulator/faults", body: fault.serialized()))
     #expect(response.status == 201, "\(response.bodyText)")
   }
 
@@ -72,9 +74,12 @@ import Testing
     let driver = Driver(emulator)
     let token = try driver.post(emulator.issuer + "oauth2/token", form: [("grant_type", "refresh_token")])
     #expect(token.status == 500)
-    #expect(try driver.http.send(HTTPRequest(method: "DELETE", url: emulator.issuer + "_emulator/faults")).status == 204)
+    #expect(
+      try driver.http.send(HTTPRequest(method: "DELETE", url: emulator.issuer + "_emulator/faults")).status == 204)
     #expect(try driver.post(emulator.issuer + "oauth2/token", form: [("grant_type", "refresh_token")]).status == 400)
-    let bad = try driver.http.send(HTTPRequest(method: "POST", url: emulator.issuer + "_emulator/faults", body: Array(#"{"endpoint":"nowhere"}"#.utf8)))
+    let bad = try driver.http.send(
+      HTTPRequest(
+        method: "POST", url: emulator.issuer + "_emulator/faults", body: Array(#"{"endpoint":"nowhere"}"#.utf8)))
     #expect(bad.status == 400)
   }
 
@@ -83,7 +88,9 @@ import Testing
     defer { emulator.stop() }
     let driver = Driver(emulator)
     try driver.start()
-    try inject(emulator, ["endpoint": "form", "kind": "status", "status": 401, "body": ["hostedUrl": "http://127.0.0.1:1/hosted"]])
+    try inject(
+      emulator,
+      ["endpoint": "form", "kind": "status", "status": 401, "body": ["hostedUrl": "http://127.0.0.1:1/hosted"]])
     let (status, body) = try driver.submit("identifier", ["identifier": "demo@example.com"])
     #expect(status == 401)
     #expect(body["hostedUrl"]?.string == "http://127.0.0.1:1/hosted")

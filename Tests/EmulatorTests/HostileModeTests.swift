@@ -6,6 +6,7 @@ import Foundation
 import OAuthCore
 import StrivacityCore
 import Testing
+
 @testable import Emulator
 
 @Suite struct HostileModeTests {
@@ -23,7 +24,8 @@ import Testing
 
   @discardableResult
   func control(_ emulator: Emulator, _ method: String, _ body: JSONValue? = nil) throws -> HTTPResponse {
-    try CurlHTTPClient().send(HTTPRequest(method: method, url: emulator.issuer + "_emulator/hostile", body: body?.serialized()))
+    try CurlHTTPClient().send(
+      HTTPRequest(method: method, url: emulator.issuer + "_emulator/hostile", body: body?.serialized()))
   }
 
   func stats(_ emulator: Emulator) throws -> JSONValue {
@@ -40,18 +42,22 @@ import Testing
 
   /// A token request without a strict client's checks: the answer as served.
   func exchange(_ driver: Driver, _ code: String) throws -> JSONValue {
-    let response = try driver.post(driver.issuer + "oauth2/token", form: [
-      ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", driver.redirectURI),
-      ("client_id", driver.clientID), ("code_verifier", driver.pkce.verifier),
-    ])
+    let response = try driver.post(
+      driver.issuer + "oauth2/token",
+      form: [
+        ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", driver.redirectURI),
+        ("client_id", driver.clientID), ("code_verifier", driver.pkce.verifier),
+      ])
     #expect(response.status == 200, "\(response.bodyText)")
     return try driver.parse(response)
   }
 
   func refresh(_ driver: Driver, _ token: String) throws -> JSONValue {
-    let response = try driver.post(driver.issuer + "oauth2/token", form: [
-      ("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", driver.clientID),
-    ])
+    let response = try driver.post(
+      driver.issuer + "oauth2/token",
+      form: [
+        ("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", driver.clientID),
+      ])
     #expect(response.status == 200, "\(response.bodyText)")
     return try driver.parse(response)
   }
@@ -100,16 +106,20 @@ import Testing
 
     #expect(try control(emulator, "DELETE").status == 204)
     #expect(emulator.hostileKinds.isEmpty)
-    #expect(JSONValue.parse(try discovery(emulator).body)?["token_endpoint"]?.string == emulator.issuer + "oauth2/token")
+    #expect(
+      JSONValue.parse(try discovery(emulator).body)?["token_endpoint"]?.string == emulator.issuer + "oauth2/token")
   }
 
   @Test func kindNamesAreTheContract() throws {
-    #expect(HostileKind.allCases.map(\.rawValue) == [
-      "token-newline", "token-control", "token-type", "refresh-token-newline", "id-token-numbers", "expires-in-hostile",
-      "expires-in-string", "refresh-id-token-forged", "texts", "hosted-url", "hosted-url-file", "hosted-url-option",
-      "hosted-url-foreign", "hosted-url-scheme", "hosted-url-space", "regex", "deep-nesting", "deep-nesting-discovery",
-      "discovery-port", "discovery-issuer", "discovery-authorization", "finalize-elsewhere", "huge-numbers",
-    ])
+    #expect(
+      HostileKind.allCases.map(\.rawValue) == [
+        "token-newline", "token-control", "token-type", "refresh-token-newline", "id-token-numbers",
+        "expires-in-hostile",
+        "expires-in-string", "refresh-id-token-forged", "texts", "hosted-url", "hosted-url-file", "hosted-url-option",
+        "hosted-url-foreign", "hosted-url-scheme", "hosted-url-space", "regex", "deep-nesting",
+        "deep-nesting-discovery",
+        "discovery-port", "discovery-issuer", "discovery-authorization", "finalize-elsewhere", "huge-numbers",
+      ])
     // What `--hostile` parses: commas, repeated options, blanks.
     #expect(try HostileKind.parse(["texts,regex", " token-type ", ""]).get() == [.texts, .regex, .tokenType])
     #expect(throws: HostileKindError.self) { try HostileKind.parse(["texts,bogus"]).get() }
@@ -148,7 +158,8 @@ import Testing
     #expect(refreshed["token_type"]?.string == Hostile.tokenType)
     #expect(refreshed["expires_in"] == -5)
     // A Bearer header cannot carry the newline token: userinfo refuses it, without crashing.
-    let userinfo = try? driver.get(driver.issuer + "userinfo", headers: [HTTPHeader("Authorization", "Bearer " + access)])
+    let userinfo = try? driver.get(
+      driver.issuer + "userinfo", headers: [HTTPHeader("Authorization", "Bearer " + access)])
     #expect(userinfo.map { $0.status != 200 } ?? true)
   }
 
@@ -204,7 +215,8 @@ import Testing
   func expectHostileTexts(_ screen: JSONValue, sourceLocation: SourceLocation = #_sourceLocation) {
     func options(_ list: [JSONValue]) {
       for option in list {
-        #expect(option["label"]?.string?.hasSuffix(Hostile.marker) == true, "\(option.text)", sourceLocation: sourceLocation)
+        #expect(
+          option["label"]?.string?.hasSuffix(Hostile.marker) == true, "\(option.text)", sourceLocation: sourceLocation)
         #expect(option["value"]?.string?.contains("\u{1B}") != true, "values untouched", sourceLocation: sourceLocation)
         options(option["options"]?.array ?? [])
       }
@@ -213,12 +225,16 @@ import Testing
       let html = widget["render"]?["type"]?.string == "html"
       if widget["type"]?.string == "static" {
         let value = widget["value"]?.string ?? ""
-        #expect(value.contains(Hostile.titleSet) && value.contains(Hostile.marker), "\(widget.text)", sourceLocation: sourceLocation)
+        #expect(
+          value.contains(Hostile.titleSet) && value.contains(Hostile.marker), "\(widget.text)",
+          sourceLocation: sourceLocation)
         #expect(value.contains(Hostile.htmlEntities) == html, "\(widget.text)", sourceLocation: sourceLocation)
       }
       if let label = widget["label"]?.string {
         #expect(label.contains(Hostile.marker), "\(widget.text)", sourceLocation: sourceLocation)
-        #expect(label.contains(Hostile.htmlEntities) == (widget["render"]?["labelType"]?.string == "html"), sourceLocation: sourceLocation)
+        #expect(
+          label.contains(Hostile.htmlEntities) == (widget["render"]?["labelType"]?.string == "html"),
+          sourceLocation: sourceLocation)
       }
       if let placeholder = widget["placeholder"]?.string {
         #expect(placeholder.hasSuffix(Hostile.marker), sourceLocation: sourceLocation)
@@ -236,7 +252,9 @@ import Testing
     #expect(first["screen"]?.string == "identification")
     expectHostileTexts(first)
     #expect(widgets(first).contains { $0["placeholder"]?.string == "you@example.com" + Hostile.marker })
-    #expect(Hostile.marker.contains("\u{202E}") && Hostile.marker.unicodeScalars.contains { $0.value == 0x9B }, "bidi override and C1 CSI")
+    #expect(
+      Hostile.marker.contains("\u{202E}") && Hostile.marker.unicodeScalars.contains { $0.value == 0x9B },
+      "bidi override and C1 CSI")
     if !sdk.hasSuffix("-minimal") {
       #expect(first["branding"]?["copyright"]?.string?.hasSuffix(Hostile.marker) == true)
     }
@@ -245,7 +263,9 @@ import Testing
     // Per-widget and global messages.
     let (unknownStatus, unknown) = try driver.submit("identifier", ["identifier": "nobody@example.com"])
     #expect(unknownStatus == 400)
-    #expect(unknown["messages"]?["identifier"]?["identifier"]?["text"]?.string == "No account found for nobody@example.com" + Hostile.marker)
+    #expect(
+      unknown["messages"]?["identifier"]?["identifier"]?["text"]?.string == "No account found for nobody@example.com"
+        + Hostile.marker)
     let password = try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
     expectHostileTexts(password)
     let (wrongStatus, wrong) = try driver.submit("password", ["password": "nope"])
@@ -258,8 +278,10 @@ import Testing
     let jwt = try JWT(compact: try #require(tokens["id_token"]?.string))
     #expect(jwt.claims["name"]?.string == "Demo User" + Hostile.marker)
     #expect(jwt.claims["email"]?.string == "demo@example.com" + Hostile.marker)
-    let userinfo = try driver.parse(try driver.get(
-      emulator.issuer + "userinfo", headers: [HTTPHeader("Authorization", "Bearer " + tokens["access_token"]!.string!)]))
+    let userinfo = try driver.parse(
+      try driver.get(
+        emulator.issuer + "userinfo",
+        headers: [HTTPHeader("Authorization", "Bearer " + tokens["access_token"]!.string!)]))
     #expect(userinfo["name"]?.string == "Demo User" + Hostile.marker)
     #expect(userinfo["email"]?.string == "demo@example.com" + Hostile.marker)
   }
@@ -277,7 +299,8 @@ import Testing
     let country = try #require(all.first { $0["id"]?.string == "country" })
     #expect(country["options"]?[0]?["type"]?.string == "group")
     #expect(country["options"]?[0]?["label"]?.string?.hasSuffix(Hostile.marker) == true, "group labels")
-    #expect(country["options"]?[0]?["options"]?[0]?["label"]?.string?.hasSuffix(Hostile.marker) == true, "option labels")
+    #expect(
+      country["options"]?[0]?["options"]?[0]?["label"]?.string?.hasSuffix(Hostile.marker) == true, "option labels")
     let submit = try #require(all.first { $0["type"]?.string == "submit" })
     #expect(submit["label"]?.string?.hasSuffix(Hostile.marker) == true)
     let close = try #require(all.first { $0["type"]?.string == "close" })
@@ -290,7 +313,9 @@ import Testing
     let emulator = try hostileEmulator(["texts"])
     defer { emulator.stop() }
     let driver = Driver(emulator)
-    let token = try driver.post(emulator.issuer + "oauth2/token", form: [("grant_type", "refresh_token"), ("refresh_token", "srt_nope"), ("client_id", "strivacity-cli")])
+    let token = try driver.post(
+      emulator.issuer + "oauth2/token",
+      form: [("grant_type", "refresh_token"), ("refresh_token", "srt_nope"), ("client_id", "strivacity-cli")])
     #expect(token.status == 400)
     #expect(try driver.parse(token)["error_description"]?.string == "unknown refresh token" + Hostile.marker)
     #expect(try driver.parse(token)["error"]?.string == "invalid_grant", "error codes untouched")
@@ -298,10 +323,15 @@ import Testing
     #expect(userinfo.status == 401)
     #expect(try driver.parse(userinfo)["error_description"]?.string?.hasSuffix(Hostile.marker) == true)
     // Errors sent back through the redirect URI.
-    let noPKCE = try driver.get(emulator.issuer + "oauth2/auth?" + FormEncoding.encode([
-      ("client_id", "strivacity-cli"), ("redirect_uri", driver.redirectURI), ("response_type", "code"), ("sdk", "web"),
-    ]))
-    #expect(driver.query(noPKCE.bodyText)["error_description"] == "PKCE with code_challenge_method=S256 is required" + Hostile.marker)
+    let noPKCE = try driver.get(
+      emulator.issuer + "oauth2/auth?"
+        + FormEncoding.encode([
+          ("client_id", "strivacity-cli"), ("redirect_uri", driver.redirectURI), ("response_type", "code"),
+          ("sdk", "web"),
+        ]))
+    #expect(
+      driver.query(noPKCE.bodyText)["error_description"] == "PKCE with code_challenge_method=S256 is required"
+        + Hostile.marker)
     // Journey errors.
     let expired = try driver.postJSON("flow/api/v1/init", [:], bearer: "no-such-session")
     #expect(expired.status == 403)
@@ -325,7 +355,9 @@ import Testing
         #expect(url == expected, sourceLocation: sourceLocation)
       } else {
         #expect(url?.hasPrefix("http://127.0.0.1:") == true, sourceLocation: sourceLocation)
-        #expect(url?.contains("/provider/flow?challenge=") == true && url?.hasSuffix(" --argument") == true, sourceLocation: sourceLocation)
+        #expect(
+          url?.contains("/provider/flow?challenge=") == true && url?.hasSuffix(" --argument") == true,
+          sourceLocation: sourceLocation)
       }
     }
     let emulator = try hostileEmulator([kind])
@@ -420,7 +452,8 @@ import Testing
     let emulator = try hostileEmulator(["deep-nesting-discovery"])
     defer { emulator.stop() }
     let text = try discovery(emulator).bodyText
-    #expect(text.hasPrefix("{\"x\":" + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + ","))
+    #expect(
+      text.hasPrefix("{\"x\":" + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + ","))
     #expect(text.contains("\"issuer\":\"\(emulator.issuer)\""))
     #expect(try Driver(emulator).start()["screen"]?.string == "identification", "the journey answers as usual")
   }
@@ -446,14 +479,17 @@ import Testing
 
     // A client that sends its code there "succeeds", and the listener records it.
     let (driver, code) = try code(emulator)
-    let stolen = try driver.post(document["token_endpoint"]!.string!, form: [("grant_type", "authorization_code"), ("code", code)],
+    let stolen = try driver.post(
+      document["token_endpoint"]!.string!, form: [("grant_type", "authorization_code"), ("code", code)],
       headers: [HTTPHeader("Authorization", "Basic c2VjcmV0")])
     #expect(stolen.status == 200)
     #expect(try driver.parse(stolen)["access_token"]?.string != nil)
     #expect(try driver.get(document["userinfo_endpoint"]!.string!).status == 200)
     let recorded = try stats(emulator)
     #expect(recorded["hostile_listener_requests"] == 2)
-    #expect(recorded["hostile_listener_bodies"]?[0]?.string == FormEncoding.encode([("grant_type", "authorization_code"), ("code", code)]))
+    #expect(
+      recorded["hostile_listener_bodies"]?[0]?.string
+        == FormEncoding.encode([("grant_type", "authorization_code"), ("code", code)]))
     #expect(recorded["hostile_listener_log"]?[0]?["path"]?.string == "/oauth2/token")
     #expect(recorded["hostile_listener_log"]?[0]?["authorization"]?.string == "Basic c2VjcmV0")
     #expect(recorded["hostile_listener_log"]?[1]?["method"]?.string == "GET")

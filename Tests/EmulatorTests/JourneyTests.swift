@@ -5,6 +5,7 @@ import Foundation
 import OAuthCore
 import StrivacityCore
 import Testing
+
 @testable import Emulator
 
 let modes = ["web", "android-minimal"]
@@ -22,7 +23,8 @@ let modes = ["web", "android-minimal"]
     #expect(hasRender == !sdk.hasSuffix("-minimal"))
     let password = try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
     #expect(password["forms"]?[1]?["widgets"]?[0]?["value"]?.string == "demo@example.com", "placeholders are filled")
-    let tokens = try driver.exchange(try driver.finish("password", ["password": "Demo-pass-1", "keepMeLoggedIn": false]))
+    let tokens = try driver.exchange(
+      try driver.finish("password", ["password": "Demo-pass-1", "keepMeLoggedIn": false]))
     #expect(tokens["expires_in"]?.int == 3600)
     let stats = try driver.parse(try driver.get(emulator.issuer + "_emulator/stats"))
     #expect(stats["last_bodies"]?["form/password"] == ["password": "Demo-pass-1", "keepMeLoggedIn": false])
@@ -61,7 +63,8 @@ let modes = ["web", "android-minimal"]
     try driver.start()
     let (status, body) = try driver.submit("identifier", ["identifier": "nobody@example.com"])
     #expect(status == 400)
-    #expect(body["messages"]?["identifier"]?["identifier"]?["text"]?.string == "No account found for nobody@example.com")
+    #expect(
+      body["messages"]?["identifier"]?["identifier"]?["text"]?.string == "No account found for nobody@example.com")
     // reset goes back to the start and forgets the user
     try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
     try driver.expectScreen("reset", [:], "identification")
@@ -79,15 +82,22 @@ let modes = ["web", "android-minimal"]
     // What the API description refuses never reaches the journey: a strict server answers 400.
     let (status, bad) = try driver.submit("mfaMethod", ["id": "carrier-pigeon"])
     #expect(status == 400)
-    #expect(bad["messages"]?["global"]?["text"]?.string == "The request does not match the API (MfaMethodSelectionRequest): $.id: does not match the pattern [0-9a-fA-F-]{36}/(passcode|magicLink|voice|publicKey)")
+    #expect(
+      bad["messages"]?["global"]?["text"]?.string
+        == "The request does not match the API (MfaMethodSelectionRequest): $.id: does not match the pattern "
+        + "[0-9a-fA-F-]{36}/(passcode|magicLink|voice|publicKey)"
+    )
     let stranger = "00000000-0000-0000-0000-000000000000/passcode"
     let (otherStatus, other) = try driver.submit("mfaMethod", ["id": .string(stranger)])
     #expect(otherStatus == 400)
     #expect(other["messages"]?["mfaMethod"]?["id"]?["text"]?.string == "\"\(stranger)\" is not one of the choices")
-    let passcode = try driver.expectScreen("mfaMethod", ["id": "9b3e7d21-6a4f-4e8c-b5d2-1f7a9c3e5b84/passcode"], "mfaPasscode")
-    #expect(passcode["forms"]?[0]?["widgets"]?[1]?["value"]?.string == "We sent a code: Text message to +36 ** *** 4567")
+    let passcode = try driver.expectScreen(
+      "mfaMethod", ["id": "9b3e7d21-6a4f-4e8c-b5d2-1f7a9c3e5b84/passcode"], "mfaPasscode")
+    #expect(
+      passcode["forms"]?[0]?["widgets"]?[1]?["value"]?.string == "We sent a code: Text message to +36 ** *** 4567")
     try driver.expectScreen("additionalActions/resend", [:], "mfaPasscode")
-    let (wrongStatus, wrong) = try driver.submit("mfaPasscode", ["passcode": "123456"])  // the email code, not the sms one
+    // The email code, not the sms one.
+    let (wrongStatus, wrong) = try driver.submit("mfaPasscode", ["passcode": "123456"])
     #expect(wrongStatus == 400)
     #expect(wrong["messages"]?["mfaPasscode"]?["passcode"]?["text"]?.string == "Incorrect code")
     let (shortStatus, short) = try driver.submit("mfaPasscode", ["passcode": "12"])
@@ -109,8 +119,13 @@ let modes = ["web", "android-minimal"]
     let driver = Driver(emulator, sdk: sdk)
     try driver.start()
     let screen = try driver.expectScreen("additionalActions/registration", [:], "registration")
-    let types = Set(screen["forms"]?.array?.flatMap { $0["widgets"]?.array ?? [] }.compactMap { $0["type"]?.string } ?? [])
-    #expect(types == ["static", "input", "password", "passcode", "select", "multiSelect", "checkbox", "date", "phone", "submit", "close"])
+    let types = Set(
+      screen["forms"]?.array?.flatMap { $0["widgets"]?.array ?? [] }.compactMap { $0["type"]?.string } ?? [])
+    #expect(
+      types == [
+        "static", "input", "password", "passcode", "select", "multiSelect", "checkbox", "date", "phone", "submit",
+        "close",
+      ])
 
     var bad = Self.goodRegistration.object!
     bad["email"] = "not-an-email"
@@ -141,7 +156,8 @@ let modes = ["web", "android-minimal"]
     mismatch["passwordConfirmation"] = "Other-Pass1"
     let (mismatchStatus, mismatchBody) = try driver.submit("registration", .object(mismatch))
     #expect(mismatchStatus == 400)
-    #expect(mismatchBody["messages"]?["registration"]?["passwordConfirmation"]?["text"]?.string == "Passwords do not match")
+    #expect(
+      mismatchBody["messages"]?["registration"]?["passwordConfirmation"]?["text"]?.string == "Passwords do not match")
 
     _ = try driver.exchange(try driver.finish("registration", Self.goodRegistration))
     let stats = try driver.parse(try driver.get(emulator.issuer + "_emulator/stats"))
@@ -155,8 +171,10 @@ let modes = ["web", "android-minimal"]
     try driver.start()
     try driver.expectScreen("additionalActions/registration", [:], "registration")
     let activation = try driver.expectScreen(
-      "registration", ["email": "fresh@example.com", "password": "Fresh-pass1", "passwordConfirmation": "Fresh-pass1"], "activation")
-    #expect(activation["forms"]?[0]?["widgets"]?[1]?["value"]?.string == "We sent an activation code to fresh@example.com.")
+      "registration", ["email": "fresh@example.com", "password": "Fresh-pass1", "passwordConfirmation": "Fresh-pass1"],
+      "activation")
+    #expect(
+      activation["forms"]?[0]?["widgets"]?[1]?["value"]?.string == "We sent an activation code to fresh@example.com.")
     let (status, _) = try driver.submit("sendAccountActivation", ["passcode": "999999"])
     #expect(status == 400)
     _ = try driver.exchange(try driver.finish("sendAccountActivation", ["passcode": "111111"]))
@@ -179,8 +197,10 @@ let modes = ["web", "android-minimal"]
     let page = try driver.get(hostedURL)
     #expect(page.status == 200)
     #expect(page.bodyText.contains("Sign in with a passkey"))
-    let action = try #require(page.bodyText.firstMatch(of: /action="([^"]+)"/)?.1).replacingOccurrences(of: "&amp;", with: "&")
-    let posted = try driver.post(String(emulator.issuer.dropLast()) + action, form: [("passkey.credential", "emulated")])
+    let action = try #require(page.bodyText.firstMatch(of: /action="([^"]+)"/)?.1).replacingOccurrences(
+      of: "&amp;", with: "&")
+    let posted = try driver.post(
+      String(emulator.issuer.dropLast()) + action, form: [("passkey.credential", "emulated")])
     #expect(posted.status == 302)
     let location = try #require(posted.header("Location"))
     #expect(location.hasPrefix(driver.redirectURI))
@@ -198,7 +218,9 @@ let modes = ["web", "android-minimal"]
     #expect(initial.object?.keys.sorted() == ["hostedUrl"])
     // Complete it in "the browser": two forms, following the 303s.
     var url = try #require(initial["hostedUrl"]?.string)
-    for (form, values) in [("identifier", [("identifier", "demo@example.com")]), ("password", [("password", "Demo-pass-1")])] {
+    for (form, values) in [
+      ("identifier", [("identifier", "demo@example.com")]), ("password", [("password", "Demo-pass-1")]),
+    ] {
       let page = try driver.get(url)
       #expect(page.bodyText.contains("data-form=\"\(form)\""))
       let action = "provider/flow?" + FormEncoding.encode([("challenge", driver.sessionID), ("form", form)])

@@ -5,6 +5,7 @@ import Foundation
 import OAuthCore
 import StrivacityCore
 import Testing
+
 @testable import Emulator
 
 /// Signs in with the password journey and returns the driver and tokens.
@@ -24,7 +25,10 @@ func signedIn(_ emulator: Emulator) throws -> (Driver, JSONValue) {
     let discovery = try driver.parse(try driver.get(emulator.issuer + ".well-known/openid-configuration"))
     #expect(discovery["issuer"]?.string == emulator.issuer)
     #expect(emulator.issuer.hasSuffix("/"))
-    for key in ["authorization_endpoint", "token_endpoint", "jwks_uri", "userinfo_endpoint", "revocation_endpoint", "end_session_endpoint", "introspection_endpoint"] {
+    for key in [
+      "authorization_endpoint", "token_endpoint", "jwks_uri", "userinfo_endpoint", "revocation_endpoint",
+      "end_session_endpoint", "introspection_endpoint",
+    ] {
       #expect(discovery[key]?.string?.hasPrefix(emulator.issuer) == true, "\(key)")
     }
     let jwt = try JWT(compact: tokens["id_token"]!.string!)
@@ -39,7 +43,9 @@ func signedIn(_ emulator: Emulator) throws -> (Driver, JSONValue) {
     let (driver, tokens) = try signedIn(emulator)
     let first = tokens["refresh_token"]!.string!
     func refresh(_ token: String) throws -> HTTPResponse {
-      try driver.post(emulator.issuer + "oauth2/token", form: [("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", "strivacity-cli")])
+      try driver.post(
+        emulator.issuer + "oauth2/token",
+        form: [("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", "strivacity-cli")])
     }
     let rotated = try refresh(first)
     #expect(rotated.status == 200)
@@ -54,10 +60,13 @@ func signedIn(_ emulator: Emulator) throws -> (Driver, JSONValue) {
     #expect(try driver.parse(reuse)["error"]?.string == "invalid_grant")
     // Reuse of a rotated token revokes everything descended from the sign-in.
     #expect(try refresh(secondRefresh).status == 400)
-    let introspected = try driver.post(emulator.issuer + "oauth2/introspect", form: [("token", second["access_token"]!.string!)])
+    let introspected = try driver.post(
+      emulator.issuer + "oauth2/introspect", form: [("token", second["access_token"]!.string!)])
     #expect(try driver.parse(introspected)["active"] == false)
 
-    let wrongClient = try driver.post(emulator.issuer + "oauth2/token", form: [("grant_type", "refresh_token"), ("refresh_token", "srt_nope"), ("client_id", "other")])
+    let wrongClient = try driver.post(
+      emulator.issuer + "oauth2/token",
+      form: [("grant_type", "refresh_token"), ("refresh_token", "srt_nope"), ("client_id", "other")])
     #expect(wrongClient.status == 401)
   }
 
@@ -75,14 +84,27 @@ func signedIn(_ emulator: Emulator) throws -> (Driver, JSONValue) {
     #expect(active["token_type"]?.string == "Bearer")
 
     // Revoking the access token only.
-    #expect(try driver.post(emulator.issuer + "oauth2/revoke", form: [("token", access), ("token_type_hint", "access_token"), ("client_id", "strivacity-cli")]).status == 200)
-    #expect(try driver.parse(try driver.post(emulator.issuer + "oauth2/introspect", form: [("token", access)]))["active"] == false)
-    #expect(try driver.parse(try driver.post(emulator.issuer + "oauth2/introspect", form: [("token", refresh)]))["active"] == true)
+    #expect(
+      try driver.post(
+        emulator.issuer + "oauth2/revoke",
+        form: [("token", access), ("token_type_hint", "access_token"), ("client_id", "strivacity-cli")]
+      ).status == 200)
+    #expect(
+      try driver.parse(try driver.post(emulator.issuer + "oauth2/introspect", form: [("token", access)]))["active"]
+        == false)
+    #expect(
+      try driver.parse(try driver.post(emulator.issuer + "oauth2/introspect", form: [("token", refresh)]))["active"]
+        == true)
     // Unknown tokens are answered 200 too (RFC 7009 §2.2).
     #expect(try driver.post(emulator.issuer + "oauth2/revoke", form: [("token", "nonsense")]).status == 200)
     // Revoking the refresh token ends it and every token of its family.
-    #expect(try driver.post(emulator.issuer + "oauth2/revoke", form: [("token", refresh), ("token_type_hint", "refresh_token")]).status == 200)
-    let after = try driver.post(emulator.issuer + "oauth2/token", form: [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", "strivacity-cli")])
+    #expect(
+      try driver.post(
+        emulator.issuer + "oauth2/revoke", form: [("token", refresh), ("token_type_hint", "refresh_token")]
+      ).status == 200)
+    let after = try driver.post(
+      emulator.issuer + "oauth2/token",
+      form: [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", "strivacity-cli")])
     #expect(after.status == 400)
     #expect(try driver.parse(after)["error_description"]?.string == "refresh token has been revoked")
   }
@@ -102,8 +124,12 @@ func signedIn(_ emulator: Emulator) throws -> (Driver, JSONValue) {
     #expect(denied.status == 401)
     #expect(denied.header("WWW-Authenticate") == "Bearer error=\"invalid_token\"")
     #expect(try driver.post(emulator.issuer + "_emulator/expire", form: []).status == 400)
-    _ = try driver.http.send(HTTPRequest(method: "POST", url: emulator.issuer + "_emulator/expire", body: Array(#"{"what":"access_tokens"}"#.utf8)))
-    #expect(try driver.get(emulator.issuer + "userinfo", headers: [HTTPHeader("Authorization", "Bearer \(access)")]).status == 401)
+    _ = try driver.http.send(
+      HTTPRequest(
+        method: "POST", url: emulator.issuer + "_emulator/expire", body: Array(#"{"what":"access_tokens"}"#.utf8)))
+    #expect(
+      try driver.get(emulator.issuer + "userinfo", headers: [HTTPHeader("Authorization", "Bearer \(access)")]).status
+        == 401)
   }
 
   @Test func logoutRedirectsOnlyToRegisteredURIs() throws {
@@ -111,14 +137,18 @@ func signedIn(_ emulator: Emulator) throws -> (Driver, JSONValue) {
     defer { emulator.stop() }
     let (driver, tokens) = try signedIn(emulator)
     let idToken = tokens["id_token"]!.string!
-    let good = try driver.get(emulator.issuer + "oauth2/sessions/logout?" + FormEncoding.encode([
-      ("id_token_hint", idToken), ("post_logout_redirect_uri", "http://127.0.0.1/signed-out"), ("state", "s1"),
-    ]))
+    let good = try driver.get(
+      emulator.issuer + "oauth2/sessions/logout?"
+        + FormEncoding.encode([
+          ("id_token_hint", idToken), ("post_logout_redirect_uri", "http://127.0.0.1/signed-out"), ("state", "s1"),
+        ]))
     #expect(good.status == 302)
     #expect(good.header("Location") == "http://127.0.0.1/signed-out?state=s1")
-    let evil = try driver.get(emulator.issuer + "oauth2/sessions/logout?" + FormEncoding.encode([
-      ("id_token_hint", idToken), ("post_logout_redirect_uri", "https://evil.example/"),
-    ]))
+    let evil = try driver.get(
+      emulator.issuer + "oauth2/sessions/logout?"
+        + FormEncoding.encode([
+          ("id_token_hint", idToken), ("post_logout_redirect_uri", "https://evil.example/"),
+        ]))
     #expect(evil.status == 400)
     let forged = try driver.get(emulator.issuer + "oauth2/sessions/logout?id_token_hint=a.b.c")
     #expect(forged.status == 400)

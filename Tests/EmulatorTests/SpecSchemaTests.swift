@@ -3,6 +3,7 @@
 import Foundation
 import StrivacityCore
 import Testing
+
 @testable import Emulator
 
 @Suite struct SpecSchemaTests {
@@ -16,7 +17,11 @@ import Testing
     ("mfaEnrollStart", #"{"mandatory": [], "optional": ["email", "phone"]}"#),
     ("mfaEnrollTargetSelect", #"{"target": "demo@example.com", "method": "passcode"}"#),
     ("mfaEnrollChallenge", #"{"passcode": "246810"}"#),
-    ("registration", #"{"email": "a@example.com", "password": "P", "attributes": {"given_name": "A", "age": 3, "tags": ["x"]}, "consents": {"terms": true}}"#),
+    (
+      "registration",
+      #"{"email": "a@example.com", "password": "P", "attributes": {"given_name": "A", "age": 3, "tags": ["x"]}, "#
+        + #""consents": {"terms": true}}"#
+    ),
     ("progressiveProfiling", #"{"attributes": {"jobTitle": "Engineer"}, "consents": {"marketing": false}}"#),
     ("customerInput", #"{"attributes": {"x": "y"}, "local": {"note": "z"}}"#),
     ("proofingData", #"{"attributes": {"document": "passport"}}"#),
@@ -43,10 +48,20 @@ import Testing
     ("identifier", #"{"identifier": 42}"#, "$.identifier: expected a string, got a number"),
     ("password", #"{"password": ""}"#, "$.password: shorter than 1 characters"),
     ("password", #"{"password": "p", "keepMeLoggedIn": "yes"}"#, "$.keepMeLoggedIn: expected a boolean, got a string"),
-    ("mfaMethod", #"{"id": "sms"}"#, "$.id: does not match the pattern [0-9a-fA-F-]{36}/(passcode|magicLink|voice|publicKey)"),
-    ("mfaEnrollStart", #"{"optional": ["fax"]}"#, #"$.optional[0]: "fax" is not one of "password", "phone", "email", "softToken", "webAuthnSecurityKey", "webAuthnDeviceBiometrics", "passkey", "custom""#),
+    (
+      "mfaMethod", #"{"id": "sms"}"#,
+      "$.id: does not match the pattern [0-9a-fA-F-]{36}/(passcode|magicLink|voice|publicKey)"
+    ),
+    (
+      "mfaEnrollStart", #"{"optional": ["fax"]}"#,
+      #"$.optional[0]: "fax" is not one of "password", "phone", "email", "softToken", "webAuthnSecurityKey", "#
+        + #""webAuthnDeviceBiometrics", "passkey", "custom""#
+    ),
     ("mfaEnrollTargetSelect", #"{"target": "a@example.com"}"#, "$.method: required"),
-    ("mfaEnrollTargetSelect", #"{"target": "a@example.com", "method": "pigeon"}"#, "$.method: does not match the pattern ^(passcode|voice|magicLink)$"),
+    (
+      "mfaEnrollTargetSelect", #"{"target": "a@example.com", "method": "pigeon"}"#,
+      "$.method: does not match the pattern ^(passcode|voice|magicLink)$"
+    ),
     ("registration", #"{"consents": {"terms": "yes"}}"#, "$.consents.terms: expected a boolean, got a string"),
     ("passwordReset", #"{"passwordConfirmation": "x"}"#, "$.password: required"),
     ("forgottenUsername", "{}", "$.recipient: required"),
@@ -61,28 +76,56 @@ import Testing
   }
 
   func screen(_ widgets: String, layout: String = #"{"type": "vertical", "items": []}"#) throws -> JSONValue {
-    try #require(JSONValue.parse(#"{"screen": "s", "hostedUrl": "https://t/h", "forms": [{"type": "form", "id": "f", "widgets": ["# + widgets + "]}], \"layout\": " + layout + "}"))
+    try #require(
+      JSONValue.parse(
+        #"{"screen": "s", "hostedUrl": "https://t/h", "forms": [{"type": "form", "id": "f", "widgets": ["# + widgets
+          + "]}], \"layout\": " + layout + "}"))
   }
 
   @Test func servedScreens() throws {
     // nulls where a property is optional, unknown keys, SDK-only widget types
-    #expect(spec.problems(screen: try screen(#"{"type": "input", "id": "i", "label": "L", "value": null, "readonly": false, "validator": null, "placeholder": "p"}, {"type": "passcode", "id": "c", "label": "Code"}"#)) == [])
-    #expect(spec.problems(screen: try screen(#"{"type": "checkbox", "id": "c", "label": "L", "value": "yes"}"#)) == ["$.forms[0].widgets[0].value: expected a boolean, got a string"])
-    #expect(spec.problems(screen: try screen(#"{"type": "hologram", "id": "h"}"#)) == [#"$.forms[0].widgets[0].type: "hologram" is none of form, submit, static, input, checkbox, password, date, phone, select, multiSelect"#])
-    #expect(spec.problems(screen: try screen(#"{"id": "h"}"#)) == ["$.forms[0].widgets[0].type: required (it says which kind this is)"])
-    #expect(spec.problems(screen: try screen(#"{"type": "submit", "id": "s", "label": "Go", "render": {"type": "banner"}}"#)) == [#"$.forms[0].widgets[0].render.type: "banner" is not one of "button", "link""#])
-    #expect(spec.problems(screen: try screen(#"{"type": "select", "id": "s", "options": [{"type": "item", "label": "A", "value": 1}]}"#)) == ["$.forms[0].widgets[0].options[0].value: expected a string, got a number"])
+    #expect(
+      spec.problems(
+        screen: try screen(
+          #"{"type": "input", "id": "i", "label": "L", "value": null, "readonly": false, "validator": null, "#
+            + #""placeholder": "p"}, {"type": "passcode", "id": "c", "label": "Code"}"#
+        )) == [])
+    #expect(
+      spec.problems(screen: try screen(#"{"type": "checkbox", "id": "c", "label": "L", "value": "yes"}"#)) == [
+        "$.forms[0].widgets[0].value: expected a boolean, got a string"
+      ])
+    #expect(
+      spec.problems(screen: try screen(#"{"type": "hologram", "id": "h"}"#)) == [
+        #"$.forms[0].widgets[0].type: "hologram" is none of form, submit, static, input, checkbox, password, "#
+          + #"date, phone, select, multiSelect"#
+      ])
+    #expect(
+      spec.problems(screen: try screen(#"{"id": "h"}"#)) == [
+        "$.forms[0].widgets[0].type: required (it says which kind this is)"
+      ])
+    #expect(
+      spec.problems(screen: try screen(#"{"type": "submit", "id": "s", "label": "Go", "render": {"type": "banner"}}"#))
+        == [#"$.forms[0].widgets[0].render.type: "banner" is not one of "button", "link""#])
+    #expect(
+      spec.problems(
+        screen: try screen(#"{"type": "select", "id": "s", "options": [{"type": "item", "label": "A", "value": 1}]}"#))
+        == ["$.forms[0].widgets[0].options[0].value: expected a string, got a number"])
   }
 
   @Test func layoutsOfEveryTypeNestedInAnyOrder() throws {
     let widget = #"{"type": "widget", "formId": "f", "widgetId": "i"}"#
-    let nested = #"{"type": "grid", "rows": [[{"type": "vertical", "items": [{"type": "horizontal", "items": [W]}]}, W]]}"#.replacingOccurrences(of: "W", with: widget)
+    let nested =
+      #"{"type": "grid", "rows": [[{"type": "vertical", "items": [{"type": "horizontal", "items": [W]}]}, W]]}"#
+      .replacingOccurrences(of: "W", with: widget)
     #expect(spec.problems(screen: try screen(#"{"type": "static", "id": "i", "value": "t"}"#, layout: nested)) == [])
-    let bad = #"{"type": "vertical", "items": [{"type": "grid", "items": [{"type": "diagonal"}, {"type": "widget", "formId": 3}]}]}"#
-    #expect(spec.problems(screen: try screen(#"{"type": "static", "id": "i", "value": "t"}"#, layout: bad)) == [
-      #"$.layout.items[0].items[0].type: "diagonal" is none of widget, horizontal, vertical, grid"#,
-      "$.layout.items[0].items[1].formId: expected a string, got a number",
-    ])
+    let bad =
+      #"{"type": "vertical", "items": [{"type": "grid", "items": [{"type": "diagonal"}, {"type": "widget", "#
+      + #""formId": 3}]}]}"#
+    #expect(
+      spec.problems(screen: try screen(#"{"type": "static", "id": "i", "value": "t"}"#, layout: bad)) == [
+        #"$.layout.items[0].items[0].type: "diagonal" is none of widget, horizontal, vertical, grid"#,
+        "$.layout.items[0].items[1].formId: expected a string, got a number",
+      ])
   }
 
   @Test func deepNestingIsBounded() throws {
@@ -94,10 +137,15 @@ import Testing
   }
 
   @Test func everyFormIDOfTheDescriptionIsKnown() {
-    let listed = ["identifier", "password", "mfaMethod", "mfaPasscode", "mfaEnrollStart", "mfaEnrollTargetSelect", "mfaEnrollChallenge",
-      "registration", "progressiveProfiling", "customerInput", "proofingData", "passwordReset", "passwordEnroll", "forgottenPasswordEmail",
-      "forgottenPasswordPhone", "forgottenUsername", "genericResult", "reset", "sendAccountActivation", "additionalActions/x",
-      "externalLoginProvider/x", "genericAction/x"]
+    let listed = [
+      "identifier", "password", "mfaMethod", "mfaPasscode", "mfaEnrollStart", "mfaEnrollTargetSelect",
+      "mfaEnrollChallenge",
+      "registration", "progressiveProfiling", "customerInput", "proofingData", "passwordReset", "passwordEnroll",
+      "forgottenPasswordEmail",
+      "forgottenPasswordPhone", "forgottenUsername", "genericResult", "reset", "sendAccountActivation",
+      "additionalActions/x",
+      "externalLoginProvider/x", "genericAction/x",
+    ]
     for form in listed { #expect(spec.lists(formID: form), "\(form)") }
     #expect(spec.forms.count == listed.count, "the description lists exactly these")
   }
@@ -111,12 +159,18 @@ import Testing
     try driver.start()
     let (status, body) = try driver.submit("identifier", ["identifier": 7])
     #expect(status == 400)
-    #expect(body["messages"]?["global"]?["text"]?.string == "The request does not match the API (IdentificationRequest): $.identifier: expected a string, got a number")
+    #expect(
+      body["messages"]?["global"]?["text"]?.string
+        == "The request does not match the API (IdentificationRequest): $.identifier: expected a string, got a number")
     #expect(body["hostedUrl"]?.string != nil)
     let stats = try driver.parse(try driver.get(emulator.issuer + "_emulator/stats"))
-    #expect(stats["non_conforming"] == [
-      ["direction": "request", "form": "identifier", "body": ["identifier": 7], "problems": ["$.identifier: expected a string, got a number"]],
-    ])
+    #expect(
+      stats["non_conforming"] == [
+        [
+          "direction": "request", "form": "identifier", "body": ["identifier": 7],
+          "problems": ["$.identifier: expected a string, got a number"],
+        ]
+      ])
     try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
   }
 
@@ -126,7 +180,9 @@ import Testing
       _ = try Journey.load(data: Array(text.utf8), file: "j.json")
       Issue.record("loaded")
     } catch {
-      #expect(error.issues.map(\.description).contains("$.screens.a.forms[0].widgets[0].readonly: breaks the API description: expected a boolean, got a string"))
+      #expect(
+        error.issues.map(\.description).contains(
+          "$.screens.a.forms[0].widgets[0].readonly: breaks the API description: expected a boolean, got a string"))
     }
   }
 }

@@ -22,8 +22,10 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
     #expect(inputs.count >= 10)
     for (name, bytes) in inputs {
       if let request = try? CredentialProtocol.parse(bytes) {
-        let answer = CredentialProtocol.answer(request: request, token: "t", username: request.attributes["username"] ?? "u", expiresAt: 1)
-        #expect(answer.utf8.split(separator: UInt8(ascii: "\n")).allSatisfy { $0.contains(UInt8(ascii: "=")) }, "\(name)")
+        let answer = CredentialProtocol.answer(
+          request: request, token: "t", username: request.attributes["username"] ?? "u", expiresAt: 1)
+        #expect(
+          answer.utf8.split(separator: UInt8(ascii: "\n")).allSatisfy { $0.contains(UInt8(ascii: "=")) }, "\(name)")
         _ = request.isFor(["h", "git.example.com:443", "https://x.example/p/"].map { try! HostEntry(admitting: $0) })
       }
     }
@@ -61,7 +63,8 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
       if let config = try? Config.parse(text, path: "fuzz.toml") {
         _ = try? ResolvedProfile.resolve(config: config, overrides: .init(), environment: [:])
         if let name = config.profiles.first?.name {
-          _ = try? ConfigWriter.update(text, profile: name, settings: [("tenant", .string("https://t.example"))], path: "fuzz.toml")
+          _ = try? ConfigWriter.update(
+            text, profile: name, settings: [("tenant", .string("https://t.example"))], path: "fuzz.toml")
         }
       }
     }
@@ -89,20 +92,29 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
         }
       }
       if let server = try? KubeServer(admitting: text) {
-        let more = server.description.contains { (c: Character) -> Bool in "?#\\".contains(c) || !c.isASCII || c.isWhitespace }
+        let more = server.description.contains { (c: Character) -> Bool in
+          "?#\\".contains(c) || !c.isASCII || c.isWhitespace
+        }
         #expect(!more && !server.origin.host.contains("@"), "\(name)")
       }
       if let url = try? BrowserURL(admitting: text, origin: Origin(scheme: "https", host: "t.example", port: 443)) {
-        #expect(url.value.lowercased().hasPrefix("https://") && !url.value.contains(where: { $0 == " " || $0 == "\\" }), "\(name)")
+        #expect(
+          url.value.lowercased().hasPrefix("https://") && !url.value.contains(where: { $0 == " " || $0 == "\\" }),
+          "\(name)")
       }
       if let cached = CacheRecord.decode(bytes[...]), let expiresAt = cached.expiresAt {
-        #expect(CacheRecord.decode(Array(CacheRecord.encode(cached, expiresAt: expiresAt).utf8)[...]) == cached, "\(name)")
+        #expect(
+          CacheRecord.decode(Array(CacheRecord.encode(cached, expiresAt: expiresAt).utf8)[...]) == cached, "\(name)")
       }
-      let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+      let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map {
+        String(decoding: $0, as: UTF8.self)
+      }
       if let curl = try? CurlArguments.parse(arguments) {
         #expect(curl.urls.allSatisfy { URLParts($0) != nil }, "\(name)")
       }
-      if let newline = bytes.firstIndex(of: 10), let regex = SafeRegex(String(decoding: bytes[..<newline], as: UTF8.self)) {
+      if let newline = bytes.firstIndex(of: 10),
+        let regex = SafeRegex(String(decoding: bytes[..<newline], as: UTF8.self))
+      {
         _ = regex.wholeMatch(String(decoding: bytes[(newline + 1)...], as: UTF8.self))
       }
     }
@@ -134,7 +146,9 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
     #expect(inputs.count >= 4)
     var permitted = 0
     for (name, bytes) in inputs {
-      let lines = bytes.split(separator: 10, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+      let lines = bytes.split(separator: 10, omittingEmptySubsequences: false).map {
+        String(decoding: $0, as: UTF8.self)
+      }
       guard let url = lines.first else { continue }
       let entries = lines.dropFirst().compactMap { try? HostEntry(admitting: $0) }
       for entry in entries { #expect((try? HostEntry(admitting: entry.description)) == entry, "\(name)") }

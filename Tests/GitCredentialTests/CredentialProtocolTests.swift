@@ -1,12 +1,16 @@
 import StrivacityCore
 import Testing
+
 @testable import GitCredential
 
 @Suite struct CredentialProtocolTests {
   func parse(_ text: String) throws -> CredentialRequest { try CredentialProtocol.parse(Array(text.utf8)) }
 
   @Test func parsesWhatGitSends() throws {
-    let request = try parse("protocol=https\nhost=git.example.com\npath=org/repo.git\ncapability[]=authtype\ncapability[]=state\nwwwauth[]=Basic realm=\"git\"\nunknown=kept\n\nignored=after-blank\n")
+    let request = try parse(
+      "protocol=https\nhost=git.example.com\npath=org/repo.git\ncapability[]=authtype\ncapability[]=state\n"
+        + "wwwauth[]=Basic realm=\"git\"\nunknown=kept\n\nignored=after-blank\n"
+    )
     #expect(request.scheme == "https")
     #expect(request.host == "git.example.com")
     #expect(request.url == "https://git.example.com/org/repo.git")
@@ -20,11 +24,16 @@ import Testing
     #expect(try parse("").attributes.isEmpty)
     #expect(try parse("a==b\r\n").attributes["a"] == "=b")
     #expect(try parse("host=x\nhost=y\n").host == "y", "the last value wins")
-    #expect(try parse("capability[]=a\ncapability[]=\ncapability[]=b\n").capabilities == ["b"], "an empty value resets a list")
-    #expect(try parse("url=https://h.example/p\n").url == nil, "git's url input attribute is never sent to helpers, nor used")
+    #expect(
+      try parse("capability[]=a\ncapability[]=\ncapability[]=b\n").capabilities == ["b"], "an empty value resets a list"
+    )
+    #expect(
+      try parse("url=https://h.example/p\n").url == nil, "git's url input attribute is never sent to helpers, nor used")
     #expect(throws: CredentialParseError.malformedLine(number: 2)) { try parse("host=x\nno-equals-sign\n") }
     #expect(throws: CredentialParseError.malformedLine(number: 1)) { try parse("=value\n") }
-    #expect(throws: CredentialParseError.tooLarge) { try CredentialProtocol.parse([UInt8](repeating: 65, count: (1 << 20) + 1)) }
+    #expect(throws: CredentialParseError.tooLarge) {
+      try CredentialProtocol.parse([UInt8](repeating: 65, count: (1 << 20) + 1))
+    }
     do {
       _ = try parse("password=SECRET\nbroken\n")
     } catch {
@@ -34,12 +43,16 @@ import Testing
 
   @Test func answers() throws {
     let plain = try parse("protocol=https\nhost=h\n")
-    #expect(CredentialProtocol.answer(request: plain, token: "tok", username: "oauth2", expiresAt: 1_800_000_000)
-      == "username=oauth2\npassword=tok\npassword_expiry_utc=1800000000\n")
+    #expect(
+      CredentialProtocol.answer(request: plain, token: "tok", username: "oauth2", expiresAt: 1_800_000_000)
+        == "username=oauth2\npassword=tok\npassword_expiry_utc=1800000000\n")
     let bearer = try parse("protocol=https\nhost=h\ncapability[]=authtype\n")
-    #expect(CredentialProtocol.answer(request: bearer, token: "tok", username: "oauth2", expiresAt: nil)
-      == "capability[]=authtype\nauthtype=Bearer\ncredential=tok\nephemeral=true\n")
-    #expect(CredentialProtocol.encode([("a", "x\ny"), ("b", "ok"), ("c=d", "no")]) == "b=ok\n", "nothing that could inject a line")
+    #expect(
+      CredentialProtocol.answer(request: bearer, token: "tok", username: "oauth2", expiresAt: nil)
+        == "capability[]=authtype\nauthtype=Bearer\ncredential=tok\nephemeral=true\n")
+    #expect(
+      CredentialProtocol.encode([("a", "x\ny"), ("b", "ok"), ("c=d", "no")]) == "b=ok\n",
+      "nothing that could inject a line")
   }
 
   @Test(arguments: [
@@ -91,7 +104,8 @@ import Testing
       let length = Int.random(in: 0..<80, using: &generator)
       let bytes = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }
       if let request = try? CredentialProtocol.parse(bytes) {
-        let answer = CredentialProtocol.answer(request: request, token: BearerToken("t"), username: request.attributes["username"] ?? "u", expiresAt: nil)
+        let answer = CredentialProtocol.answer(
+          request: request, token: BearerToken("t"), username: request.attributes["username"] ?? "u", expiresAt: nil)
         #expect(answer.split(separator: "\n").allSatisfy { $0.contains("=") })
         _ = request.isFor(["git.example.com", "https://x.example/p/"].map { try! HostEntry(admitting: $0) })
       }
@@ -109,11 +123,14 @@ import Testing
 
   @Test func theFirstProfileCoveringTheRequestAnswers() throws {
     let request = try CredentialProtocol.parse(Array("protocol=https\nhost=git.example.com\n".utf8))
-    let profiles = [try profile("a", ["other.example"]), try profile("b", ["git.example.com"]), try profile("c", ["git.example.com"])]
+    let profiles = [
+      try profile("a", ["other.example"]), try profile("b", ["git.example.com"]), try profile("c", ["git.example.com"]),
+    ]
     #expect(CredentialInvocation(request: request).matchingProfile(in: profiles)?.name == "b")
     #expect(CredentialInvocation(request: request, profile: "c").matchingProfile(in: profiles)?.name == "c")
     #expect(CredentialInvocation(request: request, profile: "a").matchingProfile(in: profiles) == nil)
-    let answer = CredentialInvocation(request: request).answer(TokenSet(accessToken: "at", expiresAt: 5, obtainedAt: 0), profile: profiles[1])
+    let answer = CredentialInvocation(request: request).answer(
+      TokenSet(accessToken: "at", expiresAt: 5, obtainedAt: 0), profile: profiles[1])
     #expect(answer == "username=\(profiles[1].gitUser)\npassword=at\npassword_expiry_utc=5\n")
   }
 }

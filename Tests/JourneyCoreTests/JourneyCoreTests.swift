@@ -1,5 +1,6 @@
 import StrivacityCore
 import Testing
+
 @testable import JourneyCore
 
 func screen(_ text: String) throws -> Screen { try Screen(json: #require(JSONValue.parse(text))) }
@@ -9,7 +10,8 @@ let identification = """
    "forms": [
      {"type": "form", "id": "identifier", "widgets": [
        {"type": "static", "id": "section-title", "value": "Sign in", "render": {"type": "text"}},
-       {"type": "input", "id": "identifier", "label": "Email", "value": null, "readonly": false, "validator": {"required": true, "regexp": "[^@]+@[^@]+"}},
+       {"type": "input", "id": "identifier", "label": "Email", "value": null, "readonly": false,
+       "validator": {"required": true, "regexp": "[^@]+@[^@]+"}},
        {"type": "submit", "id": "submit", "label": "Continue", "render": {"type": "button"}}]},
      {"type": "form", "id": "additionalActions/registration", "widgets": [
        {"type": "submit", "id": "submit", "label": "Create account", "render": {"type": "link"}}]},
@@ -41,17 +43,20 @@ let identification = """
     #expect(global.messages == Messages(global: "Incorrect password"))
     let perWidget = try screen(#"{"messages": {"registration": {"password": {"type": "error", "text": "Too short"}}}}"#)
     #expect(perWidget.messages?.text(form: "registration", widget: "password") == "Too short")
-    let both = try screen(#"{"messages": {"global": {"type": "error", "text": "G"}, "f": {"w": {"type": "error", "text": "W"}}}}"#)
+    let both = try screen(
+      #"{"messages": {"global": {"type": "error", "text": "G"}, "f": {"w": {"type": "error", "text": "W"}}}}"#)
     #expect(both.messages == Messages(global: "G", widgets: ["f": ["w": "W"]]))
   }
 
   @Test func lenientDecoding() throws {
-    let s = try screen(#"""
+    let s = try screen(
+      #"""
       {"forms": [{"id": "f", "widgets": [
         {"type": "hologram", "id": "h"},
         {"type": "select", "id": "s", "label": "S"},
         {"type": "static", "id": "x"},
-        {"type": "multiSelect", "id": "m", "label": "M", "values": ["a"], "options": [{"type": "item", "label": "A", "value": "a"}]}]}],
+        {"type": "multiSelect", "id": "m", "label": "M", "values": ["a"], "options": [{"type": "item", "label": "A",
+        "value": "a"}]}]}],
        "unknownTopLevel": {"ignored": true}}
       """#)
     let widgets = try #require(s.forms?.first?.widgets)
@@ -80,12 +85,14 @@ let identification = """
   func secondaryActionsFirstAreNeverPrimary(_ withLayout: Bool) throws {
     let layout = #"""
       , "layout": {"type": "grid", "rows": [
-        [{"type": "widget", "formId": "reset", "widgetId": "identifier"}, {"type": "widget", "formId": "reset", "widgetId": "submit"}],
+        [{"type": "widget", "formId": "reset", "widgetId": "identifier"}, {"type": "widget", "formId": "reset",
+        "widgetId": "submit"}],
         [{"type": "widget", "formId": "additionalActions/forgottenPassword", "widgetId": "submit"}],
         [{"type": "vertical", "items": [{"type": "widget", "formId": "password", "widgetId": "password"}]}],
         [{"type": "widget", "formId": "password", "widgetId": "submit"}]]}
       """#
-    let s = try screen(#"""
+    let s = try screen(
+      #"""
       {"screen": "password", "forms": [
         {"id": "reset", "widgets": [
           {"type": "static", "id": "identifier", "value": "demo@example.com"},
@@ -104,20 +111,23 @@ let identification = """
   }
 
   @Test func screensOfActionsOnlyPickByNameThenOrder() throws {
-    let result = try screen(#"""
+    let result = try screen(
+      #"""
       {"screen": "genericResult", "forms": [
         {"id": "reset", "widgets": [{"type": "submit", "id": "submit", "label": "Back"}]},
         {"id": "genericResult", "widgets": [{"type": "submit", "id": "submit", "label": "Continue"}]}]}
       """#)
     #expect(ScreenPlan(result).primaryFormID == "genericResult")
-    let onlySecondary = try screen(#"{"forms": [{"id": "reset", "widgets": [{"type": "submit", "id": "submit", "label": "Start over"}]}]}"#)
+    let onlySecondary = try screen(
+      #"{"forms": [{"id": "reset", "widgets": [{"type": "submit", "id": "submit", "label": "Start over"}]}]}"#)
     #expect(ScreenPlan(onlySecondary).primaryFormID == "reset", "a screen of secondary actions alone still has one")
   }
 
   /// Two generic actions as a minimal mode sends them (no layout, no render types to tell a link):
   /// the form that carries the screen's texts is the main one, not the first.
   @Test func withNothingElseToGoByTheFormWithTheTextsIsTheMainOne() throws {
-    let s = try screen(#"""
+    let s = try screen(
+      #"""
       {"screen": "genericAction", "forms": [
         {"id": "genericAction/later", "widgets": [{"type": "submit", "id": "submit", "label": "Remind me later"}]},
         {"id": "genericAction/continue", "widgets": [
@@ -137,14 +147,18 @@ let identification = """
   func gridLayoutsInEveryShape(_ layout: String) throws {
     let widget = { (id: String) in #"{"type": "widget", "formId": "f", "widgetId": "\#(id)"}"# }
     let json = layout.replacing("W1", with: widget("a")).replacing("W2", with: widget("b"))
-    let s = try screen(#"{"forms": [{"id": "f", "widgets": [{"type": "input", "id": "a", "label": "A"}, {"type": "input", "id": "b", "label": "B"}, {"type": "submit", "id": "s", "label": "Go"}]}], "layout": "# + json + "}")
+    let s = try screen(
+      #"{"forms": [{"id": "f", "widgets": [{"type": "input", "id": "a", "label": "A"}, {"type": "input", "id": "#
+        + #""b", "label": "B"}, {"type": "submit", "id": "s", "label": "Go"}]}], "layout": "#
+        + json + "}")
     let plan = ScreenPlan(s)
     #expect(plan.fallbackReason == nil, "grid is a layout this client shows")
     #expect(plan.primaryFields.map(\.id) == ["a", "b"])
   }
 
   @Test func passkeyOnlyScreensFallBack() throws {
-    let s = try screen(#"""
+    let s = try screen(
+      #"""
       {"hostedUrl": "https://t/h", "forms": [{"id": "passkey", "widgets": [
         {"type": "static", "id": "t", "value": "Use your passkey"},
         {"type": "passkeyLogin", "id": "p", "label": "Passkey", "assertionOptions": {}}]}]}
@@ -153,16 +167,26 @@ let identification = """
   }
 
   @Test func unknownWidgetsAndLayoutsFallBack() throws {
-    let widget = try screen(#"{"forms": [{"id": "f", "widgets": [{"type": "hologram", "id": "h"}, {"type": "submit", "id": "s", "label": "Go"}]}]}"#)
+    let widget = try screen(
+      #"{"forms": [{"id": "f", "widgets": [{"type": "hologram", "id": "h"}, {"type": "submit", "id": "s", "#
+        + #""label": "Go"}]}]}"#
+    )
     #expect(ScreenPlan(widget).fallbackReason == "the screen has a widget this client cannot show (hologram)")
-    let layout = try screen(#"{"forms": [{"id": "f", "widgets": [{"type": "submit", "id": "s", "label": "Go"}]}], "layout": {"type": "carousel", "items": []}}"#)
+    let layout = try screen(
+      #"{"forms": [{"id": "f", "widgets": [{"type": "submit", "id": "s", "label": "Go"}]}], "layout": {"type": "#
+        + #""carousel", "items": []}}"#
+    )
     #expect(ScreenPlan(layout).fallbackReason == "the screen has a layout this client cannot show (carousel)")
-    let broken = try screen(#"{"forms": [{"id": "f", "widgets": [{"type": "submit", "id": "s", "label": "Go"}]}], "layout": {"type": "vertical", "items": [{"type": "widget", "formId": "f", "widgetId": "zzz"}]}}"#)
+    let broken = try screen(
+      #"{"forms": [{"id": "f", "widgets": [{"type": "submit", "id": "s", "label": "Go"}]}], "layout": {"type": "#
+        + #""vertical", "items": [{"type": "widget", "formId": "f", "widgetId": "zzz"}]}}"#
+    )
     #expect(ScreenPlan(broken).fallbackReason?.hasPrefix("the layout names a widget") == true)
   }
 
   @Test func formsWithoutSubmitGetAContinueAndCloseIsLast() throws {
-    let s = try screen(#"""
+    let s = try screen(
+      #"""
       {"forms": [
         {"id": "cancel", "widgets": [{"type": "close", "id": "c", "label": "Cancel"}]},
         {"id": "f", "widgets": [{"type": "passcode", "id": "code", "label": "Code"}]}]}
@@ -187,7 +211,9 @@ let identification = """
     #expect(machine.body(for: "identifier") == ["identifier": "me@example.com"])
 
     // Messages only: same screen, answers kept, re-ask the named field.
-    let step = machine.receive(status: 400, body: Array(#"{"messages": {"identifier": {"identifier": {"type": "error", "text": "No such account"}}}}"#.utf8))
+    let step = machine.receive(
+      status: 400,
+      body: Array(#"{"messages": {"identifier": {"identifier": {"type": "error", "text": "No such account"}}}}"#.utf8))
     guard case .render(_, let reask) = step else {
       Issue.record("\(step)")
       return
@@ -197,33 +223,53 @@ let identification = """
     #expect(machine.answers["identifier"]?["identifier"] == "me@example.com")
 
     // A global message re-asks the editable fields of the form just submitted.
-    guard case .render(_, let all) = machine.receive(status: 400, body: Array(#"{"messages": {"global": {"type": "error", "text": "Try again"}}}"#.utf8)) else {
+    guard
+      case .render(_, let all) = machine.receive(
+        status: 400, body: Array(#"{"messages": {"global": {"type": "error", "text": "Try again"}}}"#.utf8))
+    else {
       Issue.record("no render")
       return
     }
     #expect(all == ["identifier"])
 
     // A different screen clears the answers.
-    let password = #"{"screen": "password", "forms": [{"id": "password", "widgets": [{"type": "password", "id": "password", "label": "Password", "qualityIndicator": false}, {"type": "submit", "id": "s", "label": "Sign in"}]}]}"#
+    let password =
+      #"{"screen": "password", "forms": [{"id": "password", "widgets": [{"type": "password", "id": "password", "#
+      + #""label": "Password", "qualityIndicator": false}, {"type": "submit", "id": "s", "label": "Sign in"}]}]}"#
     guard case .render = machine.receive(status: 200, body: Array(password.utf8)) else {
       Issue.record("no render")
       return
     }
     #expect(machine.answers.isEmpty)
     #expect(machine.screen?.hostedURL == "https://t/hosted", "hostedUrl is kept when a screen omits it")
-    #expect(machine.receive(status: 200, body: Array(#"{"finalizeUrl": "https://t/finish?x=1", "hostedUrl": "h"}"#.utf8)) == .finalize(url: "https://t/finish?x=1"))
+    #expect(
+      machine.receive(status: 200, body: Array(#"{"finalizeUrl": "https://t/finish?x=1", "hostedUrl": "h"}"#.utf8))
+        == .finalize(url: "https://t/finish?x=1"))
   }
 
   @Test func terminalOutcomes() {
     var machine = JourneyMachine()
     #expect(machine.receive(status: 403, body: []) == .sessionExpired)
-    #expect(machine.receive(status: 200, body: Array(#"{"hostedUrl": "https://t/h"}"#.utf8)) == .fallback(url: "https://t/h", reason: "the tenant asked to continue in the browser"))
-    #expect(machine.receive(status: 401, body: Array(#"{"hostedUrl": "https://t/h"}"#.utf8)) == .fallback(url: "https://t/h", reason: "the tenant asked to continue in the browser (HTTP 401)"))
-    #expect(machine.receive(status: 404, body: Array(#"{"hostedUrl": "https://t/h", "messages": {"global": {"type": "error", "text": "Gone"}}}"#.utf8)) == .failed(.unexpectedStatus(404, "Gone")))
+    #expect(
+      machine.receive(status: 200, body: Array(#"{"hostedUrl": "https://t/h"}"#.utf8))
+        == .fallback(url: "https://t/h", reason: "the tenant asked to continue in the browser"))
+    #expect(
+      machine.receive(status: 401, body: Array(#"{"hostedUrl": "https://t/h"}"#.utf8))
+        == .fallback(url: "https://t/h", reason: "the tenant asked to continue in the browser (HTTP 401)"))
+    #expect(
+      machine.receive(
+        status: 404,
+        body: Array(#"{"hostedUrl": "https://t/h", "messages": {"global": {"type": "error", "text": "Gone"}}}"#.utf8))
+        == .failed(.unexpectedStatus(404, "Gone")))
     #expect(machine.receive(status: 503, body: Array("{}".utf8)) == .failed(.unexpectedStatus(503, nil)))
-    #expect(machine.receive(status: 200, body: Array("<html>".utf8)) == .failed(.malformedAnswer("not JSON (HTTP 200)")))
-    #expect(machine.receive(status: 200, body: Array("[]".utf8)) == .failed(.malformedAnswer("expected a JSON object, got an array")))
-    #expect(machine.receive(status: 400, body: Array(#"{"messages": {"global": {"type": "error", "text": "x"}}}"#.utf8)) == .failed(.malformedAnswer("messages arrived before any screen")))
+    #expect(
+      machine.receive(status: 200, body: Array("<html>".utf8)) == .failed(.malformedAnswer("not JSON (HTTP 200)")))
+    #expect(
+      machine.receive(status: 200, body: Array("[]".utf8))
+        == .failed(.malformedAnswer("expected a JSON object, got an array")))
+    #expect(
+      machine.receive(status: 400, body: Array(#"{"messages": {"global": {"type": "error", "text": "x"}}}"#.utf8))
+        == .failed(.malformedAnswer("messages arrived before any screen")))
   }
 
   @Test func fullScreenErrorsKeepAnswers() throws {
@@ -244,23 +290,31 @@ let identification = """
 
 @Suite struct BodyTests {
   @Test func onlyTheSubmittedFormWithNestingAndDefaults() throws {
-    let form = try #require(try screen(#"""
-      {"forms": [{"id": "registration", "widgets": [
-        {"type": "input", "id": "profile.name", "label": "Name", "readonly": false, "validator": null},
-        {"type": "input", "id": "profile.email", "label": "Email", "value": "pre@example.com", "readonly": true, "validator": null},
-        {"type": "input", "id": "nickname", "label": "Nick", "readonly": false, "validator": null},
-        {"type": "checkbox", "id": "terms", "label": "T", "value": false, "readonly": false, "render": {"type": "checkboxHidden"}},
-        {"type": "checkbox", "id": "news", "label": "N", "value": false, "readonly": false},
-        {"type": "multiSelect", "id": "tags", "label": "Tags", "value": [], "readonly": false, "options": [{"type": "item", "label": "A", "value": "a"}]},
-        {"type": "select", "id": "country", "label": "C", "value": "HU", "readonly": false, "options": [{"type": "item", "label": "HU", "value": "HU"}]},
-        {"type": "static", "id": "s", "value": "text"},
-        {"type": "submit", "id": "go", "label": "Go"}]}]}
-      """#).forms?.first)
+    let form = try #require(
+      try screen(
+        #"""
+        {"forms": [{"id": "registration", "widgets": [
+          {"type": "input", "id": "profile.name", "label": "Name", "readonly": false, "validator": null},
+          {"type": "input", "id": "profile.email", "label": "Email", "value": "pre@example.com", "readonly": true,
+          "validator": null},
+          {"type": "input", "id": "nickname", "label": "Nick", "readonly": false, "validator": null},
+          {"type": "checkbox", "id": "terms", "label": "T", "value": false, "readonly": false,
+          "render": {"type": "checkboxHidden"}},
+          {"type": "checkbox", "id": "news", "label": "N", "value": false, "readonly": false},
+          {"type": "multiSelect", "id": "tags", "label": "Tags", "value": [], "readonly": false,
+          "options": [{"type": "item", "label": "A", "value": "a"}]},
+          {"type": "select", "id": "country", "label": "C", "value": "HU", "readonly": false,
+          "options": [{"type": "item", "label": "HU", "value": "HU"}]},
+          {"type": "static", "id": "s", "value": "text"},
+          {"type": "submit", "id": "go", "label": "Go"}]}]}
+        """#
+      ).forms?.first)
     let body = SubmitBody.build(form: form, answers: ["profile.name": "Jane", "nickname": ""])
-    #expect(body == [
-      "profile": ["name": "Jane", "email": "pre@example.com"],
-      "terms": true, "news": false, "tags": [], "country": "HU",
-    ])
+    #expect(
+      body == [
+        "profile": ["name": "Jane", "email": "pre@example.com"],
+        "terms": true, "news": false, "tags": [], "country": "HU",
+      ])
   }
 
   @Test func actionOnlyFormsPostEmptyObjects() throws {
@@ -270,17 +324,22 @@ let identification = """
 }
 
 @Suite struct ValidationTests {
-  func rules(_ json: JSONValue) -> Validator { Widget(json: ["type": "password", "id": "p", "label": "P", "qualityIndicator": false, "validator": json]).validator }
+  func rules(_ json: JSONValue) -> Validator {
+    Widget(json: ["type": "password", "id": "p", "label": "P", "qualityIndicator": false, "validator": json]).validator
+  }
 
   @Test func passwordPolicy() {
-    let policy = rules(["mustContain": ["UPPERCASE", "LOWERCASE", "NUMERIC", "SPECIAL"], "maxRepeatedCharacters": 2,
-                        "maxNumericCharacterSequences": 3, "restrictedCharacters": "<>"])
+    let policy = rules([
+      "mustContain": ["UPPERCASE", "LOWERCASE", "NUMERIC", "SPECIAL"], "maxRepeatedCharacters": 2,
+      "maxNumericCharacterSequences": 3, "restrictedCharacters": "<>",
+    ])
     #expect(PasswordPolicy.violation("Abc-1x", policy) == nil)
     #expect(PasswordPolicy.violation("abc-1x", policy) == "Password must contain an uppercase letter")
     #expect(PasswordPolicy.violation("ABC-1X", policy) == "Password must contain a lowercase letter")
     #expect(PasswordPolicy.violation("Abc-xx", policy) == "Password must contain a number")
     #expect(PasswordPolicy.violation("Abc1xx", policy) == "Password must contain a special character")
-    #expect(PasswordPolicy.violation("Abbb-1", policy) == "Password must not repeat a character more than 2 times in a row")
+    #expect(
+      PasswordPolicy.violation("Abbb-1", policy) == "Password must not repeat a character more than 2 times in a row")
     #expect(PasswordPolicy.violation("Ab-1234", policy) == "Password must not contain more than 3 sequential digits")
     #expect(PasswordPolicy.violation("Ab-4321", policy) == "Password must not contain more than 3 sequential digits")
     #expect(PasswordPolicy.violation("Ab-123", policy) == nil)
@@ -288,7 +347,10 @@ let identification = """
   }
 
   @Test func fieldRules() {
-    let email = Widget(json: ["type": "input", "id": "e", "label": "E", "readonly": false, "validator": ["required": true, "regex": "[^@]+@[^@]+", "maxLength": 10]])
+    let email = Widget(json: [
+      "type": "input", "id": "e", "label": "E", "readonly": false,
+      "validator": ["required": true, "regex": "[^@]+@[^@]+", "maxLength": 10],
+    ])
     #expect(WidgetValidation.problem(email, nil) == "This field is required")
     #expect(WidgetValidation.problem(email, "nope") == "Invalid format")
     #expect(WidgetValidation.problem(email, "a@b") == nil)
@@ -296,11 +358,15 @@ let identification = """
     let code = Widget(json: ["type": "passcode", "id": "c", "label": "C", "validator": ["length": 6]])
     #expect(WidgetValidation.problem(code, "12345a") == "Use digits only")
     #expect(WidgetValidation.problem(code, "12345") == "Enter the 6-digit code")
-    let date = Widget(json: ["type": "date", "id": "d", "readonly": false, "validator": ["required": true, "notBefore": "1900-01-01", "notAfter": "2012-12-31"]])
+    let date = Widget(json: [
+      "type": "date", "id": "d", "readonly": false,
+      "validator": ["required": true, "notBefore": "1900-01-01", "notAfter": "2012-12-31"],
+    ])
     #expect(WidgetValidation.problem(date, "2013-01-01") == "Must not be after 2012-12-31")
     #expect(WidgetValidation.problem(date, "1990-02-30") == "1990-02-30: February 1990 has 28 days")
     #expect(WidgetValidation.problem(date, "2000-02-30") == "2000-02-30: February 2000 has 29 days")
-    #expect(WidgetValidation.problem(date, "1990-13-01") == "1990-13-01: there is no month 13; enter a date as YYYY-MM-DD")
+    #expect(
+      WidgetValidation.problem(date, "1990-13-01") == "1990-13-01: there is no month 13; enter a date as YYYY-MM-DD")
     #expect(WidgetValidation.problem(date, "1990-4-3") == "Enter a date as YYYY-MM-DD")
     #expect(WidgetValidation.problem(date, "1990-04-03") == nil)
   }
@@ -308,7 +374,10 @@ let identification = """
 
 @Suite struct HTMLTextTests {
   @Test(arguments: [
-    ("By continuing you accept the <a href=\"https://example.com/terms\">terms</a>.", "By continuing you accept the terms (https://example.com/terms)."),
+    (
+      "By continuing you accept the <a href=\"https://example.com/terms\">terms</a>.",
+      "By continuing you accept the terms (https://example.com/terms)."
+    ),
     ("I accept the <a href='https://x.example/'>https://x.example/</a>", "I accept the https://x.example/"),
     ("<p>One</p><p>Two &amp; three</p>", "One\nTwo & three"),
     ("line<br>break &lt;b&gt; &#233;&#x41;", "line\nbreak <b> éA"),

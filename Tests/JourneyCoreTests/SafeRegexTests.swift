@@ -1,5 +1,6 @@
 import StrivacityCore
 import Testing
+
 @testable import JourneyCore
 
 @Suite struct SafeRegexTests {
@@ -86,7 +87,8 @@ import Testing
   }
 
   @Test(arguments: [
-    "(a)\\1", "\\1", "\\0", "(?=a)", "(?!a)", "(?<=a)b", "(?<!a)b", "(?<n>a)", "\\k<n>", "(?i)a", "(?i:a)", "\\b", "\\B",
+    "(a)\\1", "\\1", "\\0", "(?=a)", "(?!a)", "(?<=a)b", "(?<!a)b", "(?<n>a)", "\\k<n>", "(?i)a", "(?i:a)", "\\b",
+    "\\B",
     "\\p{L}", "\\cA", "\\u{61}", "\\uZZZZ", "\\u12", "\\x4", "\\q", "\\<", "\\uD800", "\\uDC00", "\\uD800\\u0041",
     "a{", "a{1", "a{,2}", "a{2,1}", "a{1001}", "a{0,1001}", "a{99999999999999999999}", "{1}", "x{a}",
     "(a", "a)", "((a)", "[a", "[]", "[^]", "[[a]]", "[a&&b]", "[b-a]", "[\\d-z]", "[a-\\d]", "]", "}", "a]", "a}",
@@ -124,9 +126,12 @@ import Testing
 
   @Test func validatorUsesTheLinearMatcher() {
     func input(_ pattern: String) -> Widget {
-      Widget(json: ["type": "input", "id": "i", "label": "I", "readonly": false, "validator": ["regex": .string(pattern)]])
+      Widget(json: [
+        "type": "input", "id": "i", "label": "I", "readonly": false, "validator": ["regex": .string(pattern)],
+      ])
     }
-    #expect(WidgetValidation.problem(input("(a|a)*b"), .string(String(repeating: "a", count: 5_000))) == "Invalid format")
+    #expect(
+      WidgetValidation.problem(input("(a|a)*b"), .string(String(repeating: "a", count: 5_000))) == "Invalid format")
     #expect(WidgetValidation.problem(input("(a|a)*b"), "aab") == nil)
     #expect(WidgetValidation.problem(input("(?=a)b"), "anything") == nil, "not admitted: left to the server")
   }
@@ -147,10 +152,13 @@ import Testing
     let text = HTMLText.plain(html)
     #expect(text.hasPrefix("x (u)x (u)"))
     #expect(text.hasSuffix("x (u)"))
-    #expect(HTMLText.plain(String(repeating: "<a href=\"x\">", count: count) + " x " + String(repeating: "</a>", count: count)) == "x")
+    #expect(
+      HTMLText.plain(
+        String(repeating: "<a href=\"x\">", count: count) + " x " + String(repeating: "</a>", count: count)) == "x")
     // Text not in NFC (normalised whenever it is compared whole) before many `</a>` and `<p>`.
     let marks = String(repeating: "\u{301}", count: count)
-    let unnormalised = HTMLText.plain(String(repeating: "<a href=\"u\">", count: count) + "x" + marks + String(repeating: "</a>", count: count))
+    let unnormalised = HTMLText.plain(
+      String(repeating: "<a href=\"u\">", count: count) + "x" + marks + String(repeating: "</a>", count: count))
     #expect(unnormalised.hasSuffix(" (u)"))
     #expect(HTMLText.plain("x" + marks + String(repeating: "<p>", count: count)) == "x" + marks)
   }
@@ -166,7 +174,9 @@ import Testing
       String(repeating: "<a ", count: 2_000) + ">",
     ]
     for sample in samples {
-      let old = sample.contains(/<\/?[a-zA-Z][a-zA-Z0-9]*(\s[^<>]*)?\/?>/) || sample.contains(/&(#[0-9]+|#x[0-9a-fA-F]+|[a-z]+);/)
+      let old =
+        sample.contains(/<\/?[a-zA-Z][a-zA-Z0-9]*(\s[^<>]*)?\/?>/)
+        || sample.contains(/&(#[0-9]+|#x[0-9a-fA-F]+|[a-z]+);/)
       #expect(HTMLText.looksLikeHTML(sample) == old, "\(sample.prefix(40).debugDescription)")
     }
   }

@@ -1,5 +1,6 @@
-import Testing
 import Glibc
+import Testing
+
 @testable import LoopbackHTTP
 
 @Suite struct RequestParserTests {
@@ -13,7 +14,8 @@ import Glibc
 
   @Test func parsesPipelinedRequestsWithBodies() throws {
     let requests = try parse(
-      "POST /flow/api/v1/form/additionalActions/registration?x=1 HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Type:  application/json \r\n\r\n{}"
+      "POST /flow/api/v1/form/additionalActions/registration?x=1 HTTP/1.1\r\nHost: a\r\nContent-Length: "
+        + "2\r\nContent-Type:  application/json \r\n\r\n{}"
         + "GET /cb HTTP/1.1\r\nHost: a\r\n\r\n")
     #expect(requests.count == 2)
     #expect(requests[0].method == "POST")
@@ -55,7 +57,9 @@ import Glibc
     var limits = RequestParser.Limits()
     limits.maxHeadBytes = 64
     let long = "GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 100) + "\r\n\r\n"
-    #expect(throws: RequestParseError(status: 431, reason: "request head too large")) { try parse(long, limits: limits) }
+    #expect(throws: RequestParseError(status: 431, reason: "request head too large")) {
+      try parse(long, limits: limits)
+    }
     // Without a terminator, too many bytes also fail instead of buffering forever.
     #expect(throws: RequestParseError(status: 431, reason: "request head too large")) {
       try parse("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 100), limits: limits)
@@ -76,7 +80,9 @@ import Glibc
       address.sin_port = in_port_t(UInt16(server.port).bigEndian)
       address.sin_addr.s_addr = in_addr_t(0x7f00_0001).bigEndian
       _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
       }
       return fd
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrivacityCore
 
 @Suite struct ConfigTests {
@@ -32,14 +33,18 @@ import Testing
     #expect(work.scopes == ["openid", "offline_access"])
     #expect(work.gitHosts.map(\.description) == ["git.work.example.com"])
     #expect(config.profile(named: "home")?.scopes == ["openid", "profile"])
-    #expect(config.warnings.map(\.description) == [
-      "/c.toml:3: unknown key 'colour' ignored",
-      "/c.toml:11: unknown key 'frobnicate' in [profiles.work] ignored",
-    ])
+    #expect(
+      config.warnings.map(\.description) == [
+        "/c.toml:3: unknown key 'colour' ignored",
+        "/c.toml:11: unknown key 'frobnicate' in [profiles.work] ignored",
+      ])
   }
 
   @Test func syntaxErrorsCarryPathLineAndColumn() {
-    #expect(throws: ConfigError.syntax(path: "/c.toml", position: .init(line: 2, column: 10), message: "expected a value after '='")) {
+    #expect(
+      throws: ConfigError.syntax(
+        path: "/c.toml", position: .init(line: 2, column: 10), message: "expected a value after '='")
+    ) {
       try Config.parse("[profiles.x]\ntenant = \n", path: "/c.toml")
     }
     do {
@@ -50,10 +55,17 @@ import Testing
   }
 
   @Test func typeErrorsAreReported() {
-    #expect(throws: ConfigError.invalid(path: "p", position: .init(line: 2, column: 1), message: "'tenant' must be a string, not an integer")) {
+    #expect(
+      throws: ConfigError.invalid(
+        path: "p", position: .init(line: 2, column: 1), message: "'tenant' must be a string, not an integer")
+    ) {
       try Config.parse("[profiles.x]\ntenant = 5", path: "p")
     }
-    #expect(throws: ConfigError.invalid(path: "p", position: .init(line: 1, column: 1), message: "store must be \"secret-service\" or \"file\", not \"plaintext\"")) {
+    #expect(
+      throws: ConfigError.invalid(
+        path: "p", position: .init(line: 1, column: 1),
+        message: "store must be \"secret-service\" or \"file\", not \"plaintext\"")
+    ) {
       try Config.parse("store = \"plaintext\"", path: "p")
     }
     #expect(throws: ConfigError.self) { try Config.parse("[profiles.\"a/b\"]\ntenant = \"x\"", path: "p") }
@@ -67,20 +79,24 @@ import Testing
     #expect(resolved.store == .file)
     #expect(resolved.isConfigured)
 
-    resolved = try ResolvedProfile.resolve(config: config, overrides: .init(), environment: ["STRIVACITY_PROFILE": "home"])
+    resolved = try ResolvedProfile.resolve(
+      config: config, overrides: .init(), environment: ["STRIVACITY_PROFILE": "home"])
     #expect(resolved.name == "home")
     #expect(resolved.store == .secretService)
 
     resolved = try ResolvedProfile.resolve(
       config: config, overrides: .init(profile: "work", store: .secretService),
-      environment: ["STRIVACITY_PROFILE": "home", "STRIVACITY_TENANT": "https://env.example", "STRIVACITY_CLIENT_ID": "env-client"])
+      environment: [
+        "STRIVACITY_PROFILE": "home", "STRIVACITY_TENANT": "https://env.example", "STRIVACITY_CLIENT_ID": "env-client",
+      ])
     #expect(resolved.name == "work")
     #expect(resolved.profile.tenant == "https://env.example")
     #expect(resolved.profile.clientID == "env-client")
     #expect(resolved.store == .secretService)
 
     resolved = try ResolvedProfile.resolve(
-      config: config, overrides: .init(tenant: "https://flag.example"), environment: ["STRIVACITY_TENANT": "https://env.example"])
+      config: config, overrides: .init(tenant: "https://flag.example"),
+      environment: ["STRIVACITY_TENANT": "https://env.example"])
     #expect(resolved.profile.tenant == "https://flag.example")
   }
 
@@ -92,12 +108,16 @@ import Testing
       try none.requireTenant(configPath: "/c.toml")
     }
     let adHoc = try ResolvedProfile.resolve(
-      config: nil, overrides: .init(), environment: ["STRIVACITY_TENANT": "https://t.example", "STRIVACITY_CLIENT_ID": "c"])
+      config: nil, overrides: .init(),
+      environment: ["STRIVACITY_TENANT": "https://t.example", "STRIVACITY_CLIENT_ID": "c"])
     #expect(try adHoc.requireTenant(configPath: "x") == "https://t.example")
 
     let config = try Config.parse("[profiles.half]\ntenant = \"https://t.example\"", path: "/c.toml")
     let half = try ResolvedProfile.resolve(config: config, overrides: .init(profile: "half"), environment: [:])
-    #expect(throws: ConfigError.missingSetting(profile: "half", setting: "client_id", flag: "--client-id", env: "STRIVACITY_CLIENT_ID")) {
+    #expect(
+      throws: ConfigError.missingSetting(
+        profile: "half", setting: "client_id", flag: "--client-id", env: "STRIVACITY_CLIENT_ID")
+    ) {
       try half.requireClientID(configPath: "/c.toml")
     }
     #expect(throws: ConfigError.invalidProfileName("../etc")) {
@@ -111,7 +131,9 @@ import Testing
     #expect(paths.stateDir == "/home/u/.local/state/strivacity")
     // Not under /tmp, where another user could create it first.
     #expect(paths.runtimeDir == "/home/u/.local/state/strivacity/locks")
-    paths = Paths(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "/x/c", "XDG_STATE_HOME": "/x/s", "XDG_RUNTIME_DIR": "/run/user/1000"])
+    paths = Paths(environment: [
+      "HOME": "/home/u", "XDG_CONFIG_HOME": "/x/c", "XDG_STATE_HOME": "/x/s", "XDG_RUNTIME_DIR": "/run/user/1000",
+    ])
     #expect(paths.config == "/x/c/strivacity/config.toml")
     #expect(paths.stateDir == "/x/s/strivacity")
     #expect(paths.runtimeDir == "/run/user/1000/strivacity")
@@ -158,14 +180,19 @@ import Testing
   }
 
   @Test func mistakesInTheWantedProfileKeepTheirLineNumbers() {
-    #expect(throws: ConfigError.invalid(path: "c.toml", position: SourcePosition(line: 6, column: 1), message: "'client_id' must be a string, not an array")) {
+    #expect(
+      throws: ConfigError.invalid(
+        path: "c.toml", position: SourcePosition(line: 6, column: 1),
+        message: "'client_id' must be a string, not an array")
+    ) {
       try Config.parse(Self.text, path: "c.toml", onlyProfile: "home")
     }
     #expect(throws: (any Error).self) { try Config.parse(Self.text, path: "c.toml") }
   }
 
   @Test func headersItDoesNotUnderstandAreKept() {
-    let quoted = "[profiles.\"a\"]\ntenant = \"https://a.example.com\"\n[profiles.b]\ntenant = \"https://b.example.com\"\n"
+    let quoted =
+      "[profiles.\"a\"]\ntenant = \"https://a.example.com\"\n[profiles.b]\ntenant = \"https://b.example.com\"\n"
     #expect(Config.keepingOnly(quoted, profile: "b") == quoted)
     #expect(Config.keepingOnly(quoted, profile: nil) == "[profiles.\"a\"]\ntenant = \"https://a.example.com\"\n\n\n")
     // A dotted profile name is written quoted, so its table is kept and parsed.

@@ -1,12 +1,20 @@
 import Testing
+
 @testable import StrivacityCore
 
 @Suite struct ConfigWriterTests {
   @Test func addsAProfileToAnEmptyFile() throws {
-    let text = try ConfigWriter.update("", profile: "default", settings: [
-      ("tenant", .string("https://t.example/")), ("client_id", .string("c")), ("scopes", .strings(["openid", "offline_access"])),
-    ], path: "c")
-    #expect(text == "[profiles.default]\ntenant = \"https://t.example/\"\nclient_id = \"c\"\nscopes = [\"openid\", \"offline_access\"]\n")
+    let text = try ConfigWriter.update(
+      "", profile: "default",
+      settings: [
+        ("tenant", .string("https://t.example/")), ("client_id", .string("c")),
+        ("scopes", .strings(["openid", "offline_access"])),
+      ], path: "c")
+    #expect(
+      text
+        == "[profiles.default]\ntenant = \"https://t.example/\"\nclient_id = \"c\"\nscopes = [\"openid\", "
+        + "\"offline_access\"]\n"
+    )
     #expect(try Config.parse(text, path: "c").profile(named: "default")?.scopes == ["openid", "offline_access"])
   }
 
@@ -23,27 +31,31 @@ import Testing
       [profiles.home]
       tenant = "https://home.example/"
       """
-    let text = try ConfigWriter.update(original, profile: "work", settings: [
-      ("tenant", .string("https://new.example/")), ("sdk_mode", .string("web-minimal")),
-    ], path: "c")
-    #expect(text == """
-      # my settings
-      default_profile = "work"
+    let text = try ConfigWriter.update(
+      original, profile: "work",
+      settings: [
+        ("tenant", .string("https://new.example/")), ("sdk_mode", .string("web-minimal")),
+      ], path: "c")
+    #expect(
+      text == """
+        # my settings
+        default_profile = "work"
 
-      [profiles.work]   # the day job
-      tenant = "https://new.example/"
-      # a comment inside
-      client_id = "keep-me"
-      sdk_mode = "web-minimal"
+        [profiles.work]   # the day job
+        tenant = "https://new.example/"
+        # a comment inside
+        client_id = "keep-me"
+        sdk_mode = "web-minimal"
 
-      [profiles.home]
-      tenant = "https://home.example/"
+        [profiles.home]
+        tenant = "https://home.example/"
 
-      """)
+        """)
   }
 
   @Test func quotesWhatNeedsQuoting() throws {
-    let text = try ConfigWriter.update("[profiles.\"x\"]\n", profile: "x", settings: [("tenant", .string("a\"b\\c\u{1}"))], path: "c")
+    let text = try ConfigWriter.update(
+      "[profiles.\"x\"]\n", profile: "x", settings: [("tenant", .string("a\"b\\c\u{1}"))], path: "c")
     #expect(try Config.parse(text, path: "c").profile(named: "x")?.tenant == "a\"b\\c\u{1}")
     let dotted = try ConfigWriter.update("", profile: "a.b", settings: [("tenant", .string("t"))], path: "c")
     #expect(dotted.hasPrefix("[profiles.\"a.b\"]"))

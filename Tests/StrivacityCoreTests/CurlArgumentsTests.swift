@@ -2,6 +2,7 @@
 // token) somewhere other than the URLs it returns, refused; the options it lets through, parsed
 // as curl parses them.
 import Testing
+
 @testable import StrivacityCore
 
 @Suite struct CurlArgumentsTests {
@@ -76,7 +77,10 @@ import Testing
       "--url", "https://a.example/1",
     ]
     let parsed = try CurlArguments.parse(arguments)
-    #expect(parsed.urls == ["https://a.example/1", "https://b.example:8443/2", "http://127.0.0.1:8080/3", "https://a.example/1"])
+    #expect(
+      parsed.urls == [
+        "https://a.example/1", "https://b.example:8443/2", "http://127.0.0.1:8080/3", "https://a.example/1",
+      ])
     #expect(parsed.arguments == arguments)
   }
 
@@ -92,8 +96,10 @@ import Testing
 
   @Test(arguments: [
     "https://api.example.com", "HTTPS://API.Example.COM/v1?q=1#frag", "Http://localhost:8080/x", "http://127.0.0.1/",
-    "https://[::1]:8443/x", "http://[::1]/", "https://[2001:db8::1]/a", "https://[::ffff:127.0.0.1]/", "https://a_b.example/",
-    "https://example.com:443/%7Bx%7D?a=%20#f", "https://example.com?q=a@b", "https://example.com/@user", "https://h.example:65535",
+    "https://[::1]:8443/x", "http://[::1]/", "https://[2001:db8::1]/a", "https://[::ffff:127.0.0.1]/",
+    "https://a_b.example/",
+    "https://example.com:443/%7Bx%7D?a=%20#f", "https://example.com?q=a@b", "https://example.com/@user",
+    "https://h.example:65535",
   ])
   func urlsThatPass(_ url: String) throws {
     #expect(try CurlArguments.parse([url]).urls == [url])
@@ -103,7 +109,8 @@ import Testing
 
   @Test(arguments: [
     // Scheme-less, half-written and other schemes.
-    ["api.example.com/v1/me"], ["api.example.com"], ["localhost:8080/x"], ["//api.example.com/"], ["http:/evil.example/"],
+    ["api.example.com/v1/me"], ["api.example.com"], ["localhost:8080/x"], ["//api.example.com/"],
+    ["http:/evil.example/"],
     ["https:evil.example"], ["https:/evil.example"], ["file:///etc/passwd"], ["ftp://evil.example/"], ["gopher://x/"],
     ["scp://evil.example/"], ["telnet://evil.example"], [""], ["--url", "evil.example"],
     // Config files, more transfers, config-file semantics.
@@ -114,24 +121,30 @@ import Testing
     ["-x", "http://evil.example:8080", url], ["-xhttp://evil.example", url], ["--proxy", "evil.example", url],
     ["--proxy-header", "X: y", url], ["--proxy1.0", "evil", url], ["-p", url], ["--preproxy", "socks5://evil", url],
     ["--socks5", "evil:1080", url], ["--socks5-hostname", "evil:1080", url], ["--socks4a", "evil", url],
-    ["--unix-socket", "/run/evil.sock", url], ["--abstract-unix-socket", "evil", url], ["--doh-url", "https://evil/dns", url],
-    ["--dns-servers", "192.0.2.1", url], ["--interface", "tun0", url], ["--local-port", "1000", url], ["--alt-svc", "f", url],
+    ["--unix-socket", "/run/evil.sock", url], ["--abstract-unix-socket", "evil", url],
+    ["--doh-url", "https://evil/dns", url],
+    ["--dns-servers", "192.0.2.1", url], ["--interface", "tun0", url], ["--local-port", "1000", url],
+    ["--alt-svc", "f", url],
     ["--noproxy", "*", url], ["--request-target", "http://evil/", url],
     // Globs (strivacity curl also passes --globoff).
     ["https://{good,evil}.example/"], ["https://api.example.com/{a,b}"], ["https://[a-z].example/"],
     ["https://api.example.com/x[1-9]"], ["--no-globoff", url],
     // Redirects, credentials, TLS, protocols, the token written out.
-    ["--location-trusted", url], ["-u", "a:b", url], ["--user", "a:b", url], ["--oauth2-bearer", "t", url], ["-n", url],
+    ["--location-trusted", url], ["-u", "a:b", url], ["--user", "a:b", url], ["--oauth2-bearer", "t", url],
+    ["-n", url],
     ["--netrc", url], ["--netrc-file", "f", url], ["--netrc-optional", url], ["-E", "c.pem", url], ["-k", url],
-    ["-sSk", url], ["--insecure", url], ["--proxy-insecure", url], ["--cacert", "ca.pem", url], ["--capath", "/d", url],
+    ["-sSk", url], ["--insecure", url], ["--proxy-insecure", url], ["--cacert", "ca.pem", url],
+    ["--capath", "/d", url],
     ["--proto", "=all", url], ["--proto-redir", "all", url], ["--proto-default", "ftp", "x"], ["--trace", "t", url],
     ["--trace-ascii", "-", url], ["--stderr", "f", url], ["--libcurl", "f.c", url],
     // - and --.
     ["-", url], ["--", url], [url, "--", "-x"],
     // Request line and header smuggling.
-    ["-H", "@headers.txt", url], ["-H", "Host: evil.example", url], ["-H", "host :evil.example", url], ["-HHost;", url],
+    ["-H", "@headers.txt", url], ["-H", "Host: evil.example", url], ["-H", "host :evil.example", url],
+    ["-HHost;", url],
     ["-H", ": no name", url], ["-H", "X: a\r\nHost: evil.example", url], ["-A", "a\r\nHost: evil.example", url],
-    ["-X", "GET /x HTTP/1.1\r\nHost: evil.example\r\n\r\nGET", url], ["-X", "GET http://evil.example/", url], ["-X", "", url],
+    ["-X", "GET /x HTTP/1.1\r\nHost: evil.example\r\n\r\nGET", url], ["-X", "GET http://evil.example/", url],
+    ["-X", "", url],
     // Anything unknown.
     ["--foo", url], ["-Z", url], ["-0", url], ["--parallel", url], ["--path-as-is", url], ["-C", "-", url],
   ])
@@ -142,7 +155,8 @@ import Testing
   @Test(arguments: [
     ["--conf", "f", url], ["--confi", "f", url], ["--connect-t", "::evil:443", url], ["--res", "a:443:192.0.2.1", url],
     ["--sil", url], ["--silen", url], ["--loc", url], ["--location-t", url], ["--head=x", url], ["--header=A: b", url],
-    ["--url=https://api.example.com/", "x"], ["--no-silent", url], ["--no-sil", url], ["--SILENT", url], ["--Url", url],
+    ["--url=https://api.example.com/", "x"], ["--no-silent", url], ["--no-sil", url], ["--SILENT", url],
+    ["--Url", url],
     ["---silent", url], ["--", url],
   ])
   func abbreviationsAndOtherSpellingsAreRefused(_ arguments: [String]) {
@@ -151,15 +165,20 @@ import Testing
 
   @Test(arguments: [
     "https://user@api.example.com/", "https://api.example.com@evil.example/", "https://a:b@api.example.com/",
-    "https://api.example.com:443@evil.example/", "https://api.example.com\\@evil.example/", "https://api.example.com\\evil",
-    "https://api.example.com/a\\b", "https://api.example.com /", "https://api.example.com/a b", "https://api.example.com/\t",
-    "https://api.example.com/\n", "https://api.example.com/\r", "https://api.example.com/\u{07}", "https://api.example.com/\u{7F}",
+    "https://api.example.com:443@evil.example/", "https://api.example.com\\@evil.example/",
+    "https://api.example.com\\evil",
+    "https://api.example.com/a\\b", "https://api.example.com /", "https://api.example.com/a b",
+    "https://api.example.com/\t",
+    "https://api.example.com/\n", "https://api.example.com/\r", "https://api.example.com/\u{07}",
+    "https://api.example.com/\u{7F}",
     "https://api.example.com/\u{85}", "https://api.example.com/\u{A0}", "https://api.example.com/\u{2028}",
     "https://api.example.com/\u{202E}", "https://\u{0430}pi.example.com/", "https://\u{212A}ey.example/",
     "https://api.example.com/caf\u{E9}", "https://api.example.com:99999/", "https://api.example.com:0/",
-    "https://api.example.com:/", "https://api.example.com:+443/", "https://api.example.com:44a/", "https://api%2eexample.com/",
+    "https://api.example.com:/", "https://api.example.com:+443/", "https://api.example.com:44a/",
+    "https://api%2eexample.com/",
     "https://[::1%25eth0]/", "https:///api.example.com/", "https://[::1/", "https://[::1]x/", "https://[example.com]/",
-    "https://api.example.com]/", "https://api.example.com/{x}", "https://api.example.com/}", "https://api.example.com/?q=[1]",
+    "https://api.example.com]/", "https://api.example.com/{x}", "https://api.example.com/}",
+    "https://api.example.com/?q=[1]",
     "https://api.example.com/#[x]", "https://api.example.com!/", "https://api.example.com;evil/", "https://", "http://",
     "https://:443/",
   ])
@@ -187,9 +206,13 @@ import Testing
       refusal(["--connect-to", "::evil:443", Self.url])
         == "curl option \"--connect-to\" is not passed by strivacity curl (it could send the token elsewhere); "
         + "use `strivacity token --format curl | curl -K - …` for full control")
-    #expect(refusal(["-sSk", Self.url])?.hasPrefix("curl option \"-k\" (in \"-sSk\") is not passed by strivacity curl (it weakens TLS)") == true)
+    #expect(
+      refusal(["-sSk", Self.url])?.hasPrefix(
+        "curl option \"-k\" (in \"-sSk\") is not passed by strivacity curl (it weakens TLS)") == true)
     #expect(refusal(["-Kfile", Self.url])?.hasPrefix("curl option \"-K\" (in \"-Kfile\") is not passed") == true)
-    #expect(refusal(["-k", Self.url])?.hasPrefix("curl option \"-k\" is not passed by strivacity curl (it weakens TLS)") == true)
+    #expect(
+      refusal(["-k", Self.url])?.hasPrefix("curl option \"-k\" is not passed by strivacity curl (it weakens TLS)")
+        == true)
     #expect(refusal(["--proxy-cacert", "f", Self.url])?.contains("it could send the token elsewhere") == true)
     #expect(refusal(["--location-trusted", Self.url])?.contains("redirect") == true)
     #expect(refusal(["--sil", Self.url])?.contains("write options in full, e.g. --silent") == true)
@@ -205,7 +228,8 @@ import Testing
     #expect(refusal(["https://a.example/ x"])?.contains("percent-encode") == true)
     #expect(refusal(["-", Self.url])?.contains("-d @-") == true)
     #expect(refusal(["--", Self.url])?.contains("\"--\" is refused") == true)
-    #expect(refusal(["-sSo"]) == "curl option \"-o\" (in \"-sSo\") needs a value: give it as the next argument (-o VALUE)")
+    #expect(
+      refusal(["-sSo"]) == "curl option \"-o\" (in \"-sSo\") needs a value: give it as the next argument (-o VALUE)")
     #expect(refusal(["-H", "Host: evil.example", Self.url])?.contains("Host header") == true)
     #expect(refusal(["-H", "@h.txt", Self.url])?.contains("inline") == true)
     #expect(refusal(["-X", "GET /", Self.url])?.contains("HTTP method") == true)
@@ -213,7 +237,8 @@ import Testing
 
   @Test(arguments: [
     ["https://api.example.com/\n\u{1B}]52;c;aGk=\u{07}"], ["-\u{1B}[2J", url], ["--x\r\nfake: line", url],
-    ["\u{202E}moc.elpmaxe//:sptth"], ["-H", "X: a\r\nHost: evil", url], ["https://" + String(repeating: "a", count: 500) + "\n/"],
+    ["\u{202E}moc.elpmaxe//:sptth"], ["-H", "X: a\r\nHost: evil", url],
+    ["https://" + String(repeating: "a", count: 500) + "\n/"],
     ["-X", "GET\u{85}x", url], ["-s\u{1B}", url], ["--url", "https://a.example/\u{2029}"],
   ])
   func messagesAreOneLineWithoutRawControlCharacters(_ arguments: [String]) throws {
@@ -233,7 +258,8 @@ import Testing
       ["-ualice:s3cr3t", Self.url], ["-sSualice:s3cr3t", Self.url], ["--oauth2-bearer=s3cr3t", Self.url],
       ["-H", "X-Api-Key s3cr3t\n", Self.url],
       // Values attached to options that carry headers, bodies, cookies and proxies.
-      ["--header=X-Api-Key: s3cr3t", Self.url], ["--data=password=s3cr3t", Self.url], ["--cookie=session=s3cr3t", Self.url],
+      ["--header=X-Api-Key: s3cr3t", Self.url], ["--data=password=s3cr3t", Self.url],
+      ["--cookie=session=s3cr3t", Self.url],
       ["-sxhttp://u:s3cr3t@proxy", Self.url],
     ] {
       let message = try #require(refusal(arguments), "\(arguments)")
@@ -263,7 +289,9 @@ import Testing
       if let short = option.short { #expect(CurlArguments.refusedBecause["-\(short)"] == nil, "-\(short)") }
     }
     // Nothing that reads a config, adds a transfer, reroutes, or weakens TLS slipped in.
-    for refused in ["-K", "--config", "-:", "--next", "-x", "--proxy", "-k", "--insecure", "-u", "--location-trusted", "-q"] {
+    for refused in [
+      "-K", "--config", "-:", "--next", "-x", "--proxy", "-k", "--insecure", "-u", "--location-trusted", "-q",
+    ] {
       #expect(!longs.contains(refused) && !shorts.map { "-\($0)" }.contains(refused))
     }
   }

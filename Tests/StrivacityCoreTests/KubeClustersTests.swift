@@ -1,13 +1,18 @@
 // kube_clusters: which API servers kubectl gets a profile's token for (ExecCredentialInfo.decision,
 // the one rule both binaries follow), and what the config admits as an entry.
 import Testing
+
 @testable import StrivacityCore
 
 @Suite struct KubeClustersTests {
   /// What kubectl would set: KUBERNETES_EXEC_INFO with spec.cluster.server (provideClusterInfo).
   func kubectl(server: String?) throws -> ExecCredentialInfo {
     let cluster = server.map { #","cluster":{"server":"\#($0)","certificate-authority-data":"LS0t"}"# } ?? ""
-    return try ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false\#(cluster)}}"#])
+    return try ExecCredentialInfo.from([
+      "KUBERNETES_EXEC_INFO":
+        #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","#
+        + #""spec":{"interactive":false\#(cluster)}}"#
+    ])
   }
 
   /// kube_clusters as the config holds them: each admitted (one that is not, left out).
@@ -22,11 +27,15 @@ import Testing
     #expect(try kubectl(server: "https://k.example:6443").fromKubectl)
     #expect(try kubectl(server: nil).server == nil)
     #expect(try ExecCredentialInfo.from([:]).fromKubectl == false)
-    let null = try ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": #"{"apiVersion":"client.authentication.k8s.io/v1","spec":{"cluster":null}}"#])
+    let null = try ExecCredentialInfo.from([
+      "KUBERNETES_EXEC_INFO": #"{"apiVersion":"client.authentication.k8s.io/v1","spec":{"cluster":null}}"#
+    ])
     #expect(null.server == nil && null.fromKubectl)
     for cluster in [#"{}"#, #"{"server":6443}"#, #""https://k.example""#] {
       #expect(throws: AdmissionError("KUBERNETES_EXEC_INFO's spec.cluster has no server")) {
-        try ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": #"{"apiVersion":"client.authentication.k8s.io/v1","spec":{"cluster":\#(cluster)}}"#])
+        try ExecCredentialInfo.from([
+          "KUBERNETES_EXEC_INFO": #"{"apiVersion":"client.authentication.k8s.io/v1","spec":{"cluster":\#(cluster)}}"#
+        ])
       }
     }
   }
@@ -77,7 +86,8 @@ import Testing
       return
     }
     #expect(message.hasPrefix("refusing the token to kubectl"), "\(message)")
-    #expect(message.contains("strivacity setup-kubectl --profile work --context CONTEXT"), "says how to allow it: \(message)")
+    #expect(
+      message.contains("strivacity setup-kubectl --profile work --context CONTEXT"), "says how to allow it: \(message)")
     #expect(!message.contains("\n"))
   }
 
@@ -86,11 +96,15 @@ import Testing
   @Test(arguments: [
     "https://k.example@evil.example", "https://evil.example#@k.example", "https://k.example?x", "https://k.example/#",
     "k.example:6443", "ftp://k.example", "http://k.example", "https://k.example:0", "https://k.example:99999",
-    "https://k.example\\@evil.example", "https://k.example /", "https://k.ex\u{1B}[2Jample", "", "https://", "https://:6443",
+    "https://k.example\\@evil.example", "https://k.example /", "https://k.ex\u{1B}[2Jample", "", "https://",
+    "https://:6443",
   ])
   func aHostileServerIsRefused(server: String) throws {
     let info = ExecCredentialInfo(fromKubectl: true, server: server)
-    guard case .refuse(let message) = info.decision(clusters: servers([server, "https://k.example", "https://evil.example"]), profile: "work") else {
+    guard
+      case .refuse(let message) = info.decision(
+        clusters: servers([server, "https://k.example", "https://evil.example"]), profile: "work")
+    else {
       Issue.record("\(server) allowed")
       return
     }
@@ -114,18 +128,27 @@ import Testing
     #expect(message.contains("provideClusterInfo: false"), "\(message)")
     #expect(message.contains("run strivacity setup-kubectl --profile work --context CONTEXT again"), "\(message)")
     // kubectl names a server and the profile lists none: refused (nothing allows it there).
-    guard case .refuse(let none) = try kubectl(server: "https://k.example:6443").decision(clusters: [], profile: "work") else {
+    guard case .refuse(let none) = try kubectl(server: "https://k.example:6443").decision(clusters: [], profile: "work")
+    else {
       Issue.record("a named server, no kube_clusters: allowed")
       return
     }
-    #expect(none == "refusing the token to kubectl for https://k.example:6443: profile work lists no kube_clusters; to allow the context's API server: strivacity setup-kubectl --profile work --context CONTEXT")
+    #expect(
+      none
+        == "refusing the token to kubectl for https://k.example:6443: profile work lists no kube_clusters; to "
+        + "allow the context's API server: strivacity setup-kubectl --profile work --context CONTEXT"
+    )
   }
 
   @Test func theRefusalNamesTheServerAndTheList() throws {
-    let decision = try kubectl(server: "https://B.example:443/").decision(clusters: servers(["https://a.example:6443/", "https://c.example"]), profile: "work")
-    #expect(decision == .refuse(
-      "refusing the token to kubectl for https://b.example: profile work allows only its kube_clusters (https://a.example:6443, https://c.example); "
-        + "to allow the context's API server: strivacity setup-kubectl --profile work --context CONTEXT"))
+    let decision = try kubectl(server: "https://B.example:443/").decision(
+      clusters: servers(["https://a.example:6443/", "https://c.example"]), profile: "work")
+    #expect(
+      decision
+        == .refuse(
+          "refusing the token to kubectl for https://b.example: profile work allows only its kube_clusters "
+            + "(https://a.example:6443, https://c.example); "
+            + "to allow the context's API server: strivacity setup-kubectl --profile work --context CONTEXT"))
   }
 
   /// The config admits only plain API server URLs, with a one-line error naming the line.
@@ -143,7 +166,12 @@ import Testing
     ("https://k.example/%2e%2e/x", "encoded dot"),
   ])
   func hostileEntriesAreAConfigError(entry: String, says: String) throws {
-    let text = "[profiles.work]\ntenant = \"https://t.example\"\nkube_clusters = [\"https://ok.example\", \"\(entry.replacing("\\", with: "\\\\").replacing("\u{1B}", with: "\\u001b").replacing("\u{7}", with: "\\u0007"))\"]\n"
+    func escaped(_ text: String) -> String {
+      text.replacing("\\", with: "\\\\").replacing("\u{1B}", with: "\\u001b").replacing("\u{7}", with: "\\u0007")
+    }
+    let text =
+      "[profiles.work]\ntenant = \"https://t.example\"\nkube_clusters = [\"https://ok.example\", "
+      + "\"\(escaped(entry))\"]\n"
     do {
       _ = try Config.parse(text, path: "c.toml")
       Issue.record("\(entry) admitted")
@@ -154,23 +182,32 @@ import Testing
       }
       #expect(path == "c.toml" && position.line == 3)
       #expect(message.hasPrefix("kube_clusters: '") && message.contains(says), "\(message)")
-      #expect(!error.description.contains("\n") && !error.description.contains("\u{1B}") && !error.description.contains("\u{7}"), "\(error.description)")
+      #expect(
+        !error.description.contains("\n") && !error.description.contains("\u{1B}")
+          && !error.description.contains("\u{7}"), "\(error.description)")
     }
   }
 
   @Test func plainEntriesAreAdmitted() throws {
-    let text = #"""
-      [profiles.work]
-      tenant = "https://t.example"
-      kube_clusters = ["https://k.example:6443", "https://rancher.example/k8s/clusters/c-1", "http://127.0.0.1:8080", "https://[::1]:6443/"]
-      """#
+    // One line for kube_clusters: ConfigWriter replaces a key's line, not an array spread over lines.
+    let text =
+      "[profiles.work]\ntenant = \"https://t.example\"\n"
+      + #"kube_clusters = ["https://k.example:6443", "https://rancher.example/k8s/clusters/c-1", "#
+      + #""http://127.0.0.1:8080", "https://[::1]:6443/"]"#
     let profile = try #require(try Config.parse(text, path: "c.toml").profile(named: "work"))
     #expect(profile.kubeClusters.count == 4)
     #expect(try KubeServer(admitting: "https://K.example:443/a/").description == "https://k.example/a")
     #expect(try KubeServer(admitting: "https://[::1]:6443/").description == "https://[::1]:6443")
-    #expect(try Config.parse("[profiles.work]\ntenant = \"https://t.example\"\n", path: "c.toml").profile(named: "work")?.kubeClusters == [])
+    #expect(
+      try Config.parse("[profiles.work]\ntenant = \"https://t.example\"\n", path: "c.toml").profile(named: "work")?
+        .kubeClusters == [])
     // Written back by setup-kubectl through ConfigWriter, it parses again.
-    let updated = try ConfigWriter.update(text, profile: "work", settings: [("kube_clusters", .strings(profile.kubeClusters.map(\.description) + ["https://new.example"]))], path: "c.toml")
-    #expect(try Config.parse(updated, path: "c.toml").profile(named: "work")?.kubeClusters.last?.description == "https://new.example")
+    let updated = try ConfigWriter.update(
+      text, profile: "work",
+      settings: [("kube_clusters", .strings(profile.kubeClusters.map(\.description) + ["https://new.example"]))],
+      path: "c.toml")
+    #expect(
+      try Config.parse(updated, path: "c.toml").profile(named: "work")?.kubeClusters.last?.description
+        == "https://new.example")
   }
 }

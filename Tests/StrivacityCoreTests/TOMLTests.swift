@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrivacityCore
 
 @Suite struct TOMLTests {
@@ -81,11 +82,21 @@ import Testing
     // Deep nesting is an error, not a stack overflow.
     // Deep nesting of every kind, counted together, is an error naming the line, not a stack
     // overflow (30000 parts killed both binaries with signal 11).
-    Bad(text: "a = " + String(repeating: "[", count: 50_000), line: 1, column: 36, fragment: "nested more than 32 deep"),
-    Bad(text: "x = 1\n" + Array(repeating: "a", count: 30_000).joined(separator: ".") + " = 1", line: 2, column: 1, fragment: "nested more than 32 deep"),
-    Bad(text: "x = 1\n\n[" + Array(repeating: "a", count: 30_000).joined(separator: ".") + "]", line: 3, column: 2, fragment: "nested more than 32 deep"),
-    Bad(text: "[" + Array(repeating: "t", count: 20).joined(separator: ".") + "]\n" + Array(repeating: "k", count: 13).joined(separator: ".") + " = 1", line: 2, column: 1, fragment: "nested more than 32 deep"),
-    Bad(text: "[" + Array(repeating: "t", count: 30).joined(separator: ".") + "]\nk = [[[1]]]", line: 2, column: 6, fragment: "nested more than 32 deep"),
+    Bad(
+      text: "a = " + String(repeating: "[", count: 50_000), line: 1, column: 36, fragment: "nested more than 32 deep"),
+    Bad(
+      text: "x = 1\n" + Array(repeating: "a", count: 30_000).joined(separator: ".") + " = 1", line: 2, column: 1,
+      fragment: "nested more than 32 deep"),
+    Bad(
+      text: "x = 1\n\n[" + Array(repeating: "a", count: 30_000).joined(separator: ".") + "]", line: 3, column: 2,
+      fragment: "nested more than 32 deep"),
+    Bad(
+      text: "[" + Array(repeating: "t", count: 20).joined(separator: ".") + "]\n"
+        + Array(repeating: "k", count: 13).joined(separator: ".") + " = 1", line: 2, column: 1,
+      fragment: "nested more than 32 deep"),
+    Bad(
+      text: "[" + Array(repeating: "t", count: 30).joined(separator: ".") + "]\nk = [[[1]]]", line: 2, column: 6,
+      fragment: "nested more than 32 deep"),
   ])
   func reportsErrorsWithPosition(_ bad: Bad) {
     do {
@@ -99,7 +110,9 @@ import Testing
 
   /// Just under the limit parses: 32 levels of tables, keys and arrays together.
   @Test func nestingUpToTheLimitParses() throws {
-    _ = try TOML.parse("[" + Array(repeating: "t", count: 20).joined(separator: ".") + "]\n" + Array(repeating: "k", count: 12).joined(separator: ".") + " = 1")
+    _ = try TOML.parse(
+      "[" + Array(repeating: "t", count: 20).joined(separator: ".") + "]\n"
+        + Array(repeating: "k", count: 12).joined(separator: ".") + " = 1")
     _ = try TOML.parse("[" + Array(repeating: "t", count: 30).joined(separator: ".") + "]\nk = [1]")
     _ = try TOML.parse(Array(repeating: "a", count: 32).joined(separator: ".") + " = 1")
   }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrivacityCore
 
 @Suite struct TokenDestinationTests {
@@ -30,7 +31,8 @@ import Testing
     "https://h.example/org\\..\\other", "https://h.example/org/..;x/other", "https://h.example/org/.;/x",
     "https://h.example/org/%zz", "https://h.example/org/%2",
     // Not that origin.
-    "http://h.example/org/x", "https://h.example:8443/org/x", "https://git.example.com:8443/", "https://api.example.com/v1",
+    "http://h.example/org/x", "https://h.example:8443/org/x", "https://git.example.com:8443/",
+    "https://api.example.com/v1",
     "http://git.example.com/", "https://git.example.com.evil.example/", "https://evil.example/git.example.com/",
     // User info, spaces, controls, other schemes.
     "https://git.example.com@evil.example/", "https://evil.example@git.example.com/", "https://git.example.com /",
@@ -51,7 +53,8 @@ import Testing
   }
 
   @Test(arguments: [
-    ("git.example.com", "git.example.com"), ("GIT.Example.com:8443", "git.example.com:8443"), ("[::1]:9000", "[::1]:9000"),
+    ("git.example.com", "git.example.com"), ("GIT.Example.com:8443", "git.example.com:8443"),
+    ("[::1]:9000", "[::1]:9000"),
     ("https://h.example", "https://h.example/"), ("https://H.example:443/org/", "https://h.example/org"),
     ("https://h.example/a/./b/../c/", "https://h.example/a/c"), ("http://localhost:8080/x", "http://localhost:8080/x"),
     ("https://h.example/a/%7e", "https://h.example/a/%7E"),
@@ -75,15 +78,22 @@ import Testing
 
   /// A refused entry is named in its message without its user info: that may be a password.
   @Test func userInfoIsNeverEchoed() {
-    for text in ["https://user:s3cret@h.example/", "https://s3cret@h.example/org?x", "https://u:s3cret@h.example:99999/"] {
+    for text in [
+      "https://user:s3cret@h.example/", "https://s3cret@h.example/org?x", "https://u:s3cret@h.example:99999/",
+    ] {
       do {
         _ = try HostEntry(admitting: text)
         Issue.record("admitted \(text)")
       } catch {
-        #expect(!error.description.contains("s3cret") && error.description.contains("…@h.example"), "\(error.description)")
+        #expect(
+          !error.description.contains("s3cret") && error.description.contains("…@h.example"), "\(error.description)")
       }
     }
-    #expect(throws: AdmissionError("'https://…@k.example' has user info (user@): write only the host (an API server is https://host[:port][/path])")) {
+    #expect(
+      throws: AdmissionError(
+        "'https://…@k.example' has user info (user@): write only the host (an API server is https://host[:port][/path])"
+      )
+    ) {
       try KubeServer(admitting: "https://admin:s3cret@k.example")
     }
   }

@@ -1,8 +1,11 @@
 import Testing
+
 @testable import StrivacityCore
 
 @Suite struct TokenFormatTests {
-  let tokens = TokenSet(accessToken: "at.value", idToken: "id.value", scope: "openid profile", expiresAt: 1_795_363_532, obtainedAt: 1_795_359_932)
+  let tokens = TokenSet(
+    accessToken: "at.value", idToken: "id.value", scope: "openid profile", expiresAt: 1_795_363_532,
+    obtainedAt: 1_795_359_932)
   /// 215 s after the set was obtained: `env` says what is left, not the lifetime.
   let now: Int64 = 1_795_360_147
 
@@ -20,16 +23,25 @@ import Testing
     }
     #expect(render(.raw) == "at.value\n")
     #expect(render(.header) == "Authorization: Bearer at.value\n")
-    #expect(render(.json) == #"{"access_token":"at.value","expires_at":"2026-11-22T16:05:32Z","profile":"work","scope":"openid profile","token_type":"Bearer"}"# + "\n")
-    #expect(render(.env) == """
-      STRIVACITY_ACCESS_TOKEN='at.value'
-      STRIVACITY_TOKEN_EXPIRES_AT='2026-11-22T16:05:32Z'
-      STRIVACITY_TOKEN_EXPIRES_IN=3385
-      export STRIVACITY_ACCESS_TOKEN STRIVACITY_TOKEN_EXPIRES_AT STRIVACITY_TOKEN_EXPIRES_IN
+    #expect(
+      render(.json)
+        == #"{"access_token":"at.value","expires_at":"2026-11-22T16:05:32Z","profile":"work","scope":"openid "#
+        + #"profile","token_type":"Bearer"}"#
+        + "\n")
+    #expect(
+      render(.env) == """
+        STRIVACITY_ACCESS_TOKEN='at.value'
+        STRIVACITY_TOKEN_EXPIRES_AT='2026-11-22T16:05:32Z'
+        STRIVACITY_TOKEN_EXPIRES_IN=3385
+        export STRIVACITY_ACCESS_TOKEN STRIVACITY_TOKEN_EXPIRES_AT STRIVACITY_TOKEN_EXPIRES_IN
 
-      """)
+        """)
     #expect(render(.curl) == "header = \"Authorization: Bearer at.value\"\n")
-    #expect(render(.execCredential) == #"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"expirationTimestamp":"2026-11-22T16:05:32Z","token":"at.value"}}"# + "\n")
+    #expect(
+      render(.execCredential)
+        == #"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","#
+        + #""status":{"expirationTimestamp":"2026-11-22T16:05:32Z","token":"at.value"}}"#
+        + "\n")
     #expect(render(.raw, id: true) == "id.value\n")
     #expect(render(.json, id: true) == #"{"id_token":"id.value","profile":"work"}"# + "\n")
     #expect(render(.env, id: true) == "STRIVACITY_ID_TOKEN='id.value'\nexport STRIVACITY_ID_TOKEN\n")
@@ -48,8 +60,10 @@ import Testing
   @Test func kubectlsTwoVersionsAndInteractivityAreRead() throws {
     #expect(try info(nil) == ExecCredentialInfo(apiVersion: ExecCredentialInfo.v1, interactive: nil))
     #expect(try info("") == ExecCredentialInfo())
-    #expect(try info(#"{"apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#).interactive == false)
-    let beta = try info(#"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","spec":{"interactive":true}}"#)
+    #expect(
+      try info(#"{"apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#).interactive == false)
+    let beta = try info(
+      #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","spec":{"interactive":true}}"#)
     #expect(beta == ExecCredentialInfo(apiVersion: ExecCredentialInfo.v1beta1, interactive: true, fromKubectl: true))
     #expect(try info(#"{"apiVersion":"client.authentication.k8s.io/v1","spec":{}}"#).interactive == nil)
   }
@@ -63,16 +77,19 @@ import Testing
     do {
       _ = try info(text)
     } catch {
-      #expect(error.description.contains("KUBERNETES_EXEC_INFO") || error.description.contains(ExecCredentialInfo.v1beta1))
+      #expect(
+        error.description.contains("KUBERNETES_EXEC_INFO") || error.description.contains(ExecCredentialInfo.v1beta1))
       #expect(!error.description.contains("\u{1B}"), "no escape reaches the message")
     }
   }
 
   @Test func theCredentialIsInTheVersionAsked() throws {
-    let tokens = TokenSet(accessToken: try BearerToken(admitting: "at"), expiresAt: 1_700_000_000, obtainedAt: 1_699_996_400)
+    let tokens = TokenSet(
+      accessToken: try BearerToken(admitting: "at"), expiresAt: 1_700_000_000, obtainedAt: 1_699_996_400)
     for version in ExecCredentialInfo.versions {
       let text = TokenFormat.execCredential.render(
-        token: tokens.accessToken, tokens: tokens, profile: "p", idToken: false, now: 1_699_996_400, exec: ExecCredentialInfo(apiVersion: version))
+        token: tokens.accessToken, tokens: tokens, profile: "p", idToken: false, now: 1_699_996_400,
+        exec: ExecCredentialInfo(apiVersion: version))
       #expect(JSONValue.parse(text)?["apiVersion"]?.string == version)
       #expect(JSONValue.parse(text)?["status"]?["expirationTimestamp"]?.string == "2023-11-14T22:13:20Z")
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrivacityCore
 
 /// `strivacity token` as both binaries read it: the small one's reading of argv takes the plain
@@ -28,7 +29,9 @@ import Testing
     var profile = Profile(name: "work")
     profile.minTTL = 900
     #expect(TokenInvocation().freshness(profile) == Freshness(seconds: 900, explicit: true))
-    #expect(TokenInvocation(minTTL: 30, refresh: true).freshness(profile) == Freshness(seconds: 30, explicit: true, force: true))
+    #expect(
+      TokenInvocation(minTTL: 30, refresh: true).freshness(profile)
+        == Freshness(seconds: 30, explicit: true, force: true))
     #expect(TokenInvocation().freshness(nil) == Freshness(seconds: TokenSet.defaultMinTTL, explicit: false))
 
     // Only the exec-credential format reads kubectl's info or asks the cluster rule.
@@ -38,7 +41,8 @@ import Testing
     profile.kubeClusters = [try KubeServer(admitting: "https://k8s.example.com")]
     let elsewhere = ExecCredentialInfo(fromKubectl: true, server: "https://other.example.com")
     #expect(TokenInvocation().clusterDecision(elsewhere, profile: profile, name: "work") == .allow)
-    #expect(TokenInvocation(format: .execCredential).clusterDecision(elsewhere, profile: profile, name: "work") != .allow)
+    #expect(
+      TokenInvocation(format: .execCredential).clusterDecision(elsewhere, profile: profile, name: "work") != .allow)
   }
 
   @Test func theShortfallIsSaidAlike() {

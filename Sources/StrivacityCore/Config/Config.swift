@@ -70,9 +70,13 @@ public enum ConfigError: Error, Equatable, CustomStringConvertible {
     case .invalidProfileName(let name):
       return "invalid profile name '\(name)': use letters, digits, '.', '_' and '-' (at most 64)"
     case .profileNotConfigured(let name, let path):
-      return "profile '\(name)' is not configured in \(path); run `strivacity login --profile \(name) --tenant URL --client-id ID`"
+      return
+        "profile '\(name)' is not configured in \(path); run `strivacity login --profile \(name) --tenant URL "
+        + "--client-id ID`"
     case .missingSetting(let profile, let setting, let flag, let env):
-      return "profile '\(profile)' has no \(setting); pass \(flag), set \(env), or run `strivacity login --profile \(profile) \(flag) …`"
+      return
+        "profile '\(profile)' has no \(setting); pass \(flag), set \(env), or run `strivacity login --profile "
+        + "\(profile) \(flag) …`"
     }
   }
 }
@@ -145,7 +149,9 @@ public struct Config: Sendable, Equatable {
         var start = 0
         while start < bytes.count {
           var end = bytes.count
-          if let found = memchr(base + start, 10, bytes.count - start) { end = UnsafeRawPointer(found) - UnsafeRawPointer(base) }
+          if let found = memchr(base + start, 10, bytes.count - start) {
+            end = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+          }
           var first = start
           while first < end && (bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t")) { first += 1 }
           if first < end && bytes[first] == UInt8(ascii: "[") {
@@ -170,7 +176,9 @@ public struct Config: Sendable, Equatable {
   /// `[profiles.NAME…]` with a bare NAME other than `wanted`.
   private static func headerKept(_ header: UnsafeBufferPointer<UInt8>, _ wanted: [UInt8]?) -> Bool {
     var i = 0
-    func skipSpaces() { while i < header.count && (header[i] == UInt8(ascii: " ") || header[i] == UInt8(ascii: "\t")) { i += 1 } }
+    func skipSpaces() {
+      while i < header.count && (header[i] == UInt8(ascii: " ") || header[i] == UInt8(ascii: "\t")) { i += 1 }
+    }
     skipSpaces()
     for byte in "profiles".utf8 {
       guard i < header.count, header[i] == byte else { return true }
@@ -183,7 +191,9 @@ public struct Config: Sendable, Equatable {
     let nameStart = i
     while i < header.count, isBareKeyByte(header[i]) { i += 1 }
     skipSpaces()
-    guard i > nameStart, i < header.count, header[i] == UInt8(ascii: ".") || header[i] == UInt8(ascii: "]") else { return true }
+    guard i > nameStart, i < header.count, header[i] == UInt8(ascii: ".") || header[i] == UInt8(ascii: "]") else {
+      return true
+    }
     guard let wanted else { return false }
     let name = UnsafeBufferPointer(rebasing: header[nameStart..<i]).prefix { isBareKeyByte($0) }
     return name.elementsEqual(wanted)
@@ -208,25 +218,29 @@ public struct Config: Sendable, Equatable {
       case "default_profile":
         let name = try string(entry, path: path)
         guard ProfileName.isValid(name) else {
-          throw .invalid(path: path, position: entry.position, message: "default_profile: invalid profile name '\(name)'")
+          throw .invalid(
+            path: path, position: entry.position, message: "default_profile: invalid profile name '\(name)'")
         }
         config.defaultProfile = name
       case "store":
         config.defaultStore = try storeKind(entry, path: path)
       case "agent":
         guard case .boolean(let on) = entry.value else {
-          throw .invalid(path: path, position: entry.position, message: "agent must be true or false, not \(entry.value.typeName)")
+          throw .invalid(
+            path: path, position: entry.position, message: "agent must be true or false, not \(entry.value.typeName)")
         }
         config.agent = on
       case "profiles":
         guard case .table(let table) = entry.value else {
-          throw .invalid(path: path, position: entry.position, message: "'profiles' must be a table of [profiles.NAME] sections")
+          throw .invalid(
+            path: path, position: entry.position, message: "'profiles' must be a table of [profiles.NAME] sections")
         }
         for profileEntry in table.entries {
           config.profiles.append(try parseProfile(profileEntry, path: path, warnings: &config.warnings))
         }
       default:
-        config.warnings.append(.init(path: path, position: entry.position, message: "unknown key '\(entry.key)' ignored"))
+        config.warnings.append(
+          .init(path: path, position: entry.position, message: "unknown key '\(entry.key)' ignored"))
       }
     }
     return config
@@ -236,10 +250,14 @@ public struct Config: Sendable, Equatable {
     _ entry: TOMLTable.Entry, path: String, warnings: inout [ConfigWarning]
   ) throws(ConfigError) -> Profile {
     guard ProfileName.isValid(entry.key) else {
-      throw .invalid(path: path, position: entry.position, message: "invalid profile name '\(entry.key)': use letters, digits, '.', '_' and '-'")
+      throw .invalid(
+        path: path, position: entry.position,
+        message: "invalid profile name '\(entry.key)': use letters, digits, '.', '_' and '-'")
     }
     guard case .table(let table) = entry.value else {
-      throw .invalid(path: path, position: entry.position, message: "profiles.\(entry.key) must be a [profiles.\(entry.key)] section")
+      throw .invalid(
+        path: path, position: entry.position, message: "profiles.\(entry.key) must be a [profiles.\(entry.key)] section"
+      )
     }
     var profile = Profile(name: entry.key)
     for field in table.entries {
@@ -254,18 +272,30 @@ public struct Config: Sendable, Equatable {
       case "redirect_uri": profile.redirectURI = try string(field, path: path)
       case "store": profile.store = try storeKind(field, path: path)
       case "sdk_mode": profile.sdkMode = try string(field, path: path)
-      case "git_hosts": profile.gitHosts = try admitted(field, path: path) { text throws(AdmissionError) in try HostEntry(admitting: text) }
+      case "git_hosts":
+        profile.gitHosts = try admitted(field, path: path) { text throws(AdmissionError) in
+          try HostEntry(admitting: text)
+        }
       case "git_username": profile.gitUsername = try string(field, path: path)
-      case "hosts": profile.hosts = try admitted(field, path: path) { text throws(AdmissionError) in try HostEntry(admitting: text) }
+      case "hosts":
+        profile.hosts = try admitted(field, path: path) { text throws(AdmissionError) in try HostEntry(admitting: text)
+        }
       case "min_ttl":
         guard case .integer(let seconds) = field.value, (0...Freshness.maxSeconds).contains(seconds) else {
-          throw .invalid(path: path, position: field.position, message: "min_ttl must be a number of seconds from 0 to \(Freshness.maxSeconds)")
+          throw .invalid(
+            path: path, position: field.position,
+            message: "min_ttl must be a number of seconds from 0 to \(Freshness.maxSeconds)")
         }
         profile.minTTL = seconds
       case "kube_clusters":
-        profile.kubeClusters = try admitted(field, path: path) { text throws(AdmissionError) in try KubeServer(admitting: text) }
+        profile.kubeClusters = try admitted(field, path: path) { text throws(AdmissionError) in
+          try KubeServer(admitting: text)
+        }
       default:
-        warnings.append(.init(path: path, position: field.position, message: "unknown key '\(field.key)' in [profiles.\(entry.key)] ignored"))
+        warnings.append(
+          .init(
+            path: path, position: field.position,
+            message: "unknown key '\(field.key)' in [profiles.\(entry.key)] ignored"))
       }
     }
     return profile
@@ -273,14 +303,17 @@ public struct Config: Sendable, Equatable {
 
   private static func string(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> String {
     guard case .string(let value) = entry.value else {
-      throw .invalid(path: path, position: entry.position, message: "'\(entry.key)' must be a string, not \(entry.value.typeName)")
+      throw .invalid(
+        path: path, position: entry.position, message: "'\(entry.key)' must be a string, not \(entry.value.typeName)")
     }
     return value
   }
 
   private static func strings(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> [String] {
     guard case .array(let items) = entry.value else {
-      throw .invalid(path: path, position: entry.position, message: "'\(entry.key)' must be an array of strings, not \(entry.value.typeName)")
+      throw .invalid(
+        path: path, position: entry.position,
+        message: "'\(entry.key)' must be an array of strings, not \(entry.value.typeName)")
     }
     var out: [String] = []
     for item in items {
@@ -311,7 +344,8 @@ public struct Config: Sendable, Equatable {
   private static func storeKind(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> StoreKind {
     let value = try string(entry, path: path)
     guard let kind = StoreKind(configValue: value) else {
-      throw .invalid(path: path, position: entry.position, message: "store must be \"secret-service\" or \"file\", not \"\(value)\"")
+      throw .invalid(
+        path: path, position: entry.position, message: "store must be \"secret-service\" or \"file\", not \"\(value)\"")
     }
     return kind
   }

@@ -37,7 +37,8 @@ public enum ConfigWriter {
       }
     } else {
       if let last = lines.last, !last.trimming(" \t\r").isEmpty { lines.append("") }
-      lines.append("[profiles.\(ProfileName.isValid(profile) && !profile.contains(".") ? profile : TOMLString.quoted(profile))]")
+      lines.append(
+        "[profiles.\(ProfileName.isValid(profile) && !profile.contains(".") ? profile : TOMLString.quoted(profile))]")
       lines += settings.map { "\($0.key) = \($0.value.toml)" }
     }
     let result = lines.joined(separator: "\n") + "\n"

@@ -94,6 +94,8 @@ public struct ResolvedProfile: Sendable, Equatable {
   /// Where this profile's tokens are kept (and, for the access-token cache, under which
   /// description): the one derivation the full command line and the small binary share.
   public func storeKey(configPath: String) throws(ConfigError) -> StoreKey {
-    StoreKey(profile: name, issuer: TenantURL.base(try requireTenant(configPath: configPath)), clientID: try requireClientID(configPath: configPath))
+    StoreKey(
+      profile: name, issuer: TenantURL.base(try requireTenant(configPath: configPath)),
+      clientID: try requireClientID(configPath: configPath))
   }
 }

@@ -122,7 +122,8 @@ struct TOMLParser {
   var depth = 0
 
   func tooDeep(at position: SourcePosition? = nil) -> TOMLError {
-    fail("nested more than \(Self.maxDepth) deep (tables, dotted keys and arrays together)", at: position ?? self.position)
+    fail(
+      "nested more than \(Self.maxDepth) deep (tables, dotted keys and arrays together)", at: position ?? self.position)
   }
 
   mutating func newline() {
@@ -333,7 +334,9 @@ struct TOMLParser {
     guard let head = path.first else { return try body(&table) }
     if let index = table.index(of: head) {
       guard case .table(var child) = table.entries[index].value else {
-        throw TOMLError(position: position, message: "'\(fullPath.joined(separator: "."))' would redefine the key '\(head)', which is not a table")
+        throw TOMLError(
+          position: position,
+          message: "'\(fullPath.joined(separator: "."))' would redefine the key '\(head)', which is not a table")
       }
       table.setValue(.string(""), at: index)  // release the copy before mutating
       defer { table.setValue(.table(child), at: index) }
