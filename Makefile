@@ -32,7 +32,7 @@ INSTALLED := $(PREFIX)/bin/strivacity $(PREFIX)/bin/git-credential-strivacity $(
   $(PREFIX)/share/fish/vendor_completions.d/strivacity.fish \
   $(SYSTEMD_USER_UNITS)/strivacity-agent.socket $(SYSTEMD_USER_UNITS)/strivacity-agent.service
 
-.PHONY: all deps build test demo clean release install install-files uninstall deb
+.PHONY: all deps build lint test demo clean release install install-files uninstall deb
 
 all: build
 
@@ -54,10 +54,14 @@ build: deps
 	@SWIFT=$(SWIFT) Scripts/buildinfo
 	$(SWIFT) build --build-path $(BUILD_DIR)
 
-## test: every test, inside a private D-Bus session with an unlocked gnome-keyring; a bounded
+## lint: the code's form: swift-format's lint (.swift-format) and no line over 120 columns
+lint:
+	Scripts/lint
+
+## test: the form (lint), then every test, inside a private D-Bus session with an unlocked gnome-keyring; a bounded
 ## libFuzzer run of each parser; then the Debian package, built and tried from a scratch root
 ## with the Swift toolchain hidden
-test: deps
+test: deps lint
 	@SWIFT=$(SWIFT) Scripts/buildinfo
 	$(SWIFT) build --build-path $(BUILD_DIR) --build-tests
 	@# The build leaves gigabytes of dirty pages; written out here, the tests' first fsyncs (the
