@@ -2,6 +2,7 @@
 // path reads the config and the keyring only: no network, no libcurl.
 import ArgumentParser
 import Glibc
+import OAuthCore
 import StrivacityCore
 import TerminalUI
 
@@ -113,8 +114,9 @@ struct Userinfo: ParsableCommand {
   func run() throws {
     let session = try ProfileSession(context: global.context(), options: global)
     let tokens = try session.freshTokens(Freshness(seconds: 30, explicit: false))
-    let endpoint = try session.endpoint(\.userinfoEndpoint, "userinfo endpoint")
-    let response = try session.send(HTTPRequest(
+    let tenant = session.tenantClient
+    let endpoint = try tenant.endpoint(\.userinfoEndpoint, "userinfo endpoint")
+    let response = try tenant.send(HTTPRequest(
       url: endpoint, headers: [HTTPHeader("Authorization", "Bearer \(tokens.accessToken.value)"), HTTPHeader("Accept", "application/json")]))
     switch response.status {
     case 200:
@@ -125,7 +127,8 @@ struct Userinfo: ParsableCommand {
     case 401:
       throw CLIFailure("the tenant no longer accepts the access token for \(session.name): run strivacity login", status: .signInRequired)
     default:
-      throw CLIFailure("userinfo failed with HTTP \(response.status)", status: response.status >= 500 ? .transient : .server)
+      let transient = TokenEndpointOutcome.failure(response).isTransient
+      throw CLIFailure("userinfo failed with HTTP \(response.status)", status: transient ? .transient : .server)
     }
   }
 }
