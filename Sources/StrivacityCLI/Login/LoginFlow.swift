@@ -70,7 +70,7 @@ final class LoginFlow {
     var attempts = 0
     while true {
       attempts += 1
-      let request = AuthorizationRequest(settings: settings, redirectURI: listener.redirectURI)
+      let request = settings.authorizationRequest(redirectURI: listener.redirectURI)
       listener.expect(state: request.state)
       do {
         let code = try obtainCode(request)
@@ -419,24 +419,16 @@ struct JourneyBudget {
   }
 }
 
-/// PKCE, state and nonce for one attempt, and the authorization URL (protocol §3.1, §3.2).
-struct AuthorizationRequest {
-  let settings: LoginSettings
-  let redirectURI: String
-  let pkce = PKCE()
-  let state = SecureRandom.token(bytes: 16)
-  let nonce = SecureRandom.token(bytes: 16)
-
-  func url(endpoint: String, sdk: String?) -> String {
-    var pairs = [
-      ("client_id", settings.clientID), ("redirect_uri", redirectURI), ("response_type", "code"),
-      ("scope", settings.scopes.joined(separator: " ")), ("code_challenge_method", "S256"),
-      ("code_challenge", pkce.challenge), ("state", state), ("nonce", nonce),
-    ]
-    for (key, value) in [("prompt", settings.prompt), ("acr_values", settings.acrValues), ("login_hint", settings.loginHint), ("ui_locales", settings.uiLocales)] {
-      if let value, !value.isEmpty { pairs.append((key, value)) }
+extension LoginSettings {
+  /// The authorization request of one attempt (protocol §3.1, §3.2): a new verifier, state and
+  /// nonce, and the OpenID Connect parameters that were given (empty ones are left out).
+  func authorizationRequest(redirectURI: String) -> AuthorizationRequest {
+    var extra: [FormParameter] = []
+    let given = [("prompt", prompt), ("acr_values", acrValues), ("login_hint", loginHint), ("ui_locales", uiLocales)]
+    for (key, value) in given {
+      if let value, !value.isEmpty { extra.append(FormParameter(key, value)) }
     }
-    if let sdk { pairs.append(("sdk", sdk)) }
-    return endpoint + (endpoint.contains("?") ? "&" : "?") + FormURLEncoding.encode(pairs)
+    return AuthorizationRequest(
+      clientID: clientID, redirectURI: redirectURI, scopes: scopes, additionalParameters: extra)
   }
 }
