@@ -36,7 +36,7 @@ public struct TokenRequest: Sendable, Equatable {
     /// the code was issued to.
     case authorizationCode(code: String, verifier: String, redirectURI: String)
     /// RFC 6749 §6.
-    case refreshToken(String)
+    case refreshToken(RefreshToken)
   }
 
   public var grant: Grant
@@ -59,7 +59,8 @@ public struct TokenRequest: Sendable, Equatable {
       out += client.parameters
       out.append(FormParameter("code_verifier", verifier))
     case .refreshToken(let token):
-      out = [FormParameter("grant_type", "refresh_token"), FormParameter("refresh_token", token)] + client.parameters
+      out = [FormParameter("grant_type", "refresh_token"), FormParameter("refresh_token", token.value)]
+      out += client.parameters
     }
     return out + additionalParameters
   }

@@ -64,7 +64,11 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
         let discovery = try tenant.discovery()
         if discovery.revocationEndpoint != nil {
           let endpoint = try tenant.endpoint(\.revocationEndpoint, "revocation endpoint")
-          for (token, hint) in [(tokens.refreshToken, RevocationRequest.Hint.refreshToken), (Optional(tokens.accessToken.value), .accessToken)] {
+          let held = [
+            (tokens.refreshToken?.value, RevocationRequest.Hint.refreshToken),
+            (Optional(tokens.accessToken.value), .accessToken),
+          ]
+          for (token, hint) in held {
             guard let token else { continue }
             let what = hint == .refreshToken ? "refresh token" : "access token"
             do {
@@ -78,7 +82,8 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
         }
         if endSession, let idToken = tokens.idToken, discovery.endSessionEndpoint != nil {
           let endpoint = try tenant.endpoint(\.endSessionEndpoint, "end-session endpoint")
-          let url = FormURLEncoding.appending([("id_token_hint", idToken), ("client_id", session.clientID)], to: endpoint)
+          let hint = [("id_token_hint", idToken.value), ("client_id", session.clientID)]
+          let url = FormURLEncoding.appending(hint, to: endpoint)
           do {
             let response = try tenant.send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "text/html")]))
             if (200..<400).contains(response.status) { done.append("ended the session") } else { failed.append("the session (HTTP \(response.status))") }

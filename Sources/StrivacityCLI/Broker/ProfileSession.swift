@@ -117,7 +117,7 @@ final class ProfileSession {
 
   /// Sends the refresh and stores its answer, the previous ID token kept for now; returns the
   /// stored set and the new ID token, not yet verified.
-  private func exchangeRefreshToken(_ current: TokenSet) throws -> (TokenSet, String?) {
+  private func exchangeRefreshToken(_ current: TokenSet) throws -> (TokenSet, IDToken?) {
     guard let refreshToken = current.refreshToken else { throw notSignedIn }
     let body = TokenRequest(grant: .refreshToken(refreshToken), client: .none(clientID: clientID))
     // Where to send it is settled first (a discovery request, if needed, is no reason to hold
@@ -136,7 +136,9 @@ final class ProfileSession {
 
   /// One refresh request and its answer stored; nil when `keptEndpoint` and the endpoint is gone
   /// (HTTP 404, 405, 410: nothing was rotated, so the caller may ask discovery and send again).
-  private func sendAndStore(_ body: TokenRequest, to url: String, current: TokenSet, keptEndpoint: Bool) throws -> (TokenSet, String?)? {
+  private func sendAndStore(
+    _ body: TokenRequest, to url: String, current: TokenSet, keptEndpoint: Bool
+  ) throws -> (TokenSet, IDToken?)? {
     // On a new connection (TokenRequest: a rotating refresh token is never sent twice).
     let outcome = try tenantClient.send(body, to: url)
     if keptEndpoint, [404, 405, 410].contains(outcome.status) {
@@ -176,12 +178,14 @@ final class ProfileSession {
   /// Why an ID token from a refresh cannot be stored, or nil when it verifies like the
   /// sign-in's (signature, iss, aud, azp, exp, iat; no nonce on refresh) and names the same
   /// subject as the one held (OpenID Connect Core §12.2).
-  private func refreshedIDTokenProblem(_ idToken: String, previous: TokenSet) -> String? {
+  private func refreshedIDTokenProblem(_ idToken: IDToken, previous: TokenSet) -> String? {
     do {
       let claims = try IDTokenCheck.verify(
         idToken, discovery: tenantClient.discovery(), clientID: clientID, nonce: nil, now: Self.now()
       ) { try self.tenantClient.send($0) }
-      if let held = previous.idToken, let heldSubject = try? JWT(compact: held).claims["sub"], claims["sub"] != heldSubject {
+      if let held = previous.idToken, let heldSubject = try? JWT(compact: held.value).claims["sub"],
+        claims["sub"] != heldSubject
+      {
         return "it names another subject"
       }
       return nil

@@ -86,7 +86,7 @@ struct Token: ParsableCommand {
         throw CLIFailure("no ID token is held for \(session.name) (was openid among the scopes?)", status: .signInRequired)
       }
       do {
-        token = try BearerToken(admitting: id, what: "ID token")
+        token = try BearerToken(admitting: id.value, what: "ID token")
       } catch {
         throw CLIFailure("\(error.description); sign in again", status: .store)
       }
@@ -117,7 +117,7 @@ struct Userinfo: ParsableCommand {
     let tenant = session.tenantClient
     let endpoint = try tenant.endpoint(\.userinfoEndpoint, "userinfo endpoint")
     let response = try tenant.send(HTTPRequest(
-      url: endpoint, headers: [HTTPHeader("Authorization", "Bearer \(tokens.accessToken.value)"), HTTPHeader("Accept", "application/json")]))
+      url: endpoint, headers: [.authorization(tokens.accessToken), HTTPHeader("Accept", "application/json")]))
     switch response.status {
     case 200:
       guard let claims = JSONValue.parse(response.body), claims.object != nil else {

@@ -200,7 +200,7 @@ final class LoginFlow {
   private func journeyPost(_ path: String, sessionID: String, body: JSONValue, label: String) throws -> HTTPResponse {
     let session = try admitSession(sessionID)
     var headers = [
-      HTTPHeader("Authorization", "Bearer \(session.value)"), HTTPHeader("Content-Type", "application/json"),
+      .authorization(session), HTTPHeader("Content-Type", "application/json"),
       HTTPHeader("Accept", "application/json"),
     ]
     if let language = Self.acceptLanguage(environment) { headers.append(HTTPHeader("Accept-Language", language)) }
@@ -215,7 +215,7 @@ final class LoginFlow {
     }
     let session = try admitSession(sessionID)
     let response = try send(
-      HTTPRequest(url: url, headers: [HTTPHeader("Authorization", "Bearer \(session.value)"), HTTPHeader("Accept", "text/html")]),
+      HTTPRequest(url: url, headers: [.authorization(session), HTTPHeader("Accept", "text/html")]),
       "Finishing")
     switch response.status {
     case 301, 302, 303, 307, 308:
@@ -317,7 +317,7 @@ final class LoginFlow {
     return LoginResult(tokens: set, claims: claims, issuer: discovery.issuer)
   }
 
-  private func validate(_ idToken: String, nonce: String, now: Int64) throws -> [String: JSONValue] {
+  private func validate(_ idToken: IDToken, nonce: String, now: Int64) throws -> [String: JSONValue] {
     do {
       return try IDTokenCheck.verify(idToken, discovery: discovery, clientID: settings.clientID, nonce: nonce, now: now) {
         try send($0, "Checking the ID token")
