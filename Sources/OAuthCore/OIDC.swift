@@ -51,14 +51,15 @@ public struct Discovery: Sendable, Equatable {
 }
 
 /// A successful token response (RFC 6749 §5.1), admitted: every field is checked by the trust
-/// boundary (`Admit`, `BearerToken`) before anything can be stored or shown.
+/// boundary (the one admission of a token set, `TokenSet(admitting:)`) before anything can be
+/// stored or shown.
 public struct TokenResponse: Sendable, Equatable {
   public var accessToken: BearerToken
   public var tokenType: String
   public var expiresIn: Int64?
-  public var refreshToken: String?
-  public var idToken: String?
-  public var scope: String?
+  public var refreshToken: RefreshToken?
+  public var idToken: IDToken?
+  public var scope: Scope?
 
   public init(json: JSONValue) throws(OAuthError) {
     guard json.object != nil else { throw .malformed("the token response is not a JSON object") }
@@ -70,21 +71,24 @@ public struct TokenResponse: Sendable, Equatable {
     guard let access = try text("access_token"), !access.isEmpty else {
       throw .malformed("the token response has no access_token")
     }
+    let (tokenType, refreshToken) = try (text("token_type"), text("refresh_token"))
+    let (idToken, scope) = try (text("id_token"), text("scope"))
+    // Admitted as a set obtained at time 0, so that its expiry is the lifetime. Some servers send
+    // expires_in as a string; both are admitted the same way.
+    let admitted: TokenSet
     do {
-      accessToken = try BearerToken(admitting: access)
-      tokenType = try Admit.tokenType(text("token_type"))
-      // Some servers send expires_in as a string; both are admitted the same way.
-      expiresIn = try Admit.lifetime(json["expires_in"])
-      refreshToken = try text("refresh_token").map(Admit.refreshToken)
-      idToken = try text("id_token").map(Admit.idToken)
-      scope = try text("scope").map(Admit.scope)
-    } catch let error as AdmissionError {
-      throw .malformed("the token response is refused: \(error.description)")
-    } catch let error as OAuthError {
-      throw error
+      admitted = try TokenSet(
+        admitting: access, tokenType: tokenType, refreshToken: refreshToken, idToken: idToken, scope: scope,
+        expiresIn: json["expires_in"], obtainedAt: .number(0))
     } catch {
-      throw .malformed("the token response is refused")
+      throw .malformed("the token response is refused: \(error.description)")
     }
+    accessToken = admitted.accessToken
+    self.tokenType = admitted.tokenType
+    expiresIn = admitted.expiresAt
+    self.refreshToken = admitted.refreshToken
+    self.idToken = admitted.idToken
+    self.scope = admitted.scope
   }
 
   /// The token set to store, with the absolute expiry.

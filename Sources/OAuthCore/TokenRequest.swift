@@ -1,8 +1,9 @@
-// Requests to the tenant's token and revocation endpoints as values: every form body of them is
-// built here and nowhere else (RFC 6749 §4.1.3, §6; RFC 7636 §4.5; RFC 7009 §2.1). A new grant
-// (client credentials, token exchange) is one case of `TokenRequest.Grant`; a per-request
-// parameter (resource, audience, scope) is an entry of `additionalParameters`; a way for the
-// client to prove itself is one case of `ClientAuthentication`.
+// Requests to the tenant's authorization, token and revocation endpoints as values: every
+// authorize URL and form body is built here and nowhere else (RFC 6749 §4.1.1, §4.1.3, §6;
+// RFC 7636 §4.3, §4.5; RFC 7009 §2.1). A new grant (client credentials, token exchange) is one
+// case of `TokenRequest.Grant`; a per-request parameter (resource, audience, scope) is an entry
+// of `additionalParameters`; a way for the client to prove itself is one case of
+// `ClientAuthentication`.
 import StrivacityCore
 
 /// How the client identifies itself at the token and revocation endpoints (RFC 6749 §2.3). A
@@ -35,7 +36,7 @@ public struct TokenRequest: Sendable, Equatable {
     /// the code was issued to.
     case authorizationCode(code: String, verifier: String, redirectURI: String)
     /// RFC 6749 §6.
-    case refreshToken(String)
+    case refreshToken(RefreshToken)
   }
 
   public var grant: Grant
@@ -58,7 +59,8 @@ public struct TokenRequest: Sendable, Equatable {
       out += client.parameters
       out.append(FormParameter("code_verifier", verifier))
     case .refreshToken(let token):
-      out = [FormParameter("grant_type", "refresh_token"), FormParameter("refresh_token", token)] + client.parameters
+      out = [FormParameter("grant_type", "refresh_token"), FormParameter("refresh_token", token.value)]
+      out += client.parameters
     }
     return out + additionalParameters
   }
@@ -107,4 +109,53 @@ public struct RevocationRequest: Sendable, Equatable {
 /// The form body of `parameters`, encoded as every value is (FormURLEncoding).
 private func formBody(_ parameters: [FormParameter]) -> [UInt8] {
   Array(FormURLEncoding.encode(parameters.map { ($0.name, $0.value) }).utf8)
+}
+
+/// The authorization request of one sign-in attempt (RFC 6749 §4.1.1 with PKCE, RFC 7636 §4.3;
+/// OpenID Connect Core §3.1.2.1): its own PKCE verifier, state and nonce, and the query of the
+/// authorize URL. Every authorize URL is built here.
+public struct AuthorizationRequest: Sendable, Equatable {
+  public var clientID: String
+  public var redirectURI: String
+  public var scopes: [String]
+  public var pkce: PKCE
+  public var state: String
+  public var nonce: String
+  /// Parameters after the protocol's own (prompt, acr_values, login_hint, ui_locales; resource,
+  /// audience), in order.
+  public var additionalParameters: [FormParameter]
+
+  /// A fresh attempt: a new verifier, and 128 random bits each of state and nonce.
+  public init(
+    clientID: String, redirectURI: String, scopes: [String], pkce: PKCE = PKCE(),
+    state: String = SecureRandom.token(bytes: 16), nonce: String = SecureRandom.token(bytes: 16),
+    additionalParameters: [FormParameter] = []
+  ) {
+    self.clientID = clientID
+    self.redirectURI = redirectURI
+    self.scopes = scopes
+    self.pkce = pkce
+    self.state = state
+    self.nonce = nonce
+    self.additionalParameters = additionalParameters
+  }
+
+  /// The query's parameters, in the order they are sent; `sdk` (Strivacity's native flow:
+  /// answer with a URL, not a page) last when given.
+  public func parameters(sdk: String? = nil) -> [FormParameter] {
+    var out = [
+      FormParameter("client_id", clientID), FormParameter("redirect_uri", redirectURI),
+      FormParameter("response_type", "code"),
+      FormParameter("scope", scopes.joined(separator: " ")), FormParameter("code_challenge_method", pkce.method),
+      FormParameter("code_challenge", pkce.challenge), FormParameter("state", state), FormParameter("nonce", nonce),
+    ]
+    out += additionalParameters
+    if let sdk { out.append(FormParameter("sdk", sdk)) }
+    return out
+  }
+
+  /// The authorize URL: `endpoint` with the query appended (after its own query, if it has one).
+  public func url(endpoint: String, sdk: String? = nil) -> String {
+    FormURLEncoding.appending(parameters(sdk: sdk).map { ($0.name, $0.value) }, to: endpoint)
+  }
 }

@@ -36,7 +36,9 @@ struct CLIFailure: Error {
       case .missingFields: self.init(error.description, status: .usage)
       case .cancelled: self.init(error.description, status: .interrupted)
       case .sessionExpired, .rejected: self.init(error.description, status: .signInRequired)
-      case .unexpectedStatus(let status, _): self.init(error.description, status: status >= 500 || status == 429 ? .transient : .server)
+      case .unexpectedStatus(let status, _):
+        let transient = TokenEndpointOutcome.failure(status: status).isTransient
+        self.init(error.description, status: transient ? .transient : .server)
       case .malformedAnswer: self.init(error.description, status: .server)
       }
     case let error as OAuthError:

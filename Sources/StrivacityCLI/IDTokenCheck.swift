@@ -24,7 +24,7 @@ enum IDTokenCheck {
 
   /// The token's claims, or a `Failure`; transport errors from `send` pass through.
   static func verify(
-    _ idToken: String, discovery: Discovery, clientID: String, nonce: String?, now: Int64,
+    _ idToken: IDToken, discovery: Discovery, clientID: String, nonce: String?, now: Int64,
     send: (HTTPRequest) throws -> HTTPResponse
   ) throws -> [String: JSONValue] {
     guard let jwksURI = discovery.jwksURI else { throw Failure.noJWKS }
@@ -37,7 +37,8 @@ enum IDTokenCheck {
       throw Failure.jwksUnusable("\(error)")
     }
     do {
-      return try IDTokenValidator.validate(idToken, keys: keys, issuer: discovery.issuer, clientID: clientID, nonce: nonce, now: now)
+      return try IDTokenValidator.validate(
+        idToken.value, keys: keys, issuer: discovery.issuer, clientID: clientID, nonce: nonce, now: now)
     } catch {
       throw Failure.invalid(error)
     }

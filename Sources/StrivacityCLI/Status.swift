@@ -75,10 +75,10 @@ struct Status: ParsableCommand {
       object["access_token_expires_in"] = .number(Double(expiresAt - now))
     }
     object["refresh_token"] = .bool(tokens.refreshToken != nil)
-    object["scope"] = tokens.scope.map(JSONValue.string) ?? .null
+    object["scope"] = tokens.scope.map { JSONValue.string($0.value) } ?? .null
     // Claims for display only: the ID token was verified when it was received (at sign-in, or
     // at a refresh: an unverified one is never stored).
-    if let idToken = tokens.idToken, let claims = try? JWT(compact: idToken).claims {
+    if let idToken = tokens.idToken, let claims = try? JWT(compact: idToken.value).claims {
       for key in ["sub", "name", "email"] { if let value = claims[key] { object[key] = value } }
     }
     return .object(object)

@@ -69,6 +69,76 @@ public struct BearerToken: Sendable, Hashable, Encodable, CustomStringConvertibl
   public var description: String { Redact.token(value) }
 }
 
+/// A refresh token, admitted (`Admit.refreshToken`: RFC 6749 VSCHAR, at most 32 KiB). It only
+/// ever goes into a form body and the store; interpolating one shows only its length.
+public struct RefreshToken: Sendable, Hashable, Encodable, CustomStringConvertible, ExpressibleByStringInterpolation {
+  public let value: String
+
+  public init(admitting text: String) throws(AdmissionError) { value = try Admit.refreshToken(text) }
+
+  /// For tokens written in strivacity's own code and tests; traps on an invalid literal.
+  public init(stringLiteral text: String) {
+    precondition((try? Admit.refreshToken(text)) != nil, "invalid refresh token literal")
+    value = text
+  }
+
+  public init(stringInterpolation: DefaultStringInterpolation) {
+    self.init(stringLiteral: String(stringInterpolation: stringInterpolation))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(value)
+  }
+
+  public var description: String { Redact.token(value) }
+}
+
+/// An ID token's compact form, admitted (`Admit.idToken`: three base64url parts, at most 32 KiB;
+/// its signature and claims are checked by IDTokenValidator before it is stored).
+public struct IDToken: Sendable, Hashable, Encodable, CustomStringConvertible, ExpressibleByStringInterpolation {
+  public let value: String
+
+  public init(admitting text: String) throws(AdmissionError) { value = try Admit.idToken(text) }
+
+  /// For tokens written in strivacity's own code and tests; traps on an invalid literal.
+  public init(stringLiteral text: String) {
+    precondition((try? Admit.idToken(text)) != nil, "invalid ID token literal")
+    value = text
+  }
+
+  public init(stringInterpolation: DefaultStringInterpolation) {
+    self.init(stringLiteral: String(stringInterpolation: stringInterpolation))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(value)
+  }
+
+  public var description: String { Redact.token(value) }
+}
+
+/// A scope string, admitted (`Admit.scope`: RFC 6749 §3.3 syntax, at most 4 KiB). Not secret.
+public struct Scope: Sendable, Hashable, Encodable, CustomStringConvertible, ExpressibleByStringLiteral {
+  public let value: String
+
+  public init(admitting text: String) throws(AdmissionError) { value = try Admit.scope(text) }
+
+  /// For scopes written in strivacity's own code and tests; traps on an invalid literal.
+  public init(stringLiteral text: String) {
+    precondition((try? Admit.scope(text)) != nil, "invalid scope literal")
+    value = text
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(value)
+  }
+
+  public var description: String { value }
+}
+
 public enum Admit {
   /// The token type of a token response: only `Bearer` (any case, RFC 6750 §4) is used by this
   /// client; DPoP, MAC and anything else are refused. Returns the canonical "Bearer".
@@ -112,9 +182,27 @@ public enum Admit {
     return text
   }
 
-  /// A lifetime in seconds (`expires_in`): a finite number from 0 to ten years, written as a
-  /// JSON number or a decimal string; fractions are dropped. nil when absent.
+  /// A lifetime in seconds (`expires_in`, `Retry-After`): from 0 to ten years, read as every
+  /// number of a token set is (`number(_:in:what:)`). nil when absent.
   public static func lifetime(_ value: JSONValue?, what: String = "expires_in") throws(AdmissionError) -> Int64? {
+    try number(value, in: 0...315_360_000, what: what)
+  }
+
+  /// A point in time of a token set (`expires_at`, `obtained_at`), in seconds since 1970: from
+  /// 1970 to year 9999, read as every number of a token set is. nil when absent.
+  public static func time(_ value: JSONValue?, what: String) throws(AdmissionError) -> Int64? {
+    try number(value, in: 0...maxUnixTime, what: what)
+  }
+
+  /// The latest time admitted anywhere: 9999-12-31T23:59:59Z.
+  public static let maxUnixTime: Int64 = 253_402_300_799
+
+  /// The one number rule of a token set, whatever its wire shape: a JSON number, or a string of
+  /// 1 to 12 decimal digits (some servers send `expires_in` so; the cache and the agent write
+  /// text); finite, within `range`, fractions dropped. nil when absent or JSON null.
+  public static func number(
+    _ value: JSONValue?, in range: ClosedRange<Int64>, what: String
+  ) throws(AdmissionError) -> Int64? {
     guard let value, !value.isNull else { return nil }
     let number: Double
     switch value {
@@ -123,13 +211,13 @@ public enum Admit {
       number = Double(s) ?? -1
     default: throw AdmissionError("\(what) is not a number of seconds")
     }
-    return try integer(number, in: 0...315_360_000, what: what)
+    return try integer(number, in: range, what: what)
   }
 
   /// A point in time in seconds since 1970 (JWT NumericDate): finite, from 1970 to year 9999.
   public static func unixTime(_ value: JSONValue?, what: String) throws(AdmissionError) -> Int64 {
     guard let number = value?.number else { throw AdmissionError("the \(what) claim is missing or not a number") }
-    return try integer(number, in: 0...253_402_300_799, what: "the \(what) claim")
+    return try integer(number, in: 0...maxUnixTime, what: "the \(what) claim")
   }
 
   /// A finite number within `range`, truncated to an integer: the only conversion of outside

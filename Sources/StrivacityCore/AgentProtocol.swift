@@ -117,8 +117,8 @@ extension AgentMessage {
     message.set("token_type", tokens.tokenType)
     message.set("obtained_at", String(tokens.obtainedAt))
     if let expiresAt = tokens.expiresAt { message.set("expires_at", String(expiresAt)) }
-    if let scope = tokens.scope { message.set("scope", scope) }
-    if includeIDToken, let idToken = tokens.idToken { message.set("id_token", idToken) }
+    if let scope = tokens.scope { message.set("scope", scope.value) }
+    if includeIDToken, let idToken = tokens.idToken { message.set("id_token", idToken.value) }
     return message
   }
 
@@ -157,7 +157,7 @@ extension AgentMessage {
   public var tokenSet: TokenSet? {
     guard status == 0, var tokens = CacheRecord.admitted({ self[$0] }) else { return nil }
     if let text = self["id_token"] {
-      guard let idToken = try? Admit.idToken(text) else { return nil }
+      guard let idToken = try? IDToken(admitting: text) else { return nil }
       tokens.idToken = idToken
     }
     return tokens

@@ -12,7 +12,7 @@ public enum CacheRecord {
   public static func encode(_ tokens: TokenSet, expiresAt: Int64) -> String {
     var text = "access_token=\(tokens.accessToken.value)\ntoken_type=\(tokens.tokenType)\n"
     text += "expires_at=\(expiresAt)\nobtained_at=\(tokens.obtainedAt)\n"
-    if let scope = tokens.scope { text += "scope=\(scope)\n" }
+    if let scope = tokens.scope { text += "scope=\(scope.value)\n" }
     return text
   }
 
@@ -31,28 +31,13 @@ public enum CacheRecord {
   }
 
   /// The access-token fields (`access_token`, `token_type`, `obtained_at`, and `expires_at` and
-  /// `scope` when present) admitted as a stored set's are; nil when any does not read. Shared
-  /// by the cache and the agent's answers (AgentMessage.tokenSet).
+  /// `scope` when present) admitted by the one admission of a token set (`TokenSet(admitting:)`),
+  /// times as decimal text; nil when any does not read. Shared by the cache and the agent's
+  /// answers (AgentMessage.tokenSet).
   public static func admitted(_ field: (String) -> String?) -> TokenSet? {
-    guard let access = field("access_token"), let token = try? BearerToken(admitting: access),
-      let tokenType = try? Admit.tokenType(field("token_type")),
-      let obtainedAt = field("obtained_at").flatMap(time)
-    else { return nil }
-    var tokens = TokenSet(accessToken: token, tokenType: tokenType, obtainedAt: obtainedAt)
-    if let text = field("expires_at") {
-      guard let expiresAt = time(text) else { return nil }
-      tokens.expiresAt = expiresAt
-    }
-    if let text = field("scope") {
-      guard let scope = try? Admit.scope(text) else { return nil }
-      tokens.scope = scope
-    }
-    return tokens
-  }
-
-  /// Seconds since 1970: 1 to 12 ASCII digits (no sign, nothing to overflow).
-  static func time(_ text: String) -> Int64? {
-    guard (1...12).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-    return Int64(text)
+    guard let access = field("access_token") else { return nil }
+    return try? TokenSet(
+      admitting: access, tokenType: field("token_type"), scope: field("scope"),
+      expiresAt: field("expires_at").map(JSONValue.string), obtainedAt: field("obtained_at").map(JSONValue.string))
   }
 }

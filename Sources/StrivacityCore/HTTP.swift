@@ -10,6 +10,12 @@ public struct HTTPHeader: Sendable, Equatable {
     self.value = value
   }
 
+  /// `Authorization: Bearer <token>` (RFC 6750 §2.1): made only from an admitted `BearerToken`,
+  /// so no header line is ever built from a string that could break it.
+  public static func authorization(_ token: BearerToken) -> HTTPHeader {
+    HTTPHeader("Authorization", "Bearer \(token.value)")
+  }
+
   /// RFC 9110 field-name: a token.
   public static func isValidName(_ name: String) -> Bool {
     !name.isEmpty && name.utf8.allSatisfy { b in

@@ -37,7 +37,7 @@ public enum TokenFormat: String, Sendable, CaseIterable {
       if !idToken {
         object["token_type"] = "Bearer"
         object["expires_at"] = expiry.map(JSONValue.string) ?? .null
-        object["scope"] = tokens.scope.map(JSONValue.string) ?? .null
+        object["scope"] = tokens.scope.map { JSONValue.string($0.value) } ?? .null
       }
       return String(decoding: JSONValue.object(object).serialized(), as: UTF8.self) + "\n"
     case .env:

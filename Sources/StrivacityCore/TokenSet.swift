@@ -12,9 +12,9 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
   /// holds one (written by hand, or by an older version) does not decode.
   public var accessToken: BearerToken
   public var tokenType: String
-  public var refreshToken: String?
-  public var idToken: String?
-  public var scope: String?
+  public var refreshToken: RefreshToken?
+  public var idToken: IDToken?
+  public var scope: Scope?
   /// Access-token expiry, seconds since 1970; nil when the server sent no `expires_in`.
   public var expiresAt: Int64?
   /// When the set was obtained, seconds since 1970.
@@ -24,8 +24,8 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
   public var endpoints: [String: String]?
 
   public init(
-    accessToken: BearerToken, tokenType: String = "Bearer", refreshToken: String? = nil,
-    idToken: String? = nil, scope: String? = nil, expiresAt: Int64? = nil, obtainedAt: Int64,
+    accessToken: BearerToken, tokenType: String = "Bearer", refreshToken: RefreshToken? = nil,
+    idToken: IDToken? = nil, scope: Scope? = nil, expiresAt: Int64? = nil, obtainedAt: Int64,
     endpoints: [String: String]? = nil
   ) {
     self.endpoints = endpoints
@@ -43,19 +43,45 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
     case idToken = "id_token", scope, expiresAt = "expires_at", obtainedAt = "obtained_at", endpoints
   }
 
-  /// Decoding admits every field again, as the token response did: what is read back from a
-  /// store is outside input too.
+  /// The one admission of a token set, whatever its wire shape: a token response
+  /// (`TokenResponse(json:)`: `expires_in` seconds from `obtainedAt`), the stored JSON
+  /// (`init(from:)`), the access-token cache and the agent's answers (`CacheRecord.admitted`).
+  /// Every token through its type's admission, every number by one rule (`Admit.number`: a JSON
+  /// number or decimal digits, finite, in range, fractions dropped): times from 1970 to year
+  /// 9999, a lifetime up to ten years.
+  public init(
+    admitting accessToken: String, tokenType: String?, refreshToken: String? = nil, idToken: String? = nil,
+    scope: String? = nil, expiresIn: JSONValue? = nil, expiresAt: JSONValue? = nil, obtainedAt: JSONValue?,
+    endpoints: [String: String]? = nil
+  ) throws(AdmissionError) {
+    self.accessToken = try BearerToken(admitting: accessToken)
+    self.tokenType = try Admit.tokenType(tokenType)
+    guard let obtained = try Admit.time(obtainedAt, what: "obtained_at") else {
+      throw AdmissionError("obtained_at is missing")
+    }
+    self.obtainedAt = obtained
+    let lifetime = try Admit.lifetime(expiresIn)
+    self.expiresAt = try Admit.time(expiresAt, what: "expires_at") ?? lifetime.map { obtained + $0 }
+    self.refreshToken = try refreshToken.map(RefreshToken.init(admitting:))
+    self.idToken = try idToken.map(IDToken.init(admitting:))
+    self.scope = try scope.map(Scope.init(admitting:))
+    self.endpoints = endpoints
+  }
+
+  /// The stored form, admitted again as a token response is: what is read back from a store is
+  /// outside input too.
   public init(from decoder: any Decoder) throws {
     // AdmissionErrors pass through JSONDecoder unchanged; `decode` reports their sentence.
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    accessToken = try BearerToken(admitting: c.decode(String.self, forKey: .accessToken))
-    tokenType = try Admit.tokenType(c.decodeIfPresent(String.self, forKey: .tokenType))
-    refreshToken = try c.decodeIfPresent(String.self, forKey: .refreshToken).map(Admit.refreshToken)
-    idToken = try c.decodeIfPresent(String.self, forKey: .idToken).map(Admit.idToken)
-    scope = try c.decodeIfPresent(String.self, forKey: .scope).map(Admit.scope)
-    expiresAt = try c.decodeIfPresent(Int64.self, forKey: .expiresAt)
-    obtainedAt = try c.decode(Int64.self, forKey: .obtainedAt)
-    endpoints = try c.decodeIfPresent([String: String].self, forKey: .endpoints)
+    try self.init(
+      admitting: c.decode(String.self, forKey: .accessToken),
+      tokenType: c.decodeIfPresent(String.self, forKey: .tokenType),
+      refreshToken: c.decodeIfPresent(String.self, forKey: .refreshToken),
+      idToken: c.decodeIfPresent(String.self, forKey: .idToken),
+      scope: c.decodeIfPresent(String.self, forKey: .scope),
+      expiresAt: c.decodeIfPresent(JSONValue.self, forKey: .expiresAt),
+      obtainedAt: c.decode(JSONValue.self, forKey: .obtainedAt),
+      endpoints: c.decodeIfPresent([String: String].self, forKey: .endpoints))
   }
 
   /// The refresh margin asked for when nobody says (`token --min-ttl`, git, curl, kubectl).
@@ -90,7 +116,8 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
   public func secondsLeft(now: Int64) -> Int64? { expiresAt.map { max(0, $0 - now) } }
 
   public var description: String {
-    "TokenSet(access_token: \(Redact.token(accessToken.value)), refresh_token: \(refreshToken.map(Redact.token) ?? "none"), id_token: \(idToken.map(Redact.token) ?? "none"), expires_at: \(expiresAt.map(String.init) ?? "none"))"
+    "TokenSet(access_token: \(accessToken), refresh_token: \(refreshToken.map { "\($0)" } ?? "none"), "
+      + "id_token: \(idToken.map { "\($0)" } ?? "none"), expires_at: \(expiresAt.map(String.init) ?? "none"))"
   }
 
   /// The stored form: one JSON object with a format version.

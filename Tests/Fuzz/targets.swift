@@ -111,6 +111,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   _ = try? Admit.scope(text)
   _ = try? Admit.lifetime(JSONValue.parse(bytes))
   _ = try? Admit.unixTime(JSONValue.parse(bytes), what: "exp")
+  _ = try? Admit.time(JSONValue.parse(bytes), what: "expires_at")
+  _ = try? TokenSet.decode(bytes, source: "fuzz")
   _ = try? Admit.seconds(text, in: 0.1...3600, what: "fuzz")
   if let exec = try? ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": text]) {
     precondition(ExecCredentialInfo.versions.contains(exec.apiVersion), "an apiVersion kubectl did not get from us")

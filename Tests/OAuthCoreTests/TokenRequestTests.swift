@@ -50,3 +50,44 @@ import Testing
     #expect(body(request.httpRequest(url: "https://t/token")) == "grant_type=refresh_token&refresh_token=a%26client_id%3Devil&client_id=c%3Dd")
   }
 }
+
+/// The authorize URL against RFC 6749 §4.1.1's example request and RFC 7636 §4.3 with
+/// Appendix B's verifier and challenge.
+@Suite struct AuthorizationRequestTests {
+  static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+  let request = AuthorizationRequest(
+    clientID: "s6BhdRkqt3", redirectURI: "https://client.example.com/cb", scopes: ["openid", "profile"],
+    pkce: PKCE(verifier: Self.verifier), state: "xyz", nonce: "n-0S6_WzA2Mj")
+
+  @Test func rfcExamples() {
+    let query = FormURLEncoding.query(of: request.url(endpoint: "https://server.example.com/authorize"))
+    // RFC 6749 §4.1.1
+    #expect(query["response_type"] == "code" && query["client_id"] == "s6BhdRkqt3" && query["state"] == "xyz")
+    #expect(query["redirect_uri"] == "https://client.example.com/cb")
+    // RFC 7636 §4.3 and Appendix B
+    #expect(query["code_challenge"] == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+    #expect(query["code_challenge_method"] == "S256")
+    // OpenID Connect Core §3.1.2.1
+    #expect(query["scope"] == "openid profile" && query["nonce"] == "n-0S6_WzA2Mj")
+    #expect(query["sdk"] == nil && query.count == 8)
+  }
+
+  /// The URL byte for byte as the sign-in has always sent it: the protocol's parameters, then the
+  /// additional ones in order, then `sdk`; appended to an endpoint's own query with `&`.
+  @Test func theURLItself() {
+    var withExtras = request
+    withExtras.additionalParameters = [FormParameter("prompt", "login"), FormParameter("login_hint", "a b@c")]
+    let url = withExtras.url(endpoint: "https://t.example/oauth2/auth?x=1", sdk: "web")
+    #expect(url == "https://t.example/oauth2/auth?x=1&client_id=s6BhdRkqt3"
+      + "&redirect_uri=https%3A%2F%2Fclient.example.com%2Fcb&response_type=code&scope=openid%20profile"
+      + "&code_challenge_method=S256&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+      + "&state=xyz&nonce=n-0S6_WzA2Mj&prompt=login&login_hint=a%20b%40c&sdk=web")
+  }
+
+  @Test func eachAttemptIsFresh() {
+    let a = AuthorizationRequest(clientID: "c", redirectURI: "http://127.0.0.1/cb", scopes: ["openid"])
+    let b = AuthorizationRequest(clientID: "c", redirectURI: "http://127.0.0.1/cb", scopes: ["openid"])
+    #expect(a.state != b.state && a.nonce != b.nonce && a.pkce.verifier != b.pkce.verifier)
+    #expect(PKCE.isValidVerifier(a.pkce.verifier) && a.state.utf8.count >= 22)
+  }
+}

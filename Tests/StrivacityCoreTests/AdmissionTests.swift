@@ -42,6 +42,17 @@ import Testing
     #expect(throws: AdmissionError.self) { try Admit.tokenType("DPoP") }
   }
 
+  @Test func refreshIDTokensAndScopesAreTypes() throws {
+    #expect(try RefreshToken(admitting: "r e f-1").value == "r e f-1")
+    #expect(throws: AdmissionError.self) { try RefreshToken(admitting: "r\nx") }
+    #expect(try IDToken(admitting: "aGk.aGk.").value == "aGk.aGk.")
+    #expect(throws: AdmissionError.self) { try IDToken(admitting: "a.b c.d") }
+    #expect(try Scope(admitting: "openid profile").value == "openid profile")
+    #expect(throws: AdmissionError.self) { try Scope(admitting: "a  b") }
+    #expect("\(RefreshToken("rt-SECRET"))" == "<redacted 9 bytes>" && "\(IDToken("a.b.c"))" == "<redacted 5 bytes>")
+    #expect(HTTPHeader.authorization("at.1") == HTTPHeader("Authorization", "Bearer at.1"))
+  }
+
   @Test func refreshIDTokensAndScopes() throws {
     #expect(try Admit.refreshToken("r e f-1") == "r e f-1")
     #expect(throws: AdmissionError.self) { try Admit.refreshToken("r\nx") }
@@ -65,6 +76,11 @@ import Testing
     #expect(try Admit.lifetime(.string("3600")) == 3600)
     for bad: JSONValue in [.number(1e300), .number(-5), .number(.infinity), .number(.nan), .string("1e3"), .string("-1"), .string(""), .bool(true)] {
       #expect(throws: AdmissionError.self) { try Admit.lifetime(bad) }
+    }
+    #expect(try Admit.time(.string("1795363532"), what: "expires_at") == 1_795_363_532)
+    #expect(try Admit.time(nil, what: "expires_at") == nil)
+    for bad: JSONValue in [.number(-1), .number(1e300), .string("1e3"), .string("253402300800"), .bool(true)] {
+      #expect(throws: AdmissionError.self) { try Admit.time(bad, what: "expires_at") }
     }
     #expect(try Admit.unixTime(.number(1_795_363_532), what: "exp") == 1_795_363_532)
     for bad: JSONValue? in [nil, .number(1e300), .number(-1), .number(.infinity), .string("1")] {

@@ -4,8 +4,8 @@ import Testing
 
 @Suite struct TokenFormatTests {
   let tokens = TokenSet(
-    accessToken: "at.value", idToken: "id.value", scope: "openid profile", expiresAt: 1_795_363_532,
-    obtainedAt: 1_795_359_932)
+    accessToken: "at.value", idToken: "id.value.sig", scope: "openid profile",
+    expiresAt: 1_795_363_532, obtainedAt: 1_795_359_932)
   /// 215 s after the set was obtained: `env` says what is left, not the lifetime.
   let now: Int64 = 1_795_360_147
 

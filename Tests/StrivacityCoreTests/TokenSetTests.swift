@@ -30,6 +30,48 @@ import Testing
     }
   }
 
+  /// One admission for every wire shape (TokenSet(admitting:)): the stored JSON, the cache
+  /// record and the agent's answer take and refuse the same times, by the same number rule.
+  @Test(arguments: [
+    ("1999996400", true), ("0", true), ("253402300799", true),  // 1970 to the end of year 9999
+    ("253402300800", false), ("999999999999", false), ("-1", false), ("1e9", false), ("0x10", false), ("", false),
+  ])
+  func oneNumberRuleForEveryWireShape(_ time: String, _ admitted: Bool) throws {
+    let stored: JSONValue = ["v": 1, "tokens": ["access_token": "at", "obtained_at": 1, "expires_at": .string(time)]]
+    #expect(((try? TokenSet.decode(stored.serialized(), source: "test")) != nil) == admitted, "stored as text")
+    if let number = Double(time), time.allSatisfy(\.isNumber) {
+      let tokens: JSONValue = ["access_token": "at", "obtained_at": 1, "expires_at": .number(number)]
+      let numeric: JSONValue = ["v": 1, "tokens": tokens]
+      let decoded = try? TokenSet.decode(numeric.serialized(), source: "test")
+      #expect(decoded?.expiresAt == (admitted ? Int64(number) : nil), "stored as a number")
+    }
+    let record = "access_token=at\nexpires_at=\(time)\nobtained_at=1\n"
+    #expect((CacheRecord.decode(Array(record.utf8)[...]) != nil) == admitted, "cache record")
+    var answer = AgentMessage()
+    for (name, value) in [("status", "0"), ("access_token", "at"), ("obtained_at", "1"), ("expires_at", time)] {
+      answer.set(name, value)
+    }
+    #expect((answer.tokenSet != nil) == admitted, "agent answer")
+  }
+
+  /// A token response's lifetime becomes the same absolute expiry; fractions are dropped, and
+  /// anything that is no time refuses the set with a sentence naming the field.
+  @Test func lifetimesAndTimesAreAdmittedAlike() throws {
+    let set = try TokenSet(admitting: "at", tokenType: "bearer", expiresIn: .number(59.9), obtainedAt: .number(1_000))
+    #expect(set.expiresAt == 1_059 && set.obtainedAt == 1_000 && set.tokenType == "Bearer")
+    let fraction = try TokenSet(admitting: "at", tokenType: nil, expiresAt: .number(2.5), obtainedAt: .string("1"))
+    #expect(fraction.expiresAt == 2)
+    #expect(throws: AdmissionError("expires_in is out of range (0 to 315360000)")) {
+      try TokenSet(admitting: "at", tokenType: nil, expiresIn: .number(1e300), obtainedAt: .number(0))
+    }
+    #expect(throws: AdmissionError("obtained_at is missing")) {
+      try TokenSet(admitting: "at", tokenType: nil, obtainedAt: nil)
+    }
+    #expect(throws: AdmissionError.self) {
+      try TokenSet(admitting: "at", tokenType: nil, idToken: "a.b", obtainedAt: .number(0))
+    }
+  }
+
   @Test func refreshDecision() {
     #expect(!Self.tokens.needsRefresh(now: 1_999_990_000, .standard))
     #expect(Self.tokens.needsRefresh(now: 1_999_999_950, .standard))

@@ -60,15 +60,20 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
     var failed: [String] = []
     if !local {
       do {
-        let discovery = try session.discovery()
+        let tenant = session.tenantClient
+        let discovery = try tenant.discovery()
         if discovery.revocationEndpoint != nil {
-          let endpoint = try session.endpoint(\.revocationEndpoint, "revocation endpoint")
-          for (token, hint) in [(tokens.refreshToken, RevocationRequest.Hint.refreshToken), (Optional(tokens.accessToken.value), .accessToken)] {
+          let endpoint = try tenant.endpoint(\.revocationEndpoint, "revocation endpoint")
+          let held = [
+            (tokens.refreshToken?.value, RevocationRequest.Hint.refreshToken),
+            (Optional(tokens.accessToken.value), .accessToken),
+          ]
+          for (token, hint) in held {
             guard let token else { continue }
             let what = hint == .refreshToken ? "refresh token" : "access token"
             do {
               let revocation = RevocationRequest(token: token, hint: hint, client: .none(clientID: session.clientID))
-              let response = try session.send(revocation.httpRequest(url: endpoint))
+              let response = try tenant.send(revocation.httpRequest(url: endpoint))
               if response.status == 200 { done.append("revoked the \(what)") } else { failed.append("the \(what) (HTTP \(response.status))") }
             } catch {
               failed.append("the \(what) (\(error))")
@@ -76,10 +81,11 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
           }
         }
         if endSession, let idToken = tokens.idToken, discovery.endSessionEndpoint != nil {
-          let endpoint = try session.endpoint(\.endSessionEndpoint, "end-session endpoint")
-          let url = FormURLEncoding.appending([("id_token_hint", idToken), ("client_id", session.clientID)], to: endpoint)
+          let endpoint = try tenant.endpoint(\.endSessionEndpoint, "end-session endpoint")
+          let hint = [("id_token_hint", idToken.value), ("client_id", session.clientID)]
+          let url = FormURLEncoding.appending(hint, to: endpoint)
           do {
-            let response = try session.send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "text/html")]))
+            let response = try tenant.send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "text/html")]))
             if (200..<400).contains(response.status) { done.append("ended the session") } else { failed.append("the session (HTTP \(response.status))") }
           } catch {
             failed.append("the session (\(error))")

@@ -2,7 +2,6 @@
 // expiry, however many processes ask), and the tenant's endpoints. The network (and libcurl)
 // is touched only when a refresh, revocation or userinfo call needs it.
 import AgentSocket
-import CurlTransport
 import Glibc
 import OAuthCore
 import StrivacityCore
@@ -15,12 +14,8 @@ final class ProfileSession {
   let key: StoreKey
   let store: TokenStore
   let log: Log
-  private var client: CurlHTTPClient?
-  private var cachedDiscovery: Discovery?
-  /// The endpoints kept with the stored tokens (used instead of a discovery request).
-  private var storedEndpoints: [String: String]?
-  /// Whether `cachedDiscovery` came from `storedEndpoints` rather than the tenant just now.
-  private var discoveryFromStore = false
+  /// The tenant's endpoints (kept with the tokens, or discovered) and every request to them.
+  let tenantClient: TenantClient
   /// Whether fresh tokens are asked of `strivacity agent` first (AgentClient.enabled).
   let asksAgent: Bool
 
@@ -39,6 +34,7 @@ final class ProfileSession {
     clientID = key.clientID
     store = try context.store(for: resolved.store)
     log = options.log
+    tenantClient = TenantClient(tenant: key.issuer, log: log) { [context] in try context.httpClient() }
   }
 
   var name: String { resolved.name }
@@ -55,7 +51,7 @@ final class ProfileSession {
     if asksAgent, !freshness.force, let tokens = try agentTokens(freshness, idToken: idToken) { return tokens }
     // Forced: from the store itself (a cached copy may be older than what it holds).
     guard let tokens = try freshness.force ? store.reload(key) : store.load(key) else { throw notSignedIn }
-    storedEndpoints = tokens.endpoints
+    tenantClient.keep(endpoints: tokens.endpoints)
     if !tokens.needsRefresh(now: Self.now(), freshness) { return tokens }
     guard tokens.refreshToken != nil else {
       if freshness.force, (tokens.secondsLeft(now: Self.now()) ?? 1) > 0 {
@@ -121,71 +117,75 @@ final class ProfileSession {
 
   /// Sends the refresh and stores its answer, the previous ID token kept for now; returns the
   /// stored set and the new ID token, not yet verified.
-  private func exchangeRefreshToken(_ current: TokenSet) throws -> (TokenSet, String?) {
+  private func exchangeRefreshToken(_ current: TokenSet) throws -> (TokenSet, IDToken?) {
     guard let refreshToken = current.refreshToken else { throw notSignedIn }
     let body = TokenRequest(grant: .refreshToken(refreshToken), client: .none(clientID: clientID))
     // Where to send it is settled first (a discovery request, if needed, is no reason to hold
     // Ctrl-C); interrupts are held from sending to storing the answer.
-    var url = try endpoint(\.tokenEndpoint, "token endpoint")
-    let keptEndpoint = discoveryFromStore
+    var url = try tenantClient.endpoint(\.tokenEndpoint, "token endpoint")
+    let keptEndpoint = tenantClient.discoveryFromStore
     if let stored = try withInterruptsHeld({ try sendAndStore(body, to: url, current: current, keptEndpoint: keptEndpoint) }) {
       return stored
     }
     // The kept token endpoint is gone (the request was not taken, so it is safe to send again):
     // ask the tenant where it is now.
-    cachedDiscovery = nil
-    storedEndpoints = nil
-    url = try endpoint(\.tokenEndpoint, "token endpoint")
+    tenantClient.forgetDiscovery()
+    url = try tenantClient.endpoint(\.tokenEndpoint, "token endpoint")
     return try withInterruptsHeld { try sendAndStore(body, to: url, current: current, keptEndpoint: false)! }
   }
 
   /// One refresh request and its answer stored; nil when `keptEndpoint` and the endpoint is gone
   /// (HTTP 404, 405, 410: nothing was rotated, so the caller may ask discovery and send again).
-  private func sendAndStore(_ body: TokenRequest, to url: String, current: TokenSet, keptEndpoint: Bool) throws -> (TokenSet, String?)? {
+  private func sendAndStore(
+    _ body: TokenRequest, to url: String, current: TokenSet, keptEndpoint: Bool
+  ) throws -> (TokenSet, IDToken?)? {
     // On a new connection (TokenRequest: a rotating refresh token is never sent twice).
-    let response = try send(body.httpRequest(url: url))
-    if keptEndpoint, [404, 405, 410].contains(response.status) {
-      log.note("the kept token endpoint answered HTTP \(response.status); fetching discovery again")
+    let outcome = try tenantClient.send(body, to: url)
+    if keptEndpoint, [404, 405, 410].contains(outcome.status) {
+      log.note("the kept token endpoint answered HTTP \(outcome.status); fetching discovery again")
       return nil
     }
-    switch response.status {
-    case 200:
-      let parsed: TokenResponse
-      do {
-        parsed = try TokenResponse(json: JSONValue.parse(response.body) ?? .null)
-      } catch {
-        throw CLIFailure("the refresh answer is unusable: \(error); stored tokens are unchanged", status: .server)
-      }
+    switch outcome {
+    case .tokens(let parsed):
       var admitted = parsed
       admitted.idToken = nil  // the one verified before stays until the new one verifies
       var next = admitted.tokenSet(now: Self.now(), previous: current)
-      if let cachedDiscovery { next.endpoints = cachedDiscovery.cacheable }
+      if let discovery = tenantClient.currentDiscovery { next.endpoints = discovery.cacheable }
       try store.save(next, for: key)
       log.note("refreshed \(name)")
       return (next, parsed.idToken)
-    case 400, 401:
-      let error = OAuthError.from(status: response.status, body: response.body)
-      if case .server(let code, _, _)? = error, code == "invalid_grant" || code == "invalid_token" {
-        // The refresh token is dead (expired, revoked, or rotated elsewhere): forget it.
-        var dead = current
-        dead.refreshToken = nil
-        try store.save(dead, for: key)
-        throw CLIFailure("the tenant refused the refresh token for \(name) (\(error!)); it was discarded: run strivacity login", status: .signInRequired)
-      }
-      throw CLIFailure("the refresh failed: \(error.map { "\($0)" } ?? "HTTP \(response.status)"); stored tokens are unchanged", status: .server)
+    case .serverError(200, let error):
+      let reason = error.map { "\($0)" } ?? "HTTP 200"
+      throw CLIFailure("the refresh answer is unusable: \(reason); stored tokens are unchanged", status: .server)
+    case .deadGrant(let error):
+      // The refresh token is dead (expired, revoked, or rotated elsewhere): forget it.
+      var dead = current
+      dead.refreshToken = nil
+      try store.save(dead, for: key)
+      throw CLIFailure(
+        "the tenant refused the refresh token for \(name) (\(error)); it was discarded: run strivacity login",
+        status: .signInRequired)
+    case _ where outcome.status == 400 || outcome.status == 401:
+      let reason = outcome.error.map { "\($0)" } ?? "HTTP \(outcome.status)"
+      throw CLIFailure("the refresh failed: \(reason); stored tokens are unchanged", status: .server)
     default:
-      let transient = response.status >= 500 || response.status == 429
-      throw CLIFailure("the refresh failed with HTTP \(response.status); stored tokens are unchanged", status: transient ? .transient : .server)
+      throw CLIFailure(
+        "the refresh failed with HTTP \(outcome.status); stored tokens are unchanged",
+        status: outcome.isTransient ? .transient : .server)
     }
   }
 
   /// Why an ID token from a refresh cannot be stored, or nil when it verifies like the
   /// sign-in's (signature, iss, aud, azp, exp, iat; no nonce on refresh) and names the same
   /// subject as the one held (OpenID Connect Core §12.2).
-  private func refreshedIDTokenProblem(_ idToken: String, previous: TokenSet) -> String? {
+  private func refreshedIDTokenProblem(_ idToken: IDToken, previous: TokenSet) -> String? {
     do {
-      let claims = try IDTokenCheck.verify(idToken, discovery: discovery(), clientID: clientID, nonce: nil, now: Self.now(), send: send)
-      if let held = previous.idToken, let heldSubject = try? JWT(compact: held).claims["sub"], claims["sub"] != heldSubject {
+      let claims = try IDTokenCheck.verify(
+        idToken, discovery: tenantClient.discovery(), clientID: clientID, nonce: nil, now: Self.now()
+      ) { try self.tenantClient.send($0) }
+      if let held = previous.idToken, let heldSubject = try? JWT(compact: held.value).claims["sub"],
+        claims["sub"] != heldSubject
+      {
         return "it names another subject"
       }
       return nil
@@ -196,72 +196,6 @@ final class ProfileSession {
       return failure.message
     } catch {
       return "\(error)"
-    }
-  }
-
-  // MARK: the tenant
-
-  func discovery() throws -> Discovery {
-    if let cachedDiscovery { return cachedDiscovery }
-    // The endpoints kept at sign-in, if they still name this tenant as issuer.
-    if let storedEndpoints, let kept = try? Discovery(cached: storedEndpoints), TenantURL.base(kept.issuer) == tenant {
-      cachedDiscovery = kept
-      discoveryFromStore = true
-      return kept
-    }
-    discoveryFromStore = false
-    let response = try send(HTTPRequest(url: Discovery.url(forTenant: tenant), headers: [HTTPHeader("Accept", "application/json")]))
-    guard response.status == 200 else {
-      throw CLIFailure("the tenant's discovery document failed with HTTP \(response.status)", status: response.status >= 500 ? .transient : .server)
-    }
-    let discovery: Discovery
-    do {
-      discovery = try Discovery(json: JSONValue.parse(response.body) ?? .null)
-    } catch {
-      throw CLIFailure("the tenant's discovery document is unusable: \(error)", status: .server)
-    }
-    // OpenID Connect Discovery §4.3: the issuer is the tenant URL discovery was fetched from.
-    guard TenantURL.base(discovery.issuer) == tenant else {
-      throw CLIFailure("the tenant's discovery document names another issuer; refusing it", status: .server)
-    }
-    cachedDiscovery = discovery
-    return discovery
-  }
-
-  /// An advertised endpoint, only if it is on the tenant's own origin (scheme, host and port):
-  /// tokens go nowhere else.
-  func endpoint(_ field: KeyPath<Discovery, String?>, _ what: String) throws -> String {
-    guard let url = try discovery()[keyPath: field] else {
-      throw CLIFailure("the tenant advertises no \(what)", status: .server)
-    }
-    try requireTenantHost(url, what)
-    return url
-  }
-
-  func endpoint(_ field: KeyPath<Discovery, String>, _ what: String) throws -> String {
-    let url = try discovery()[keyPath: field]
-    try requireTenantHost(url, what)
-    return url
-  }
-
-  private func requireTenantHost(_ url: String, _ what: String) throws {
-    guard let tenantOrigin = URLParts(tenant)?.origin, URLPolicy.sameOrigin(url, as: tenantOrigin), (try? URLPolicy.check(url)) != nil
-    else {
-      let shown = URLParts(url).map { "\($0.origin)" } ?? "an invalid URL"
-      throw CLIFailure("refusing the tenant's \(what) on \(shown): tokens go only to \(URLParts(tenant).map { "\($0.origin)" } ?? tenant)", status: .server)
-    }
-  }
-
-  func send(_ request: HTTPRequest) throws -> HTTPResponse {
-    if client == nil { client = try context.httpClient() }
-    let started = monotonicSeconds()
-    do {
-      let response = try client!.send(request)
-      log.request(request, status: response.status, seconds: monotonicSeconds() - started)
-      return response
-    } catch {
-      log.request(request, status: nil, seconds: monotonicSeconds() - started)
-      throw error
     }
   }
 

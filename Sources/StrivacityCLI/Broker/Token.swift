@@ -2,6 +2,7 @@
 // path reads the config and the keyring only: no network, no libcurl.
 import ArgumentParser
 import Glibc
+import OAuthCore
 import StrivacityCore
 import TerminalUI
 
@@ -89,7 +90,7 @@ struct Token: ParsableCommand {
         throw CLIFailure("no ID token is held for \(session.name) (was openid among the scopes?)", status: .signInRequired)
       }
       do {
-        token = try BearerToken(admitting: id, what: "ID token")
+        token = try BearerToken(admitting: id.value, what: "ID token")
       } catch {
         throw CLIFailure("\(error.description); sign in again", status: .store)
       }
@@ -117,9 +118,10 @@ struct Userinfo: ParsableCommand {
   func run() throws {
     let session = try ProfileSession(context: global.context(), options: global)
     let tokens = try session.freshTokens(Freshness(seconds: 30, explicit: false))
-    let endpoint = try session.endpoint(\.userinfoEndpoint, "userinfo endpoint")
-    let response = try session.send(HTTPRequest(
-      url: endpoint, headers: [HTTPHeader("Authorization", "Bearer \(tokens.accessToken.value)"), HTTPHeader("Accept", "application/json")]))
+    let tenant = session.tenantClient
+    let endpoint = try tenant.endpoint(\.userinfoEndpoint, "userinfo endpoint")
+    let response = try tenant.send(HTTPRequest(
+      url: endpoint, headers: [.authorization(tokens.accessToken), HTTPHeader("Accept", "application/json")]))
     switch response.status {
     case 200:
       guard let claims = JSONValue.parse(response.body), claims.object != nil else {
@@ -129,7 +131,8 @@ struct Userinfo: ParsableCommand {
     case 401:
       throw CLIFailure("the tenant no longer accepts the access token for \(session.name): run strivacity login", status: .signInRequired)
     default:
-      throw CLIFailure("userinfo failed with HTTP \(response.status)", status: response.status >= 500 ? .transient : .server)
+      let transient = TokenEndpointOutcome.failure(response).isTransient
+      throw CLIFailure("userinfo failed with HTTP \(response.status)", status: transient ? .transient : .server)
     }
   }
 }

@@ -37,11 +37,12 @@ struct LoginResult {
 
 final class LoginFlow {
   let settings: LoginSettings
-  let http: HTTPClient
   let prompter: Prompter
   let spinner: Spinner
   let log: Log
   let environment: [String: String]
+  /// Every request to the tenant, logged and timed, with the spinner saying what it is for.
+  private let tenantClient: TenantClient
   private var discovery: Discovery!
   private var listener: RedirectListener!
   /// The configured tenant's origin (the issuer's, once discovery checked out): the journey API
@@ -51,11 +52,11 @@ final class LoginFlow {
 
   init(settings: LoginSettings, http: HTTPClient, prompter: Prompter, spinner: Spinner, log: Log, environment: [String: String]) {
     self.settings = settings
-    self.http = http
     self.prompter = prompter
     self.spinner = spinner
     self.log = log
     self.environment = environment
+    tenantClient = TenantClient(tenant: settings.tenant, log: log, spinner: spinner) { http }
   }
 
   func run() throws -> LoginResult {
@@ -69,7 +70,7 @@ final class LoginFlow {
     var attempts = 0
     while true {
       attempts += 1
-      let request = AuthorizationRequest(settings: settings, redirectURI: listener.redirectURI)
+      let request = settings.authorizationRequest(redirectURI: listener.redirectURI)
       listener.expect(state: request.state)
       do {
         let code = try obtainCode(request)
@@ -84,26 +85,27 @@ final class LoginFlow {
 
   // MARK: discovery and authorization
 
+  /// The tenant's discovery document (issuer checked by TenantClient), with every endpoint that
+  /// gets the code, the PKCE verifier or the session on the tenant's own origin.
   private func fetchDiscovery() throws -> Discovery {
-    let url = Discovery.url(forTenant: settings.tenant)
-    let response = try send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "application/json")]), "Contacting \(settings.tenant)")
-    guard response.status == 200 else { throw httpFailure(response, what: "the discovery document") }
-    guard let json = JSONValue.parse(response.body) else {
-      throw LoginFailure(message: "the tenant's discovery document is not JSON", status: .server)
-    }
     let discovery: Discovery
     do {
-      discovery = try Discovery(json: json)
-    } catch {
-      throw LoginFailure(message: error.description, status: .server)
+      discovery = try tenantClient.fetchDiscovery("Contacting \(settings.tenant)")
+    } catch let failure as TenantClient.DiscoveryFailure {
+      switch failure {
+      case .answer(let response): throw httpFailure(response, what: "the discovery document")
+      case .unusable(_, json: false):
+        throw LoginFailure(message: "the tenant's discovery document is not JSON", status: .server)
+      case .unusable(let error, json: true): throw LoginFailure(message: error.description, status: .server)
+      case .otherIssuer:
+        throw LoginFailure(
+          message: "the tenant's discovery document names another issuer; refusing it "
+            + "(the tenant URL must be the issuer, \(tenantOrigin!))",
+          status: .server)
+      }
     }
-    // OpenID Connect Discovery §4.3: the issuer is the tenant URL discovery was fetched from.
-    guard TenantURL.base(discovery.issuer) == TenantURL.base(settings.tenant) else {
-      throw LoginFailure(message: "the tenant's discovery document names another issuer; refusing it (the tenant URL must be the issuer, \(tenantOrigin!))", status: .server)
-    }
-    // The code, the PKCE verifier and the session go only to the tenant's own origin.
     for (name, endpoint) in [("authorization", discovery.authorizationEndpoint), ("token", discovery.tokenEndpoint)] {
-      guard (try? URLPolicy.check(endpoint)) != nil, URLPolicy.sameOrigin(endpoint, as: tenantOrigin) else {
+      guard tenantClient.isOnTenantOrigin(endpoint) else {
         throw LoginFailure(message: "the tenant's \(name) endpoint is not on \(tenantOrigin!); refusing it", status: .server)
       }
     }
@@ -198,7 +200,7 @@ final class LoginFlow {
   private func journeyPost(_ path: String, sessionID: String, body: JSONValue, label: String) throws -> HTTPResponse {
     let session = try admitSession(sessionID)
     var headers = [
-      HTTPHeader("Authorization", "Bearer \(session.value)"), HTTPHeader("Content-Type", "application/json"),
+      .authorization(session), HTTPHeader("Content-Type", "application/json"),
       HTTPHeader("Accept", "application/json"),
     ]
     if let language = Self.acceptLanguage(environment) { headers.append(HTTPHeader("Accept-Language", language)) }
@@ -208,12 +210,12 @@ final class LoginFlow {
   /// GET finalizeUrl with the session's Bearer and cookies; the redirect comes back as a 3xx
   /// Location or a 200 body (protocol §10.1).
   private func finalize(_ url: String, sessionID: String) throws -> String {
-    guard (try? URLPolicy.check(url)) != nil, URLPolicy.sameOrigin(url, as: tenantOrigin) else {
+    guard tenantClient.isOnTenantOrigin(url) else {
       throw LoginFailure(message: "the tenant's finalize URL is not on \(tenantOrigin!); refusing it", status: .server)
     }
     let session = try admitSession(sessionID)
     let response = try send(
-      HTTPRequest(url: url, headers: [HTTPHeader("Authorization", "Bearer \(session.value)"), HTTPHeader("Accept", "text/html")]),
+      HTTPRequest(url: url, headers: [.authorization(session), HTTPHeader("Accept", "text/html")]),
       "Finishing")
     switch response.status {
     case 301, 302, 303, 307, 308:
@@ -295,13 +297,12 @@ final class LoginFlow {
     let exchange = TokenRequest(
       grant: .authorizationCode(code: code, verifier: request.pkce.verifier, redirectURI: listener.redirectURI),
       client: .none(clientID: settings.clientID))
-    let response = try send(exchange.httpRequest(url: discovery.tokenEndpoint), "Getting tokens")
-    guard response.status == 200 else { throw httpFailure(response, what: "the token request") }
     let tokens: TokenResponse
-    do {
-      tokens = try TokenResponse(json: JSONValue.parse(response.body) ?? .null)
-    } catch {
+    switch try tenantClient.send(exchange, to: discovery.tokenEndpoint, "Getting tokens") {
+    case .tokens(let response): tokens = response
+    case .serverError(200, let error?):
       throw LoginFailure(message: "the token response is unusable: \(error)", status: .server)
+    case let failure: throw httpFailure(failure, what: "the token request")
     }
     let now = Int64(time(nil))
     var claims: [String: JSONValue] = [:]
@@ -316,7 +317,7 @@ final class LoginFlow {
     return LoginResult(tokens: set, claims: claims, issuer: discovery.issuer)
   }
 
-  private func validate(_ idToken: String, nonce: String, now: Int64) throws -> [String: JSONValue] {
+  private func validate(_ idToken: IDToken, nonce: String, now: Int64) throws -> [String: JSONValue] {
     do {
       return try IDTokenCheck.verify(idToken, discovery: discovery, clientID: settings.clientID, nonce: nonce, now: now) {
         try send($0, "Checking the ID token")
@@ -333,25 +334,19 @@ final class LoginFlow {
   // MARK: plumbing
 
   private func send(_ request: HTTPRequest, _ label: String) throws -> HTTPResponse {
-    spinner.start(label + "…")
-    defer { spinner.stop() }
-    let started = monotonicSeconds()
-    do {
-      let response = try http.send(request)
-      log.request(request, status: response.status, seconds: monotonicSeconds() - started)
-      return response
-    } catch {
-      log.request(request, status: nil, seconds: monotonicSeconds() - started)
-      throw error
-    }
+    try tenantClient.send(request, label)
   }
 
   private func httpFailure(_ response: HTTPResponse, what: String) -> LoginFailure {
-    let transient = response.status >= 500 || response.status == 429
-    if let oauth = OAuthError.from(status: response.status, body: response.body) {
-      return LoginFailure(message: "\(what) failed: \(oauth)", status: transient ? .transient : .server)
-    }
-    return LoginFailure(message: "\(what) failed with HTTP \(response.status)", status: transient ? .transient : .server)
+    httpFailure(TokenEndpointOutcome.failure(response), what: what)
+  }
+
+  /// A failed answer in the sign-in's words: transient or a server error (a dead code is the
+  /// tenant's refusal of this sign-in, not a reason to sign in again).
+  private func httpFailure(_ outcome: TokenEndpointOutcome, what: String) -> LoginFailure {
+    let status: ExitStatus = outcome.isTransient ? .transient : .server
+    if let oauth = outcome.error { return LoginFailure(message: "\(what) failed: \(oauth)", status: status) }
+    return LoginFailure(message: "\(what) failed with HTTP \(outcome.status)", status: status)
   }
 
   private func confirm(_ question: String) -> Bool {
@@ -424,43 +419,16 @@ struct JourneyBudget {
   }
 }
 
-/// PKCE, state and nonce for one attempt, and the authorization URL (protocol §3.1, §3.2).
-struct AuthorizationRequest {
-  let settings: LoginSettings
-  let redirectURI: String
-  let pkce = PKCE()
-  let state = SecureRandom.token(bytes: 16)
-  let nonce = SecureRandom.token(bytes: 16)
-
-  func url(endpoint: String, sdk: String?) -> String {
-    var pairs = [
-      ("client_id", settings.clientID), ("redirect_uri", redirectURI), ("response_type", "code"),
-      ("scope", settings.scopes.joined(separator: " ")), ("code_challenge_method", "S256"),
-      ("code_challenge", pkce.challenge), ("state", state), ("nonce", nonce),
-    ]
-    for (key, value) in [("prompt", settings.prompt), ("acr_values", settings.acrValues), ("login_hint", settings.loginHint), ("ui_locales", settings.uiLocales)] {
-      if let value, !value.isEmpty { pairs.append((key, value)) }
+extension LoginSettings {
+  /// The authorization request of one attempt (protocol §3.1, §3.2): a new verifier, state and
+  /// nonce, and the OpenID Connect parameters that were given (empty ones are left out).
+  func authorizationRequest(redirectURI: String) -> AuthorizationRequest {
+    var extra: [FormParameter] = []
+    let given = [("prompt", prompt), ("acr_values", acrValues), ("login_hint", loginHint), ("ui_locales", uiLocales)]
+    for (key, value) in given {
+      if let value, !value.isEmpty { extra.append(FormParameter(key, value)) }
     }
-    if let sdk { pairs.append(("sdk", sdk)) }
-    return endpoint + (endpoint.contains("?") ? "&" : "?") + FormURLEncoding.encode(pairs)
-  }
-}
-
-/// --verbose: one line per request (method, URL without its query, status, time) and journey
-/// step on stderr. Queries, headers and bodies are never printed: they carry secrets.
-struct Log {
-  let verbose: Bool
-
-  func request(_ request: HTTPRequest, status: Int?, seconds: Double) {
-    guard verbose else { return }
-    let url = request.url.prefix { $0 != "?" } + (request.url.contains("?") ? "?…" : "")
-    let outcome = status.map { "HTTP \($0)" } ?? "no answer"
-    // The URL may be the tenant's (a Location it sent): made inert like any tenant text.
-    Console.writeStderr("strivacity: \(request.method) \(TerminalSafe.text(String(url), multiline: false)) → \(outcome) (\(Int(seconds * 1000)) ms)\n")
-  }
-
-  func note(_ text: String) {
-    guard verbose else { return }
-    Console.writeStderr("strivacity: \(TerminalSafe.text(text, multiline: false))\n")
+    return AuthorizationRequest(
+      clientID: clientID, redirectURI: redirectURI, scopes: scopes, additionalParameters: extra)
   }
 }
