@@ -52,8 +52,9 @@ let package = Package(
     .target(name: "CKeyctl"),
     // SO_PEERCRED, which Swift's Glibc module lacks.
     .target(name: "CPeerCred"),
-    // The agent's socket, both ends (plain POSIX: the small binary is a client).
-    .target(name: "AgentSocket", dependencies: ["StrivacityCore", "CPeerCred"]),
+    // `strivacity agent`'s wire format, its socket (both ends) and the client's requests: plain
+    // POSIX, no Foundation, since the small binary is a client. The server is the command line's.
+    .target(name: "Agent", dependencies: ["StrivacityCore", "CPeerCred"]),
     // The access-token cache in the kernel's user keyring.
     .target(name: "TokenCache", dependencies: ["StrivacityCore", "CKeyctl"]),
     .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "TokenCache", "SystemIO"]),
@@ -68,13 +69,13 @@ let package = Package(
     // The small `strivacity`: the hot path from the access-token cache, else exec strivacity-cli.
     // It must stay small: no argument parser, no crypto, no libraries to load, and no JSON
     // decoding on the hot path but kubectl's KUBERNETES_EXEC_INFO (bench/token-cached measures it).
-    .target(name: "Launcher", dependencies: ["StrivacityCore", "GitCredential", "TokenCache", "SystemIO", "AgentSocket"]),
+    .target(name: "Launcher", dependencies: ["StrivacityCore", "GitCredential", "TokenCache", "SystemIO", "Agent"]),
     .executableTarget(name: "strivacity", dependencies: ["Launcher", "StrivacityCore", "SystemIO"]),
     .target(
       name: "StrivacityCLI",
       dependencies: [
         "StrivacityCore", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport", "SecretStore", "LoopbackHTTP",
-        "GitCredential", "SystemIO", "TokenCache", "AgentSocket", "CBuildInfo", "CCurlShim", "CSecretShim",
+        "GitCredential", "SystemIO", "TokenCache", "Agent", "CBuildInfo", "CCurlShim", "CSecretShim",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .executableTarget(name: "strivacity-cli", dependencies: ["StrivacityCLI"]),
@@ -92,6 +93,7 @@ let package = Package(
     // Helpers shared by the test targets only: running the built binaries, temporary dirs.
     .target(name: "StrivacityTestSupport", path: "Tests/Support", exclude: ["browser-standin", "prompter-standin"]),
     .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore"]),
+    .testTarget(name: "AgentProtocolTests", dependencies: ["Agent", "StrivacityCore"]),
     .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
     .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
     .testTarget(name: "GitCredentialTests", dependencies: ["GitCredential"]),
@@ -109,7 +111,10 @@ let package = Package(
     // Every input the fuzzers keep (Tests/Fuzz/TARGET/, seeds and crashes) replayed in-process.
     .testTarget(
       name: "FuzzRegressionTests",
-      dependencies: ["StrivacityCore", "JourneyCore", "TerminalUI", "GitCredential", "LoopbackHTTP", "StrivacityTestSupport"]),
+      dependencies: [
+        "StrivacityCore", "JourneyCore", "TerminalUI", "GitCredential", "LoopbackHTTP", "Agent",
+        "StrivacityTestSupport",
+      ]),
     // The built binary driven through a pseudo-terminal against the emulator and the real keyring.
     .testTarget(
       name: "EndToEndTests",

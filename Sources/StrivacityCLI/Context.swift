@@ -2,7 +2,7 @@
 import CurlTransport
 import Glibc
 import SecretStore
-import AgentSocket
+import Agent
 import TokenCache
 import StrivacityCore
 import SystemIO

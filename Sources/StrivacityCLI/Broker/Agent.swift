@@ -9,7 +9,7 @@
 // process tells it when it changes a profile's tokens (AgentNotifyingStore), so a logout anywhere
 // is honoured on the next call. What the agent holds it also re-reads from the keyring once a
 // minute, for changes made with other tools.
-import AgentSocket
+import Agent
 import ArgumentParser
 import Glibc
 import SecretStore
