@@ -57,7 +57,10 @@ let package = Package(
     .target(name: "Agent", dependencies: ["StrivacityCore", "CPeerCred"]),
     // The access-token cache in the kernel's user keyring.
     .target(name: "TokenCache", dependencies: ["StrivacityCore", "CKeyctl"]),
-    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "TokenCache", "SystemIO"]),
+    // Token sets in the Secret Service (libsecret's only user; what differs between its providers
+    // is SecretServiceProvider's table) or in 0600 files. What goes over them, in which order:
+    // StrivacityCLI's StoreStack.swift.
+    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "SystemIO"]),
     // The environment, whole files, stdin, and writes to stdout, stderr and the terminal.
     .target(name: "SystemIO", dependencies: ["StrivacityCore"]),
     // Drawing screens as lines (pure) and talking to /dev/tty (hidden input, Ctrl-C, spinner).
