@@ -52,7 +52,10 @@ final class FoundItem {
   let path: String
   let label: String
   let modified: UInt64
-  /// Its attributes as a key; nil for an item of our schema without all three.
+  /// Its slot (Attributes): the sign-in's without a `slot` attribute; nil for one that does not
+  /// read as a slot's name.
+  let slot: TokenSlot?
+  /// Its attributes as a key; nil for an item of our schema without all of them.
   let key: StoreKey?
 
   init(_ raw: UnsafeMutableRawPointer) {
@@ -65,20 +68,23 @@ final class FoundItem {
     }
     self.label = TerminalSafe.text(label ?? "", multiline: false)
     modified = ss_item_get_modified(pointer)
-    key = Self.key(of: pointer)
+    (slot, key) = Self.key(of: pointer)
   }
 
   deinit { ss_object_unref(UnsafeMutableRawPointer(pointer)) }
 
-  private static func key(of item: OpaquePointer) -> StoreKey? {
-    guard let attributes = ss_retrievable_get_attributes(item) else { return nil }
+  private static func key(of item: OpaquePointer) -> (TokenSlot?, StoreKey?) {
+    guard let attributes = ss_retrievable_get_attributes(item) else { return (.signIn, nil) }
     defer { ss_hash_table_unref(attributes) }
     func value(_ name: String) -> String? {
       guard let raw = ss_hash_table_lookup(attributes, name) else { return nil }
       return String(cString: raw.assumingMemoryBound(to: CChar.self))
     }
-    guard let profile = value("profile"), let issuer = value("issuer"), let client = value("client_id") else { return nil }
-    return StoreKey(profile: profile, issuer: issuer, clientID: client)
+    let slot = value(Attributes.slotName).map { TokenSlot(name: $0) } ?? .signIn
+    guard let slot, let profile = value("profile"), let issuer = value("issuer"), let client = value("client_id") else {
+      return (slot, nil)
+    }
+    return (slot, StoreKey(profile: profile, issuer: issuer, clientID: client, slot: slot))
   }
 }
 
@@ -98,16 +104,24 @@ struct FoundItems {
     self.items = items
   }
 
-  /// The most recently modified: where a refresh writes, and what is read.
-  var newest: FoundItem? { items.max { $0.modified < $1.modified } }
+  /// The most recently modified of `slot`: where a refresh writes, and what is read. (A search
+  /// for the sign-in's attributes also finds the other slots' items, which carry one more.)
+  func newest(in slot: TokenSlot) -> FoundItem? { items.filter { $0.slot == slot }.max { $0.modified < $1.modified } }
 }
 
 /// A GHashTable of attribute names to values, owned for the duration of one call.
 final class Attributes {
   let table: OpaquePointer
 
+  /// The schema's attribute names: the sign-in's items carry the first three only, as they
+  /// always have; another slot's carry `slot` too.
+  static let names = ["profile", "issuer", "client_id", slotName]
+  static let slotName = "slot"
+
   convenience init(_ key: StoreKey) {
-    self.init(["profile": key.profile, "issuer": key.issuer, "client_id": key.clientID])
+    var values = ["profile": key.profile, "issuer": key.issuer, "client_id": key.clientID]
+    if let slot = key.slot.name { values[Self.slotName] = slot }
+    self.init(values)
   }
 
   init(_ values: [String: String]) {

@@ -1,12 +1,13 @@
 // Token sets in the Secret Service (gnome-keyring, KeePassXC, …) through libsecret.
 //
 // Schema `com.strivacity.cli.TokenSet`; attributes `profile`, `issuer`, `client_id` (non-secret,
-// visible to any process on the session bus); the secret is the whole token set as one JSON
-// document. Items are labelled `strivacity: PROFILE (ISSUER)` so people can recognise them in
-// seahorse or KeePassXC. Everything lives in the default collection.
+// visible to any process on the session bus), and `slot` for a set other than the sign-in's; the
+// secret is the whole token set as one JSON document. Items are labelled `strivacity: PROFILE
+// (ISSUER)` so people can recognise them in seahorse or KeePassXC. Everything lives in the
+// default collection.
 //
-// One item per sign-in, updated in place (SecretServiceProvider.updatesInPlace): a refresh or a
-// new sign-in of the same profile sets the existing item's secret.
+// One item per sign-in (and slot), updated in place (SecretServiceProvider.updatesInPlace): a
+// refresh or a new sign-in of the same profile sets the existing item's secret.
 //
 // Prompts are the provider asking a person (KeePassXC's "allow access" and delete confirmations,
 // an unlock dialog). The calls that can return one (Unlock, Item.Delete) are made here, not
@@ -93,7 +94,7 @@ public final class SecretServiceStore: TokenStore {
     let names = ss_str_table_new()
     // GINT_TO_POINTER(SECRET_SCHEMA_ATTRIBUTE_STRING) is NULL: a present key with a NULL value.
     let stringType = UnsafeMutableRawPointer(bitPattern: Int(SS_SCHEMA_ATTRIBUTE_STRING))
-    for name in ["profile", "issuer", "client_id"] {
+    for name in Attributes.names {
       ss_hash_table_insert(names, UnsafeMutableRawPointer(mutating: Self.staticCString(name)), stringType)
     }
     let made = ss_schema_newv(Self.schemaName, SecretSchemaFlags(SS_SCHEMA_NONE), names)!
@@ -115,7 +116,7 @@ public final class SecretServiceStore: TokenStore {
     try bounded { () throws(StoreError) in
       let session = try openDefaultCollection()
       let found = try session.search(Attributes(key), schema: schema, cancellable: cancellable)
-      guard let item = found.newest else { return nil }
+      guard let item = found.newest(in: key.slot) else { return nil }
       var bytes = try readSecret(of: item, in: session)
       defer { for i in bytes.indices { bytes[i] = 0 } }
       return try TokenSet.decode(bytes, source: "the keyring item '\(label(for: key))'")
@@ -135,7 +136,7 @@ public final class SecretServiceStore: TokenStore {
       }
       guard let value else { throw .failure(detail: "libsecret could not hold the secret") }
       defer { ss_value_unref(value) }
-      if SecretServiceProvider.updatesInPlace, let item = found.newest {
+      if SecretServiceProvider.updatesInPlace, let item = found.newest(in: key.slot) {
         try writeSecret(value, to: item, in: session)
       } else {
         var error: UnsafeMutablePointer<GError>?
@@ -149,9 +150,10 @@ public final class SecretServiceStore: TokenStore {
       }
     }
     // Older sign-ins of the profile (another tenant or client) and copies of this one: keep one
-    // item per profile. Best effort, under its own bound, and a dialog (KeePassXC's "confirm
-    // delete") gets no longer than the operation: the new set is stored already, and other
-    // processes may be changing the keyring. What stays is deleted at logout.
+    // item per profile and slot (another slot's items are not this set's to delete). Best effort,
+    // under its own bound, and a dialog (KeePassXC's "confirm delete") gets no longer than the
+    // operation: the new set is stored already, and other processes may be changing the keyring.
+    // What stays is deleted at logout.
     promptBound = timeout
     defer { promptBound = nil }
     _ = try? bounded { () throws(StoreError) in
@@ -159,7 +161,9 @@ public final class SecretServiceStore: TokenStore {
       if let opened { session = opened } else { session = try openDefaultCollection() }
       let mine = try session.search(Attributes(["profile": key.profile]), schema: schema, cancellable: cancellable)
       let keep = mine.items.filter { $0.key == key }.max { $0.modified < $1.modified }
-      for item in mine.items where item.path != keep?.path { _ = try deleteItem(item, in: session) }
+      for item in mine.items where item.path != keep?.path && item.slot == key.slot {
+        _ = try deleteItem(item, in: session)
+      }
     }
   }
 
@@ -179,7 +183,9 @@ public final class SecretServiceStore: TokenStore {
     // `bounded` tries once more.)
     try bounded { () throws(StoreError) in
       let found = try openDefaultCollection().search(Attributes([:]), schema: schema, cancellable: cancellable)
-      return Set(found.items.compactMap(\.key)).sorted { ($0.profile, $0.issuer) < ($1.profile, $1.issuer) }
+      return Set(found.items.compactMap(\.key)).sorted {
+        ($0.profile, $0.issuer, $0.slot.name ?? "") < ($1.profile, $1.issuer, $1.slot.name ?? "")
+      }
     }
   }
 
@@ -424,7 +430,10 @@ public final class SecretServiceStore: TokenStore {
 
   // MARK: internals
 
-  private func label(for key: StoreKey) -> String { "strivacity: \(key.profile) (\(key.issuer))" }
+  /// `strivacity: PROFILE (ISSUER)`; another slot's `strivacity: PROFILE SLOT (ISSUER)`.
+  private func label(for key: StoreKey) -> String {
+    "strivacity: \(key.profile)\(key.slot.name.map { " " + $0 } ?? "") (\(key.issuer))"
+  }
 
   /// Fails fast when no session bus can be found, before GLib looks for one: GLib would
   /// otherwise create ~/.cache as a stand-in runtime directory and try X11 autolaunch.

@@ -15,6 +15,8 @@
 // change is told to the agent after the cache and the keyring have it (2 over 3), so an agent
 // that re-reads at once sees the new set; the cache is kept in step by everything that reaches
 // the keyring, and dropped before a save, so it is never newer than the keyring (3 over 4).
+//
+// A key names one of a profile's token sets (StoreKey.slot); a deletion is by profile, every slot.
 import Agent
 import SecretStore
 import StrivacityCore
