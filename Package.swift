@@ -52,11 +52,15 @@ let package = Package(
     .target(name: "CKeyctl"),
     // SO_PEERCRED, which Swift's Glibc module lacks.
     .target(name: "CPeerCred"),
-    // The agent's socket, both ends (plain POSIX: the small binary is a client).
-    .target(name: "AgentSocket", dependencies: ["StrivacityCore", "CPeerCred"]),
+    // `strivacity agent`'s wire format, its socket (both ends) and the client's requests: plain
+    // POSIX, no Foundation, since the small binary is a client. The server is the command line's.
+    .target(name: "Agent", dependencies: ["StrivacityCore", "CPeerCred"]),
     // The access-token cache in the kernel's user keyring.
     .target(name: "TokenCache", dependencies: ["StrivacityCore", "CKeyctl"]),
-    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "TokenCache", "SystemIO"]),
+    // Token sets in the Secret Service (libsecret's only user; what differs between its providers
+    // is SecretServiceProvider's table) or in 0600 files. What goes over them, in which order:
+    // StrivacityCLI's StoreStack.swift.
+    .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "SystemIO"]),
     // The environment, whole files, stdin, and writes to stdout, stderr and the terminal.
     .target(name: "SystemIO", dependencies: ["StrivacityCore"]),
     // Drawing screens as lines (pure) and talking to /dev/tty (hidden input, Ctrl-C, spinner).
@@ -68,13 +72,13 @@ let package = Package(
     // The small `strivacity`: the hot path from the access-token cache, else exec strivacity-cli.
     // It must stay small: no argument parser, no crypto, no libraries to load, and no JSON
     // decoding on the hot path but kubectl's KUBERNETES_EXEC_INFO (bench/token-cached measures it).
-    .target(name: "Launcher", dependencies: ["StrivacityCore", "GitCredential", "TokenCache", "SystemIO", "AgentSocket"]),
+    .target(name: "Launcher", dependencies: ["StrivacityCore", "GitCredential", "TokenCache", "SystemIO", "Agent"]),
     .executableTarget(name: "strivacity", dependencies: ["Launcher", "StrivacityCore", "SystemIO"]),
     .target(
       name: "StrivacityCLI",
       dependencies: [
         "StrivacityCore", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport", "SecretStore", "LoopbackHTTP",
-        "GitCredential", "SystemIO", "TokenCache", "AgentSocket", "CBuildInfo", "CCurlShim", "CSecretShim",
+        "GitCredential", "SystemIO", "TokenCache", "Agent", "CBuildInfo", "CCurlShim", "CSecretShim",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .executableTarget(name: "strivacity-cli", dependencies: ["StrivacityCLI"]),
@@ -91,7 +95,9 @@ let package = Package(
     // MARK: tests
     // Helpers shared by the test targets only: running the built binaries, temporary dirs.
     .target(name: "StrivacityTestSupport", path: "Tests/Support", exclude: ["browser-standin", "prompter-standin"]),
-    .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore"]),
+    // The token-set admission is checked across every wire shape, the agent's answers among them.
+    .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore", "Agent"]),
+    .testTarget(name: "AgentProtocolTests", dependencies: ["Agent", "StrivacityCore"]),
     .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
     .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
     .testTarget(name: "GitCredentialTests", dependencies: ["GitCredential"]),
@@ -109,7 +115,10 @@ let package = Package(
     // Every input the fuzzers keep (Tests/Fuzz/TARGET/, seeds and crashes) replayed in-process.
     .testTarget(
       name: "FuzzRegressionTests",
-      dependencies: ["StrivacityCore", "JourneyCore", "TerminalUI", "GitCredential", "LoopbackHTTP", "StrivacityTestSupport"]),
+      dependencies: [
+        "StrivacityCore", "JourneyCore", "TerminalUI", "GitCredential", "LoopbackHTTP", "Agent",
+        "StrivacityTestSupport",
+      ]),
     // The built binary driven through a pseudo-terminal against the emulator and the real keyring.
     .testTarget(
       name: "EndToEndTests",

@@ -6,7 +6,7 @@
 // config that parses without a word to say; everything else (and any doubt, and every refusal
 // of the agent's) is handed to the full command line (Launcher.handOff), which gives the errors
 // and warnings.
-import AgentSocket
+import Agent
 import GitCredential
 import Glibc
 import StrivacityCore

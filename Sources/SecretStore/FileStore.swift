@@ -2,7 +2,8 @@
 // (`store = "file"` or `--store file`), never as a fallback: the tokens are protected by file
 // permissions alone.
 //
-// Layout: DIR/tokens/PROFILE.json, mode 0600, in a 0700 directory. Writes go to a temporary
+// Layout: DIR/tokens/PROFILE.json (another slot than the sign-in's: PROFILE+SLOT.json), mode
+// 0600, in a 0700 directory. Writes go to a temporary
 // file that is fsync()ed and renamed over the old one, so a reader (or a crash) sees the old
 // set or the new one, never a torn file. A file readable by group or others, a symlink, or a
 // file owned by someone else is refused rather than read.
@@ -27,38 +28,66 @@ public final class FileStore: TokenStore, Sendable {
   public static let warning =
     "tokens are kept in a file protected only by its permissions (store = \"file\"); prefer the Secret Service where one is available"
 
+  /// The sign-in's file of `profile`.
   public func path(for profile: String) -> String { "\(directory)/\(profile).json" }
 
+  /// The file of `key`: the sign-in's is PROFILE.json, another slot's PROFILE+SLOT.json ('+' is
+  /// in neither name's alphabet).
+  public func path(for key: StoreKey) -> String {
+    guard let slot = key.slot.name else { return path(for: key.profile) }
+    return "\(directory)/\(key.profile)+\(slot).json"
+  }
+
   public func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
-    guard let record = try read(profile: key.profile) else { return nil }
-    guard record.issuer == key.issuer, record.clientID == key.clientID else { return nil }
+    guard let record = try read(path(for: key)) else { return nil }
+    guard record.issuer == key.issuer, record.clientID == key.clientID, record.slot == key.slot.name else { return nil }
     return record.tokens
   }
 
   public func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
     try makeDirectory()
-    let record = Record(profile: key.profile, issuer: key.issuer, clientID: key.clientID, version: 1, tokens: tokens)
+    let record = Record(
+      profile: key.profile, issuer: key.issuer, clientID: key.clientID, slot: key.slot.name, version: 1, tokens: tokens)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     guard var bytes = try? Array(encoder.encode(record)) else {
-      throw .io(path: path(for: key.profile), detail: "cannot encode the token set")
+      throw .io(path: path(for: key), detail: "cannot encode the token set")
     }
     defer { for i in bytes.indices { bytes[i] = 0 } }
-    try writeAtomically(bytes, to: path(for: key.profile))
+    try writeAtomically(bytes, to: path(for: key))
   }
 
   @discardableResult
   public func delete(profile: String) throws(StoreError) -> Bool {
-    let file = path(for: profile)
-    if unlink(file) == 0 {
-      syncDirectory()
-      return true
+    // The sign-in's file, then any other slot's.
+    let others = ((try? names()) ?? []).filter { $0.profile == profile && $0.slot != nil }
+    var deleted = false
+    for file in [path(for: profile)] + others.map({ "\(directory)/\($0.name).json" }) {
+      if unlink(file) == 0 {
+        deleted = true
+        continue
+      }
+      if errno == ENOENT { continue }
+      throw .io(path: file, detail: String(cString: strerror(errno)))
     }
-    if errno == ENOENT { return false }
-    throw .io(path: file, detail: String(cString: strerror(errno)))
+    if deleted { syncDirectory() }
+    return deleted
   }
 
   public func keys() throws(StoreError) -> [StoreKey] {
+    var keys: [StoreKey] = []
+    for entry in try names() {
+      if let record = try read("\(directory)/\(entry.name).json") {
+        let slot = record.slot.flatMap { TokenSlot(name: $0) } ?? .signIn
+        keys.append(StoreKey(profile: record.profile, issuer: record.issuer, clientID: record.clientID, slot: slot))
+      }
+    }
+    return keys
+  }
+
+  /// The token files' names without `.json`, sorted, each as its profile and slot: PROFILE, or
+  /// PROFILE+SLOT. Other files are not ours.
+  private func names() throws(StoreError) -> [(name: String, profile: String, slot: String?)] {
     guard let dir = opendir(directory) else {
       if errno == ENOENT { return [] }
       throw .io(path: directory, detail: String(cString: strerror(errno)))
@@ -71,13 +100,12 @@ public final class FileStore: TokenStore, Sendable {
       }
       if name.hasSuffix(".json"), !name.hasPrefix(".") { names.append(String(name.dropLast(5))) }
     }
-    var keys: [StoreKey] = []
-    for profile in names.sorted() where ProfileName.isValid(profile) {
-      if let record = try read(profile: profile) {
-        keys.append(StoreKey(profile: record.profile, issuer: record.issuer, clientID: record.clientID))
-      }
+    return names.sorted().compactMap { name in
+      let parts = name.split(separator: "+", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+      guard ProfileName.isValid(parts[0]) else { return nil }
+      guard parts.count == 2 else { return (name, parts[0], nil) }
+      return TokenSlot(name: parts[1]) == nil ? nil : (name, parts[0], parts[1])
     }
-    return keys
   }
 
   // MARK: files
@@ -86,15 +114,16 @@ public final class FileStore: TokenStore, Sendable {
     var profile: String
     var issuer: String
     var clientID: String
+    /// nil (and absent from the file) for the sign-in's set.
+    var slot: String?
     var version: Int
     var tokens: TokenSet
     enum CodingKeys: String, CodingKey {
-      case profile, issuer, clientID = "client_id", version = "v", tokens
+      case profile, issuer, clientID = "client_id", slot, version = "v", tokens
     }
   }
 
-  private func read(profile: String) throws(StoreError) -> Record? {
-    let file = path(for: profile)
+  private func read(_ file: String) throws(StoreError) -> Record? {
     let fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     if fd < 0 {
       if errno == ENOENT { return nil }

@@ -1,20 +1,22 @@
 // Token sets in the Secret Service (gnome-keyring, KeePassXC, …) through libsecret.
 //
 // Schema `com.strivacity.cli.TokenSet`; attributes `profile`, `issuer`, `client_id` (non-secret,
-// visible to any process on the session bus); the secret is the whole token set as one JSON
-// document. Items are labelled `strivacity: PROFILE (ISSUER)` so people can recognise them in
-// seahorse or KeePassXC. Everything lives in the default collection.
+// visible to any process on the session bus), and `slot` for a set other than the sign-in's; the
+// secret is the whole token set as one JSON document. Items are labelled `strivacity: PROFILE
+// (ISSUER)` so people can recognise them in seahorse or KeePassXC. Everything lives in the
+// default collection.
 //
-// One item per sign-in, updated in place: a refresh or a new sign-in of the same profile sets the
-// existing item's secret (Item.SetSecret), so the refresh token is never absent from the store
-// and providers that answer CreateItem(replace) with an access dialog (KeePassXC) are not asked.
+// One item per sign-in (and slot), updated in place (SecretServiceProvider.updatesInPlace): a
+// refresh or a new sign-in of the same profile sets the existing item's secret.
 //
 // Prompts are the provider asking a person (KeePassXC's "allow access" and delete confirmations,
 // an unlock dialog). The calls that can return one (Unlock, Item.Delete) are made here, not
 // inside libsecret, so a prompt is said on stderr at once, waited for up to `prompts.bound`, and
 // a "no" or no answer ends in its own error (exit 8), never in silence.
 //
-// Only libsecret's `…_sync` functions are used, through CSecretShim (dlopen()ed on first use).
+// Only libsecret's `…_sync` functions are used, through CSecretShim (dlopen()ed on first use);
+// the objects they return are held by the owners in SecretServiceHandles.swift. What differs
+// between providers (KeePassXC, gnome-keyring, KWallet) is read from SecretServiceProvider.
 internal import CSecretShim
 import Glibc
 import StrivacityCore
@@ -92,7 +94,7 @@ public final class SecretServiceStore: TokenStore {
     let names = ss_str_table_new()
     // GINT_TO_POINTER(SECRET_SCHEMA_ATTRIBUTE_STRING) is NULL: a present key with a NULL value.
     let stringType = UnsafeMutableRawPointer(bitPattern: Int(SS_SCHEMA_ATTRIBUTE_STRING))
-    for name in ["profile", "issuer", "client_id"] {
+    for name in Attributes.names {
       ss_hash_table_insert(names, UnsafeMutableRawPointer(mutating: Self.staticCString(name)), stringType)
     }
     let made = ss_schema_newv(Self.schemaName, SecretSchemaFlags(SS_SCHEMA_NONE), names)!
@@ -114,7 +116,7 @@ public final class SecretServiceStore: TokenStore {
     try bounded { () throws(StoreError) in
       let session = try openDefaultCollection()
       let found = try session.search(Attributes(key), schema: schema, cancellable: cancellable)
-      guard let item = found.newest else { return nil }
+      guard let item = found.newest(in: key.slot) else { return nil }
       var bytes = try readSecret(of: item, in: session)
       defer { for i in bytes.indices { bytes[i] = 0 } }
       return try TokenSet.decode(bytes, source: "the keyring item '\(label(for: key))'")
@@ -134,7 +136,7 @@ public final class SecretServiceStore: TokenStore {
       }
       guard let value else { throw .failure(detail: "libsecret could not hold the secret") }
       defer { ss_value_unref(value) }
-      if let item = found.newest {
+      if SecretServiceProvider.updatesInPlace, let item = found.newest(in: key.slot) {
         try writeSecret(value, to: item, in: session)
       } else {
         var error: UnsafeMutablePointer<GError>?
@@ -142,15 +144,16 @@ public final class SecretServiceStore: TokenStore {
         let made = withExtendedLifetime(attributes) {
           ss_item_create_sync(session.collection, schema, attributes.table, label(for: key), value, cancellable, &error)
         }
-        if let error { throw Self.classify(error) }
+        if let error { throw SecretServiceProvider.classify(error) }
         guard let made else { throw .failure(detail: "the Secret Service did not store the item") }
         ss_object_unref(UnsafeMutableRawPointer(made))
       }
     }
     // Older sign-ins of the profile (another tenant or client) and copies of this one: keep one
-    // item per profile. Best effort, under its own bound, and a dialog (KeePassXC's "confirm
-    // delete") gets no longer than the operation: the new set is stored already, and other
-    // processes may be changing the keyring. What stays is deleted at logout.
+    // item per profile and slot (another slot's items are not this set's to delete). Best effort,
+    // under its own bound, and a dialog (KeePassXC's "confirm delete") gets no longer than the
+    // operation: the new set is stored already, and other processes may be changing the keyring.
+    // What stays is deleted at logout.
     promptBound = timeout
     defer { promptBound = nil }
     _ = try? bounded { () throws(StoreError) in
@@ -158,7 +161,9 @@ public final class SecretServiceStore: TokenStore {
       if let opened { session = opened } else { session = try openDefaultCollection() }
       let mine = try session.search(Attributes(["profile": key.profile]), schema: schema, cancellable: cancellable)
       let keep = mine.items.filter { $0.key == key }.max { $0.modified < $1.modified }
-      for item in mine.items where item.path != keep?.path { _ = try deleteItem(item, in: session) }
+      for item in mine.items where item.path != keep?.path && item.slot == key.slot {
+        _ = try deleteItem(item, in: session)
+      }
     }
   }
 
@@ -178,7 +183,9 @@ public final class SecretServiceStore: TokenStore {
     // `bounded` tries once more.)
     try bounded { () throws(StoreError) in
       let found = try openDefaultCollection().search(Attributes([:]), schema: schema, cancellable: cancellable)
-      return Set(found.items.compactMap(\.key)).sorted { ($0.profile, $0.issuer) < ($1.profile, $1.issuer) }
+      return Set(found.items.compactMap(\.key)).sorted {
+        ($0.profile, $0.issuer, $0.slot.name ?? "") < ($1.profile, $1.issuer, $1.slot.name ?? "")
+      }
     }
   }
 
@@ -234,7 +241,8 @@ public final class SecretServiceStore: TokenStore {
   ) throws(StoreError) {
     let bound = promptBound ?? prompts.bound
     let unanswered = StoreError.promptUnanswered(provider: provider.name, request: request, window: provider.window, seconds: bound)
-    guard let deadline, deadline.prompt(for: bound, announcing: line, after: 0.3) else { throw unanswered }
+    let after = SecretServiceProvider.announcePromptsAfter
+    guard let deadline, deadline.prompt(for: bound, announcing: line, after: after) else { throw unanswered }
     unansweredPrompt = unanswered
     var error: UnsafeMutablePointer<GError>?
     // Past the bound the prompt is left to the person, not dismissed (see ss_run_prompt).
@@ -246,7 +254,7 @@ public final class SecretServiceStore: TokenStore {
     case -3: throw .failure(detail: "\(provider.name) left the session bus while asking to \(request)")
     case -2: throw unanswered
     default:
-      if let error { throw Self.classify(error) }
+      if let error { throw SecretServiceProvider.classify(error) }
       throw .failure(detail: "the prompt to \(request) failed")
     }
   }
@@ -257,7 +265,7 @@ public final class SecretServiceStore: TokenStore {
   private func openDefaultCollection() throws(StoreError) -> KeyringSession {
     var error: UnsafeMutablePointer<GError>?
     let service = ss_service_get_sync(SecretServiceFlags(SS_SERVICE_NONE), cancellable, &error)
-    if let error { throw Self.classify(error) }
+    if let error { throw SecretServiceProvider.classify(error) }
     guard let service else { throw .noSecretService(detail: "no service object") }
     let collection: OpaquePointer
     do {
@@ -275,15 +283,14 @@ public final class SecretServiceStore: TokenStore {
     guard ss_collection_get_locked(collection) != 0 else { return session }
     let provider = session.provider(cancellable)
     let what = provider.describeCollection(session.collectionLabel)
-    // gnome-keyring's dialogs come from a prompter program the session bus starts on the
-    // desktop; without one (SSH, a container) the unlock ends "dismissed" at once, which is no
-    // one's "no". KeePassXC and KWallet draw their own windows: their "dismissed" is a person's.
-    let noDesktop = provider.isGnomeKeyring && !Self.desktopVisible
+    // Without a desktop, a provider whose dialogs need one ends the unlock "dismissed" at once,
+    // which is no one's "no" (SecretServiceProvider.dialogsNeedDesktop).
+    let noDesktop = provider.dialogsNeedDesktop && !Self.desktopVisible
     let locked: StoreError = noDesktop ? .lockedNoDesktop(what: what) : .locked(what: what)
     guard prompts.requestUnlock else { throw locked }
     var prompt: UnsafeMutablePointer<CChar>?
     let answer = ss_request_unlock(service, ss_object_path(UnsafeMutableRawPointer(collection)), cancellable, &prompt, &error)
-    if let error { throw Self.classify(error) }
+    if let error { throw SecretServiceProvider.classify(error) }
     defer { if let prompt { ss_free(prompt) } }
     if answer == 1 { return session }
     guard let prompt else { throw locked }
@@ -291,7 +298,7 @@ public final class SecretServiceStore: TokenStore {
       prompt, of: service, provider: provider, announce: "\(what) is locked: unlock it in \(provider.window)", request: "unlock \(what)",
       dismissed: noDesktop ? locked : .unlockDeclined(what: what, window: provider.window))
     let stillLocked = ss_read_locked(service, ss_object_path(UnsafeMutableRawPointer(collection)), "org.freedesktop.Secret.Collection", cancellable, &error)
-    if let error { throw Self.classify(error) }
+    if let error { throw SecretServiceProvider.classify(error) }
     if stillLocked != 0 { throw locked }
     return session
   }
@@ -300,7 +307,7 @@ public final class SecretServiceStore: TokenStore {
   private static func defaultCollection(of service: OpaquePointer, cancellable: OpaquePointer?) throws(StoreError) -> OpaquePointer? {
     var error: UnsafeMutablePointer<GError>?
     let collection = ss_collection_for_alias_sync(service, SS_COLLECTION_DEFAULT, SecretCollectionFlags(SS_COLLECTION_NONE), cancellable, &error)
-    if let error { throw classify(error) }
+    if let error { throw SecretServiceProvider.classify(error) }
     return collection
   }
 
@@ -308,18 +315,19 @@ public final class SecretServiceStore: TokenStore {
   /// a password, KeePassXC with no database open): for `strivacity login` on a terminal, the
   /// provider is asked to create one (Service.CreateCollection, alias "default") and shows its
   /// own dialog, said and bounded as any prompt; otherwise, or when that fails, the advice for
-  /// the provider that runs. KeePassXC is not asked: its answer is a wizard for a new database
-  /// file, when what is missing is nearly always the user's own database, closed or not exposed.
+  /// the provider that runs. Not every provider is asked (SecretServiceProvider.createsCollectionOnRequest).
   private func createDefaultCollection(of service: OpaquePointer) throws(StoreError) -> OpaquePointer {
     let provider = SecretServiceProvider(pid: ss_service_pid(service, cancellable))
     let desktop = Self.desktopVisible
     let missing = StoreError.noDefaultCollection(provider: provider.knownName, desktop: desktop)
-    guard prompts.createCollection, prompts.requestUnlock, provider.name != "KeePassXC", !askedToCreate else { throw missing }
+    guard prompts.createCollection, prompts.requestUnlock, provider.createsCollectionOnRequest, !askedToCreate else {
+      throw missing
+    }
     askedToCreate = true
     var error: UnsafeMutablePointer<GError>?
     var prompt: UnsafeMutablePointer<CChar>?
     let answer = ss_request_create_collection(service, provider.newCollectionLabel, "default", cancellable, &prompt, &error)
-    if let error { throw Self.classify(error) }
+    if let error { throw SecretServiceProvider.classify(error) }
     defer { if let prompt { ss_free(prompt) } }
     if answer != 1 {
       guard let prompt else { throw missing }
@@ -327,7 +335,8 @@ public final class SecretServiceStore: TokenStore {
       try runPrompt(
         prompt, of: service, provider: provider,
         announce: "\(provider.name) has no \(provider.collectionNoun) yet: create one in \(provider.window)", request: request,
-        dismissed: provider.isGnomeKeyring && !desktop ? missing : .denied(provider: provider.name, request: request))
+        dismissed: provider.dialogsNeedDesktop && !desktop ? missing : .denied(provider: provider.name, request: request)
+      )
     }
     guard let made = try Self.defaultCollection(of: service, cancellable: cancellable) else { throw missing }
     return made
@@ -338,7 +347,7 @@ public final class SecretServiceStore: TokenStore {
     var error: UnsafeMutablePointer<GError>?
     var prompt: UnsafeMutablePointer<CChar>?
     let answer = ss_request_unlock(session.service, item.path, cancellable, &prompt, &error)
-    if let error { throw Self.classify(error) }
+    if let error { throw SecretServiceProvider.classify(error) }
     defer { if let prompt { ss_free(prompt) } }
     if answer == 1 { return }
     let provider = session.provider(cancellable)
@@ -356,7 +365,7 @@ public final class SecretServiceStore: TokenStore {
     if ss_item_load_secret_sync(item.pointer, cancellable, &error) == 0 {
       guard let error else { throw .failure(detail: "the Secret Service did not return the secret") }
       // Locked again (an access allowed once was used up elsewhere): ask once more, once.
-      guard Self.isLockedError(error) else { throw Self.classify(error) }
+      guard SecretServiceProvider.isLocked(error) else { throw SecretServiceProvider.classify(error) }
       ss_error_free(error)
       try requestAccess(to: item, in: session)
       var again: UnsafeMutablePointer<GError>?
@@ -377,7 +386,7 @@ public final class SecretServiceStore: TokenStore {
     var error: UnsafeMutablePointer<GError>?
     if ss_item_set_secret_sync(item.pointer, value, cancellable, &error) == 0 {
       guard let error else { throw .failure(detail: "the Secret Service did not store the secret") }
-      guard Self.isLockedError(error) else { throw Self.classify(error) }
+      guard SecretServiceProvider.isLocked(error) else { throw SecretServiceProvider.classify(error) }
       ss_error_free(error)
       try requestAccess(to: item, in: session)
       var again: UnsafeMutablePointer<GError>?
@@ -395,11 +404,11 @@ public final class SecretServiceStore: TokenStore {
     let answer = ss_request_delete(session.service, item.path, cancellable, &prompt, &error)
     if let error {
       // Gone already (another process deleted it): nothing to do.
-      if Self.isNoSuchObject(error) {
+      if SecretServiceProvider.isNoSuchObject(error) {
         ss_error_free(error)
         return false
       }
-      throw Self.classify(error)
+      throw SecretServiceProvider.classify(error)
     }
     defer { if let prompt { ss_free(prompt) } }
     if answer == 1 { return true }
@@ -414,14 +423,17 @@ public final class SecretServiceStore: TokenStore {
 
   /// An item still locked to us after access was allowed: the provider said no after all.
   private func accessFailure(_ error: UnsafeMutablePointer<GError>, item: FoundItem, in session: KeyringSession) -> StoreError {
-    guard Self.isLockedError(error) else { return Self.classify(error) }
+    guard SecretServiceProvider.isLocked(error) else { return SecretServiceProvider.classify(error) }
     ss_error_free(error)
     return .denied(provider: session.provider(cancellable).name, request: "allow access to \"\(item.label)\"")
   }
 
   // MARK: internals
 
-  private func label(for key: StoreKey) -> String { "strivacity: \(key.profile) (\(key.issuer))" }
+  /// `strivacity: PROFILE (ISSUER)`; another slot's `strivacity: PROFILE SLOT (ISSUER)`.
+  private func label(for key: StoreKey) -> String {
+    "strivacity: \(key.profile)\(key.slot.name.map { " " + $0 } ?? "") (\(key.issuer))"
+  }
 
   /// Fails fast when no session bus can be found, before GLib looks for one: GLib would
   /// otherwise create ~/.cache as a stand-in runtime directory and try X11 autolaunch.
@@ -445,197 +457,8 @@ public final class SecretServiceStore: TokenStore {
     return false
   }
 
-  static func isLockedError(_ error: UnsafeMutablePointer<GError>) -> Bool {
-    if error.pointee.domain == ss_secret_error_quark() && error.pointee.code == Int32(SS_SECRET_ERROR_IS_LOCKED) { return true }
-    return error.pointee.message.map { String(cString: $0).contains("IsLocked") } ?? false
-  }
-
-  /// An item that is gone (deleted by another process between the search and the call).
-  static func isNoSuchObject(_ error: UnsafeMutablePointer<GError>) -> Bool {
-    if error.pointee.domain == ss_secret_error_quark() && error.pointee.code == Int32(SS_SECRET_ERROR_NO_SUCH_OBJECT) { return true }
-    let message = error.pointee.message.map { String(cString: $0).lowercased() } ?? ""
-    return ["nosuchobject", "no such object", "object does not exist", "unknownobject", "unknownmethod", "no such interface"]
-      .contains { message.contains($0) }
-  }
-
-  static func classify(_ error: UnsafeMutablePointer<GError>) -> StoreError {
-    defer { ss_error_free(error) }
-    let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
-    let dbusError = error.pointee.domain == ss_dbus_error_quark()
-    let lower = message.lowercased()
-    if lower.contains("autolaunch") || lower.contains("session bus") || lower.contains("could not connect")
-      || lower.contains("dbus_session_bus_address")
-    {
-      return .noSessionBus(detail: message)
-    }
-    if dbusError && error.pointee.code == Int32(SS_DBUS_ERROR_SERVICE_UNKNOWN)
-      || lower.contains("org.freedesktop.secrets was not provided")
-    {
-      return .noSecretService(detail: "org.freedesktop.secrets is not provided")
-    }
-    if lower.contains("locked") { return .locked(what: "the keyring collection") }
-    if lower.contains("object does not exist") { return .noDefaultCollection(provider: nil, desktop: desktopVisible) }
-    return .failure(detail: message)
-  }
-
   private static func staticCString(_ name: String) -> UnsafePointer<CChar> {
     // Schema attribute names must outlive the schema: intern them for the process's lifetime.
     UnsafePointer(ss_intern_string(name))
   }
-}
-
-/// Which program serves org.freedesktop.secrets, for messages that name it.
-struct SecretServiceProvider {
-  /// "KeePassXC", "gnome-keyring", "KWallet", or "the Secret Service".
-  let name: String
-  /// What it calls a collection.
-  let collectionNoun: String
-  /// Where its prompts appear.
-  let window: String
-
-  /// By the serving process's name (/proc/PID/comm): a fixed set of names, nothing of the
-  /// process's own text reaches a message.
-  init(pid: UInt32) {
-    var comm = ""
-    if pid > 0, case .contents(let bytes) = readFile("/proc/\(pid)/comm", limit: 64) {
-      comm = String(decoding: bytes, as: UTF8.self).trimmingNewline
-    }
-    switch comm {
-    case "keepassxc", "KeePassXC": (name, collectionNoun, window) = ("KeePassXC", "database", "KeePassXC's window")
-    case _ where comm.hasPrefix("gnome-keyring"): (name, collectionNoun, window) = ("gnome-keyring", "keyring", "the desktop's keyring dialog")
-    case _ where comm.hasPrefix("kwalletd") || comm.hasPrefix("ksecretd"): (name, collectionNoun, window) = ("KWallet", "wallet", "KWallet's window")
-    default: (name, collectionNoun, window) = ("the Secret Service", "keyring collection", "its window")
-    }
-  }
-
-  var isGnomeKeyring: Bool { name == "gnome-keyring" }
-
-  /// The name for messages that give advice per provider; nil for an unknown one.
-  var knownName: String? { name == "the Secret Service" ? nil : name }
-
-  /// The label of a default collection made on request: KWallet's default wallet is
-  /// "kdewallet" (what its PAM module and applications open); elsewhere the login keyring.
-  var newCollectionLabel: String { name == "KWallet" ? "kdewallet" : "Login" }
-
-  func describeCollection(_ label: String) -> String {
-    let shown = TerminalSafe.text(label, multiline: false)
-    return name == "gnome-keyring" || name == "the Secret Service" ? "the \(collectionNoun) '\(shown)'" : "the \(name) \(collectionNoun) '\(shown)'"
-  }
-}
-
-extension String {
-  fileprivate var trimmingNewline: String { hasSuffix("\n") ? String(dropLast()) : self }
-}
-
-/// The service and its default collection for one operation.
-private final class KeyringSession {
-  let service: OpaquePointer
-  let collection: OpaquePointer
-  private var providerStorage: SecretServiceProvider?
-
-  init(service: OpaquePointer, collection: OpaquePointer) {
-    self.service = service
-    self.collection = collection
-  }
-
-  deinit {
-    ss_object_unref(UnsafeMutableRawPointer(collection))
-    ss_object_unref(UnsafeMutableRawPointer(service))
-  }
-
-  /// Told only when a message needs it (one bus call and a /proc read).
-  func provider(_ cancellable: OpaquePointer?) -> SecretServiceProvider {
-    if let providerStorage { return providerStorage }
-    let made = SecretServiceProvider(pid: ss_service_pid(service, cancellable))
-    providerStorage = made
-    return made
-  }
-
-  var collectionLabel: String {
-    guard let raw = ss_collection_get_label(collection) else { return "default" }
-    defer { ss_free(raw) }
-    return String(cString: raw)
-  }
-
-  /// The default collection's items of our schema matching `attributes`.
-  func search(_ attributes: Attributes, schema: OpaquePointer, cancellable: OpaquePointer?) throws(StoreError) -> FoundItems {
-    var error: UnsafeMutablePointer<GError>?
-    let list = ss_collection_search_sync(collection, schema, attributes.table, SecretSearchFlags(SS_SEARCH_ALL), cancellable, &error)
-    if let error { throw SecretServiceStore.classify(error) }
-    return FoundItems(list)
-  }
-}
-
-/// One item found by a search; holds a reference to libsecret's item object.
-private final class FoundItem {
-  let pointer: OpaquePointer
-  let path: String
-  let label: String
-  let modified: UInt64
-  /// Its attributes as a key; nil for an item of our schema without all three.
-  let key: StoreKey?
-
-  init(_ raw: UnsafeMutableRawPointer) {
-    ss_object_ref(raw)
-    pointer = OpaquePointer(raw)
-    path = String(cString: ss_object_path(raw))
-    let label = ss_item_get_label(pointer).map { text in
-      defer { ss_free(text) }
-      return String(cString: text)
-    }
-    self.label = TerminalSafe.text(label ?? "", multiline: false)
-    modified = ss_item_get_modified(pointer)
-    key = Self.key(of: pointer)
-  }
-
-  deinit { ss_object_unref(UnsafeMutableRawPointer(pointer)) }
-
-  private static func key(of item: OpaquePointer) -> StoreKey? {
-    guard let attributes = ss_retrievable_get_attributes(item) else { return nil }
-    defer { ss_hash_table_unref(attributes) }
-    func value(_ name: String) -> String? {
-      guard let raw = ss_hash_table_lookup(attributes, name) else { return nil }
-      return String(cString: raw.assumingMemoryBound(to: CChar.self))
-    }
-    guard let profile = value("profile"), let issuer = value("issuer"), let client = value("client_id") else { return nil }
-    return StoreKey(profile: profile, issuer: issuer, clientID: client)
-  }
-}
-
-/// The items of one search.
-private struct FoundItems {
-  let items: [FoundItem]
-
-  /// Takes the list (and frees it).
-  init(_ list: UnsafeMutablePointer<GList>?) {
-    var items: [FoundItem] = []
-    var node = list
-    while let current = node {
-      if let raw = current.pointee.data { items.append(FoundItem(raw)) }
-      node = current.pointee.next
-    }
-    ss_list_free_objects(list)
-    self.items = items
-  }
-
-  /// The most recently modified: where a refresh writes, and what is read.
-  var newest: FoundItem? { items.max { $0.modified < $1.modified } }
-}
-
-/// A GHashTable of attribute names to values, owned for the duration of one call.
-private final class Attributes {
-  let table: OpaquePointer
-
-  convenience init(_ key: StoreKey) {
-    self.init(["profile": key.profile, "issuer": key.issuer, "client_id": key.clientID])
-  }
-
-  init(_ values: [String: String]) {
-    table = ss_str_table_new_owning()
-    for (name, value) in values {
-      ss_hash_table_insert(table, ss_strdup(name), ss_strdup(value))
-    }
-  }
-
-  deinit { ss_hash_table_unref(table) }
 }

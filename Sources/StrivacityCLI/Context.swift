@@ -2,8 +2,6 @@
 import CurlTransport
 import Glibc
 import SecretStore
-import AgentSocket
-import TokenCache
 import StrivacityCore
 import SystemIO
 
@@ -83,32 +81,26 @@ final class Context {
   /// terminal (the provider's own dialog: KWallet's new wallet, gnome-keyring's new keyring).
   var createsKeyring = false
 
-  /// The chosen store; the keyring bounded by STRIVACITY_KEYRING_TIMEOUT seconds per operation
-  /// (5 by default, 0.1 to 600) and STRIVACITY_KEYRING_PROMPT_TIMEOUT per prompt, and mirrored
-  /// into the access-token cache.
+  /// The chosen store, with what goes over it (StoreStack): inside the agent, its own.
   func store(for kind: StoreKind) throws -> TokenStore {
     switch kind {
     case .secretService:
       if let agentStore { return agentStore }
-      return try keyringStore(notifyingAgent: true)
+      return StoreStack.command(over: try keyring(), environment: environment)
     case .file: return FileStore(stateDirectory: paths.stateDir)
     }
   }
 
-  /// The Secret Service store as `store(for:)` makes it; `notifyingAgent`: every write and
-  /// deletion is told to a running agent (not in the agent itself).
-  func keyringStore(notifyingAgent: Bool) throws -> TokenStore {
+  /// The Secret Service store alone, bounded by STRIVACITY_KEYRING_TIMEOUT seconds per operation
+  /// (5 by default, 0.1 to 600) and STRIVACITY_KEYRING_PROMPT_TIMEOUT per prompt.
+  func keyring() throws -> SecretServiceStore {
     let onTerminal = isatty(2) == 1
     var prompts = KeyringPrompts.defaults(attended: attended, onTerminal: onTerminal)
     prompts.createCollection = createsKeyring
     let limits = try limits()
     let timeout = limits.keyringTimeout ?? SecretServiceStore.defaultTimeout
     if let bound = limits.keyringPromptBound { prompts.bound = bound }
-    let keyring = SecretServiceStore(timeout: timeout, prompts: prompts)
-    // The access-token cache `token` starts from (KernelTokenCache); STRIVACITY_TOKEN_CACHE=off.
-    let store: TokenStore = KernelTokenCache.enabled(environment) ? CachingSecretServiceStore(keyring) { ProfileSession.now() } : keyring
-    // A running agent hears of every change made here (it drops what it holds in memory).
-    return notifyingAgent ? AgentNotifyingStore(store, environment: environment) : store
+    return SecretServiceStore(timeout: timeout, prompts: prompts)
   }
 
   /// Writes `settings` into the profile's table of the config file, atomically.
@@ -128,34 +120,4 @@ final class Context {
     }
     loadedConfig = nil
   }
-}
-
-/// A store whose every write and deletion is told to a running `strivacity agent`, so that it
-/// never answers with a set this process has replaced or deleted.
-final class AgentNotifyingStore: TokenStore {
-  let base: TokenStore
-  let environment: [String: String]
-  var kind: StoreKind { base.kind }
-
-  init(_ base: TokenStore, environment: [String: String]) {
-    self.base = base
-    self.environment = environment
-  }
-
-  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? { try base.load(key) }
-
-  func reload(_ key: StoreKey) throws(StoreError) -> TokenSet? { try base.reload(key) }
-
-  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
-    defer { AgentClient.forget(profile: key.profile, environment: environment) }
-    try base.save(tokens, for: key)
-  }
-
-  @discardableResult
-  func delete(profile: String) throws(StoreError) -> Bool {
-    defer { AgentClient.forget(profile: profile, environment: environment) }
-    return try base.delete(profile: profile)
-  }
-
-  func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
 }

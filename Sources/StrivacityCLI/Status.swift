@@ -2,7 +2,7 @@
 import ArgumentParser
 import Glibc
 import OAuthCore
-import AgentSocket
+import Agent
 import SecretStore
 import StrivacityCore
 

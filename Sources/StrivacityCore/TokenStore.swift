@@ -1,5 +1,7 @@
 // Where token sets live. Implementations: the Secret Service (SecretStore) and an explicit
 // 0600 file store for machines without one. Never a silent fallback from one to the other.
+// What is put over them (the agent's memory, telling the agent, the kernel's cache), and in
+// which order: StrivacityCLI/Broker/StoreStack.swift.
 
 /// Which backend holds a profile's tokens.
 public enum StoreKind: String, Sendable, CaseIterable {
@@ -16,29 +18,53 @@ public enum StoreKind: String, Sendable, CaseIterable {
   }
 }
 
-/// Identifies one stored token set. All three parts are non-secret attributes.
+/// Identifies one stored token set. Every part is a non-secret attribute.
 public struct StoreKey: Hashable, Sendable, CustomStringConvertible {
   public var profile: String
   public var issuer: String
   public var clientID: String
+  /// Which of the profile's sets: the sign-in's unless said otherwise.
+  public var slot: TokenSlot
 
-  public init(profile: String, issuer: String, clientID: String) {
+  public init(profile: String, issuer: String, clientID: String, slot: TokenSlot = .signIn) {
     self.profile = profile
     self.issuer = issuer
     self.clientID = clientID
+    self.slot = slot
   }
 
   public var description: String { "\(profile) (\(issuer))" }
 }
 
-/// A store of token sets, one per profile.
+/// One of the token sets a profile may hold. The sign-in's set is the one there is today; a
+/// named slot is the seam for more (one per API). Every store derives its names from the slot so
+/// that the sign-in's set is named as it always was: keyring attributes and label, kernel cache
+/// description, file name; a named slot adds its name to each.
+public struct TokenSlot: Hashable, Sendable, CustomStringConvertible {
+  /// nil for the sign-in's set; else a name in ProfileName's alphabet (it goes into file names).
+  public let name: String?
+
+  public static let signIn = TokenSlot(checked: nil)
+
+  /// A named slot; nil for a name that could not go into a file name or an attribute.
+  public init?(name: String) {
+    guard ProfileName.isValid(name) else { return nil }
+    self.init(checked: name)
+  }
+
+  private init(checked name: String?) { self.name = name }
+
+  public var description: String { name ?? "sign-in" }
+}
+
+/// A store of token sets: one per profile and slot.
 public protocol TokenStore: AnyObject {
   var kind: StoreKind { get }
   /// The token set for `key`, or nil when none is stored.
   func load(_ key: StoreKey) throws(StoreError) -> TokenSet?
-  /// Stores `tokens` for `key`, replacing any earlier set of the same profile atomically.
+  /// Stores `tokens` for `key`, replacing any earlier set of the same profile and slot atomically.
   func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError)
-  /// Deletes every set stored for `profile`; returns whether there was one.
+  /// Deletes every set stored for `profile`, in every slot; returns whether there was one.
   @discardableResult func delete(profile: String) throws(StoreError) -> Bool
   /// Every stored key, sorted by profile.
   func keys() throws(StoreError) -> [StoreKey]

@@ -24,7 +24,12 @@ public enum KernelTokenCache {
   /// Off with STRIVACITY_TOKEN_CACHE=off.
   public static func enabled(_ environment: [String: String]) -> Bool { environment["STRIVACITY_TOKEN_CACHE"] != "off" }
 
-  public static func description(_ key: StoreKey) -> String { "strivacity:v2:\(key.profile):\(key.issuer):\(key.clientID)" }
+  /// `strivacity:v2:PROFILE:ISSUER:CLIENT_ID` for the sign-in's set; another slot's name goes
+  /// beside the version (`v2+SLOT`), where no profile, issuer or client id can be.
+  public static func description(_ key: StoreKey) -> String {
+    let version = key.slot.name.map { "v2+\($0)" } ?? "v2"
+    return "strivacity:\(version):\(key.profile):\(key.issuer):\(key.clientID)"
+  }
 
   /// Keeps the access token of `tokens` for `key` (best effort: a kernel without keyrings just
   /// means no cache).

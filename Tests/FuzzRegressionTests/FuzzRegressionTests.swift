@@ -1,5 +1,6 @@
 // What the fuzz targets (Tests/Fuzz/targets.swift, Scripts/fuzz) exercise, replayed for every
 // input kept in Tests/Fuzz/TARGET/: the seed corpus and any crash a fuzzing run saved there.
+import Agent
 import Foundation
 import GitCredential
 import JourneyCore

@@ -40,6 +40,27 @@ import Testing
     #expect(try !store.delete(profile: "work"))
   }
 
+  /// Another slot than the sign-in's (StoreKey.slot) is a file of its own, PROFILE+SLOT.json; the
+  /// sign-in's file reads and is named as before, and a deletion takes the profile's every slot.
+  @Test func eachSlotIsAFileOfItsOwn() throws {
+    let dir = try ScratchDirectory("filestore")
+    let store = FileStore(stateDirectory: dir.path)
+    let slot = try #require(TokenSlot(name: "api"))
+    let api = StoreKey(profile: "work", issuer: key.issuer, clientID: key.clientID, slot: slot)
+    var apiTokens = tokens
+    apiTokens.accessToken = "at-api"
+    try store.save(tokens, for: key)
+    try store.save(apiTokens, for: api)
+    #expect(store.path(for: key) == store.path(for: "work"))
+    #expect(store.path(for: api) == store.directory + "/work+api.json")
+    #expect(try !String(contentsOfFile: store.path(for: key), encoding: .utf8).contains("slot"))
+    #expect(try store.load(key) == tokens)
+    #expect(try store.load(api) == apiTokens)
+    #expect(try store.keys() == [key, api])
+    #expect(try store.delete(profile: "work"))
+    #expect(try store.keys() == [])
+  }
+
   @Test func refusesFilesOthersCanRead() throws {
     let dir = try ScratchDirectory("filestore")
     let store = FileStore(stateDirectory: dir.path)

@@ -5,6 +5,7 @@ import Foundation
 import StrivacityCore
 import StrivacityTestSupport
 import Testing
+import TokenCache
 @testable import SecretStore
 
 @Suite(.serialized) struct SecretServiceStoreTests {
@@ -74,6 +75,38 @@ import Testing
     #expect(try store.keys().filter { $0.profile == "moved" } == [new])
     #expect(try store.load(old) == nil)
     #expect(try store.load(new) == Self.tokens("new"))
+  }
+
+  /// Another slot than the sign-in's (StoreKey.slot) is an item of its own with a `slot`
+  /// attribute; saving either leaves the other, a deletion takes both. The sign-in's item has
+  /// the three attributes only (itemsCarryOurLabelAndAttributes).
+  @Test func eachSlotIsAnItemOfItsOwn() throws {
+    let store = SecretServiceStore()
+    let signIn = StoreKey(profile: "slots", issuer: "https://t.example/", clientID: "c")
+    let slot = try #require(TokenSlot(name: "api"))
+    let api = StoreKey(profile: "slots", issuer: "https://t.example/", clientID: "c", slot: slot)
+    defer { _ = try? store.delete(profile: "slots") }
+    try store.save(Self.tokens("sign-in"), for: signIn)
+    try store.save(Self.tokens("api"), for: api)
+    try store.save(Self.tokens("sign-in-2"), for: signIn)
+    #expect(try store.load(signIn) == Self.tokens("sign-in-2"))
+    #expect(try store.load(api) == Self.tokens("api"))
+    #expect(try Set(store.keys().filter { $0.profile == "slots" }) == [signIn, api])
+    let listed = try run(
+      ["/usr/bin/secret-tool", "search", "--all", "profile", "slots"], environment: ProcessInfo.processInfo.environment)
+    let text = listed.stdout + listed.stderr
+    #expect(text.contains("label = strivacity: slots api (https://t.example/)"))
+    #expect(text.contains("attribute.slot = api"))
+    #expect(try store.delete(profile: "slots"))
+    #expect(try store.keys().filter { $0.profile == "slots" } == [])
+  }
+
+  @Test func theKernelCacheNamesTheSignInsSetAsBefore() throws {
+    let key = StoreKey(profile: "p", issuer: "https://t.example/", clientID: "c")
+    #expect(KernelTokenCache.description(key) == "strivacity:v2:p:https://t.example/:c")
+    let slot = try #require(TokenSlot(name: "api"))
+    let api = StoreKey(profile: "p", issuer: "https://t.example/", clientID: "c", slot: slot)
+    #expect(KernelTokenCache.description(api) == "strivacity:v2+api:p:https://t.example/:c")
   }
 
   @Test func profilesAreKeptApart() throws {

@@ -1,3 +1,4 @@
+import Agent
 import Testing
 @testable import StrivacityCore
 

@@ -1,7 +1,7 @@
 // A profile at work after sign-in: its store and key, fresh tokens (refreshing once per
 // expiry, however many processes ask), and the tenant's endpoints. The network (and libcurl)
 // is touched only when a refresh, revocation or userinfo call needs it.
-import AgentSocket
+import Agent
 import Glibc
 import OAuthCore
 import StrivacityCore

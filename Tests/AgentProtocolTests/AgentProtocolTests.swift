@@ -1,4 +1,5 @@
 // The agent's socket protocol (AgentProtocol, AgentMessage): frames, lines, and token answers.
+import Agent
 import StrivacityCore
 import Testing
 

@@ -5,6 +5,7 @@
 // refusal and closes, the client falls back to doing the work itself.
 //
 // Read without Foundation: the small `strivacity` binary speaks it on the hot path.
+import StrivacityCore
 
 public enum AgentProtocol {
   public static let version = "1"

@@ -1,0 +1,297 @@
+// The server of `strivacity agent` (the command is Agent.swift): the loop that accepts on the
+// socket, checks each peer, and answers ping, stop, forget and token requests, each on a thread
+// of its own, from its memory over the keyring (AgentStore, StoreStack.swift).
+import Agent
+import Glibc
+import StrivacityCore
+import Synchronization
+import SystemIO
+
+/// The agent's loop: accept, check the peer, one request and answer per connection, each on a
+/// thread of its own; exits when idle too long, when its socket is gone, or on `stop`.
+final class AgentServer: @unchecked Sendable {
+  let environment: [String: String]
+  let idleTimeout: Int
+  let log: Log
+  let store: AgentStore
+  private let started = monotonicSeconds()
+  private let state = Mutex(State())
+  /// Whether the socket file is ours to remove (not systemd's; the loop's thread only).
+  private var ownsSocket = true
+
+  /// What the loop and the requests' threads share.
+  private struct State {
+    var lastRequest = monotonicSeconds()
+    var answered = 0
+    var active = 0
+    /// A `stop` request was answered: the loop shuts down.
+    var stopRequested = false
+    /// The store key a request resolved to, and the config file it was resolved from as it was
+    /// then: the same request against the same file needs no resolving (nor parsing) again.
+    var resolvedKeys: [String: (key: StoreKey, config: ConfigStamp)] = [:]
+  }
+  /// Most requests handled at once; more wait in the socket's backlog.
+  static let maxActive = 128
+  /// How long a client may take to send its request.
+  static let requestDeadline: Double = 5
+
+  init(environment: [String: String], idleTimeout: Int, log: Log) throws {
+    self.environment = environment
+    self.idleTimeout = idleTimeout
+    self.log = log
+    let context = Context(environment: environment)
+    context.attended = false  // nobody at a terminal: a keyring dialog gets the short bound
+    store = StoreStack.agent(over: try context.keyring(), environment: environment)
+  }
+
+  func serve() throws -> Never {
+    Self.protectMemory(log)
+    // Writes to a client that went away must not kill the agent.
+    signal(SIGPIPE, SIG_IGN)
+    // SIGTERM (systemd at logout), SIGINT and SIGHUP are taken by the loop below, never in the
+    // middle of a request: a refresh sent must have its answer stored. Blocked here, before any
+    // thread exists, so that every thread inherits it.
+    var stopSignals = sigset_t()
+    sigemptyset(&stopSignals)
+    for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stopSignals, number) }
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+    let listener: Int32
+    // A socket systemd passed is systemd's: never removed here (the next request starts us again).
+    let activated = Self.socketActivated(environment)
+    if let activated {
+      listener = activated
+      log.note("agent: listening on the socket systemd passed")
+    } else {
+      do {
+        listener = try AgentSocket.listen(environment)
+      } catch {
+        throw CLIFailure(error.description, status: .failure)
+      }
+    }
+    let path = AgentSocket.path(environment) ?? ""
+    var info = stat()
+    let inode = stat(path, &info) == 0 ? info.st_ino : 0
+    ownsSocket = activated == nil
+    Console.writeStderr("strivacity: agent \(getpid()) answering on \(path)\n")
+    var lastCheck = monotonicSeconds()
+    while true {
+      var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+      if poll(&entry, 1, 250) > 0 {
+        let client = AgentSocket.accept(listener)
+        if client >= 0 { admit(client) }
+      }
+      var zero = timespec()
+      let taken = sigtimedwait(&stopSignals, nil, &zero)
+      if taken > 0 { shutDown(listener, path: path, because: "signal \(taken)") }
+      if state.withLock({ $0.stopRequested }) { shutDown(listener, path: path, because: "stopped on request") }
+      guard monotonicSeconds() - lastCheck >= 1 else { continue }
+      lastCheck = monotonicSeconds()
+      // Once a second: idle, or the socket gone (logout removes the runtime directory).
+      var now = stat()
+      if stat(path, &now) != 0 || (inode != 0 && now.st_ino != inode) {
+        ownsSocket = false  // not ours any more, if it is there at all
+        shutDown(listener, path: path, because: "\(path) is gone")
+      }
+      let idle = state.withLock {
+        $0.active == 0 && idleTimeout > 0 && monotonicSeconds() - $0.lastRequest > Double(idleTimeout)
+      }
+      if idle { shutDown(listener, path: path, because: "no request for \(idleTimeout) s") }
+    }
+  }
+
+  /// Stops taking requests, lets those under way finish (a refresh sent has its answer stored;
+  /// at most a minute), removes the socket if it is ours, and exits.
+  private func shutDown(_ listener: Int32, path: String, because reason: String) -> Never {
+    close(listener)
+    let deadline = monotonicSeconds() + 60
+    while monotonicSeconds() < deadline {
+      if state.withLock({ $0.active == 0 }) { break }
+      usleep(20_000)
+    }
+    if ownsSocket { unlink(path) }
+    Console.writeStderr("strivacity: agent: \(reason); exiting\n")
+    exit(0)
+  }
+
+  /// The peer is checked before a byte is read: another uid is closed on at once.
+  private func admit(_ client: Int32) {
+    guard let peer = AgentSocket.peer(client), peer.uid == getuid() else {
+      let who = AgentSocket.peer(client).map { "uid \($0.uid), pid \($0.pid)" } ?? "an unknown peer"
+      Console.writeStderr("strivacity: agent: refused a connection from \(who)\n")
+      close(client)
+      return
+    }
+    let busy = state.withLock { state in
+      let busy = state.active >= Self.maxActive
+      if !busy { state.active += 1 }
+      state.lastRequest = monotonicSeconds()
+      return busy
+    }
+    if busy {
+      _ = AgentSocket.writeAll(client, AgentProtocol.frame(.refusal(status: .transient, message: "the agent is busy")), deadline: monotonicSeconds() + 1)
+      close(client)
+      return
+    }
+    let work = Unmanaged.passRetained(Connection(server: self, fd: client)).toOpaque()
+    var thread = pthread_t()
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+    defer { pthread_attr_destroy(&attributes) }
+    let created = pthread_create(&thread, &attributes, { raw in
+      let connection = Unmanaged<Connection>.fromOpaque(raw!).takeRetainedValue()
+      connection.server.handle(connection.fd)
+      return nil
+    }, work)
+    if created != 0 {
+      Unmanaged<Connection>.fromOpaque(work).release()
+      close(client)
+      finished()
+    }
+  }
+
+  private final class Connection {
+    let server: AgentServer
+    let fd: Int32
+    init(server: AgentServer, fd: Int32) {
+      self.server = server
+      self.fd = fd
+    }
+  }
+
+  private func finished() {
+    state.withLock { state in
+      state.active -= 1
+      state.answered += 1
+      state.lastRequest = monotonicSeconds()
+    }
+  }
+
+  func handle(_ fd: Int32) {
+    defer {
+      close(fd)
+      finished()
+    }
+    var answer: AgentMessage
+    var stopAfter = false
+    switch AgentSocket.readFrame(fd, deadline: monotonicSeconds() + Self.requestDeadline) {
+    case .failure(let problem):
+      log.note("agent: a request was refused: \(problem)")
+      answer = .refusal(status: .usage, message: "agent: \(problem)")
+    case .success(var payload):
+      defer { for i in payload.indices { payload[i] = 0 } }
+      do {
+        let request = try AgentMessage(decoding: payload[...])
+        (answer, stopAfter) = respond(to: request)
+      } catch {
+        log.note("agent: a request was refused: \(error)")
+        answer = .refusal(status: .usage, message: "agent: \(error)")
+      }
+    }
+    var frame = AgentProtocol.frame(answer)
+    _ = AgentSocket.writeAll(fd, frame, deadline: monotonicSeconds() + 5)
+    for i in frame.indices { frame[i] = 0 }
+    if stopAfter { state.withLock { $0.stopRequested = true } }
+  }
+
+  private func respond(to request: AgentMessage) -> (AgentMessage, stop: Bool) {
+    switch request["op"] {
+    case "ping":
+      var answer = AgentMessage()
+      answer.set("status", "0")
+      answer.set("pid", String(getpid()))
+      answer.set("version", strivacityVersion)
+      answer.set("uptime", String(Int(monotonicSeconds() - started)))
+      answer.set("answered", String(state.withLock { $0.answered }))
+      answer.set("profiles", String(store.profileCount))
+      return (answer, false)
+    case "stop":
+      var answer = AgentMessage()
+      answer.set("status", "0")
+      return (answer, true)
+    case "forget":
+      guard let profile = request["profile"], ProfileName.isValid(profile) else {
+        return (.refusal(status: .usage, message: "agent: forget needs a profile"), false)
+      }
+      store.forget(profile: profile)
+      log.note("agent: forgot \(profile)")
+      var answer = AgentMessage()
+      answer.set("status", "0")
+      return (answer, false)
+    case "token":
+      return (token(request), false)
+    default:
+      return (.refusal(status: .usage, message: "agent: unknown request"), false)
+    }
+  }
+
+  struct ConfigStamp: Equatable {
+    var device: UInt64 = 0, inode: UInt64 = 0, size: Int64 = -1, modified: Int = 0, modifiedNanos: Int = 0
+
+    init(_ path: String) {
+      var info = stat()
+      guard stat(path, &info) == 0 else { return }
+      (device, inode, size) = (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size))
+      (modified, modifiedNanos) = (info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
+    }
+  }
+
+  /// Fresh tokens for the request's profile, resolved with the request's environment (its
+  /// profile and config file, as the client would have resolved them).
+  private func token(_ request: AgentMessage) -> AgentMessage {
+    guard let profile = request["profile"], ProfileName.isValid(profile),
+      let minTTL = request["min_ttl"].flatMap({ Int64($0) }), minTTL >= 0, minTTL <= Freshness.maxSeconds
+    else { return .refusal(status: .usage, message: "agent: a token request needs a profile and min_ttl") }
+    var environment: [String: String] = [:]
+    for name in AgentProtocol.environmentNames {
+      if let value = request["env." + name] { environment[name] = value }
+    }
+    let includeIDToken = request["id_token"] == "1"
+    let freshness = Freshness(seconds: minTTL, explicit: request["min_ttl_explicit"] == "1")
+    // The common case, without resolving or the keyring: this request was answered before, its
+    // config file has not changed since, and the set held is not due for refresh.
+    let requestKey = ([profile] + AgentProtocol.environmentNames.map { environment[$0] ?? "\u{0}" }).joined(separator: "\u{0}")
+    let configPath = Paths(environment: environment).config
+    let known = state.withLock { $0.resolvedKeys[requestKey] }
+    if let known, known.config == ConfigStamp(configPath), let tokens = store.held(known.key),
+      !tokens.needsRefresh(now: ProfileSession.now(), freshness)
+    {
+      return .answer(tokens, includeIDToken: includeIDToken)
+    }
+    let context = Context(environment: environment)
+    context.agentStore = store
+    context.attended = false
+    do {
+      let stamp = ConfigStamp(configPath)
+      let options = try GlobalOptions.parse(["--profile", profile])
+      let session = try ProfileSession(context: context, options: options)
+      let tokens = try session.freshTokens(freshness)
+      let key = session.key
+      state.withLock { state in
+        if state.resolvedKeys.count >= 256 { state.resolvedKeys.removeAll() }  // bounded, whatever clients send
+        state.resolvedKeys[requestKey] = (key, stamp)
+      }
+      log.note("agent: answered \(profile)")
+      return .answer(tokens, includeIDToken: includeIDToken)
+    } catch {
+      let failure = CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .failure)
+      log.note("agent: \(profile): \(failure.message)")
+      return .refusal(status: failure.status, message: failure.message)
+    }
+  }
+
+  /// No core dumps, no ptrace by other processes of the user, and memory kept out of swap when
+  /// the limit allows all of it (a partial lock would make later allocations fail).
+  static func protectMemory(_ log: Log) {
+    if !AgentSocket.makeUndumpable() { log.note("agent: PR_SET_DUMPABLE failed") }
+    if let why = AgentSocket.lockMemory() { log.note("agent: memory not locked: \(why)") }
+  }
+
+  /// The listening socket systemd passed (LISTEN_FDS=1 for this pid), if any.
+  static func socketActivated(_ environment: [String: String]) -> Int32? {
+    guard environment["LISTEN_PID"] == String(getpid()), environment["LISTEN_FDS"] == "1" else { return nil }
+    let fd: Int32 = 3
+    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    return fd
+  }
+}

@@ -1,0 +1,191 @@
+// Where a profile's tokens live, and what sits in front of them: every TokenStore decorator, and
+// the one place that puts them together. Outermost first:
+//
+//   1. AgentStore           the agent's memory (inside `strivacity agent` only): answers without
+//                           a keyring operation, and one keyring operation at a time
+//   2. AgentNotifyingStore  tells a running agent of every write and deletion (every other
+//                           process), so that it never answers with a set replaced or deleted here
+//   3. KernelCachingStore   keeps the access token in the kernel's keyring (TokenCache), where the
+//                           small binary answers `token` from (STRIVACITY_TOKEN_CACHE=off: none)
+//   4. SecretServiceStore   the store of record (SecretStore); or FileStore, which stands alone:
+//                           no agent and no cache for a store that is a file read already
+//
+// Why this order: the agent's memory is the fastest answer and must hear of nothing it did not
+// see itself, so it sits over the cache and has nobody to tell (1 and 2 exclude each other); a
+// change is told to the agent after the cache and the keyring have it (2 over 3), so an agent
+// that re-reads at once sees the new set; the cache is kept in step by everything that reaches
+// the keyring, and dropped before a save, so it is never newer than the keyring (3 over 4).
+//
+// A key names one of a profile's token sets (StoreKey.slot); a deletion is by profile, every slot.
+import Agent
+import SecretStore
+import StrivacityCore
+import Synchronization
+import TokenCache
+
+enum StoreStack {
+  /// A command's store over `keyring`: 2 → 3 → 4.
+  static func command(over keyring: SecretServiceStore, environment: [String: String]) -> TokenStore {
+    AgentNotifyingStore(cached(keyring, environment), environment: environment)
+  }
+
+  /// The agent's store over `keyring`: 1 → 3 → 4.
+  static func agent(over keyring: SecretServiceStore, environment: [String: String]) -> AgentStore {
+    AgentStore(cached(keyring, environment))
+  }
+
+  /// 3 → 4, or 4 alone when the access-token cache is off.
+  private static func cached(_ keyring: SecretServiceStore, _ environment: [String: String]) -> TokenStore {
+    KernelTokenCache.enabled(environment) ? KernelCachingStore(keyring) { ProfileSession.now() } : keyring
+  }
+}
+
+// MARK: 1. the agent's memory
+
+/// The agent's store: the token sets it has read or written, in memory, over the keyring (which
+/// it writes through to). Two locks: one for the memory (held briefly: answers from memory,
+/// `forget` and status never wait on the keyring), one that keeps the keyring to one operation
+/// at a time (libsecret's calls are not made from two threads at once).
+final class AgentStore: TokenStore, @unchecked Sendable {
+  let base: TokenStore
+  var kind: StoreKind { base.kind }
+  private let memory = Mutex(Memory())
+  private let keyring = Mutex(())
+  /// A set held longer than this is read from the keyring again (changes made with other tools).
+  static let revalidateAfter: Int64 = 60
+
+  private struct Memory {
+    var sets: [StoreKey: (tokens: TokenSet, readAt: Int64)] = [:]
+    /// Bumped by every change of a profile's tokens (here or told by `forget`): a keyring read
+    /// that started before a change does not put its now stale answer into memory.
+    var generations: [String: Int] = [:]
+  }
+
+  init(_ base: TokenStore) { self.base = base }
+
+  private func inMemory<T: Sendable>(_ body: (inout Memory) -> T) -> T { memory.withLock { body(&$0) } }
+
+  private func inKeyring<T: Sendable>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    try keyring.withLock { _ throws(StoreError) -> T in try body() }
+  }
+
+  /// Drops what is held for `profile` and marks its tokens as changed.
+  private func invalidate(_ profile: String) {
+    inMemory { memory in
+      for key in memory.sets.keys where key.profile == profile { memory.sets[key] = nil }
+      memory.generations[profile, default: 0] += 1
+    }
+  }
+
+  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+    if let held = held(key) { return held }
+    return try reload(key)
+  }
+
+  func reload(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+    let generation = inMemory { $0.generations[key.profile, default: 0] }
+    let tokens = try inKeyring { () throws(StoreError) in try base.load(key) }
+    inMemory { memory in
+      if memory.generations[key.profile, default: 0] == generation {
+        memory.sets[key] = tokens.map { ($0, ProfileSession.now()) }
+      }
+    }
+    return tokens
+  }
+
+  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+    invalidate(key.profile)  // never newer than the keyring, even if the save fails
+    try inKeyring { () throws(StoreError) in try base.save(tokens, for: key) }
+    inMemory { $0.sets[key] = (tokens, ProfileSession.now()) }
+  }
+
+  @discardableResult
+  func delete(profile: String) throws(StoreError) -> Bool {
+    invalidate(profile)
+    return try inKeyring { () throws(StoreError) in try base.delete(profile: profile) }
+  }
+
+  func keys() throws(StoreError) -> [StoreKey] { try inKeyring { () throws(StoreError) in try base.keys() } }
+
+  /// The set held for `key` in memory, if it was read or written less than a minute ago (no
+  /// keyring operation).
+  func held(_ key: StoreKey) -> TokenSet? {
+    inMemory { memory in
+      guard let held = memory.sets[key], ProfileSession.now() - held.readAt < Self.revalidateAfter else { return nil }
+      return held.tokens
+    }
+  }
+
+  /// Another process changed `profile`'s tokens: what is held for it is dropped.
+  func forget(profile: String) { invalidate(profile) }
+
+  var profileCount: Int { inMemory { Set($0.sets.keys.map(\.profile)).count } }
+}
+
+// MARK: 2. telling the agent
+
+/// A store whose every write and deletion is told to a running `strivacity agent`, so that it
+/// never answers with a set this process has replaced or deleted.
+final class AgentNotifyingStore: TokenStore {
+  let base: TokenStore
+  let environment: [String: String]
+  var kind: StoreKind { base.kind }
+
+  init(_ base: TokenStore, environment: [String: String]) {
+    self.base = base
+    self.environment = environment
+  }
+
+  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? { try base.load(key) }
+
+  func reload(_ key: StoreKey) throws(StoreError) -> TokenSet? { try base.reload(key) }
+
+  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+    defer { AgentClient.forget(profile: key.profile, environment: environment) }
+    try base.save(tokens, for: key)
+  }
+
+  @discardableResult
+  func delete(profile: String) throws(StoreError) -> Bool {
+    defer { AgentClient.forget(profile: profile, environment: environment) }
+    return try base.delete(profile: profile)
+  }
+
+  func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
+}
+
+// MARK: 3. the kernel's cache
+
+/// The store with the access-token cache (KernelTokenCache) kept in step: every set read or
+/// written through it is cached, every deletion drops the profile's entries. The cache is only
+/// ever read by the small `strivacity` binary (Launcher's HotPath), never by this store.
+final class KernelCachingStore: TokenStore {
+  let base: TokenStore
+  let now: () -> Int64
+  var kind: StoreKind { base.kind }
+
+  init(_ base: TokenStore, now: @escaping () -> Int64) {
+    self.base = base
+    self.now = now
+  }
+
+  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+    let tokens = try base.load(key)
+    if let tokens { KernelTokenCache.put(tokens, for: key, now: now()) } else { KernelTokenCache.drop(key) }
+    return tokens
+  }
+
+  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+    KernelTokenCache.drop(key)  // never newer than the store, even if the save fails
+    try base.save(tokens, for: key)
+    KernelTokenCache.put(tokens, for: key, now: now())
+  }
+
+  @discardableResult
+  func delete(profile: String) throws(StoreError) -> Bool {
+    for key in (try? base.keys()) ?? [] where key.profile == profile { KernelTokenCache.drop(key) }
+    return try base.delete(profile: profile)
+  }
+
+  func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
+}
