@@ -111,7 +111,8 @@ let package = Package(
       ]),
     .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "LoopbackHTTP", "StrivacityTestSupport"]),
     .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "TokenCache", "StrivacityTestSupport"]),
-    .testTarget(name: "StrivacityCLITests", dependencies: ["StrivacityCore", "StrivacityTestSupport"], exclude: ["Golden"]),
+    .testTarget(
+      name: "StrivacityCLITests", dependencies: ["StrivacityCore", "StrivacityTestSupport"], exclude: ["Golden"]),
     // Every input the fuzzers keep (Tests/Fuzz/TARGET/, seeds and crashes) replayed in-process.
     .testTarget(
       name: "FuzzRegressionTests",
@@ -123,7 +124,8 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "Emulator", "OAuthCore", "CurlTransport", "LoopbackHTTP", "StrivacityCore", "SecretStore", "TokenCache", "StrivacityTestSupport",
+        "Emulator", "OAuthCore", "CurlTransport", "LoopbackHTTP", "StrivacityCore", "SecretStore", "TokenCache",
+        "StrivacityTestSupport",
       ]),
   ],
   swiftLanguageModes: [.v6]

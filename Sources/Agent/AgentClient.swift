@@ -20,7 +20,8 @@ public enum AgentClient {
   /// Said on a terminal when the agent takes more than a second: it is refreshing, or its
   /// keyring is asking (the agent has no terminal to say so on).
   public static let waitNotice =
-    "strivacity: waiting for strivacity agent (a refresh, or the keyring asking you in its own window; up to \(Int(timeout)) s)…\n"
+    "strivacity: waiting for strivacity agent (a refresh, or the keyring asking you in its own window; up to "
+    + "\(Int(timeout)) s)…\n"
 
   /// A request for a profile's fresh tokens, resolved as this process would resolve it: its
   /// profile name, the config file's absolute path, and the environment that resolution reads.

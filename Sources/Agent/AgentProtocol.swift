@@ -89,11 +89,15 @@ public struct AgentMessage: Equatable, Sendable {
         let value = String(validating: line[line.index(after: eq)...], as: UTF8.self)
       else { throw AgentProtocolError("a line is not name=value in UTF-8") }
       if !sawVersion {
-        guard name == "v", value == AgentProtocol.version else { throw AgentProtocolError("not version \(AgentProtocol.version) of the protocol") }
+        guard name == "v", value == AgentProtocol.version else {
+          throw AgentProtocolError("not version \(AgentProtocol.version) of the protocol")
+        }
         sawVersion = true
         continue
       }
-      guard set(name, value) else { throw AgentProtocolError("a field is malformed or repeated, or there are too many") }
+      guard set(name, value) else {
+        throw AgentProtocolError("a field is malformed or repeated, or there are too many")
+      }
     }
     guard sawVersion else { throw AgentProtocolError("the message is empty") }
   }
@@ -101,7 +105,8 @@ public struct AgentMessage: Equatable, Sendable {
   static func isName(_ name: String) -> Bool {
     !name.isEmpty && name.utf8.count <= 64
       && name.utf8.allSatisfy { b in
-        (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || b == UInt8(ascii: "_") || b == UInt8(ascii: ".")
+        (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || b == UInt8(ascii: "_")
+          || b == UInt8(ascii: ".")
       }
   }
 }
@@ -128,14 +133,17 @@ extension AgentMessage {
     var message = AgentMessage()
     message.set("status", String(status.rawValue))
     // One line: a message is never allowed to break the frame's lines.
-    message.set("message", String(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" || $0 == "\0" ? " " : Character($0) }))
+    message.set(
+      "message", String(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" || $0 == "\0" ? " " : Character($0) }))
     return message
   }
 
   /// The exit status an answer carries: 0 for tokens, another documented status for a refusal;
   /// nil when there is none that reads (a malformed answer).
   public var status: Int32? {
-    guard let text = self["status"], (1...3).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+    guard let text = self["status"], (1...3).contains(text.utf8.count),
+      text.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+    else { return nil }
     return Int32(text)
   }
 

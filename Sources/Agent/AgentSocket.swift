@@ -17,7 +17,9 @@ public enum AgentSocket {
     return (runtime.hasSuffix("/") ? runtime : runtime + "/") + "strivacity"
   }
 
-  public static func path(_ environment: [String: String]) -> String? { directory(environment).map { $0 + "/agent.sock" } }
+  public static func path(_ environment: [String: String]) -> String? {
+    directory(environment).map { $0 + "/agent.sock" }
+  }
 
   /// Whether `directory` is this user's own and private (mode 0700, not a link): a socket in
   /// it was put there by this user.
@@ -38,17 +40,26 @@ public enum AgentSocket {
 
   /// Sends `request` and reads the answer, within `timeout` seconds in all. `notice`: said on a
   /// terminal (stderr) when the answer takes more than a second.
-  public static func ask(_ request: AgentMessage, environment: [String: String], timeout: Double, notice: String? = nil) -> Outcome {
+  public static func ask(_ request: AgentMessage, environment: [String: String], timeout: Double, notice: String? = nil)
+    -> Outcome
+  {
     guard let directory = directory(environment) else { return .unreachable("XDG_RUNTIME_DIR is not set") }
-    guard isPrivateDirectory(directory) else { return .unreachable("\(directory) is missing or not private to this user") }
+    guard isPrivateDirectory(directory) else {
+      return .unreachable("\(directory) is missing or not private to this user")
+    }
     // Non-blocking: an agent whose backlog is full refuses at once (EAGAIN) instead of holding
     // connect(); the reads and writes below wait with poll, under the deadline.
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    let fd = socket(
+      AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
     guard fd >= 0 else { return .unreachable("socket: \(String(cString: strerror(errno)))") }
     defer { close(fd) }
-    guard connectUnix(fd, directory + "/agent.sock") else { return .unreachable("no agent (\(String(cString: strerror(errno))))") }
+    guard connectUnix(fd, directory + "/agent.sock") else {
+      return .unreachable("no agent (\(String(cString: strerror(errno))))")
+    }
     // Whoever could swap the directory between the check and the connect is still not us.
-    guard let agent = peer(fd), agent.uid == getuid() else { return .unreachable("the socket's other end is not this user's") }
+    guard let agent = peer(fd), agent.uid == getuid() else {
+      return .unreachable("the socket's other end is not this user's")
+    }
     let deadline = monotonicSeconds() + timeout
     var frame = AgentProtocol.frame(request)
     defer { for i in frame.indices { frame[i] = 0 } }
@@ -81,7 +92,9 @@ public enum AgentSocket {
       raw[bytes.count] = 0
     }
     return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
     } == 0
   }
 
@@ -108,7 +121,9 @@ public enum AgentSocket {
     var offset = 0
     while offset < bytes.count {
       guard wait(fd, for: Int16(POLLOUT), deadline: deadline) else { return false }
-      let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+      let n = bytes[offset...].withUnsafeBytes {
+        send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+      }
       if n < 0 {
         if errno == EINTR || errno == EAGAIN { continue }
         return false
@@ -122,8 +137,12 @@ public enum AgentSocket {
   /// refused before anything more is read.
   public static func readFrame(_ fd: Int32, deadline: Double) -> Result<[UInt8], Problem> {
     var header = [UInt8](repeating: 0, count: 4)
-    guard readExactly(fd, &header, deadline: deadline) else { return .failure(Problem("the connection ended or stalled before a message")) }
-    guard let length = AgentProtocol.payloadLength(header) else { return .failure(Problem("the message is over \(AgentProtocol.maxFrame) bytes")) }
+    guard readExactly(fd, &header, deadline: deadline) else {
+      return .failure(Problem("the connection ended or stalled before a message"))
+    }
+    guard let length = AgentProtocol.payloadLength(header) else {
+      return .failure(Problem("the message is over \(AgentProtocol.maxFrame) bytes"))
+    }
     var payload = [UInt8](repeating: 0, count: length)
     guard readExactly(fd, &payload, deadline: deadline) else {
       for i in payload.indices { payload[i] = 0 }
@@ -170,7 +189,8 @@ public enum AgentSocket {
     defer { for pointer in argv { free(pointer) } }
     var pid: Int32 = 0
     let result = pc_spawn_detached(arguments[0], argv, environ, &pid)
-    return result == 0 ? .success(pid) : .failure(Problem("cannot start \(arguments[0]): \(String(cString: strerror(result)))"))
+    return result == 0
+      ? .success(pid) : .failure(Problem("cannot start \(arguments[0]): \(String(cString: strerror(result)))"))
   }
 
   /// The uid and pid the kernel recorded for the peer of `fd` when it connected.
@@ -189,8 +209,10 @@ public enum AgentSocket {
 
     public var description: String {
       switch self {
-      case .noRuntimeDirectory: return "XDG_RUNTIME_DIR is not set (an agent lives in a login session's runtime directory)"
-      case .unsafeDirectory(let path): return "\(path) is not a directory of this user's with mode 0700; remove it and try again"
+      case .noRuntimeDirectory:
+        return "XDG_RUNTIME_DIR is not set (an agent lives in a login session's runtime directory)"
+      case .unsafeDirectory(let path):
+        return "\(path) is not a directory of this user's with mode 0700; remove it and try again"
       case .inUse(let path): return "an agent already answers on \(path)"
       case .system(let detail): return detail
       }
@@ -201,7 +223,9 @@ public enum AgentSocket {
   /// that is gone is replaced; one that answers is not.
   public static func listen(_ environment: [String: String]) throws(ListenError) -> Int32 {
     guard let directory = directory(environment), let path = path(environment) else { throw .noRuntimeDirectory }
-    if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw .system("\(directory): \(String(cString: strerror(errno)))") }
+    if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+      throw .system("\(directory): \(String(cString: strerror(errno)))")
+    }
     guard isPrivateDirectory(directory) else { throw .unsafeDirectory(directory) }
     let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     if probe >= 0 {

@@ -72,8 +72,8 @@ static struct {
   SecretValue *(*value_new)(const gchar *, long, const gchar *);
   void (*value_unref)(gpointer);
   gboolean (*item_set_secret_sync)(SecretItem *, SecretValue *, GCancellable *, GError **);
-  SecretItem *(*item_create_sync)(SecretCollection *, const SecretSchema *, GHashTable *, const gchar *, SecretValue *, int,
-                                  GCancellable *, GError **);
+  SecretItem *(*item_create_sync)(SecretCollection *, const SecretSchema *, GHashTable *, const gchar *, SecretValue *,
+                                  int, GCancellable *, GError **);
   GQuark (*secret_error_quark)(void);
   void (*service_disconnect)(void);
   GDBusConnection *(*proxy_get_connection)(GDBusProxy *);
@@ -124,7 +124,8 @@ static void *resolve(void *lib, const char *name) {
 static void load(void) {
   void *lib = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL) {
-    snprintf(load_error, sizeof load_error, "cannot load libsecret (libsecret-1.so.0): install the libsecret-1-0 package");
+    snprintf(load_error, sizeof load_error,
+             "cannot load libsecret (libsecret-1.so.0): install the libsecret-1-0 package");
     return;
   }
   RESOLVE(hash_table_new, "g_hash_table_new");
@@ -276,7 +277,9 @@ gboolean ss_item_load_secret_sync(SecretItem *item, GCancellable *cancellable, G
 }
 SecretValue *ss_item_get_secret(SecretItem *item) { return api.item_get_secret(item); }
 const gchar *ss_value_get(SecretValue *value, size_t *length) { return api.value_get(value, length); }
-SecretValue *ss_value_new(const gchar *secret, size_t length) { return api.value_new(secret, (long)length, "text/plain"); }
+SecretValue *ss_value_new(const gchar *secret, size_t length) {
+  return api.value_new(secret, (long)length, "text/plain");
+}
 void ss_value_unref(SecretValue *value) { api.value_unref(value); }
 gboolean ss_item_set_secret_sync(SecretItem *item, SecretValue *value, GCancellable *cancellable, GError **error) {
   return api.item_set_secret_sync(item, value, cancellable, error);
@@ -304,7 +307,8 @@ static void take_prompt(const char *path, char **prompt) {
   *prompt = (path != NULL && !(path[0] == '/' && path[1] == '\0')) ? api.strdup(path) : NULL;
 }
 
-int ss_request_unlock(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error) {
+int ss_request_unlock(SecretService *service, const char *path, GCancellable *cancellable, char **prompt,
+                      GError **error) {
   *prompt = NULL;
   const char *paths[] = {path, NULL};
   GVariant *reply = call(service, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Unlock",
@@ -323,7 +327,8 @@ int ss_request_unlock(SecretService *service, const char *path, GCancellable *ca
   return done;
 }
 
-int ss_request_delete(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error) {
+int ss_request_delete(SecretService *service, const char *path, GCancellable *cancellable, char **prompt,
+                      GError **error) {
   *prompt = NULL;
   GVariant *reply = call(service, path, "org.freedesktop.Secret.Item", "Delete", NULL, "(o)", cancellable, error);
   if (reply == NULL) return -1;
@@ -334,11 +339,12 @@ int ss_request_delete(SecretService *service, const char *path, GCancellable *ca
   return *prompt == NULL ? 1 : 0;
 }
 
-int ss_request_create_collection(SecretService *service, const char *label, const char *alias, GCancellable *cancellable,
-                                 char **prompt, GError **error) {
+int ss_request_create_collection(SecretService *service, const char *label, const char *alias,
+                                 GCancellable *cancellable, char **prompt, GError **error) {
   *prompt = NULL;
   GVariant *reply = call(service, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "CreateCollection",
-                         api.variant_new_parsed("({'org.freedesktop.Secret.Collection.Label': <%s>}, %s)", label, alias),
+                         api.variant_new_parsed("({'org.freedesktop.Secret.Collection.Label': <%s>}, %s)",
+                                                label, alias),
                          "(oo)", cancellable, error);
   if (reply == NULL) return -1;
   const char *collection = NULL, *prompt_path = NULL;
@@ -377,8 +383,8 @@ static void on_completed(GDBusConnection *connection, const gchar *sender, const
   if (state->completed < 0) state->completed = dismissed ? 0 : 1;
 }
 
-static void on_owner_changed(GDBusConnection *connection, const gchar *sender, const gchar *path, const gchar *interface,
-                             const gchar *signal, GVariant *parameters, gpointer data) {
+static void on_owner_changed(GDBusConnection *connection, const gchar *sender, const gchar *path,
+                             const gchar *interface, const gchar *signal, GVariant *parameters, gpointer data) {
   (void)connection, (void)sender, (void)path, (void)interface, (void)signal, (void)parameters;
   ((struct prompt_state *)data)->vanished = 1;
 }
@@ -398,7 +404,8 @@ static gboolean tick(gpointer data) {
   return 1;  // keep the loop waking up, to look at the cancellable
 }
 
-int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *cancellable, unsigned limit_ms, GError **error) {
+int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *cancellable, unsigned limit_ms,
+                  GError **error) {
   if (cancellable != NULL && api.cancellable_is_cancelled(cancellable)) return -2;
   GDBusConnection *connection = api.proxy_get_connection((GDBusProxy *)service);
   gchar *owner = api.proxy_get_name_owner((GDBusProxy *)service);
@@ -408,8 +415,8 @@ int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *canc
   GMainContext *context = api.main_context_new();
   api.main_context_push_thread_default(context);
   // Subscribed before Prompt is called: a service may complete at once.
-  guint completed = api.signal_subscribe(connection, owner, "org.freedesktop.Secret.Prompt", "Completed", prompt, NULL, 0,
-                                         on_completed, state, NULL);
+  guint completed = api.signal_subscribe(connection, owner, "org.freedesktop.Secret.Prompt", "Completed", prompt, NULL,
+                                         0, on_completed, state, NULL);
   guint gone = owner == NULL ? 0
                              : api.signal_subscribe(connection, "org.freedesktop.DBus", "org.freedesktop.DBus",
                                                     "NameOwnerChanged", "/org/freedesktop/DBus", owner, 0,
@@ -419,8 +426,9 @@ int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *canc
   api.source_attach(ticker, context);
   // Asynchronous, so that the wait stays ours (bounded, cancellable) whatever the provider does
   // before it replies.
-  api.connection_call(connection, SECRETS_NAME, prompt, "org.freedesktop.Secret.Prompt", "Prompt", api.variant_new("(s)", ""),
-                      NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, on_prompt_reply, state);
+  api.connection_call(connection, SECRETS_NAME, prompt, "org.freedesktop.Secret.Prompt", "Prompt",
+                      api.variant_new("(s)", ""), NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, on_prompt_reply,
+                      state);
   // A hard limit of its own, in case the cancellable never fires (no watchdog thread).
   int64_t deadline = api.get_monotonic_time() + (int64_t)limit_ms * 1000;
   int outcome;
@@ -463,9 +471,10 @@ int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *canc
   return outcome;
 }
 
-int ss_read_locked(SecretService *service, const char *path, const char *interface, GCancellable *cancellable, GError **error) {
-  GVariant *reply = call(service, path, "org.freedesktop.DBus.Properties", "Get", api.variant_new("(ss)", interface, "Locked"),
-                         "(v)", cancellable, error);
+int ss_read_locked(SecretService *service, const char *path, const char *interface, GCancellable *cancellable,
+                   GError **error) {
+  GVariant *reply = call(service, path, "org.freedesktop.DBus.Properties", "Get",
+                         api.variant_new("(ss)", interface, "Locked"), "(v)", cancellable, error);
   if (reply == NULL) return -1;
   GVariant *value = NULL;
   gboolean locked = 1;
@@ -482,8 +491,9 @@ int ss_read_locked(SecretService *service, const char *path, const char *interfa
 
 uint32_t ss_service_pid(SecretService *service, GCancellable *cancellable) {
   GDBusConnection *connection = api.proxy_get_connection((GDBusProxy *)service);
-  GVariant *reply = api.connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                             "GetConnectionUnixProcessID", api.variant_new("(s)", SECRETS_NAME), (const GVariantType *)"(u)",
+  GVariant *reply = api.connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                             "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+                                             api.variant_new("(s)", SECRETS_NAME), (const GVariantType *)"(u)",
                                              G_DBUS_CALL_FLAGS_NO_AUTO_START, 1000, cancellable, NULL);
   if (reply == NULL) return 0;
   uint32_t pid = 0;

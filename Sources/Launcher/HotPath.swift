@@ -37,7 +37,9 @@ public enum HotPath {
   /// of none, nothing (git asks its next helper), as the full command line would answer.
   static func credentialGet(_ environment: [String: String]) -> Outcome {
     // git writes the request and closes stdin; a person who typed the command gets told.
-    if isatty(0) == 1 { writeTerminal(2, "strivacity: reading a git credential request (key=value lines), end it with Ctrl-D\n") }
+    if isatty(0) == 1 {
+      writeTerminal(2, "strivacity: reading a git credential request (key=value lines), end it with Ctrl-D\n")
+    }
     var input = readStdin(limit: CredentialProtocol.maxInput)
     let paths = Paths(environment: environment)
     let config: Config?
@@ -46,16 +48,21 @@ public enum HotPath {
     } catch {
       return .handOff(stdin: input)  // handed on whole; the full command line zeroes it
     }
-    guard let request = try? CredentialProtocol.parse(input), config?.warnings.isEmpty ?? true else { return .handOff(stdin: input) }
+    guard let request = try? CredentialProtocol.parse(input), config?.warnings.isEmpty ?? true else {
+      return .handOff(stdin: input)
+    }
     let invocation = CredentialInvocation(request: request)
     guard let config, let profile = invocation.matchingProfile(in: config.profiles) else {
       for i in input.indices { input[i] = 0 }
       return .answered
     }
-    guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: ProfileOverrides(profile: profile.name), environment: environment)
+    guard
+      let resolved = try? ResolvedProfile.resolve(
+        config: config, overrides: ProfileOverrides(profile: profile.name), environment: environment)
     else { return .handOff(stdin: input) }
     let freshness = invocation.freshness(resolved.profile)
-    let found = current(config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths)
+    let found = current(
+      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths)
     if case .refused(let status, let message) = found, status != .signInRequired {
       // As the full command line says it to git: one line on stderr, nothing on stdout.
       for i in input.indices { input[i] = 0 }
@@ -90,13 +97,18 @@ public enum HotPath {
     guard (try? EnvironmentLimits.admit(environment)) != nil,
       resolved.store == .secretService, let key = try? resolved.storeKey(configPath: paths.config)
     else { return .unknown(askedAgent: false) }
-    if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key), !tokens.needsRefresh(now: Int64(time(nil)), freshness) {
+    if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key),
+      !tokens.needsRefresh(now: Int64(time(nil)), freshness)
+    {
       return .tokens(tokens)
     }
     guard AgentClient.enabled(environment, config: config) else { return .unknown(askedAgent: false) }
     let request = AgentClient.tokenRequest(
       profile: resolved.name, freshness: freshness, idToken: false, configPath: paths.config, environment: environment)
-    guard case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: AgentClient.timeout, notice: AgentClient.waitNotice) else {
+    guard
+      case .answered(let answer) = AgentSocket.ask(
+        request, environment: environment, timeout: AgentClient.timeout, notice: AgentClient.waitNotice)
+    else {
       return .unknown(askedAgent: true)
     }
     if let tokens = answer.tokenSet { return .tokens(tokens) }
@@ -107,7 +119,8 @@ public enum HotPath {
   /// An explicit margin the token handed out does not meet, said on stderr as the full command
   /// line says it.
   static func sayShortfall(_ tokens: TokenSet, _ freshness: Freshness, profile: String, prefix: String = "") {
-    guard let warning = freshness.shortfallWarning(tokens, now: Int64(time(nil)), profile: profile, prefix: prefix) else {
+    guard let warning = freshness.shortfallWarning(tokens, now: Int64(time(nil)), profile: profile, prefix: prefix)
+    else {
       return
     }
     writeTerminal(2, "strivacity: warning: \(TerminalSafe.text(warning, multiline: false))\n")
@@ -132,7 +145,9 @@ public enum HotPath {
     let paths = Paths(environment: environment)
     let overrides = ProfileOverrides(profile: invocation.profile)
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: environment)
-    guard let config = try? loadConfig(paths.config, .profile(named)), config.warnings.isEmpty else { return .handOff(stdin: nil) }
+    guard let config = try? loadConfig(paths.config, .profile(named)), config.warnings.isEmpty else {
+      return .handOff(stdin: nil)
+    }
     guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: environment)
     else { return .handOff(stdin: nil) }
     // kubectl's API server against the profile's kube_clusters: a refusal is the full command line's to say.
@@ -140,11 +155,14 @@ public enum HotPath {
       return .handOff(stdin: nil)
     }
     let freshness = invocation.freshness(resolved.profile)
-    let found = current(config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths)
+    let found = current(
+      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths)
     switch found {
     case .tokens(let tokens):
       sayShortfall(tokens, freshness, profile: resolved.name)
-      writeStdout(invocation.output(tokens.accessToken, tokens: tokens, profile: resolved.name, now: Int64(time(nil)), exec: exec))
+      writeStdout(
+        invocation.output(tokens.accessToken, tokens: tokens, profile: resolved.name, now: Int64(time(nil)), exec: exec)
+      )
       return .answered
     case .refused(let status, let message) where status != .signInRequired:
       // The tenant or the network (the full command line would say the same, the same way).

@@ -19,7 +19,9 @@ public enum Launcher {
   /// (No copy needs zeroing: exec replaces this process's memory.)
   public static func handOff(stdin: [UInt8]?) -> Never {
     guard let me = Executable.path() else { fail("cannot read /proc/self/exe: \(String(cString: strerror(errno)))") }
-    if let bytes = stdin, !bytes.isEmpty, let failed = replaceStdin(with: bytes) { fail("cannot hand git's request on: \(failed)") }
+    if let bytes = stdin, !bytes.isEmpty, let failed = replaceStdin(with: bytes) {
+      fail("cannot hand git's request on: \(failed)")
+    }
     let directory = me[..<(me.lastIndex(of: UInt8(ascii: "/")) ?? me.startIndex)]
     var tried: [String] = []
     var refused: String?
@@ -28,7 +30,9 @@ public enum Launcher {
       let shown = String(decoding: path, as: UTF8.self)
       execv(path.map { CChar(bitPattern: $0) } + [0], CommandLine.unsafeArgv)
       // Not there: look further. There but not runnable: say so if no other place has it.
-      if errno != ENOENT && errno != ENOTDIR && refused == nil { refused = "cannot run \(shown): \(String(cString: strerror(errno)))" }
+      if errno != ENOENT && errno != ENOTDIR && refused == nil {
+        refused = "cannot run \(shown): \(String(cString: strerror(errno)))"
+      }
       tried.append(shown)
     }
     fail(refused ?? "\(fullName) is missing (looked for \(tried.joined(separator: ", "))); reinstall strivacity")

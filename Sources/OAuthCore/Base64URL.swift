@@ -1,21 +1,22 @@
 // base64url without padding (RFC 4648 §5), as JOSE and PKCE use it.
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+  import FoundationEssentials
 #else
-import Foundation
+  import Foundation
 #endif
 
 public enum Base64URL {
   public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
     let standard = Data(bytes).base64EncodedString()
-    return String(decoding: standard.utf8.compactMap { b -> UInt8? in
-      switch b {
-      case UInt8(ascii: "+"): return UInt8(ascii: "-")
-      case UInt8(ascii: "/"): return UInt8(ascii: "_")
-      case UInt8(ascii: "="): return nil
-      default: return b
-      }
-    }, as: UTF8.self)
+    return String(
+      decoding: standard.utf8.compactMap { b -> UInt8? in
+        switch b {
+        case UInt8(ascii: "+"): return UInt8(ascii: "-")
+        case UInt8(ascii: "/"): return UInt8(ascii: "_")
+        case UInt8(ascii: "="): return nil
+        default: return b
+        }
+      }, as: UTF8.self)
   }
 
   public static func encode(_ text: String) -> String { encode(Array(text.utf8)) }

@@ -1,13 +1,14 @@
+import Crypto
+import StrivacityCore
+import _CryptoExtras
+
 // JSON Web Tokens (RFC 7519) signed with RS256 (RFC 7518 §3.3), and JWKS (RFC 7517).
 // Only RS256 is accepted: `alg: none`, HMAC (key confusion) and anything else are refused.
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+  import FoundationEssentials
 #else
-import Foundation
+  import Foundation
 #endif
-import Crypto
-import _CryptoExtras
-import StrivacityCore
 
 public enum JWTError: Error, Equatable, CustomStringConvertible {
   case malformed(String)
@@ -19,7 +20,8 @@ public enum JWTError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .malformed(let detail): return "malformed token: \(detail)"
-    case .unsupportedAlgorithm(let alg): return "token signed with \(alg.isEmpty ? "no algorithm" : alg); only RS256 is accepted"
+    case .unsupportedAlgorithm(let alg):
+      return "token signed with \(alg.isEmpty ? "no algorithm" : alg); only RS256 is accepted"
     case .unknownKey(let kid): return "token signed with an unknown key\(kid.map { " (kid \($0))" } ?? "")"
     case .badSignature: return "token signature does not verify"
     case .invalidKey(let detail): return "invalid signing key: \(detail)"
@@ -96,7 +98,8 @@ public struct JWKS: Sendable {
       guard entry["kty"]?.string == "RSA" else { continue }
       if let use = entry["use"]?.string, use != "sig" { continue }
       if let alg = entry["alg"]?.string, alg != "RS256" { continue }
-      guard let n = entry["n"]?.string.flatMap(Base64URL.decode), let e = entry["e"]?.string.flatMap(Base64URL.decode) else {
+      guard let n = entry["n"]?.string.flatMap(Base64URL.decode), let e = entry["e"]?.string.flatMap(Base64URL.decode)
+      else {
         continue
       }
       guard let key = try? _RSA.Signing.PublicKey(n: n, e: e), key.keySizeInBits >= 2048 else { continue }

@@ -135,7 +135,8 @@ public enum IDTokenError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .signature(let error): return error.description
-    case .issuer(let expected, let found): return "issuer is \(found.map { "\"\($0)\"" } ?? "missing"), expected \"\(expected)\""
+    case .issuer(let expected, let found):
+      return "issuer is \(found.map { "\"\($0)\"" } ?? "missing"), expected \"\(expected)\""
     case .audience(let expected): return "audience does not contain the client id \(expected)"
     case .expired: return "it has expired"
     case .issuedInTheFuture: return "it was issued in the future (check the clock)"

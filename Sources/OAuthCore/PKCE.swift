@@ -21,7 +21,8 @@ public struct PKCE: Sendable, Equatable {
   public static func isValidVerifier(_ verifier: String) -> Bool {
     (43...128).contains(verifier.utf8.count)
       && verifier.utf8.allSatisfy { b in
-        (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || (b >= 48 && b <= 57) || b == 45 || b == 46 || b == 95 || b == 126
+        (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || (b >= 48 && b <= 57) || b == 45 || b == 46 || b == 95
+          || b == 126
       }
   }
 }

@@ -55,7 +55,10 @@ public struct TokenRequest: Sendable, Equatable {
     var out: [FormParameter]
     switch grant {
     case .authorizationCode(let code, let verifier, let redirectURI):
-      out = [FormParameter("grant_type", "authorization_code"), FormParameter("code", code), FormParameter("redirect_uri", redirectURI)]
+      out = [
+        FormParameter("grant_type", "authorization_code"), FormParameter("code", code),
+        FormParameter("redirect_uri", redirectURI),
+      ]
       out += client.parameters
       out.append(FormParameter("code_verifier", verifier))
     case .refreshToken(let token):
@@ -73,7 +76,9 @@ public struct TokenRequest: Sendable, Equatable {
     if case .refreshToken = grant { freshConnection = true }
     return HTTPRequest(
       method: "POST", url: url,
-      headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
+      headers: [
+        HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json"),
+      ],
       body: formBody(parameters), freshConnection: freshConnection)
   }
 }

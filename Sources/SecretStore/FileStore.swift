@@ -1,3 +1,6 @@
+import Glibc
+import StrivacityCore
+
 // Token sets in plain files, for machines without a Secret Service. Chosen explicitly only
 // (`store = "file"` or `--store file`), never as a fallback: the tokens are protected by file
 // permissions alone.
@@ -8,12 +11,10 @@
 // set or the new one, never a torn file. A file readable by group or others, a symlink, or a
 // file owned by someone else is refused rather than read.
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+  import FoundationEssentials
 #else
-import Foundation
+  import Foundation
 #endif
-import Glibc
-import StrivacityCore
 
 public final class FileStore: TokenStore, Sendable {
   public let kind = StoreKind.file
@@ -26,7 +27,8 @@ public final class FileStore: TokenStore, Sendable {
   }
 
   public static let warning =
-    "tokens are kept in a file protected only by its permissions (store = \"file\"); prefer the Secret Service where one is available"
+    "tokens are kept in a file protected only by its permissions (store = \"file\"); prefer the Secret Service "
+    + "where one is available"
 
   /// The sign-in's file of `profile`.
   public func path(for profile: String) -> String { "\(directory)/\(profile).json" }
@@ -150,7 +152,8 @@ public final class FileStore: TokenStore, Sendable {
     do {
       let record = try JSONDecoder().decode(Record.self, from: Data(bytes.prefix(filled)))
       guard record.version == 1 else {
-        throw StoreError.corrupt(source: file, detail: "format version \(record.version) is newer than this strivacity understands")
+        throw StoreError.corrupt(
+          source: file, detail: "format version \(record.version) is newer than this strivacity understands")
       }
       return record
     } catch let error as StoreError {

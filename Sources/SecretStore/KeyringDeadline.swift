@@ -40,11 +40,13 @@ final class KeyringDeadline: @unchecked Sendable {
     pthread_cond_init(&condition, &attributes)
     pthread_condattr_destroy(&attributes)
     let context = Unmanaged.passRetained(self).toOpaque()
-    let started = pthread_create(&thread, nil, { raw in
-      let deadline = Unmanaged<KeyringDeadline>.fromOpaque(raw!).takeRetainedValue()
-      deadline.watch()
-      return nil
-    }, context)
+    let started = pthread_create(
+      &thread, nil,
+      { raw in
+        let deadline = Unmanaged<KeyringDeadline>.fromOpaque(raw!).takeRetainedValue()
+        deadline.watch()
+        return nil
+      }, context)
     if started != 0 {
       // No watchdog: the operation runs unbounded rather than not at all.
       Unmanaged<KeyringDeadline>.fromOpaque(context).release()

@@ -66,7 +66,9 @@ struct SecretServiceProvider: Sendable, Equatable {
     if pid > 0, case .contents(let bytes) = readFile("/proc/\(pid)/comm", limit: 64) {
       comm = String(decoding: bytes, as: UTF8.self).trimmingNewline
     }
-    let known = Self.known.first { $0.processNames.contains(comm) || $0.processPrefixes.contains { comm.hasPrefix($0) } }
+    let known = Self.known.first {
+      $0.processNames.contains(comm) || $0.processPrefixes.contains { comm.hasPrefix($0) }
+    }
     self = known ?? .unknown
   }
 

@@ -107,7 +107,8 @@ public final class SecretServiceStore: TokenStore {
   private static let library: StoreError? = {
     var message = [CChar](repeating: 0, count: 256)
     guard ss_load(&message, message.count) != 0 else { return nil }
-    return .noSecretService(detail: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    return .noSecretService(
+      detail: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
   }()
 
   // MARK: the four operations
@@ -236,11 +237,13 @@ public final class SecretServiceStore: TokenStore {
   /// Waits for a prompt the provider returned, said on stderr (`announce`) unless it is over
   /// within a moment (a provider may return prompts that ask nobody); a "no" throws `dismissed`.
   private func runPrompt(
-    _ prompt: UnsafeMutablePointer<CChar>, of service: OpaquePointer, provider: SecretServiceProvider, announce line: String,
+    _ prompt: UnsafeMutablePointer<CChar>, of service: OpaquePointer, provider: SecretServiceProvider,
+    announce line: String,
     request: String, dismissed: StoreError
   ) throws(StoreError) {
     let bound = promptBound ?? prompts.bound
-    let unanswered = StoreError.promptUnanswered(provider: provider.name, request: request, window: provider.window, seconds: bound)
+    let unanswered = StoreError.promptUnanswered(
+      provider: provider.name, request: request, window: provider.window, seconds: bound)
     let after = SecretServiceProvider.announcePromptsAfter
     guard let deadline, deadline.prompt(for: bound, announcing: line, after: after) else { throw unanswered }
     unansweredPrompt = unanswered
@@ -289,24 +292,31 @@ public final class SecretServiceStore: TokenStore {
     let locked: StoreError = noDesktop ? .lockedNoDesktop(what: what) : .locked(what: what)
     guard prompts.requestUnlock else { throw locked }
     var prompt: UnsafeMutablePointer<CChar>?
-    let answer = ss_request_unlock(service, ss_object_path(UnsafeMutableRawPointer(collection)), cancellable, &prompt, &error)
+    let answer = ss_request_unlock(
+      service, ss_object_path(UnsafeMutableRawPointer(collection)), cancellable, &prompt, &error)
     if let error { throw SecretServiceProvider.classify(error) }
     defer { if let prompt { ss_free(prompt) } }
     if answer == 1 { return session }
     guard let prompt else { throw locked }
     try runPrompt(
-      prompt, of: service, provider: provider, announce: "\(what) is locked: unlock it in \(provider.window)", request: "unlock \(what)",
+      prompt, of: service, provider: provider, announce: "\(what) is locked: unlock it in \(provider.window)",
+      request: "unlock \(what)",
       dismissed: noDesktop ? locked : .unlockDeclined(what: what, window: provider.window))
-    let stillLocked = ss_read_locked(service, ss_object_path(UnsafeMutableRawPointer(collection)), "org.freedesktop.Secret.Collection", cancellable, &error)
+    let stillLocked = ss_read_locked(
+      service, ss_object_path(UnsafeMutableRawPointer(collection)), "org.freedesktop.Secret.Collection", cancellable,
+      &error)
     if let error { throw SecretServiceProvider.classify(error) }
     if stillLocked != 0 { throw locked }
     return session
   }
 
   /// The service's default collection (a new reference), or nil when it has none.
-  private static func defaultCollection(of service: OpaquePointer, cancellable: OpaquePointer?) throws(StoreError) -> OpaquePointer? {
+  private static func defaultCollection(of service: OpaquePointer, cancellable: OpaquePointer?) throws(StoreError)
+    -> OpaquePointer?
+  {
     var error: UnsafeMutablePointer<GError>?
-    let collection = ss_collection_for_alias_sync(service, SS_COLLECTION_DEFAULT, SecretCollectionFlags(SS_COLLECTION_NONE), cancellable, &error)
+    let collection = ss_collection_for_alias_sync(
+      service, SS_COLLECTION_DEFAULT, SecretCollectionFlags(SS_COLLECTION_NONE), cancellable, &error)
     if let error { throw SecretServiceProvider.classify(error) }
     return collection
   }
@@ -326,7 +336,8 @@ public final class SecretServiceStore: TokenStore {
     askedToCreate = true
     var error: UnsafeMutablePointer<GError>?
     var prompt: UnsafeMutablePointer<CChar>?
-    let answer = ss_request_create_collection(service, provider.newCollectionLabel, "default", cancellable, &prompt, &error)
+    let answer = ss_request_create_collection(
+      service, provider.newCollectionLabel, "default", cancellable, &prompt, &error)
     if let error { throw SecretServiceProvider.classify(error) }
     defer { if let prompt { ss_free(prompt) } }
     if answer != 1 {
@@ -334,8 +345,10 @@ public final class SecretServiceStore: TokenStore {
       let request = "create a \(provider.collectionNoun)"
       try runPrompt(
         prompt, of: service, provider: provider,
-        announce: "\(provider.name) has no \(provider.collectionNoun) yet: create one in \(provider.window)", request: request,
-        dismissed: provider.dialogsNeedDesktop && !desktop ? missing : .denied(provider: provider.name, request: request)
+        announce: "\(provider.name) has no \(provider.collectionNoun) yet: create one in \(provider.window)",
+        request: request,
+        dismissed: provider.dialogsNeedDesktop && !desktop
+          ? missing : .denied(provider: provider.name, request: request)
       )
     }
     guard let made = try Self.defaultCollection(of: service, cancellable: cancellable) else { throw missing }
@@ -354,7 +367,8 @@ public final class SecretServiceStore: TokenStore {
     let request = "allow access to \"\(item.label)\""
     guard let prompt else { throw .denied(provider: provider.name, request: request) }
     try runPrompt(
-      prompt, of: session.service, provider: provider, announce: "\(provider.name) is asking you to allow access to \"\(item.label)\" — see its window",
+      prompt, of: session.service, provider: provider,
+      announce: "\(provider.name) is asking you to allow access to \"\(item.label)\" — see its window",
       request: request, dismissed: .denied(provider: provider.name, request: request))
   }
 
@@ -370,7 +384,8 @@ public final class SecretServiceStore: TokenStore {
       try requestAccess(to: item, in: session)
       var again: UnsafeMutablePointer<GError>?
       if ss_item_load_secret_sync(item.pointer, cancellable, &again) == 0 {
-        throw again.map { accessFailure($0, item: item, in: session) } ?? .failure(detail: "the Secret Service did not return the secret")
+        throw again.map { accessFailure($0, item: item, in: session) }
+          ?? .failure(detail: "the Secret Service did not return the secret")
       }
     }
     guard let value = ss_item_get_secret(item.pointer) else { return [] }
@@ -391,7 +406,8 @@ public final class SecretServiceStore: TokenStore {
       try requestAccess(to: item, in: session)
       var again: UnsafeMutablePointer<GError>?
       if ss_item_set_secret_sync(item.pointer, value, cancellable, &again) == 0 {
-        throw again.map { accessFailure($0, item: item, in: session) } ?? .failure(detail: "the Secret Service did not store the secret")
+        throw again.map { accessFailure($0, item: item, in: session) }
+          ?? .failure(detail: "the Secret Service did not store the secret")
       }
     }
   }
@@ -416,13 +432,16 @@ public final class SecretServiceStore: TokenStore {
     let provider = session.provider(cancellable)
     let request = "delete \"\(item.label)\""
     try runPrompt(
-      prompt, of: session.service, provider: provider, announce: "\(provider.name) is asking you to confirm deleting \"\(item.label)\" — see its window",
+      prompt, of: session.service, provider: provider,
+      announce: "\(provider.name) is asking you to confirm deleting \"\(item.label)\" — see its window",
       request: request, dismissed: .denied(provider: provider.name, request: request))
     return true
   }
 
   /// An item still locked to us after access was allowed: the provider said no after all.
-  private func accessFailure(_ error: UnsafeMutablePointer<GError>, item: FoundItem, in session: KeyringSession) -> StoreError {
+  private func accessFailure(_ error: UnsafeMutablePointer<GError>, item: FoundItem, in session: KeyringSession)
+    -> StoreError
+  {
     guard SecretServiceProvider.isLocked(error) else { return SecretServiceProvider.classify(error) }
     ss_error_free(error)
     return .denied(provider: session.provider(cancellable).name, request: "allow access to \"\(item.label)\"")

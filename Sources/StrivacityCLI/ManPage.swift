@@ -26,7 +26,9 @@ enum ManPage {
 
   static func strivacity() throws -> String {
     let model = try dumpHelp()
-    var out = header(name: "STRIVACITY", title: "strivacity", description: "sign in to Strivacity from the terminal and hand out fresh tokens")
+    var out = header(
+      name: "STRIVACITY", title: "strivacity",
+      description: "sign in to Strivacity from the terminal and hand out fresh tokens")
     out += """
       .Sh SYNOPSIS
       .Nm
@@ -277,37 +279,39 @@ enum ManPage {
   }
 
   static func gitCredential() -> String {
-    header(name: "GIT-CREDENTIAL-STRIVACITY", title: "git-credential-strivacity", description: "git credential helper for Strivacity tokens")
-      + """
-      .Sh SYNOPSIS
-      .Nm
-      .Cm get | store | erase
-      .Sh DESCRIPTION
-      .Nm
-      is
-      .Xr strivacity 1
-      under another name: git runs it as the helper of
-      .Ql credential.helper=strivacity ,
-      and it behaves as
-      .Ql strivacity credential .
-      For a host (or URL prefix) listed in a profile's git_hosts,
-      .Cm get
-      answers a username (git_username, default oauth2) and a fresh access token as the
-      password, or, when git offers capability[]=authtype, a Bearer credential.
-      For other hosts it prints nothing, so git asks its next helper.
-      .Cm store
-      does nothing;
-      .Cm erase
-      of the current token makes the next
-      .Cm get
-      refresh it.
-      Set a host up with
-      .Ql strivacity setup-git --host HOST .
-      .Sh SEE ALSO
-      .Xr strivacity 1 ,
-      .Xr gitcredentials 7
+    header(
+      name: "GIT-CREDENTIAL-STRIVACITY", title: "git-credential-strivacity",
+      description: "git credential helper for Strivacity tokens")
+        + """
+        .Sh SYNOPSIS
+        .Nm
+        .Cm get | store | erase
+        .Sh DESCRIPTION
+        .Nm
+        is
+        .Xr strivacity 1
+        under another name: git runs it as the helper of
+        .Ql credential.helper=strivacity ,
+        and it behaves as
+        .Ql strivacity credential .
+        For a host (or URL prefix) listed in a profile's git_hosts,
+        .Cm get
+        answers a username (git_username, default oauth2) and a fresh access token as the
+        password, or, when git offers capability[]=authtype, a Bearer credential.
+        For other hosts it prints nothing, so git asks its next helper.
+        .Cm store
+        does nothing;
+        .Cm erase
+        of the current token makes the next
+        .Cm get
+        refresh it.
+        Set a host up with
+        .Ql strivacity setup-git --host HOST .
+        .Sh SEE ALSO
+        .Xr strivacity 1 ,
+        .Xr gitcredentials 7
 
-      """
+        """
   }
 
   private static func header(name: String, title: String, description: String) -> String {
@@ -327,7 +331,9 @@ enum ManPage {
     do {
       _ = try Strivacity.parseAsRoot(["--experimental-dump-help"])
     } catch {
-      if let json = JSONValue.parse(Strivacity.fullMessage(for: error)), let command = json["command"] { return command }
+      if let json = JSONValue.parse(Strivacity.fullMessage(for: error)), let command = json["command"] {
+        return command
+      }
     }
     throw CLIFailure("cannot read the command definitions", status: .failure)
   }
@@ -343,7 +349,9 @@ enum ManPage {
   }
 
   private static func isCommon(_ argument: JSONValue) -> Bool {
-    (argument["names"]?.array ?? []).contains { $0["kind"]?.string == "long" && commonOptions.contains($0["name"]?.string ?? "") }
+    (argument["names"]?.array ?? []).contains {
+      $0["kind"]?.string == "long" && commonOptions.contains($0["name"]?.string ?? "")
+    }
   }
 
   /// `.It` entries for `arguments`: the common options only, or all but them.
@@ -353,7 +361,9 @@ enum ManPage {
       let names = optionNames(argument)
       if names.contains("Fl -help") || names.contains("Fl -version") { continue }
       let value = argument["valueName"]?.string.map { " Ar \($0)" } ?? ""
-      items += names.isEmpty ? ".It Ar \(argument["valueName"]?.string ?? "argument")\n"
+      items +=
+        names.isEmpty
+        ? ".It Ar \(argument["valueName"]?.string ?? "argument")\n"
         : ".It " + names.joined(separator: " , ") + (argument["kind"]?.string == "option" ? value : "") + "\n"
       items += escape(argument["abstract"]?.string ?? "") + "\n"
     }

@@ -1,15 +1,18 @@
+import Agent
 // `strivacity status`: what a profile is configured for and what it holds, never a secret.
 import ArgumentParser
 import Glibc
 import OAuthCore
-import Agent
 import SecretStore
 import StrivacityCore
 
 struct Status: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Show a profile's tenant, client, user, token expiry and store (never a secret).",
-    discussion: "Exits 0 when signed in, 3 when not (with --all: when no profile is), 2 when the profile is not configured (with --json, after printing JSON that says so).")
+    discussion:
+      "Exits 0 when signed in, 3 when not (with --all: when no profile is), 2 when the profile is not configured "
+      + "(with --json, after printing JSON that says so)."
+  )
 
   @OptionGroup var global: GlobalOptions
 
@@ -43,7 +46,8 @@ struct Status: ParsableCommand {
       }
       // (The file store's warning is given once, when it is chosen at sign-in; the table
       // shows the store.)
-      reports.append(report(session, tokens: try session.store.load(session.key), agent: agentState(session, &agentPing)))
+      reports.append(
+        report(session, tokens: try session.store.load(session.key), agent: agentState(session, &agentPing)))
     }
     let signedIn = reports.contains { $0["signed_in"] == true }
     if json {
@@ -65,8 +69,10 @@ struct Status: ParsableCommand {
 
   private func report(_ session: ProfileSession, tokens: TokenSet?, agent: String) -> JSONValue {
     var object: [String: JSONValue] = [
-      "profile": .string(session.name), "tenant": .string(session.tenant), "client_id": .string(session.clientID), "agent": .string(agent),
-      "store": .string(session.resolved.store.rawValue), "configured": .bool(session.resolved.isConfigured), "signed_in": .bool(tokens != nil),
+      "profile": .string(session.name), "tenant": .string(session.tenant), "client_id": .string(session.clientID),
+      "agent": .string(agent),
+      "store": .string(session.resolved.store.rawValue), "configured": .bool(session.resolved.isConfigured),
+      "signed_in": .bool(tokens != nil),
     ]
     guard let tokens else { return .object(object) }
     let now = Int64(time(nil))
@@ -96,11 +102,18 @@ struct Status: ParsableCommand {
       return format(rows)
     }
     rows.append(("signed in", "yes"))
-    let who = [report["name"]?.string, report["email"]?.string.map { "<\($0)>" }].compactMap { $0 }.joined(separator: " ")
+    let who = [report["name"]?.string, report["email"]?.string.map { "<\($0)>" }].compactMap { $0 }.joined(
+      separator: " ")
     if !who.isEmpty { rows.append(("user", who)) }
     if let sub = report["sub"]?.string { rows.append(("subject", sub)) }
     if let left = report["access_token_expires_in"]?.int {
-      rows.append(("access token", left > 0 ? "expires in \(Duration.describe(seconds: Int64(left)))" : "expired \(Duration.describe(seconds: Int64(-left))) ago"))
+      rows.append(
+        (
+          "access token",
+          left > 0
+            ? "expires in \(Duration.describe(seconds: Int64(left)))"
+            : "expired \(Duration.describe(seconds: Int64(-left))) ago"
+        ))
     }
     rows.append(("refresh token", report["refresh_token"] == true ? "held" : "none"))
     if let scope = report["scope"]?.string { rows.append(("scopes", scope)) }

@@ -1,8 +1,8 @@
 // The command tree and the entry point.
 import ArgumentParser
 import Glibc
-import SystemIO
 import StrivacityCore
+import SystemIO
 
 public struct Strivacity: ParsableCommand {
   public static let configuration = CommandConfiguration(
@@ -33,7 +33,8 @@ public struct Strivacity: ParsableCommand {
       """,
     version: "strivacity \(strivacityVersion)",
     subcommands: [
-      Login.self, Token.self, Status.self, Userinfo.self, Logout.self, Revoke.self, Credential.self, SetupGit.self, SetupKubectl.self,
+      Login.self, Token.self, Status.self, Userinfo.self, Logout.self, Revoke.self, Credential.self, SetupGit.self,
+      SetupKubectl.self,
       Curl.self, Agent.self, GenerateMan.self,
     ]
   )
@@ -95,9 +96,12 @@ public struct Strivacity: ParsableCommand {
       }
     }
     if line.hasPrefix("Error: ") { line.removeFirst(7) }
-    line = line.replacing(". Please provide one of the following:", with: "; use one of:").replacing(". Please provide one of ", with: "; use one of ")
+    line = line.replacing(". Please provide one of the following:", with: "; use one of:").replacing(
+      ". Please provide one of ", with: "; use one of ")
     if line.hasSuffix(".") { line.removeLast() }
-    if let first = line.first, first.isUppercase, line.dropFirst().first?.isLowercase == true { line = first.lowercased() + line.dropFirst() }
+    if let first = line.first, first.isUppercase, line.dropFirst().first?.isLowercase == true {
+      line = first.lowercased() + line.dropFirst()
+    }
     // ArgumentParser's full message ends with "See 'strivacity token --help' for more information."
     var command = "strivacity"
     if let see = full.firstRange(of: "See '"), let end = full[see.upperBound...].firstIndex(of: "'") {
@@ -111,9 +115,11 @@ public struct Strivacity: ParsableCommand {
     let commands = configuration.subcommands.filter { $0.configuration.shouldDisplay }
     let width = commands.map { $0._commandName.count }.max() ?? 0
     let lines = commands.map {
-      "  " + $0._commandName + String(repeating: " ", count: width - $0._commandName.count) + "  " + $0.configuration.abstract
+      "  " + $0._commandName + String(repeating: " ", count: width - $0._commandName.count) + "  "
+        + $0.configuration.abstract
     }
-    return "usage: strivacity <command> [options]\n\n" + lines.joined(separator: "\n") + "\n\nSee 'strivacity --help' or 'strivacity <command> --help'.\n"
+    return "usage: strivacity <command> [options]\n\n" + lines.joined(separator: "\n")
+      + "\n\nSee 'strivacity --help' or 'strivacity <command> --help'.\n"
   }
 
   static func report(_ failure: CLIFailure) -> Never {
@@ -133,11 +139,14 @@ struct GlobalOptions: ParsableArguments {
     completion: .custom { _, _, prefix in Context().profileNames().filter { $0.hasPrefix(prefix) } })
   var profile: String?
 
-  @Option(name: .long, help: ArgumentHelp("Where tokens are kept: the Secret Service keyring, or a 0600 file.", valueName: "store"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp("Where tokens are kept: the Secret Service keyring, or a 0600 file.", valueName: "store"))
   var store: StoreChoice?
 
   @Option(
-    name: .long, help: ArgumentHelp("Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).", valueName: "path"),
+    name: .long,
+    help: ArgumentHelp("Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).", valueName: "path"),
     completion: .file())
   var config: String?
 

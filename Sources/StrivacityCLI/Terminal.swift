@@ -13,6 +13,10 @@ enum Console {
   static func writeStderr(_ text: String) { writeTerminal(2, text) }
 
   /// One line, whatever the message holds (it may quote a tenant's error_description).
-  static func error(_ message: String) { writeStderr("strivacity: error: \(TerminalSafe.text(message, multiline: false))\n") }
-  static func warning(_ message: String) { writeStderr("strivacity: warning: \(TerminalSafe.text(message, multiline: false))\n") }
+  static func error(_ message: String) {
+    writeStderr("strivacity: error: \(TerminalSafe.text(message, multiline: false))\n")
+  }
+  static func warning(_ message: String) {
+    writeStderr("strivacity: warning: \(TerminalSafe.text(message, multiline: false))\n")
+  }
 }

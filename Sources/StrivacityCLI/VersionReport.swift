@@ -23,7 +23,9 @@ enum VersionReport {
     let secretProblem = String(decoding: errors.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     let maps = loadedObjects()
     func library(_ soname: String, version: String?, problem: String) -> String {
-      guard let path = maps.first(where: { ($0.split(separator: "/").last ?? "").hasPrefix(soname) }) else { return "not loaded: \(problem)" }
+      guard let path = maps.first(where: { ($0.split(separator: "/").last ?? "").hasPrefix(soname) }) else {
+        return "not loaded: \(problem)"
+      }
       let package = debianPackage(of: path).map { ", Debian package \($0)" } ?? ""
       return (version.map { $0 + " " } ?? "") + "(\(path)\(package))"
     }

@@ -18,9 +18,11 @@ public struct HTTPHeader: Sendable, Equatable {
 
   /// RFC 9110 field-name: a token.
   public static func isValidName(_ name: String) -> Bool {
-    !name.isEmpty && name.utf8.allSatisfy { b in
-      (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || "!#$%&'*+-.^_`|~".utf8.contains(b)
-    }
+    !name.isEmpty
+      && name.utf8.allSatisfy { b in
+        (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
+          || "!#$%&'*+-.^_`|~".utf8.contains(b)
+      }
   }
 
   /// RFC 9110 field-value: no control characters but tab (so no CR, LF or NUL).

@@ -4,7 +4,9 @@ import StrivacityCore
 import Testing
 
 @Suite struct AgentProtocolTests {
-  func decode(_ text: String) throws(AgentProtocolError) -> AgentMessage { try AgentMessage(decoding: Array(text.utf8)[...]) }
+  func decode(_ text: String) throws(AgentProtocolError) -> AgentMessage {
+    try AgentMessage(decoding: Array(text.utf8)[...])
+  }
 
   @Test func aRequestReadsBackAsItWasWritten() throws {
     var request = AgentMessage()
@@ -58,10 +60,14 @@ import Testing
     #expect(answer.tokenSet == expected)
     #expect(AgentMessage.answer(tokens, includeIDToken: true).tokenSet?.idToken == "h.p.s")
     // A token that would break a header line, or times that are not times: no tokens at all.
-    for (name, value) in [("access_token", "a b"), ("expires_at", "-1"), ("obtained_at", "1e9"), ("token_type", "Bearer\u{7}")] {
+    for (name, value) in [
+      ("access_token", "a b"), ("expires_at", "-1"), ("obtained_at", "1e9"), ("token_type", "Bearer\u{7}"),
+    ] {
       var forged = AgentMessage()
       forged.set("status", "0")
-      for field in answer.fields where field.name != "status" { forged.set(field.name, field.name == name ? value : field.value) }
+      for field in answer.fields where field.name != "status" {
+        forged.set(field.name, field.name == name ? value : field.value)
+      }
       if answer[name] == nil { forged.set(name, value) }
       #expect(forged.tokenSet == nil, "\(name)=\(value)")
     }

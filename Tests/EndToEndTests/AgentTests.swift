@@ -59,7 +59,9 @@ import Testing
 
   /// A `token` call through the agent while the tenant answers `delay` seconds late, `signal`
   /// sent to the agent while it waits inside the refresh; the call's result.
-  static func tokenCall(_ h: Harness, slowTenant delay: Double, thenSignal signal: Int32, to agent: pid_t) throws -> ProcessResult {
+  static func tokenCall(_ h: Harness, slowTenant delay: Double, thenSignal signal: Int32, to agent: pid_t) throws
+    -> ProcessResult
+  {
     try h.control("faults", ["endpoint": "token", "kind": "delay", "delay": .number(delay)])
     let caller = Mutex<ProcessResult?>(nil)
     let done = DispatchSemaphore(value: 0)
@@ -94,7 +96,9 @@ import Testing
     #expect(json.status == 0 && !json.stderr.contains("doing without it"), "\(json.stderr)")
     #expect(json.stdout == (try h.storedSecret()?["tokens"]?["id_token"]?.string ?? "-") + "\n")
     let profileStatus = try h.strivacity(["status", "--profile", h.profile])
-    #expect(profileStatus.stdout.contains("agent          running (pid \(try #require(h.agentPID)))"), "\(profileStatus.stdout)")
+    #expect(
+      profileStatus.stdout.contains("agent          running (pid \(try #require(h.agentPID)))"),
+      "\(profileStatus.stdout)")
     let status = try h.strivacity(["agent", "status"])
     #expect(status.stdout.contains("profiles  1 in memory"), "\(status.stdout)")
     let answered = Int(status.stdout.split(separator: "answered  ").last?.prefix { $0.isNumber } ?? "") ?? 0
@@ -135,7 +139,9 @@ import Testing
     #expect(results.allSatisfy { $0.status == 0 }, "\(results.filter { $0.status != 0 }.map(\.stderr))")
     #expect(Set(results.map(\.stdout)).count == 1, "all print the same new token")
     #expect(try h.grants("refresh_token") - before == 1, "exactly one refresh")
-    #expect(results.first?.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "") + "\n", "written through")
+    #expect(
+      results.first?.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "") + "\n",
+      "written through")
   }
 
   /// Another user is refused before a byte is read, even when the socket's modes would let them
@@ -187,7 +193,9 @@ import Testing
     #expect(Self.answerText(silent).contains("ended or stalled"), "\(silent.stdout)")
     #expect(Date().timeIntervalSince(started) < 9)
     // Sends a request and goes away (as a client killed mid-request).
-    for _ in 0..<5 { _ = try Self.raw(h, Self.frame("v=1\nop=token\nprofile=\(h.profile)\nmin_ttl=0\n"), thenClose: true) }
+    for _ in 0..<5 {
+      _ = try Self.raw(h, Self.frame("v=1\nop=token\nprofile=\(h.profile)\nmin_ttl=0\n"), thenClose: true)
+    }
     #expect(try pingAnswers(h))
     #expect(try h.strivacity(["token", "--profile", h.profile]).status == 0)
   }
@@ -205,7 +213,8 @@ import Testing
     #expect(result.status == 0, "the caller fell back: \(result.stderr)")
     #expect(result.stderr.contains("doing without it"), "\(result.stderr)")
     #expect(try h.storedSecret()?["tokens"]?["refresh_token"] != nil, "the set is whole")
-    #expect(try h.storedSecret()?["tokens"]?["access_token"] != before?["tokens"]?["access_token"], "the caller refreshed it")
+    #expect(
+      try h.storedSecret()?["tokens"]?["access_token"] != before?["tokens"]?["access_token"], "the caller refreshed it")
     // No agent at all now: everything works without it.
     let without = try h.strivacity(["token", "--profile", h.profile])
     #expect(without.status == 0, "\(without.stderr)")
@@ -216,7 +225,9 @@ import Testing
     sleep(4)
     try h.expireStoredAccessToken(in: 20)
     let further = try h.strivacity(["token", "--profile", h.profile])
-    #expect(further.status == 0 || (further.status == 3 && further.stderr.contains("run strivacity login")), "\(further.stderr)")
+    #expect(
+      further.status == 0 || (further.status == 3 && further.stderr.contains("run strivacity login")),
+      "\(further.stderr)")
   }
 
   /// With KeePassXC, 20 calls through the agent open one Secret Service session (the agent's),
@@ -231,7 +242,9 @@ import Testing
       let capture = h.home.file("monitor-\(UUID().uuidString)")
       let monitor = Process()
       monitor.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
-      monitor.arguments = ["--session", "type='method_call',interface='org.freedesktop.Secret.Service',member='OpenSession'"]
+      monitor.arguments = [
+        "--session", "type='method_call',interface='org.freedesktop.Secret.Service',member='OpenSession'",
+      ]
       monitor.environment = h.environment
       FileManager.default.createFile(atPath: capture, contents: nil)
       monitor.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: capture))
@@ -268,7 +281,8 @@ import Testing
   /// file where it is when it stops.
   @Test func socketActivatedAsSystemdDoes() throws {
     let activate = "/usr/bin/systemd-socket-activate"
-    try #require(FileManager.default.isExecutableFile(atPath: activate), "systemd-socket-activate (package systemd) is needed")
+    try #require(
+      FileManager.default.isExecutableFile(atPath: activate), "systemd-socket-activate (package systemd) is needed")
     let h = try Harness(journey: "password")
     try h.signIn()
     let runtime = h.home.file("run")
@@ -279,7 +293,8 @@ import Testing
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     let activator = Process()
     activator.executableURL = URL(fileURLWithPath: activate)
-    activator.arguments = ["-l", h.agentSocket] + h.environment.keys.sorted().flatMap { ["-E", $0] }
+    activator.arguments =
+      ["-l", h.agentSocket] + h.environment.keys.sorted().flatMap { ["-E", $0] }
       + [TestEnvironment.binary("strivacity"), "agent"]
     activator.environment = h.environment
     activator.standardError = FileHandle.nullDevice
@@ -320,7 +335,8 @@ import Testing
     let after = try h.strivacity(["token", "--profile", h.profile, "--verbose"])
     #expect(after.status == 0, "\(after.stderr)")
     #expect(!after.stderr.contains("doing without it"), "the agent answered: \(after.stderr)")
-    #expect(after.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-") + "\n", "its refresh is stored")
+    #expect(
+      after.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-") + "\n", "its refresh is stored")
 
     // The agent's answer (HTTP 503) may be its own network's: the caller tries itself, and
     // reports the outage.
@@ -381,8 +397,10 @@ import Testing
     try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     try h.control("faults", ["endpoint": "token", "kind": "delay", "delay": 2])
-    let tty = try PTYSession([TestEnvironment.binary("strivacity"), "token", "--profile", h.profile], environment: h.environment)
-    try tty.expect("strivacity: waiting for strivacity agent (a refresh, or the keyring asking you in its own window; up to 60 s)")
+    let tty = try PTYSession(
+      [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile], environment: h.environment)
+    try tty.expect(
+      "strivacity: waiting for strivacity agent (a refresh, or the keyring asking you in its own window; up to 60 s)")
     #expect(try tty.wait() == 0)
     #expect(tty.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-") + "\n")
   }

@@ -29,7 +29,8 @@ import Testing
     #expect(result.status == 0, "\(result.stderr)")
     #expect(Date().timeIntervalSince(started) < 20, "bounded: it used to loop until killed")
     let submissions = try #require(try h.stats()["submissions"]?.array)
-    #expect(submissions.compactMap { $0["form"]?.string } == ["identifier", "password"], "no secondary action was posted")
+    #expect(
+      submissions.compactMap { $0["form"]?.string } == ["identifier", "password"], "no secondary action was posted")
   }
 
   @Test func aJourneyGoingRoundInCirclesStops() throws {
@@ -38,7 +39,11 @@ import Testing
     let again = Array(repeating: ["--action", "additionalActions/registration"], count: 5).flatMap { $0 }
     let result = try h.automatedLogin(sdk: "web", again + Self.password, environment: Self.secret)
     #expect(result.status == 5, "\(result.stderr)")
-    #expect(result.stderr.contains("the sign-in is going round in circles: screen \"identification\" was answered the same way (additionalActions/registration) 3 times without getting anywhere; stopping"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains(
+        "the sign-in is going round in circles: screen \"identification\" was answered the same way "
+          + "(additionalActions/registration) 3 times without getting anywhere; stopping"
+      ), "\(result.stderr)")
     #expect(try h.stats()["submissions"]?.array?.count == 3, "the fourth identical answer is never sent")
   }
 
@@ -55,16 +60,23 @@ import Testing
 
   @Test func aPasswordOnTheCommandLineIsWarnedAbout() throws {
     let h = try Harness(journey: "password")
-    let result = try h.automatedLogin(sdk: "web", ["--field", "identifier=demo@example.com", "--field", "password=Demo-pass-1"])
+    let result = try h.automatedLogin(
+      sdk: "web", ["--field", "identifier=demo@example.com", "--field", "password=Demo-pass-1"])
     #expect(result.status == 0)
-    #expect(result.stderr.contains("strivacity: warning: --field password put a secret on the command line, where other processes can read it; use --field-env password=VARIABLE"))
+    #expect(
+      result.stderr.contains(
+        "strivacity: warning: --field password put a secret on the command line, where other processes can read "
+          + "it; use --field-env password=VARIABLE"
+      ))
   }
 
   @Test func missingFieldsAreNamedInsteadOfHanging() throws {
     let h = try Harness(journey: "password")
     let result = try h.automatedLogin(sdk: "web", ["--field", "identifier=demo@example.com"])
     #expect(result.status == 2)
-    #expect(result.stderr.contains("no terminal to ask for password; answer them with --field ID=VALUE or --field-env ID=VARIABLE"))
+    #expect(
+      result.stderr.contains(
+        "no terminal to ask for password; answer them with --field ID=VALUE or --field-env ID=VARIABLE"))
     #expect(try !h.signedIn())
   }
 
@@ -78,26 +90,32 @@ import Testing
 
   @Test func actionsAndEveryWidgetFromFlags() throws {
     let h = try Harness(journey: "registration")
-    let result = try h.automatedLogin(sdk: "android-minimal", [
-      "--field", "identifier=x@example.com", "--action", "additionalActions/registration",
-      "--field", "email=flags@example.com", "--field", "attributes.displayName=Flag Person",
-      "--field-env", "password=PW", "--field-env", "passwordConfirmation=PW", "--field", "inviteCode=123456",
-      "--field", "country=HU", "--field", "interests=security,product", "--field", "birthDate=1980-01-31",
-      "--field", "consents.terms=yes",
-    ], environment: ["PW": "Flag-pass1"])
+    let result = try h.automatedLogin(
+      sdk: "android-minimal",
+      [
+        "--field", "identifier=x@example.com", "--action", "additionalActions/registration",
+        "--field", "email=flags@example.com", "--field", "attributes.displayName=Flag Person",
+        "--field-env", "password=PW", "--field-env", "passwordConfirmation=PW", "--field", "inviteCode=123456",
+        "--field", "country=HU", "--field", "interests=security,product", "--field", "birthDate=1980-01-31",
+        "--field", "consents.terms=yes",
+      ], environment: ["PW": "Flag-pass1"])
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(try h.lastBody("registration") == [
-      "email": "flags@example.com", "attributes": ["displayName": "Flag Person"], "password": "Flag-pass1",
-      "passwordConfirmation": "Flag-pass1", "inviteCode": "123456", "country": "HU", "contactMethod": "email",
-      "interests": ["security", "product"], "birthDate": "1980-01-31", "consents": ["terms": true, "newsletter": false],
-    ])
+    #expect(
+      try h.lastBody("registration") == [
+        "email": "flags@example.com", "attributes": ["displayName": "Flag Person"], "password": "Flag-pass1",
+        "passwordConfirmation": "Flag-pass1", "inviteCode": "123456", "country": "HU", "contactMethod": "email",
+        "interests": ["security", "product"], "birthDate": "1980-01-31",
+        "consents": ["terms": true, "newsletter": false],
+      ])
   }
 
   @Test func invalidFieldValuesAreCaughtBeforeSending() throws {
     let h = try Harness(journey: "registration")
-    let result = try h.automatedLogin(sdk: "web", [
-      "--field", "identifier=x@example.com", "--action", "additionalActions/registration", "--field", "email=nope",
-    ])
+    let result = try h.automatedLogin(
+      sdk: "web",
+      [
+        "--field", "identifier=x@example.com", "--action", "additionalActions/registration", "--field", "email=nope",
+      ])
     #expect(result.status == 3)
     #expect(result.stderr.contains("--field email: Invalid format"))
     #expect(try h.stats()["submissions"]?.array?.count == 1, "the bad value never reached the tenant")
@@ -119,7 +137,8 @@ import Testing
     #expect(result.stderr.contains("strivacity: error: the ID token failed validation: \(reason)"), "\(result.stderr)")
     #expect(result.stderr.contains("; nothing was stored"))
     #expect(try !h.signedIn())
-    #expect(!FileManager.default.fileExists(atPath: h.home.file(".config/strivacity/config.toml")), "no profile saved either")
+    #expect(
+      !FileManager.default.fileExists(atPath: h.home.file(".config/strivacity/config.toml")), "no profile saved either")
   }
 
   @Test(arguments: [
@@ -155,12 +174,18 @@ import Testing
     let malformed = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
     #expect(malformed.status == 5)
     #expect(malformed.stderr.contains("the tenant sent an answer this client cannot read"))
-    let refused = try h.automatedLogin(sdk: "web", Self.password + ["--tenant", "http://127.0.0.1:9/"], environment: Self.secret)
+    let refused = try h.automatedLogin(
+      sdk: "web", Self.password + ["--tenant", "http://127.0.0.1:9/"], environment: Self.secret)
     #expect(refused.status == 4)
-    #expect(refused.stderr.contains("cannot connect to http://127.0.0.1:9: connection refused"), "the origin, stale port included")
-    let insecure = try h.automatedLogin(sdk: "web", Self.password + ["--tenant", "http://tenant.example.com/"], environment: Self.secret)
+    #expect(
+      refused.stderr.contains("cannot connect to http://127.0.0.1:9: connection refused"),
+      "the origin, stale port included")
+    let insecure = try h.automatedLogin(
+      sdk: "web", Self.password + ["--tenant", "http://tenant.example.com/"], environment: Self.secret)
     #expect(insecure.status == 2)
-    #expect(insecure.stderr.contains("refusing tenant http://tenant.example.com/: it must be https (plain http only on a loopback address)"))
+    #expect(
+      insecure.stderr.contains(
+        "refusing tenant http://tenant.example.com/: it must be https (plain http only on a loopback address)"))
     for result in [unavailable, malformed, refused, insecure] {
       #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }.count == 1)
     }
@@ -183,7 +208,8 @@ import Testing
     let h = try Harness(journey: "hosted-only")
     // Below Linux's ephemeral range (32768-60999), where no outgoing connection can hold it.
     let fixed = Int.random(in: 20000...30000)
-    let tty = try h.interactiveLogin(sdk: "web", ["--no-browser", "--redirect-uri", "http://127.0.0.1:\(fixed)/callback"])
+    let tty = try h.interactiveLogin(
+      sdk: "web", ["--no-browser", "--redirect-uri", "http://127.0.0.1:\(fixed)/callback"])
     try tty.expect("Waiting for the browser")
     func curl(_ arguments: [String]) throws -> String {
       try run(["/usr/bin/curl", "-s", "-o", "/dev/null", "-w", "%{http_code}"] + arguments, environment: [:]).stdout

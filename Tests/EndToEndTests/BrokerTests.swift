@@ -3,9 +3,9 @@
 import CurlTransport
 import Foundation
 import Glibc
-import Synchronization
 import StrivacityCore
 import StrivacityTestSupport
+import Synchronization
 import Testing
 
 @Suite struct BrokerTests {
@@ -24,9 +24,17 @@ import Testing
     #expect(try token([]) == access + "\n")
     #expect(try token(["--format", "header"]) == "Authorization: Bearer \(access)\n")
     let json = try #require(JSONValue.parse(try token(["--format", "json"])))
-    #expect(json == ["access_token": .string(access), "token_type": "Bearer", "expires_at": .string(expiry), "scope": "openid profile offline_access", "profile": .string(h.profile)])
+    #expect(
+      json == [
+        "access_token": .string(access), "token_type": "Bearer", "expires_at": .string(expiry),
+        "scope": "openid profile offline_access", "profile": .string(h.profile),
+      ])
     let env = try token(["--format", "env"])
-    let evaluated = try run(["/bin/sh", "-c", "eval \"$1\"; printf '%s|%s' \"$STRIVACITY_ACCESS_TOKEN\" \"$STRIVACITY_TOKEN_EXPIRES_AT\"", "sh", env], environment: [:])
+    let evaluated = try run(
+      [
+        "/bin/sh", "-c", "eval \"$1\"; printf '%s|%s' \"$STRIVACITY_ACCESS_TOKEN\" \"$STRIVACITY_TOKEN_EXPIRES_AT\"",
+        "sh", env,
+      ], environment: [:])
     #expect(evaluated.stdout == "\(access)|\(expiry)")
     #expect(try token(["--format", "curl"]) == "header = \"Authorization: Bearer \(access)\"\n")
     let credential = try #require(JSONValue.parse(try token(["--format", "exec-credential"])))
@@ -43,11 +51,15 @@ import Testing
 
   @Test func notSignedInIsExitThree() throws {
     let h = try Harness(journey: "password")
-    try h.home.write(".config/strivacity/config.toml", "[profiles.\(h.profile)]\ntenant = \"\(h.emulator.issuer)\"\nclient_id = \"strivacity-cli\"\n")
+    try h.home.write(
+      ".config/strivacity/config.toml",
+      "[profiles.\(h.profile)]\ntenant = \"\(h.emulator.issuer)\"\nclient_id = \"strivacity-cli\"\n")
     let result = try h.strivacity(["token", "--profile", h.profile])
     #expect(result.status == 3)
     #expect(result.stdout.isEmpty)
-    #expect(result.stderr == "strivacity: error: not signed in to \(h.profile): run strivacity login --profile \(h.profile)\n")
+    #expect(
+      result.stderr == "strivacity: error: not signed in to \(h.profile): run strivacity login --profile \(h.profile)\n"
+    )
     let login = try h.strivacity(["token", "--profile", h.profile, "--login"])
     #expect(login.status == 3, "--login without a terminal cannot sign in")
   }
@@ -78,7 +90,9 @@ import Testing
     #expect(long.status == 0)
     #expect(long.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-") + "\n")
     #expect(long.stderr.hasPrefix("strivacity: warning: \(h.profile): the access token has 3"), "\(long.stderr)")
-    #expect(long.stderr.contains("s left, less than the 7200 s asked (--min-ttl, min_ttl): the tenant issues 3600-s tokens\n"), "\(long.stderr)")
+    #expect(
+      long.stderr.contains(
+        "s left, less than the 7200 s asked (--min-ttl, min_ttl): the tenant issues 3600-s tokens\n"), "\(long.stderr)")
     #expect(long.stderr.split(separator: "\n").count == 1)
     #expect(try h.grants("refresh_token") == 3)
   }
@@ -94,7 +108,8 @@ import Testing
     let after = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
     #expect(after != before && result.stdout == after + "\n")
     #expect(try h.grants("refresh_token") == 1)
-    #expect(try h.strivacity(["token", "--profile", h.profile]).stdout == after + "\n", "then the new one, from the cache")
+    #expect(
+      try h.strivacity(["token", "--profile", h.profile]).stdout == after + "\n", "then the new one, from the cache")
     #expect(try h.grants("refresh_token") == 1)
   }
 
@@ -116,7 +131,9 @@ import Testing
     for _ in 0..<callers {
       done.enter()
       Thread.detachNewThread {
-        if let result = try? h.strivacity(["token", "--profile", h.profile, "--refresh"]) { outputs.withLock { $0.append(result) } }
+        if let result = try? h.strivacity(["token", "--profile", h.profile, "--refresh"]) {
+          outputs.withLock { $0.append(result) }
+        }
         done.leave()
       }
     }
@@ -148,13 +165,19 @@ import Testing
     let h = try Harness(journey: "password")
     try h.signIn()
     let refresh = try #require(try h.storedSecret()?["tokens"]?["refresh_token"]?.string)
-    _ = try CurlHTTPClient().send(HTTPRequest(
-      method: "POST", url: h.emulator.issuer + "oauth2/revoke", headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-      body: Array("token=\(refresh)".utf8)))
+    _ = try CurlHTTPClient().send(
+      HTTPRequest(
+        method: "POST", url: h.emulator.issuer + "oauth2/revoke",
+        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+        body: Array("token=\(refresh)".utf8)))
     try h.expireStoredAccessToken(in: 5)
     let result = try h.strivacity(["token", "--profile", h.profile])
     #expect(result.status == 3)
-    #expect(result.stderr.contains("the tenant refused the refresh token for \(h.profile) (invalid_grant: refresh token has been revoked); it was discarded: run strivacity login"))
+    #expect(
+      result.stderr.contains(
+        "the tenant refused the refresh token for \(h.profile) (invalid_grant: refresh token has been revoked); it "
+          + "was discarded: run strivacity login"
+      ))
     #expect(!result.stderr.contains(refresh))
     #expect(try h.storedSecret()?["tokens"]?["refresh_token"] == nil)
     let again = try h.strivacity(["token", "--profile", h.profile])
@@ -163,9 +186,14 @@ import Testing
   }
 
   @Test(arguments: [
-    (["endpoint": "token", "kind": "status", "status": 503] as JSONValue, "the refresh failed with HTTP 503; stored tokens are unchanged"),
+    (
+      ["endpoint": "token", "kind": "status", "status": 503] as JSONValue,
+      "the refresh failed with HTTP 503; stored tokens are unchanged"
+    ),
     (["endpoint": "token", "kind": "drop"] as JSONValue, "HTTP failure with http://127.0.0.1:"),
-    (["endpoint": "discovery", "kind": "status", "status": 502] as JSONValue, "discovery document failed with HTTP 502"),
+    (
+      ["endpoint": "discovery", "kind": "status", "status": 502] as JSONValue, "discovery document failed with HTTP 502"
+    ),
   ])
   func networkTroubleLeavesTheStoreAsItWas(_ fault: JSONValue, _ message: String) throws {
     let h = try Harness(journey: "password")
@@ -200,7 +228,8 @@ import Testing
     try h.expireStoredAccessToken(in: 20)
     let before = try h.storedSecret()
     try h.control("faults", ["endpoint": "token", "kind": "delay", "delay": 5])
-    let tty = try PTYSession([TestEnvironment.binary("strivacity"), "token", "--profile", h.profile], environment: h.environment)
+    let tty = try PTYSession(
+      [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile], environment: h.environment)
     usleep(700_000)  // inside the refresh, waiting on the slow tenant, holding the lock
     kill(tty.pid, SIGKILL)
     #expect(try tty.wait() == 128 + SIGKILL)
@@ -239,12 +268,17 @@ import Testing
     let access = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
     let result = try h.strivacity(["logout", "--profile", h.profile])
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stderr.contains("\(h.profile): revoked the refresh token, revoked the access token, ended the session, deleted the stored tokens"))
+    #expect(
+      result.stderr.contains(
+        "\(h.profile): revoked the refresh token, revoked the access token, ended the session, deleted the stored "
+          + "tokens"
+      ))
     #expect(try h.stats()["revocations"]?.int == 2)
     #expect(try h.stats()["logouts"]?.int == 1)
     #expect(try h.storedSecret() == nil)
-    let introspection = try CurlHTTPClient().send(HTTPRequest(
-      method: "POST", url: h.emulator.issuer + "oauth2/introspect", body: Array("token=\(access)".utf8)))
+    let introspection = try CurlHTTPClient().send(
+      HTTPRequest(
+        method: "POST", url: h.emulator.issuer + "oauth2/introspect", body: Array("token=\(access)".utf8)))
     #expect(JSONValue.parse(introspection.body)?["active"] == false)
     #expect(try h.strivacity(["token", "--profile", h.profile]).status == 3)
   }
@@ -268,7 +302,11 @@ import Testing
     let result = try h.strivacity(["logout", "--profile", h.profile])
     #expect(result.status == 4)
     #expect(result.stderr.contains("deleted the stored tokens"))
-    #expect(result.stderr.contains("strivacity: warning: \(h.profile): could not revoke anything at \(h.emulator.issuer) (cannot connect to \(h.emulator.issuer.dropLast()): connection refused); those may stay valid until they expire"))
+    #expect(
+      result.stderr.contains(
+        "strivacity: warning: \(h.profile): could not revoke anything at \(h.emulator.issuer) (cannot connect to "
+          + "\(h.emulator.issuer.dropLast()): connection refused); those may stay valid until they expire"
+      ))
     #expect(try h.storedSecret() == nil)
   }
 
@@ -287,10 +325,15 @@ import Testing
 
   @Test func tokenLoginSignsInOnTheTerminal() throws {
     let h = try Harness(journey: "password")
-    try h.home.write(".config/strivacity/config.toml", "[profiles.\(h.profile)]\ntenant = \"\(h.emulator.issuer)\"\nclient_id = \"strivacity-cli\"\n")
-    let tty = try PTYSession([TestEnvironment.binary("strivacity"), "token", "--profile", h.profile, "--login"], environment: h.environment)
+    try h.home.write(
+      ".config/strivacity/config.toml",
+      "[profiles.\(h.profile)]\ntenant = \"\(h.emulator.issuer)\"\nclient_id = \"strivacity-cli\"\n")
+    let tty = try PTYSession(
+      [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile, "--login"], environment: h.environment)
     try tty.typeDemoSignIn()
     #expect(try tty.wait() == 0)
-    #expect(tty.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "") + "\n", "the token, on stdout only")
+    #expect(
+      tty.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "") + "\n", "the token, on stdout only"
+    )
   }
 }

@@ -73,7 +73,8 @@ let matrix = Mutex<[String: [String: Bool]]>([:])
       let result: ProcessResult
       switch scenario.command {
       case "login":
-        result = try h.automatedLogin(sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"])
+        result = try h.automatedLogin(
+          sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"])
       case "refresh": result = try h.strivacity(["token", "--profile", h.profile])
       default: result = try h.strivacity([scenario.command, "--profile", h.profile])
       }
@@ -93,7 +94,9 @@ let matrix = Mutex<[String: [String: Bool]]>([:])
         check((after != nil) == (result.status == 0), "stored tokens after exit \(result.status)")
       case "refresh":
         if result.status == 0 {
-          check(after != before && result.stdout == (after?["tokens"]?["access_token"]?.string ?? "") + "\n", "success without the new token")
+          check(
+            after != before && result.stdout == (after?["tokens"]?["access_token"]?.string ?? "") + "\n",
+            "success without the new token")
         } else {
           check(after == before, "the store changed on failure")
           check(result.stdout.isEmpty, "stdout on failure")
@@ -112,13 +115,19 @@ let matrix = Mutex<[String: [String: Bool]]>([:])
 
   private func printMatrix() {
     let table = matrix.withLock { $0 }
-    var lines = ["fault matrix (✓ = clean outcome):", "  " + "endpoint".padding(toLength: 22, withPad: " ", startingAt: 0) + faults.map { String($0.name.prefix(9)).padding(toLength: 10, withPad: " ", startingAt: 0) }.joined()]
+    var lines = [
+      "fault matrix (✓ = clean outcome):",
+      "  " + "endpoint".padding(toLength: 22, withPad: " ", startingAt: 0)
+        + faults.map { String($0.name.prefix(9)).padding(toLength: 10, withPad: " ", startingAt: 0) }.joined(),
+    ]
     var passed = 0
     for scenario in scenarios {
       let row = table[scenario.testDescription] ?? [:]
       passed += row.values.filter { $0 }.count
-      lines.append("  " + scenario.testDescription.padding(toLength: 22, withPad: " ", startingAt: 0)
-        + faults.map { (row[$0.name] == true ? "✓" : "✗").padding(toLength: 10, withPad: " ", startingAt: 0) }.joined())
+      lines.append(
+        "  " + scenario.testDescription.padding(toLength: 22, withPad: " ", startingAt: 0)
+          + faults.map { (row[$0.name] == true ? "✓" : "✗").padding(toLength: 10, withPad: " ", startingAt: 0) }
+          .joined())
     }
     lines.append("  \(passed) of \(scenarios.count * faults.count) cells clean")
     print(lines.joined(separator: "\n"))

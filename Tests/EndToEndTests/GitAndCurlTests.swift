@@ -21,7 +21,8 @@ extension Harness {
     try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
     let link = bin + "/git-credential-strivacity"
     if !FileManager.default.fileExists(atPath: link) {
-      try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: TestEnvironment.binary("strivacity"))
+      try FileManager.default.createSymbolicLink(
+        atPath: link, withDestinationPath: TestEnvironment.binary("strivacity"))
     }
     return bin + ":/usr/bin:/bin"
   }
@@ -32,8 +33,10 @@ extension Harness {
     env["PATH"] = try helperPath()
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["GIT_CONFIG_NOSYSTEM"] = "1"
-    let base = ["/usr/bin/git", "-c", "credential.helper=", "-c", "credential.helper=strivacity",
-                "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
+    let base = [
+      "/usr/bin/git", "-c", "credential.helper=", "-c", "credential.helper=strivacity",
+      "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main",
+    ]
     return try run(base + arguments, environment: env, currentDirectory: directory)
   }
 
@@ -56,7 +59,9 @@ extension Harness {
     let seen = server.seen.withLock { $0 }
     #expect(seen.users.allSatisfy { $0 == "oauth2" } && !seen.users.isEmpty)
     #expect(seen.tokens.allSatisfy { $0 == (try? h.storedSecret()?["tokens"]?["access_token"]?.string) ?? "" })
-    let log = try run(["/usr/bin/git", "--git-dir", server.root.file("repo.git"), "log", "--format=%s", "main"], environment: ["PATH": "/usr/bin:/bin"])
+    let log = try run(
+      ["/usr/bin/git", "--git-dir", server.root.file("repo.git"), "log", "--format=%s", "main"],
+      environment: ["PATH": "/usr/bin:/bin"])
     #expect(log.stdout == "second\nfirst\n")
     #expect(clone.stdout.isEmpty && !clone.stderr.contains("sat_"), "no token in git's output")
   }
@@ -94,9 +99,11 @@ extension Harness {
     try h.gitProfile(hosts: [server.host])
     #expect(try h.git(["clone", "-q", server.url, h.home.file("work")]).status == 0)
     let access = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
-    _ = try CurlHTTPClient().send(HTTPRequest(
-      method: "POST", url: h.emulator.issuer + "oauth2/revoke", headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-      body: Array("token=\(access)".utf8)))
+    _ = try CurlHTTPClient().send(
+      HTTPRequest(
+        method: "POST", url: h.emulator.issuer + "oauth2/revoke",
+        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+        body: Array("token=\(access)".utf8)))
     let failed = try h.git(["fetch", "-q"], in: h.home.file("work"))
     #expect(failed.status != 0, "the revoked token is refused")
     // git called erase with it: the cached access token is expired now, the refresh token kept.
@@ -115,15 +122,23 @@ extension Harness {
     try h.gitProfile(hosts: ["127.0.0.1:9"])
     let access = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
     let expiry = try #require(try h.storedSecret()?["tokens"]?["expires_at"]?.int)
-    let bearer = try h.credential("get", "capability[]=authtype\ncapability[]=state\nprotocol=http\nhost=127.0.0.1:9\nwwwauth[]=Bearer realm=\"x\"\n\n")
-    #expect(bearer.stdout == "capability[]=authtype\nauthtype=Bearer\ncredential=\(access)\nephemeral=true\npassword_expiry_utc=\(expiry)\n")
+    let bearer = try h.credential(
+      "get",
+      "capability[]=authtype\ncapability[]=state\nprotocol=http\nhost=127.0.0.1:9\nwwwauth[]=Bearer realm=\"x\"\n\n")
+    #expect(
+      bearer.stdout
+        == "capability[]=authtype\nauthtype=Bearer\ncredential=\(access)\nephemeral=true\n"
+        + "password_expiry_utc=\(expiry)\n")
     let basic = try h.credential("get", "protocol=http\nhost=127.0.0.1:9\npath=repo.git\n")
     #expect(basic.stdout == "username=oauth2\npassword=\(access)\npassword_expiry_utc=\(expiry)\n")
-    #expect(try h.credential("store", "protocol=http\nhost=127.0.0.1:9\nusername=oauth2\npassword=\(access)\n").stdout.isEmpty)
+    #expect(
+      try h.credential("store", "protocol=http\nhost=127.0.0.1:9\nusername=oauth2\npassword=\(access)\n").stdout.isEmpty
+    )
     // erase with someone else's password leaves ours alone; with ours, it expires it.
     #expect(try h.credential("erase", "protocol=http\nhost=127.0.0.1:9\npassword=not-ours\n").status == 0)
     #expect(try h.storedSecret()?["tokens"]?["expires_at"]?.int == expiry)
-    #expect(try h.credential("erase", "protocol=http\nhost=127.0.0.1:9\nauthtype=Bearer\ncredential=\(access)\n").status == 0)
+    #expect(
+      try h.credential("erase", "protocol=http\nhost=127.0.0.1:9\nauthtype=Bearer\ncredential=\(access)\n").status == 0)
     #expect((try h.storedSecret()?["tokens"]?["expires_at"]?.int ?? .max) < expiry)
     let garbage = try h.credential("get", "this is not the protocol\n")
     #expect(garbage.status == 0 && garbage.stdout.isEmpty)
@@ -132,7 +147,9 @@ extension Harness {
 
   @Test func notSignedInWithoutATerminalIsSilent() throws {
     let h = try Harness(journey: "password")
-    try h.home.write(".config/strivacity/config.toml", "[profiles.\(h.profile)]\ntenant = \"\(h.emulator.issuer)\"\nclient_id = \"c\"\ngit_hosts = [\"127.0.0.1:9\"]\n")
+    try h.home.write(
+      ".config/strivacity/config.toml",
+      "[profiles.\(h.profile)]\ntenant = \"\(h.emulator.issuer)\"\nclient_id = \"c\"\ngit_hosts = [\"127.0.0.1:9\"]\n")
     let get = try h.credential("get", "protocol=http\nhost=127.0.0.1:9\n")
     #expect(get.status == 0)
     #expect(get.stdout.isEmpty && get.stderr.isEmpty)
@@ -144,7 +161,8 @@ extension Harness {
     try h.gitProfile(hosts: ["127.0.0.1:9"])
     var env = h.environment
     env["PATH"] = try h.helperPath()
-    let result = try run(["/usr/bin/git", "credential-strivacity", "get"], environment: env, stdin: "protocol=http\nhost=127.0.0.1:9\n")
+    let result = try run(
+      ["/usr/bin/git", "credential-strivacity", "get"], environment: env, stdin: "protocol=http\nhost=127.0.0.1:9\n")
     #expect(result.stdout.hasPrefix("username=oauth2\npassword=sat_"), "\(result.stderr)")
   }
 
@@ -153,17 +171,33 @@ extension Harness {
     try h.gitProfile(hosts: [])
     var env = h.environment
     env["PATH"] = try h.helperPath()
-    let setup = try run([TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com"], environment: env)
+    let setup = try run(
+      [TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com"],
+      environment: env)
     #expect(setup.status == 0, "\(setup.stderr)")
-    _ = try run(["/usr/bin/git", "config", "--global", "--add", "credential.https://git.example.com.helper", "cache"], environment: env)
-    let helpers = try run(["/usr/bin/git", "config", "--global", "--get-all", "credential.https://git.example.com.helper"], environment: env)
+    _ = try run(
+      ["/usr/bin/git", "config", "--global", "--add", "credential.https://git.example.com.helper", "cache"],
+      environment: env)
+    let helpers = try run(
+      ["/usr/bin/git", "config", "--global", "--get-all", "credential.https://git.example.com.helper"], environment: env
+    )
     #expect(helpers.stdout == "strivacity\ncache\n", "next to other helpers")
     let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
     #expect(config.contains("git_hosts = [\"git.example.com\"]"))
-    let undo = try run([TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com", "--undo"], environment: env)
+    let undo = try run(
+      [
+        TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com",
+        "--undo",
+      ], environment: env)
     #expect(undo.status == 0, "\(undo.stderr)")
-    #expect(try run(["/usr/bin/git", "config", "--global", "--get-all", "credential.https://git.example.com.helper"], environment: env).stdout == "cache\n")
-    #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("git_hosts = []"))
+    #expect(
+      try run(
+        ["/usr/bin/git", "config", "--global", "--get-all", "credential.https://git.example.com.helper"],
+        environment: env
+      ).stdout == "cache\n")
+    #expect(
+      try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains(
+        "git_hosts = []"))
   }
 
   /// --local outside a repository is a usage error that says what to do, and changes nothing.
@@ -175,10 +209,15 @@ extension Harness {
     env["GIT_CEILING_DIRECTORIES"] = h.home.path
     let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
     let result = try run(
-      [TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com", "--local"],
+      [
+        TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com",
+        "--local",
+      ],
       environment: env, currentDirectory: h.home.path)
     #expect(result.status == 2 && result.stdout.isEmpty)
-    #expect(result.ownStderr.hasPrefix("strivacity: error: --local needs a git repository") && result.ownStderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    #expect(
+      result.ownStderr.hasPrefix("strivacity: error: --local needs a git repository")
+        && result.ownStderr.split(separator: "\n").count == 1, "\(result.stderr)")
     #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8) == config)
   }
 
@@ -197,12 +236,17 @@ extension Harness {
     env["PATH"] = bin
     env["GIT_CONFIG_NOSYSTEM"] = "1"
     env["GIT_TERMINAL_PROMPT"] = "0"
-    let setup = try run([TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com"], environment: env)
+    let setup = try run(
+      [TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com"],
+      environment: env)
     #expect(setup.status == 0, "\(setup.stderr)")
     let front = URL(fileURLWithPath: TestEnvironment.binary("strivacity")).resolvingSymlinksInPath().path
-    let helpers = try run(["/usr/bin/git", "config", "--global", "--get-all", "credential.https://git.example.com.helper"], environment: env)
+    let helpers = try run(
+      ["/usr/bin/git", "config", "--global", "--get-all", "credential.https://git.example.com.helper"], environment: env
+    )
     #expect(helpers.stdout == "!'\(front)' credential\n")
-    let fill = try run(["/usr/bin/git", "credential", "fill"], environment: env, stdin: "protocol=https\nhost=git.example.com\n\n")
+    let fill = try run(
+      ["/usr/bin/git", "credential", "fill"], environment: env, stdin: "protocol=https\nhost=git.example.com\n\n")
     #expect(fill.stdout.contains("password=sat_"), "\(fill.stderr)")
   }
 
@@ -215,16 +259,22 @@ extension Harness {
     var env = h.environment
     env["PATH"] = try h.helperPath()
     let prefix = server.url  // http://127.0.0.1:PORT/repo.git: a prefix with a path
-    let setup = try run([TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", prefix], environment: env)
+    let setup = try run(
+      [TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", prefix], environment: env)
     #expect(setup.status == 0, "\(setup.stderr)")
-    let useHttpPath = try run(["/usr/bin/git", "config", "--global", "--get", "credential.\(prefix).useHttpPath"], environment: env)
+    let useHttpPath = try run(
+      ["/usr/bin/git", "config", "--global", "--get", "credential.\(prefix).useHttpPath"], environment: env)
     #expect(useHttpPath.stdout == "true\n")
     env["GIT_TERMINAL_PROMPT"] = "0"
     let clone = try run(["/usr/bin/git", "clone", "-q", server.url, h.home.file("work")], environment: env)
     #expect(clone.status == 0, "\(clone.stderr)")
-    let undo = try run([TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", prefix, "--undo"], environment: env)
+    let undo = try run(
+      [TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", prefix, "--undo"],
+      environment: env)
     #expect(undo.status == 0, "\(undo.stderr)")
-    #expect(try run(["/usr/bin/git", "config", "--global", "--get", "credential.\(prefix).useHttpPath"], environment: env).status == 1)
+    #expect(
+      try run(["/usr/bin/git", "config", "--global", "--get", "credential.\(prefix).useHttpPath"], environment: env)
+        .status == 1)
   }
 
   @Test func curlGetsTheTokenWithoutArgv() throws {
@@ -237,8 +287,14 @@ extension Harness {
     let strivacity = TestEnvironment.binary("strivacity")
     let commands = [
       [strivacity, "curl", "--profile", h.profile, "--", "-sS", userinfo],
-      ["/bin/bash", "-c", "\"$0\" token --profile \"$1\" --format curl | curl -sS -K - \"$2\"", strivacity, h.profile, userinfo],
-      ["/bin/bash", "-c", "curl -sS -H @<(\"$0\" token --profile \"$1\" --format header) \"$2\"", strivacity, h.profile, userinfo],
+      [
+        "/bin/bash", "-c", "\"$0\" token --profile \"$1\" --format curl | curl -sS -K - \"$2\"", strivacity, h.profile,
+        userinfo,
+      ],
+      [
+        "/bin/bash", "-c", "curl -sS -H @<(\"$0\" token --profile \"$1\" --format header) \"$2\"", strivacity,
+        h.profile, userinfo,
+      ],
     ]
     for command in commands {
       let box = ResultBox()
@@ -251,8 +307,11 @@ extension Harness {
       var scans = 0
       while done.wait(timeout: .now() + 0.05) == .timedOut {
         scans += 1
-        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where pid.allSatisfy(\.isNumber) {
-          if let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), String(decoding: cmdline, as: UTF8.self).contains(access) {
+        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        where pid.allSatisfy(\.isNumber) {
+          if let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+            String(decoding: cmdline, as: UTF8.self).contains(access)
+          {
             leaked.append(pid)
           }
         }
@@ -261,7 +320,9 @@ extension Harness {
       #expect(leaked.isEmpty, "the token is in the command line of \(leaked)")
       let output = try #require(box.result)
       #expect(output.status == 0, "\(output.stderr)")
-      #expect(JSONValue.parse(output.stdout)?["email"] == "demo@example.com", "the token reached the server: \(output.stdout)")
+      #expect(
+        JSONValue.parse(output.stdout)?["email"] == "demo@example.com", "the token reached the server: \(output.stdout)"
+      )
     }
   }
 
@@ -310,11 +371,15 @@ extension Harness {
     try h.signIn()
     for binary in Self.binaries {
       func get(_ path: String) throws -> ProcessResult {
-        try run([TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
-                stdin: "protocol=http\nhost=\(server.host)\npath=\(path)\n")
+        try run(
+          [TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
+          stdin: "protocol=http\nhost=\(server.host)\npath=\(path)\n")
       }
       #expect(try get("org/repo.git").stdout.contains("password="), "\(binary): under the prefix")
-      for path in ["org/../other/repo.git", "org/%2e%2e/other/repo.git", "org%2f..%2fother", "org/..%5cother", "org\\..\\other", "org/..;/other"] {
+      for path in [
+        "org/../other/repo.git", "org/%2e%2e/other/repo.git", "org%2f..%2fother", "org/..%5cother", "org\\..\\other",
+        "org/..;/other",
+      ] {
         let answer = try get(path)
         #expect(answer.status == 0 && answer.stdout.isEmpty, "\(binary) answered for \(path): \(answer.stdout)")
       }
@@ -332,20 +397,26 @@ extension Harness {
   @Test func hostsWithUserInfoAQueryOrAFragmentAreRefused() throws {
     let h = try Harness(journey: "password")
     try h.writeProfile()
-    for host in ["https://git.example.com:443@evil.example/", "https://git.example.com/org?x", "https://git.example.com/#f"] {
+    for host in [
+      "https://git.example.com:443@evil.example/", "https://git.example.com/org?x", "https://git.example.com/#f",
+    ] {
       let setup = try h.strivacity(["setup-git", "--profile", h.profile, "--host", host])
       #expect(setup.status == 2, "\(host): \(setup.stderr)")
       #expect(setup.stderr.contains("--host:"), "\(setup.stderr)")
     }
-    #expect(try !String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("git_hosts"))
-    #expect(try run(["/usr/bin/git", "config", "--global", "--get-regexp", "credential"], environment: h.environment).stdout.isEmpty)
+    #expect(
+      try !String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("git_hosts"))
+    #expect(
+      try run(["/usr/bin/git", "config", "--global", "--get-regexp", "credential"], environment: h.environment).stdout
+        .isEmpty)
     try h.writeProfile("hosts = [\"api.example.com\", \"https://git.example.com:443@evil.example/\"]")
     let token = try h.strivacity(["token", "--profile", h.profile])
     #expect(token.status == 2 && token.stdout.isEmpty, "\(token.stderr)")
     #expect(token.stderr.contains("config.toml:4:") && token.stderr.contains("user info"), "\(token.stderr)")
     for binary in Self.binaries {
-      let get = try run([TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
-                        stdin: "protocol=https\nhost=evil.example\n")
+      let get = try run(
+        [TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
+        stdin: "protocol=https\nhost=evil.example\n")
       #expect(get.stdout.isEmpty && get.stderr.contains("user info"), "\(binary): \(get.stderr)")
     }
   }
@@ -354,10 +425,14 @@ extension Harness {
   @Test func setupGitSaysAndWritesTheParsedEntry() throws {
     let h = try Harness(journey: "password")
     try h.writeProfile()
-    let setup = try h.strivacity(["setup-git", "--profile", h.profile, "--host", "HTTPS://Git.Example.com:443/a/./org/"])
+    let setup = try h.strivacity([
+      "setup-git", "--profile", h.profile, "--host", "HTTPS://Git.Example.com:443/a/./org/",
+    ])
     #expect(setup.status == 0, "\(setup.stderr)")
     #expect(setup.stderr.contains("for https://git.example.com/a/org/:"), "\(setup.stderr)")
-    #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("git_hosts = [\"https://git.example.com/a/org\"]"))
+    #expect(
+      try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains(
+        "git_hosts = [\"https://git.example.com/a/org\"]"))
   }
 
   /// A profile's `min_ttl` is git's margin too (a long clone): refreshed when fewer seconds are
@@ -370,17 +445,25 @@ extension Harness {
     var refreshes = 0
     for binary in Self.binaries {
       try h.expireStoredAccessToken(in: 1_700)
-      let get = try run([TestEnvironment.binary(binary), "credential", "get"], environment: h.environment, stdin: "protocol=https\nhost=git.example.com\n")
+      let get = try run(
+        [TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
+        stdin: "protocol=https\nhost=git.example.com\n")
       refreshes += 1
       #expect(get.status == 0 && get.stderr.isEmpty, "\(binary): \(get.stderr)")
-      #expect(get.stdout.contains("password=\(try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-")\n"), "\(binary)")
+      #expect(
+        get.stdout.contains("password=\(try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-")\n"),
+        "\(binary)")
       #expect(try h.grants("refresh_token") == refreshes, "\(binary) refreshed with 1700 s left")
     }
     try h.writeProfile("git_hosts = [\"git.example.com\"]\nmin_ttl = 7200")
     for binary in Self.binaries {
-      let get = try run([TestEnvironment.binary(binary), "credential", "get"], environment: h.environment, stdin: "protocol=https\nhost=git.example.com\n")
+      let get = try run(
+        [TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
+        stdin: "protocol=https\nhost=git.example.com\n")
       #expect(get.stdout.contains("password="), "\(binary)")
-      #expect(get.stderr.contains("warning: git credential: \(h.profile): the access token has ") && get.stderr.contains("less than the 7200 s asked"), "\(binary): \(get.stderr)")
+      #expect(
+        get.stderr.contains("warning: git credential: \(h.profile): the access token has ")
+          && get.stderr.contains("less than the 7200 s asked"), "\(binary): \(get.stderr)")
     }
   }
 
@@ -394,9 +477,12 @@ extension Harness {
       for binary in Self.binaries {
         let token = try run([TestEnvironment.binary(binary), "token"], environment: h.environment)
         #expect(token.status == 2, "\(binary): \(token.status) \(token.stderr)")
-        #expect(token.stderr.contains("config.toml:\(line):") && token.stderr.contains("nested more than 32 deep"), "\(binary): \(token.stderr)")
-        let get = try run([TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
-                          stdin: "protocol=https\nhost=git.example.com\n")
+        #expect(
+          token.stderr.contains("config.toml:\(line):") && token.stderr.contains("nested more than 32 deep"),
+          "\(binary): \(token.stderr)")
+        let get = try run(
+          [TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
+          stdin: "protocol=https\nhost=git.example.com\n")
         #expect(get.status < 128 && get.stdout.isEmpty, "\(binary): \(get.status)")
         #expect(get.stderr.contains("nested more than 32 deep"), "\(binary): \(get.stderr)")
       }

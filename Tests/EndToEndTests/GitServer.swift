@@ -17,14 +17,18 @@ final class GitServer: @unchecked Sendable {
 
   init(introspect issuer: String) throws {
     root = try ScratchDirectory("git")
-    let setup = try run(["/bin/sh", "-c", """
-      set -e
-      git init -q --bare repo.git
-      git init -q seed && cd seed
-      git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m first
-      git push -q ../repo.git HEAD:refs/heads/main
-      git -C ../repo.git symbolic-ref HEAD refs/heads/main
-      """], environment: ["PATH": "/usr/bin:/bin", "HOME": root.path], currentDirectory: root.path)
+    let setup = try run(
+      [
+        "/bin/sh", "-c",
+        """
+        set -e
+        git init -q --bare repo.git
+        git init -q seed && cd seed
+        git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m first
+        git push -q ../repo.git HEAD:refs/heads/main
+        git -C ../repo.git symbolic-ref HEAD refs/heads/main
+        """,
+      ], environment: ["PATH": "/usr/bin:/bin", "HOME": root.path], currentDirectory: root.path)
     guard setup.status == 0 else { throw TestFailure("git setup failed: \(setup.stderr)") }
     let gitRoot = root.path
     server = try LoopbackServer { [weak self] request in
@@ -51,7 +55,9 @@ final class GitServer: @unchecked Sendable {
     }
     guard let token, active(token, issuer: issuer) else {
       seen.withLock { $0.refused += 1 }
-      return ServerReply(status: 401, headers: [("WWW-Authenticate", "Basic realm=\"git\""), ("Content-Type", "text/plain")], body: Array("authentication required\n".utf8))
+      return ServerReply(
+        status: 401, headers: [("WWW-Authenticate", "Basic realm=\"git\""), ("Content-Type", "text/plain")],
+        body: Array("authentication required\n".utf8))
     }
     seen.withLock {
       $0.schemes.append(String(authorization.prefix { $0 != " " }))
@@ -63,9 +69,12 @@ final class GitServer: @unchecked Sendable {
 
   private func active(_ token: String, issuer: String) -> Bool {
     let body = "token=" + FormURLEncoding.escape(token)
-    guard let response = try? CurlHTTPClient().send(HTTPRequest(
-      method: "POST", url: issuer + "oauth2/introspect", headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-      body: Array(body.utf8)))
+    guard
+      let response = try? CurlHTTPClient().send(
+        HTTPRequest(
+          method: "POST", url: issuer + "oauth2/introspect",
+          headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+          body: Array(body.utf8)))
     else { return false }
     return JSONValue.parse(response.body)?["active"] == true
   }
@@ -80,7 +89,8 @@ final class GitServer: @unchecked Sendable {
     ]
     if let encoding = request.header("Content-Encoding") { environment["HTTP_CONTENT_ENCODING"] = encoding }
     if let protocolHeader = request.header("Git-Protocol") { environment["GIT_PROTOCOL"] = protocolHeader }
-    guard let output = try? runBinary(["/usr/bin/git", "http-backend"], environment: environment, stdin: request.body) else {
+    guard let output = try? runBinary(["/usr/bin/git", "http-backend"], environment: environment, stdin: request.body)
+    else {
       return ServerReply(status: 500)
     }
     // CGI answer: header lines, a blank line, the body.

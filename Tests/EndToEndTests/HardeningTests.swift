@@ -20,14 +20,18 @@ import Testing
     for round in 0..<200 where Date() < deadline {
       try h.expireStoredAccessToken(in: 5)
       let before = try #require(try h.storedSecret()?["tokens"])
-      let process = try PTYSession([TestEnvironment.binary("strivacity"), "token", "--profile", h.profile], environment: h.environment)
+      let process = try PTYSession(
+        [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile], environment: h.environment)
       usleep(useconds_t(Int.random(in: 0...40_000)))
       kill(process.pid, SIGKILL)
       let status = try process.wait()
       if status == 128 + SIGKILL { killed += 1 } else { finished += 1 }
       let stored = try #require(try h.storedSecret()?["tokens"], "round \(round): the token set is gone")
-      #expect(stored["access_token"]?.string != nil && stored["obtained_at"]?.int != nil, "round \(round): torn set \(stored.text)")
-      #expect(stored == before || stored["access_token"] != before["access_token"], "round \(round): neither old nor new")
+      #expect(
+        stored["access_token"]?.string != nil && stored["obtained_at"]?.int != nil,
+        "round \(round): torn set \(stored.text)")
+      #expect(
+        stored == before || stored["access_token"] != before["access_token"], "round \(round): neither old nor new")
       // The lock died with its holder: the next call gets through at once.
       let started = Date()
       let next = try h.strivacity(["token", "--profile", h.profile])
@@ -50,23 +54,28 @@ import Testing
     let h = try Harness(journey: "password")
     let issuer = h.emulator.issuer
     let names = ["a", "b", "c", "d"].map { "\(h.profile)-\($0)" }
-    try h.home.write(".config/strivacity/config.toml", names.map {
-      "[profiles.\($0)]\ntenant = \"\(issuer)\"\nclient_id = \"strivacity-cli\"\n"
-    }.joined(separator: "\n"))
+    try h.home.write(
+      ".config/strivacity/config.toml",
+      names.map {
+        "[profiles.\($0)]\ntenant = \"\(issuer)\"\nclient_id = \"strivacity-cli\"\n"
+      }.joined(separator: "\n"))
     let env = h.environment.merging(["PW": "Demo-pass-1"]) { _, new in new }
     let login = ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]
     for name in names where !name.hasSuffix("-c") {
-      #expect(try run([TestEnvironment.binary("strivacity"), "login", "--profile", name] + login, environment: env).status == 0)
+      #expect(
+        try run([TestEnvironment.binary("strivacity"), "login", "--profile", name] + login, environment: env).status
+          == 0)
     }
     for name in names.prefix(2) { try h.expireStoredAccessToken(profile: name, in: 5) }
     let refreshesBefore = try h.grants("refresh_token")
     let results = Mutex<[(String, ProcessResult)]>([])
     DispatchQueue.concurrentPerform(iterations: 64) { i in
-      let (name, arguments): (String, [String]) = switch i % 16 {
-      case 14: (names[2], ["login", "--profile", names[2]] + login)
-      case 15: (names[3], ["logout", "--profile", names[3], "--local"])
-      default: (names[i % 2], ["token", "--profile", names[i % 2]])
-      }
+      let (name, arguments): (String, [String]) =
+        switch i % 16 {
+        case 14: (names[2], ["login", "--profile", names[2]] + login)
+        case 15: (names[3], ["logout", "--profile", names[3], "--local"])
+        default: (names[i % 2], ["token", "--profile", names[i % 2]])
+        }
       if let result = try? run([TestEnvironment.binary("strivacity")] + arguments, environment: env) {
         results.withLock { $0.append((name + " " + arguments[0], result)) }
       }
@@ -91,23 +100,28 @@ import Testing
     let h = try Harness(journey: "password")
     let issuer = h.emulator.issuer
     let (a, b) = ("\(h.profile)-a", "\(h.profile)-b")
-    try h.home.write(".config/strivacity/config.toml", [a, b].map {
-      "[profiles.\($0)]\ntenant = \"\(issuer)\"\nclient_id = \"strivacity-cli\"\n"
-    }.joined(separator: "\n"))
+    try h.home.write(
+      ".config/strivacity/config.toml",
+      [a, b].map {
+        "[profiles.\($0)]\ntenant = \"\(issuer)\"\nclient_id = \"strivacity-cli\"\n"
+      }.joined(separator: "\n"))
     let env = h.environment.merging(["PW": "Demo-pass-1"]) { _, new in new }
     let login = ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]
     for name in [a, b] {
-      #expect(try run([TestEnvironment.binary("strivacity"), "login", "--profile", name] + login, environment: env).status == 0)
+      #expect(
+        try run([TestEnvironment.binary("strivacity"), "login", "--profile", name] + login, environment: env).status
+          == 0)
       try h.expireStoredAccessToken(profile: name, in: 5)
     }
     let refreshesBefore = try h.grants("refresh_token")
     let results = Mutex<[(String, String, ProcessResult)]>([])
     DispatchQueue.concurrentPerform(iterations: 64) { i in
-      let (name, arguments): (String, [String]) = switch i % 16 {
-      case 7: (a, ["login", "--profile", a] + login)
-      case 15: (b, ["logout", "--profile", b, "--local"])
-      default: (i % 2 == 0 ? a : b, ["token", "--profile", i % 2 == 0 ? a : b])
-      }
+      let (name, arguments): (String, [String]) =
+        switch i % 16 {
+        case 7: (a, ["login", "--profile", a] + login)
+        case 15: (b, ["logout", "--profile", b, "--local"])
+        default: (i % 2 == 0 ? a : b, ["token", "--profile", i % 2 == 0 ? a : b])
+        }
       if let result = try? run([TestEnvironment.binary("strivacity")] + arguments, environment: env) {
         results.withLock { $0.append((name, arguments[0], result)) }
       }
@@ -131,7 +145,9 @@ import Testing
   /// the chosen store.
   @Test func verboseOutputAndFilesHoldNoSecret() throws {
     let h = try Harness(journey: "password")
-    let login = try h.automatedLogin(sdk: "web", ["--verbose", "--field", "identifier=demo@example.com", "--field-env", "password=PW"], environment: ["PW": "Demo-pass-1"])
+    let login = try h.automatedLogin(
+      sdk: "web", ["--verbose", "--field", "identifier=demo@example.com", "--field-env", "password=PW"],
+      environment: ["PW": "Demo-pass-1"])
     #expect(login.status == 0)
     #expect(login.stderr.contains("POST \(h.emulator.issuer)oauth2/token → HTTP 200"), "verbose says what it does")
     try h.expireStoredAccessToken(in: 5)
@@ -139,7 +155,10 @@ import Testing
     #expect(refresh.status == 0)
     let tokens = try #require(try h.storedSecret()?["tokens"])
     let secrets = ["access_token", "refresh_token", "id_token"].compactMap { tokens[$0]?.string } + ["Demo-pass-1"]
-    let codes = (try h.stats()["last_bodies"]?["token"]?.string).map { FormURLEncoding.dictionary($0).values.filter { $0.count > 20 } } ?? []
+    let codes =
+      (try h.stats()["last_bodies"]?["token"]?.string).map {
+        FormURLEncoding.dictionary($0).values.filter { $0.count > 20 }
+      } ?? []
     for secret in secrets + codes {
       #expect(!login.stderr.contains(secret) && !refresh.stderr.contains(secret), "a secret in --verbose output")
     }
@@ -156,7 +175,8 @@ import Testing
 
   /// Ctrl-C at each kind of prompt: exit 130, echo and line editing back on.
   @Test(arguments: [
-    ("input", 0), ("password", 2), ("passcode", 4), ("select", 5), ("radio", 6), ("multiSelect", 7), ("date", 8), ("checkbox", 10),
+    ("input", 0), ("password", 2), ("passcode", 4), ("select", 5), ("radio", 6), ("multiSelect", 7), ("date", 8),
+    ("checkbox", 10),
   ])
   func ctrlCAtEveryPromptType(_ kind: String, _ answered: Int) throws {
     let h = try Harness(journey: "registration")
@@ -164,9 +184,14 @@ import Testing
     try tty.expect("Email address")
     tty.send(":2")
     try tty.expect("Create your account")
-    let answers = ["new@example.com", "New Person", "Str0ng-Pass", "Str0ng-Pass", "123456", "1", "1", "1", "1990-04-23", "", "y"]
-    let prompts = ["Email address: ", "Display name", "Password: ", "Re-type password: ", "Invitation code", "Choice: ", "Choice [1]: ",
-                   "Choice: ", "Date of birth", "Mobile number: ", "I accept"]
+    let answers = [
+      "new@example.com", "New Person", "Str0ng-Pass", "Str0ng-Pass", "123456", "1", "1", "1", "1990-04-23", "", "y",
+    ]
+    let prompts = [
+      "Email address: ", "Display name", "Password: ", "Re-type password: ", "Invitation code", "Choice: ",
+      "Choice [1]: ",
+      "Choice: ", "Date of birth", "Mobile number: ", "I accept",
+    ]
     for index in 0..<answered {
       try tty.expect(prompts[index])
       tty.send(answers[index])

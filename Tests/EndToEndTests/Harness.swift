@@ -2,13 +2,13 @@
 // and the built `strivacity` binary, for end-to-end sign-ins.
 import CurlTransport
 import Emulator
-import SecretStore
 import Foundation
+import SecretStore
 import StrivacityCore
 import StrivacityTestSupport
-import TokenCache
 import Synchronization
 import Testing
+import TokenCache
 
 /// The Secret Service providers the tests run against (Scripts/with-keyring's KEYRING_PROVIDER).
 enum KeyringProvider: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -57,7 +57,9 @@ final class Harness: @unchecked Sendable {
   /// The process id of the private keyring's gnome-keyring-daemon (after `useOwnKeyring`).
   func ownKeyringDaemon() throws -> pid_t {
     // "(uint32 1234,)"
-    let reply = try busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", ["org.freedesktop.secrets"])
+    let reply = try busCall(
+      "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID",
+      ["org.freedesktop.secrets"])
     return try #require(pid_t(reply.split(separator: " ").last?.filter(\.isNumber) ?? ""), "\(reply)")
   }
 
@@ -68,8 +70,11 @@ final class Harness: @unchecked Sendable {
   /// `confirmAccess` turns its access dialogs on (drawn offscreen: nobody answers them).
   func useOwnKeyring(_ provider: KeyringProvider = .gnomeKeyring, confirmAccess: Bool = false) throws {
     let keyring = try PTYSession(
-      [TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/with-keyring").path, "sh", "-c",
-       "echo \"KEYRING BUS=$DBUS_SESSION_BUS_ADDRESS DB=${STRIVACITY_TEST_KEEPASSXC_DB:-} END\" >&2; exec cat >/dev/null"],
+      [
+        TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/with-keyring").path, "sh", "-c",
+        "echo \"KEYRING BUS=$DBUS_SESSION_BUS_ADDRESS DB=${STRIVACITY_TEST_KEEPASSXC_DB:-} END\" >&2; exec cat "
+          + ">/dev/null",
+      ],
       environment: [
         "PATH": "/usr/bin:/bin", "HOME": home.path, "KEYRING_QUIET": "1", "KEYRING_PROVIDER": provider.rawValue,
         "KEEPASSXC_CONFIRM_ACCESS": confirmAccess ? "1" : "0",
@@ -89,9 +94,14 @@ final class Harness: @unchecked Sendable {
   private var keepassxcDatabase: String?
 
   /// One D-Bus method call on the harness's own bus, by gdbus (bounded: 5 s).
-  private func gdbus(_ destination: String, _ path: String, _ method: String, _ arguments: [String]) throws -> ProcessResult {
+  private func gdbus(_ destination: String, _ path: String, _ method: String, _ arguments: [String]) throws
+    -> ProcessResult
+  {
     try run(
-      ["/usr/bin/gdbus", "call", "--session", "--timeout", "5", "--dest", destination, "--object-path", path, "--method", method] + arguments,
+      [
+        "/usr/bin/gdbus", "call", "--session", "--timeout", "5", "--dest", destination, "--object-path", path,
+        "--method", method,
+      ] + arguments,
       environment: ["DBUS_SESSION_BUS_ADDRESS": try #require(ownBus), "PATH": "/usr/bin:/bin"])
   }
 
@@ -113,7 +123,8 @@ final class Harness: @unchecked Sendable {
   func lockKeyring() throws {
     switch ownProvider {
     case .keepassxc:
-      try busCall("org.keepassxc.KeePassXC.MainWindow", "/keepassxc", "org.keepassxc.KeePassXC.MainWindow.lockAllDatabases")
+      try busCall(
+        "org.keepassxc.KeePassXC.MainWindow", "/keepassxc", "org.keepassxc.KeePassXC.MainWindow.lockAllDatabases")
     case .gnomeKeyring:
       try busCall(
         "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock",
@@ -128,7 +139,8 @@ final class Harness: @unchecked Sendable {
     switch ownProvider {
     case .keepassxc:
       call = """
-        window = dbus.Interface(bus.get_object('org.keepassxc.KeePassXC.MainWindow', '/keepassxc'), 'org.keepassxc.KeePassXC.MainWindow')
+        window = dbus.Interface(bus.get_object('org.keepassxc.KeePassXC.MainWindow', '/keepassxc'),
+        'org.keepassxc.KeePassXC.MainWindow')
         window.openDatabase(sys.argv[1], password, signature='ss')
         """
     case .gnomeKeyring:
@@ -136,7 +148,8 @@ final class Harness: @unchecked Sendable {
       // the "plain" session it needs lives as long as this connection.
       call = """
         service = bus.get_object('org.freedesktop.secrets', '/org/freedesktop/secrets')
-        _, session = service.OpenSession('plain', dbus.String('', variant_level=1), dbus_interface='org.freedesktop.Secret.Service')
+        _, session = service.OpenSession('plain', dbus.String('', variant_level=1),
+        dbus_interface='org.freedesktop.Secret.Service')
         guilt = dbus.Interface(service, 'org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface')
         guilt.UnlockWithMasterPassword(dbus.ObjectPath('/org/freedesktop/secrets/collection/login'),
                                        (session, dbus.ByteArray(b''), dbus.ByteArray(password.encode()), 'text/plain'))
@@ -145,14 +158,15 @@ final class Harness: @unchecked Sendable {
     let script = "import dbus, sys\nbus = dbus.SessionBus()\npassword = sys.stdin.read()\n" + call
     let result = try run(
       ["/usr/bin/python3", "-c", script, keepassxcDatabase ?? ""],
-      environment: ["DBUS_SESSION_BUS_ADDRESS": try #require(ownBus), "PATH": "/usr/bin:/bin"], stdin: Self.keyringPassword)
+      environment: ["DBUS_SESSION_BUS_ADDRESS": try #require(ownBus), "PATH": "/usr/bin:/bin"],
+      stdin: Self.keyringPassword)
     #expect(result.status == 0, "\(result.stderr)")
     // KeePassXC opens the database after it answers.
     let started = Date()
     while try busCall(
       "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
-      ["org.freedesktop.Secret.Collection", "Locked"]).contains("true")
-    {
+      ["org.freedesktop.Secret.Collection", "Locked"]
+    ).contains("true") {
       try #require(Date().timeIntervalSince(started) < 10, "the keyring stayed locked")
       usleep(50_000)
     }
@@ -165,15 +179,21 @@ final class Harness: @unchecked Sendable {
     let state = (database as NSString).deletingLastPathComponent
     kill(try ownKeyringDaemon(), SIGKILL)
     let gone = Date()
-    while busCall(quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", ["org.freedesktop.secrets"]).contains("true") {
+    while busCall(
+      quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
+      ["org.freedesktop.secrets"]
+    ).contains("true") {
       try #require(Date().timeIntervalSince(gone) < 10, "KeePassXC kept the name")
       usleep(50_000)
     }
     let keepassxc = Process()
     keepassxc.executableURL = URL(fileURLWithPath: "/usr/bin/keepassxc")
-    keepassxc.arguments = ["--config", state + "/keepassxc.ini", "--localconfig", state + "/keepassxc-local.ini", "--pw-stdin", database]
+    keepassxc.arguments = [
+      "--config", state + "/keepassxc.ini", "--localconfig", state + "/keepassxc-local.ini", "--pw-stdin", database,
+    ]
     keepassxc.environment = [
-      "HOME": state + "/home", "TMPDIR": state + "/runtime", "XDG_CONFIG_HOME": state + "/home/.config", "QT_QPA_PLATFORM": "offscreen",
+      "HOME": state + "/home", "TMPDIR": state + "/runtime", "XDG_CONFIG_HOME": state + "/home/.config",
+      "QT_QPA_PLATFORM": "offscreen",
       "DBUS_SESSION_BUS_ADDRESS": try #require(ownBus), "PATH": "/usr/bin:/bin",
     ]
     let input = Pipe()
@@ -185,9 +205,11 @@ final class Harness: @unchecked Sendable {
     input.fileHandleForWriting.write(Data((Self.keyringPassword + "\n").utf8))
     try input.fileHandleForWriting.close()
     let started = Date()
-    while !busCall(quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
-      ["org.freedesktop.Secret.Collection", "Locked"]).contains("false")
-    {
+    while !busCall(
+      quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default",
+      "org.freedesktop.DBus.Properties.Get",
+      ["org.freedesktop.Secret.Collection", "Locked"]
+    ).contains("false") {
       try #require(Date().timeIntervalSince(started) < 15, "KeePassXC did not come back unlocked")
       usleep(50_000)
     }
@@ -213,16 +235,20 @@ final class Harness: @unchecked Sendable {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
       let state = stat.split(separator: ")").last?.split(separator: " ").first, state != "Z"
     else { return false }
-    let owner = busCall(quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", ["org.freedesktop.secrets"])
+    let owner = busCall(
+      quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID",
+      ["org.freedesktop.secrets"])
     let locked = busCall(
-      quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
+      quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default",
+      "org.freedesktop.DBus.Properties.Get",
       ["org.freedesktop.Secret.Collection", "Locked"])
     return owner.split(separator: " ").last?.filter(\.isNumber) == String(pid) && !locked.isEmpty
   }
 
   /// How many items the keyring holds for a profile (default: the harness's), by secret-tool.
   func keyringItemCount(profile name: String? = nil) throws -> Int {
-    let result = try run(["/usr/bin/secret-tool", "search", "--all", "profile", name ?? profile], environment: environment)
+    let result = try run(
+      ["/usr/bin/secret-tool", "search", "--all", "profile", name ?? profile], environment: environment)
     return (result.stdout + result.stderr).split(separator: "\n").filter { $0.hasPrefix("label = ") }.count
   }
 
@@ -231,13 +257,17 @@ final class Harness: @unchecked Sendable {
       "HOME": home.path, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "xterm",
       "BROWSER": "/bin/false", "NO_COLOR": "1",
     ]
-    if let bus = ownBus ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] { env["DBUS_SESSION_BUS_ADDRESS"] = bus }
+    if let bus = ownBus ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] {
+      env["DBUS_SESSION_BUS_ADDRESS"] = bus
+    }
     return env.merging(extraEnvironment) { _, new in new }
   }
 
   func loginArguments(sdk: String, _ extra: [String]) -> [String] {
-    [TestEnvironment.binary("strivacity"), "login", "--tenant", emulator.issuer, "--client-id", "strivacity-cli",
-     "--profile", profile, "--sdk-mode", sdk] + extra
+    [
+      TestEnvironment.binary("strivacity"), "login", "--tenant", emulator.issuer, "--client-id", "strivacity-cli",
+      "--profile", profile, "--sdk-mode", sdk,
+    ] + extra
   }
 
   /// `strivacity login` on a pseudo-terminal.
@@ -246,7 +276,8 @@ final class Harness: @unchecked Sendable {
   }
 
   /// `strivacity login` with no terminal at all.
-  func automatedLogin(sdk: String, _ extra: [String], environment more: [String: String] = [:]) throws -> ProcessResult {
+  func automatedLogin(sdk: String, _ extra: [String], environment more: [String: String] = [:]) throws -> ProcessResult
+  {
     try run(loginArguments(sdk: sdk, extra), environment: environment.merging(more) { _, new in new })
   }
 
@@ -265,7 +296,8 @@ final class Harness: @unchecked Sendable {
   }
 
   func control(_ path: String, _ body: JSONValue) throws {
-    let response = try CurlHTTPClient().send(HTTPRequest(method: "POST", url: emulator.issuer + "_emulator/" + path, body: body.serialized()))
+    let response = try CurlHTTPClient().send(
+      HTTPRequest(method: "POST", url: emulator.issuer + "_emulator/" + path, body: body.serialized()))
     #expect((200..<300).contains(response.status), "\(response.bodyText)")
   }
 
@@ -274,7 +306,8 @@ final class Harness: @unchecked Sendable {
   /// Signs in without a terminal (the password journey's demo user).
   func signIn(sdk: String = "web") throws {
     let result = try automatedLogin(
-      sdk: sdk, ["--field", "identifier=demo@example.com", "--field-env", "password=PW"], environment: ["PW": "Demo-pass-1"])
+      sdk: sdk, ["--field", "identifier=demo@example.com", "--field-env", "password=PW"],
+      environment: ["PW": "Demo-pass-1"])
     #expect(result.status == 0, "\(result.stderr)")
   }
 
@@ -295,7 +328,10 @@ final class Harness: @unchecked Sendable {
     change(&tokens)
     stored["tokens"] = .object(tokens)
     let result = try run(
-      ["/usr/bin/secret-tool", "store", "--label", "strivacity: \(name ?? profile) (\(emulator.issuer))", "xdg:schema", "com.strivacity.cli.TokenSet"]
+      [
+        "/usr/bin/secret-tool", "store", "--label", "strivacity: \(name ?? profile) (\(emulator.issuer))", "xdg:schema",
+        "com.strivacity.cli.TokenSet",
+      ]
         + keyringAttributes(name), environment: environment, stdin: JSONValue.object(stored).text)
     #expect(result.status == 0, "\(result.stderr)")
     // The access-token cache mirrors what strivacity itself stores; a writer behind its back
@@ -310,7 +346,8 @@ final class Harness: @unchecked Sendable {
 
   /// The profile's cached access token, if any.
   func cachedToken(profile name: String? = nil) -> String? {
-    KernelTokenCache.get(StoreKey(profile: name ?? profile, issuer: emulator.issuer, clientID: "strivacity-cli"))?.accessToken.value
+    KernelTokenCache.get(StoreKey(profile: name ?? profile, issuer: emulator.issuer, clientID: "strivacity-cli"))?
+      .accessToken.value
   }
 
   /// As if time had passed: the access token expires in `seconds`, and was obtained as long
@@ -333,7 +370,9 @@ final class Harness: @unchecked Sendable {
     for _ in 0..<callers {
       done.enter()
       Thread.detachNewThread {
-        if let result = try? self.strivacity(["token", "--profile", self.profile]) { outputs.withLock { $0.append(result) } }
+        if let result = try? self.strivacity(["token", "--profile", self.profile]) {
+          outputs.withLock { $0.append(result) }
+        }
         done.leave()
       }
     }
@@ -367,7 +406,9 @@ final class Harness: @unchecked Sendable {
 
   /// A config file with this harness's profile on the emulator, plus `settings` (TOML lines).
   func writeProfile(_ settings: String = "") throws {
-    try home.write(".config/strivacity/config.toml", """
+    try home.write(
+      ".config/strivacity/config.toml",
+      """
       [profiles.\(profile)]
       tenant = "\(emulator.issuer)"
       client_id = "strivacity-cli"

@@ -24,7 +24,9 @@ extension Harness {
 
 /// The one-line-error rule: exactly one `strivacity: error:` line, and no other line of ours
 /// that is not a warning or a note.
-func expectOneLineRefusal(_ result: ProcessResult, status: Int32, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectOneLineRefusal(
+  _ result: ProcessResult, status: Int32, _ message: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
   #expect(result.status == status, "exit \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
   let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }
   #expect(errors.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
@@ -106,7 +108,11 @@ func escapeSequences(in text: String) -> [String] {
     try h.hostile(["refresh-id-token-forged"])
     let result = try h.strivacity(["token", "--profile", h.profile])
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stderr.contains("the refreshed ID token for \(h.profile) was refused (token signature does not verify); keeping the previous one"))
+    #expect(
+      result.stderr.contains(
+        "the refreshed ID token for \(h.profile) was refused (token signature does not verify); keeping the "
+          + "previous one"
+      ))
     #expect(try h.storedSecret()?["tokens"]?["id_token"]?.string == idToken)
   }
 
@@ -119,7 +125,8 @@ func escapeSequences(in text: String) -> [String] {
     #expect(try pty.wait(timeout: 30) == 0, "\(pty.transcript)")
     // The texts were shown, with their controls made visible.
     #expect(pty.transcript.contains("^[]52;c;aGk="), "\(pty.transcript)")
-    let status = try PTYSession([TestEnvironment.binary("strivacity"), "status", "--profile", h.profile], environment: h.environment)
+    let status = try PTYSession(
+      [TestEnvironment.binary("strivacity"), "status", "--profile", h.profile], environment: h.environment)
     #expect(try status.wait(timeout: 30) == 0)
     // With NO_COLOR strivacity itself writes only the spinner's erase-line.
     for transcript in [pty.transcript, status.transcript] {
@@ -141,8 +148,12 @@ func escapeSequences(in text: String) -> [String] {
   @Test func aTenantErrorDescriptionIsOneInertLine() throws {
     let h = try Harness(journey: "password")
     try h.hostile(["texts"])
-    try h.control("faults", ["endpoint": "token", "kind": "status", "status": 400,
-                             "body": ["error": "invalid_grant", "error_description": "bad\n\u{1B}]0;pwned\u{07} grant"]])
+    try h.control(
+      "faults",
+      [
+        "endpoint": "token", "kind": "status", "status": 400,
+        "body": ["error": "invalid_grant", "error_description": "bad\n\u{1B}]0;pwned\u{07} grant"],
+      ])
     let result = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
     expectOneLineRefusal(result, status: 5, "invalid_grant: bad^J^[]0;pwned^G grant")
   }
@@ -188,10 +199,12 @@ func escapeSequences(in text: String) -> [String] {
     try h.hostile(["regex"])
     let started = Date()
     let result = try h.automatedLogin(
-      sdk: "web", ["--field", "identifier=" + String(repeating: "a", count: 40), "--field-env", "password=PW"], environment: Self.secret)
+      sdk: "web", ["--field", "identifier=" + String(repeating: "a", count: 40), "--field-env", "password=PW"],
+      environment: Self.secret)
     #expect(Date().timeIntervalSince(started) < 30, "bounded")
     #expect([3, 5].contains(result.status), "\(result.stderr)")
-    #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }.count == 1, "\(result.stderr)")
+    #expect(
+      result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }.count == 1, "\(result.stderr)")
   }
 
   @Test(arguments: ["deep-nesting", "deep-nesting-discovery", "huge-numbers"])
@@ -201,7 +214,9 @@ func escapeSequences(in text: String) -> [String] {
     let result = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
     #expect([0, 3, 5].contains(result.status), "a documented exit, not a crash: \(result.status) \(result.stderr)")
     if result.status != 0 {
-      #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }.count == 1, "\(result.stderr)")
+      #expect(
+        result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }.count == 1,
+        "\(result.stderr)")
     }
   }
 
@@ -285,8 +300,9 @@ func escapeSequences(in text: String) -> [String] {
       let result = try h.strivacity(["curl", "--profile", h.profile, "--"] + attempt)
       expectOneLineRefusal(result, status: 2, "strivacity: error: ")
     }
-    let kminus = try run([TestEnvironment.binary("strivacity"), "curl", "--profile", h.profile, "--", "-K", "-", allowed],
-                         environment: h.environment, stdin: "url = \"http://\(elsewhere)/\"\n")
+    let kminus = try run(
+      [TestEnvironment.binary("strivacity"), "curl", "--profile", h.profile, "--", "-K", "-", allowed],
+      environment: h.environment, stdin: "url = \"http://\(elsewhere)/\"\n")
     #expect(kminus.status == 2)
     #expect(trap.count == 0, "nothing reached the other host")
   }
@@ -295,7 +311,9 @@ func escapeSequences(in text: String) -> [String] {
     let h = try Harness(journey: "password")
     try h.configureProfile()
     try h.signIn()
-    let result = try h.strivacity(["curl", "--profile", h.profile, "--", "-sSf", "-o", "/dev/null", h.emulator.issuer + "no-such-page"])
+    let result = try h.strivacity([
+      "curl", "--profile", h.profile, "--", "-sSf", "-o", "/dev/null", h.emulator.issuer + "no-such-page",
+    ])
     #expect(result.status == 22, "\(result.stderr)")
     #expect(!result.stderr.contains("ExitCode"))
     let ok = try h.strivacity(["curl", "--profile", h.profile, "--", "-sS", h.emulator.issuer + "userinfo"])
@@ -317,7 +335,9 @@ func escapeSequences(in text: String) -> [String] {
     tokens["access_token"] = .string(String(repeating: "a", count: BearerToken.maxLength))
     record["tokens"] = .object(tokens)
     try h.home.write(".local/state/strivacity/tokens/\(h.profile).json", JSONValue.object(record).text, mode: 0o600)
-    let result = try h.strivacity(["curl", "--profile", h.profile, "--", "-sS", "http://127.0.0.1:\(trap.server.port)/"])
+    let result = try h.strivacity([
+      "curl", "--profile", h.profile, "--", "-sS", "http://127.0.0.1:\(trap.server.port)/",
+    ])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(trap.count == 1)
   }
@@ -341,12 +361,16 @@ func escapeSequences(in text: String) -> [String] {
 
   @Test func aLocalhostRedirectWithIPv6HeldElsewhereFails() throws {
     let h = try Harness(journey: "password")
-    guard let held = try? LoopbackServer(host: "::1", port: 0, handler: { _ in ServerReply(status: 200) }) else { return }  // no IPv6 here
+    guard let held = try? LoopbackServer(host: "::1", port: 0, handler: { _ in ServerReply(status: 200) }) else {
+      return
+    }  // no IPv6 here
     defer { held.stop() }
     let result = try h.automatedLogin(
       sdk: "web", HostileTenantTests.password + ["--redirect-uri", "http://localhost:\(held.port)/callback"],
       environment: HostileTenantTests.secret)
-    expectOneLineRefusal(result, status: 2, "cannot listen for the sign-in redirect: cannot listen on ::1 port \(held.port): Address already in use")
+    expectOneLineRefusal(
+      result, status: 2,
+      "cannot listen for the sign-in redirect: cannot listen on ::1 port \(held.port): Address already in use")
   }
 
   @Test func outsideNumbersAreRefusedNotTrapped() throws {
@@ -367,7 +391,9 @@ func escapeSequences(in text: String) -> [String] {
     #expect(h.cachedToken() != nil, "the small binary could answer from its cache")
     for name in ["STRIVACITY_KEYRING_TIMEOUT", "STRIVACITY_KEYRING_PROMPT_TIMEOUT", "STRIVACITY_TIMEOUT"] {
       for binary in ["strivacity", "strivacity-cli"] {
-        let result = try run([TestEnvironment.binary(binary), "token", "--profile", h.profile], environment: h.environment.merging([name: "abc"]) { _, new in new })
+        let result = try run(
+          [TestEnvironment.binary(binary), "token", "--profile", h.profile],
+          environment: h.environment.merging([name: "abc"]) { _, new in new })
         expectOneLineRefusal(result, status: 2, "\(name) must be a number of seconds")
       }
     }
@@ -390,10 +416,14 @@ final class CountingListener: @unchecked Sendable {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
     guard fd >= 0, bound == 0, listen(fd, 64) == 0 else { throw TestFailure("cannot listen") }
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
     port = UInt16(bigEndian: address.sin_port)
     let listening = fd, accepted = accepted
     Thread.detachNewThread {
@@ -419,7 +449,9 @@ final class CountingListener: @unchecked Sendable {
   @Test func proxyVariablesNeverReachALoopbackTenant() throws {
     let h = try Harness(journey: "password")
     let proxy = try CountingListener()
-    for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] { h.extraEnvironment[name] = proxy.url }
+    for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+      h.extraEnvironment[name] = proxy.url
+    }
     try h.writeProfile()
     try h.signIn()
     try h.expireStoredAccessToken(in: 10)

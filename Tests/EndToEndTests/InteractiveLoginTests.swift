@@ -169,12 +169,13 @@ import Testing
     tty.send("")
     try tty.expect("signed in to \(h.emulator.issuer) as new@example.com")
     #expect(try tty.wait() == 0)
-    #expect(try h.lastBody("registration") == [
-      "email": "new@example.com", "attributes": ["displayName": "New Person"], "password": "Str0ng-Pass",
-      "passwordConfirmation": "Str0ng-Pass", "inviteCode": "123456", "country": "DE", "contactMethod": "sms",
-      "interests": ["security", "events"], "birthDate": "1990-04-23", "phone": "+36 30 123 4567",
-      "consents": ["terms": true, "newsletter": false],
-    ])
+    #expect(
+      try h.lastBody("registration") == [
+        "email": "new@example.com", "attributes": ["displayName": "New Person"], "password": "Str0ng-Pass",
+        "passwordConfirmation": "Str0ng-Pass", "inviteCode": "123456", "country": "DE", "contactMethod": "sms",
+        "interests": ["security", "events"], "birthDate": "1990-04-23", "phone": "+36 30 123 4567",
+        "consents": ["terms": true, "newsletter": false],
+      ])
     #expect(try h.lastBody("additionalActions/registration") == [:], "action-only forms post {}")
   }
 
@@ -196,14 +197,16 @@ import Testing
     try tty.expect("strivacity: error: sign-in cancelled")
     #expect(try tty.wait() == 130)
     #expect(try !h.signedIn())
-    #expect(try h.stats()["submissions"]?.array?.compactMap { $0["form"]?.string } == [
-      "additionalActions/registration", "reset", "additionalActions/registration",
-    ])
+    #expect(
+      try h.stats()["submissions"]?.array?.compactMap { $0["form"]?.string } == [
+        "additionalActions/registration", "reset", "additionalActions/registration",
+      ])
   }
 
   @Test func anExpiredSessionOffersToStartOver() throws {
     let h = try Harness(journey: "password")
-    try h.control("faults", ["endpoint": "form", "kind": "status", "status": 403, "body": ["error": "session_expired"]])
+    try h.control(
+      "faults", ["endpoint": "form", "kind": "status", "status": 403, "body": ["error": "session_expired"]])
     let tty = try h.interactiveLogin(sdk: "web")
     try tty.expect("Email address")
     tty.send("demo@example.com")
@@ -282,16 +285,25 @@ import Testing
     let h = try Harness(journey: "hosted-only")
     let tty = try h.interactiveLogin(sdk: "web", ["--no-browser"])
     try tty.expect("continuing in the browser")
-    let hosted = try #require(try tty.expect("\nWaiting for the browser").split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) })
+    let hosted = try #require(
+      try tty.expect("\nWaiting for the browser").split(separator: "\n").last.map {
+        String($0).trimmingCharacters(in: .whitespaces)
+      })
     // Complete the hosted pages "on the other machine" without following the last redirect.
-    let ours = try run(["/bin/sh", "-c", """
-      jar=$(mktemp); base=$(printf '%s' "$1" | sed -E 's#^(https?://[^/]+).*#\\1#')
-      curl -s -c $jar -b $jar "$1" >/dev/null
-      a=$(curl -s -c $jar -b $jar "$1" | grep -o 'action="[^"]*"' | head -n1 | sed 's/action="//; s/"$//; s/&amp;/\\&/g')
-      n=$(curl -s -c $jar -b $jar -o /dev/null -w '%{redirect_url}' --data 'identifier=demo%40example.com' "$base$a")
-      a=$(curl -s -c $jar -b $jar "$n" | grep -o 'action="[^"]*"' | head -n1 | sed 's/action="//; s/"$//; s/&amp;/\\&/g')
-      curl -s -c $jar -b $jar -o /dev/null -w '%{redirect_url}' --data 'password=Demo-pass-1' "$base$a"
-      """, "sh", hosted], environment: ["PATH": "/usr/bin:/bin"])
+    let ours = try run(
+      [
+        "/bin/sh", "-c",
+        """
+        jar=$(mktemp); base=$(printf '%s' "$1" | sed -E 's#^(https?://[^/]+).*#\\1#')
+        curl -s -c $jar -b $jar "$1" >/dev/null
+        a=$(curl -s -c $jar -b $jar "$1" | grep -o 'action="[^"]*"' | head -n1 |
+          sed 's/action="//; s/"$//; s/&amp;/\\&/g')
+        n=$(curl -s -c $jar -b $jar -o /dev/null -w '%{redirect_url}' --data 'identifier=demo%40example.com' "$base$a")
+        a=$(curl -s -c $jar -b $jar "$n" | grep -o 'action="[^"]*"' | head -n1 |
+          sed 's/action="//; s/"$//; s/&amp;/\\&/g')
+        curl -s -c $jar -b $jar -o /dev/null -w '%{redirect_url}' --data 'password=Demo-pass-1' "$base$a"
+        """, "sh", hosted,
+      ], environment: ["PATH": "/usr/bin:/bin"])
     #expect(ours.stdout.hasPrefix("http://127.0.0.1:"), "\(ours.stderr)")
     tty.send(ours.stdout)
     try tty.expect("signed in to")
@@ -309,7 +321,9 @@ import Testing
   @Test func ctrlCAtAHiddenPromptRestoresTheTerminalAndKeepsTokens() throws {
     let h = try Harness(journey: "password")
     // First a successful sign-in, so there are tokens to keep.
-    let first = try h.automatedLogin(sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"], environment: ["PW": "Demo-pass-1"])
+    let first = try h.automatedLogin(
+      sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"],
+      environment: ["PW": "Demo-pass-1"])
     #expect(first.status == 0, "\(first.stderr)")
     let tty = try h.interactiveLogin(sdk: "web")
     try tty.expect("Email address")

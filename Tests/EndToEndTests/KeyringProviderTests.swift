@@ -16,16 +16,22 @@ import Testing
   static let quick: Double = 8
 
   /// Runs one command, and how long it took.
-  static func timed(_ h: Harness, _ arguments: [String], environment more: [String: String] = [:]) throws -> (ProcessResult, Double) {
+  static func timed(_ h: Harness, _ arguments: [String], environment more: [String: String] = [:]) throws -> (
+    ProcessResult, Double
+  ) {
     let started = Date()
-    let result = try run([TestEnvironment.binary("strivacity")] + arguments, environment: h.environment.merging(more) { _, new in new })
+    let result = try run(
+      [TestEnvironment.binary("strivacity")] + arguments, environment: h.environment.merging(more) { _, new in new })
     return (result, Date().timeIntervalSince(started))
   }
 
   static func signIn(_ h: Harness) throws -> (ProcessResult, Double) {
     try timed(
-      h, ["login", "--tenant", h.emulator.issuer, "--client-id", "strivacity-cli", "--profile", h.profile,
-          "--field", "identifier=demo@example.com", "--field-env", "password=PW"],
+      h,
+      [
+        "login", "--tenant", h.emulator.issuer, "--client-id", "strivacity-cli", "--profile", h.profile,
+        "--field", "identifier=demo@example.com", "--field-env", "password=PW",
+      ],
       environment: ["PW": "Demo-pass-1"])
   }
 
@@ -59,7 +65,9 @@ import Testing
     #expect(try h.stats()["requests"]?["token"]?.int ?? 0 >= 22, "a sign-in and 21 refreshes")
 
     let (status, statusTook) = try Self.timed(h, ["status", "--profile", h.profile])
-    #expect(status.status == 0 && statusTook < Self.quick && status.stdout.contains("signed in      yes"), "status: \(status.stdout) \(status.stderr)")
+    #expect(
+      status.status == 0 && statusTook < Self.quick && status.stdout.contains("signed in      yes"),
+      "status: \(status.stdout) \(status.stderr)")
 
     let (relogin, reloginTook) = try Self.signIn(h)
     #expect(relogin.status == 0 && reloginTook < Self.quick, "second login: \(relogin.stderr) (\(reloginTook) s)")
@@ -72,7 +80,10 @@ import Testing
     let after = try h.strivacity(["token", "--profile", h.profile])
     #expect(after.status == 3, "\(after.stderr)")
     func ms(_ seconds: Double) -> String { "\(Int(seconds * 1000)) ms" }
-    print("keyring life cycle on \(provider.rawValue): login \(ms(loginTook)), token with refresh \(ms(tokenTook)), status \(ms(statusTook)), second login \(ms(reloginTook)), logout \(ms(logoutTook))")
+    print(
+      "keyring life cycle on \(provider.rawValue): login \(ms(loginTook)), token with refresh \(ms(tokenTook)), "
+        + "status \(ms(statusTook)), second login \(ms(reloginTook)), logout \(ms(logoutTook))"
+    )
   }
 
   /// A locked collection (KeePassXC's lock button, gnome-keyring's Lock) is said within a second
@@ -90,9 +101,11 @@ import Testing
     let name = provider == .keepassxc ? "the KeePassXC database 'strivacity-test'" : "the keyring 'Login'"
     // KeePassXC unlocks in its own window; gnome-keyring, with no desktop here for its dialog,
     // needs its password from the shell (aLockedKeyringWithoutADesktopNamesBothWaysOut).
-    let message = provider == .keepassxc
+    let message =
+      provider == .keepassxc
       ? "strivacity: error: \(name) is locked: unlock it, or run with --store file (README: Keyrings)\n"
-      : "strivacity: error: \(name) is locked, and no desktop is here to unlock it: run with --store file, or unlock it with its password: \(StoreError.unlockRecipe) (README: Servers and containers)\n"
+      : "strivacity: error: \(name) is locked, and no desktop is here to unlock it: run with --store file, or "
+        + "unlock it with its password: \(StoreError.unlockRecipe) (README: Servers and containers)\n"
     for command in ["token", "status"] {
       let (result, took) = try Self.timed(h, [command, "--profile", h.profile])
       #expect(result.status == 7, "\(command): \(result.stderr)")
@@ -114,7 +127,8 @@ import Testing
     case .gnomeKeyring:
       // No desktop: gnome-keyring's prompter cannot start, and the prompt ends dismissed at once,
       // before it is worth a word; nobody declined anything.
-      try tty.expect("error: \(name) is locked, and no desktop is here to unlock it: run with --store file", timeout: Self.quick)
+      try tty.expect(
+        "error: \(name) is locked, and no desktop is here to unlock it: run with --store file", timeout: Self.quick)
       #expect(try tty.wait() == 7)
     }
 
@@ -131,23 +145,28 @@ import Testing
     try h.useOwnKeyring(.keepassxc, confirmAccess: true)
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     let (login, loginTook) = try Self.signIn(h)
-    #expect(login.status == 0 && loginTook < Self.quick, "a new item is the creating process's to write: \(login.stderr)")
+    #expect(
+      login.status == 0 && loginTook < Self.quick, "a new item is the creating process's to write: \(login.stderr)")
 
     let label = "\"strivacity: \(h.profile) (\(h.emulator.issuer))\""
     let tty = try PTYSession(
       [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile],
       environment: h.environment.merging(["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "3"]) { _, new in new })
-    try tty.expect("KeePassXC is asking you to allow access to \(label) — see its window (waiting up to 3 s)", timeout: Self.quick)
+    try tty.expect(
+      "KeePassXC is asking you to allow access to \(label) — see its window (waiting up to 3 s)", timeout: Self.quick)
     try tty.expect("nobody answered KeePassXC's request to allow access to \(label) within 3 s", timeout: 5)
     #expect(try tty.wait() == 8)
 
-    let (script, took) = try Self.timed(h, ["token", "--profile", h.profile], environment: ["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2"])
+    let (script, took) = try Self.timed(
+      h, ["token", "--profile", h.profile], environment: ["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2"])
     #expect(script.status == 8, "\(script.stderr)")
     #expect(took < 2 + Self.quick, "the prompt's bound, not the operation's (\(took) s)")
     #expect(script.stdout.isEmpty)
     let lines = script.stderr.split(separator: "\n")
     #expect(lines.count == 2, "\(script.stderr)")
-    #expect(lines.first?.hasPrefix("strivacity: KeePassXC is asking you to allow access to \(label)") == true, "said without a terminal too")
+    #expect(
+      lines.first?.hasPrefix("strivacity: KeePassXC is asking you to allow access to \(label)") == true,
+      "said without a terminal too")
     #expect(lines.last?.hasPrefix("strivacity: error: nobody answered KeePassXC's request") == true)
     #expect(lines.last?.contains("STRIVACITY_KEYRING_PROMPT_TIMEOUT") == true)
   }
@@ -173,10 +192,15 @@ import Testing
     let started = Date()
     let tty = try PTYSession(
       [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile],
-      environment: h.environment.merging(["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2", "DISPLAY": ":99"]) { _, new in new })
-    try tty.expect("the keyring 'Login' is locked: unlock it in the desktop's keyring dialog (waiting up to 2 s)", timeout: Self.quick)
+      environment: h.environment.merging(["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2", "DISPLAY": ":99"]) { _, new in new }
+    )
     try tty.expect(
-      "nobody answered gnome-keyring's request to unlock the keyring 'Login' within 2 s: answer it in the desktop's keyring dialog", timeout: 5)
+      "the keyring 'Login' is locked: unlock it in the desktop's keyring dialog (waiting up to 2 s)",
+      timeout: Self.quick)
+    try tty.expect(
+      "nobody answered gnome-keyring's request to unlock the keyring 'Login' within 2 s: answer it in the "
+        + "desktop's keyring dialog",
+      timeout: 5)
     #expect(try tty.wait() == 8)
     let took = Date().timeIntervalSince(started)
     #expect(took >= 2 && took < 2 + Self.quick, "strivacity returned at its bound (\(took) s)")
@@ -192,7 +216,10 @@ import Testing
     try h.unlockKeyring()
     #expect(try h.storedSecret() == before, "nothing was lost")
     #expect(try h.strivacity(["token", "--profile", h.profile]).status == 0)
-    print("unanswered gnome-keyring unlock dialog: exit 8 after \(Int(took * 1000)) ms (bound 2 s), daemon \(daemon) still serving")
+    print(
+      "unanswered gnome-keyring unlock dialog: exit 8 after \(Int(took * 1000)) ms (bound 2 s), daemon \(daemon) "
+        + "still serving"
+    )
   }
 
   /// The same with gnome-keyring's own prompter, gcr-prompter, on a display (Xvfb), as the
@@ -201,7 +228,9 @@ import Testing
   /// the password on its stdin), the keyring unlocks, and the next call works, nothing lost.
   @Test func theRealPrompterKeepsItsDialogAndTheDaemonLives() throws {
     for tool in ["/usr/bin/Xvfb", "/usr/bin/xdotool", "/usr/libexec/gcr-prompter"] {
-      try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) (Debian: xvfb, xdotool, gcr; make deps installs them)")
+      try #require(
+        FileManager.default.isExecutableFile(atPath: tool),
+        "\(tool) (Debian: xvfb, xdotool, gcr; make deps installs them)")
     }
     let h = try Harness(journey: "password")
     try h.useOwnKeyring(.gnomeKeyring)
@@ -210,7 +239,9 @@ import Testing
     let before = try h.storedSecret()
 
     // A display of its own (Xvfb picks a free number and writes it to stdout); stopped by PID.
-    let xvfb = try PTYSession(["/usr/bin/Xvfb", "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "800x600x24"], environment: ["PATH": "/usr/bin:/bin"])
+    let xvfb = try PTYSession(
+      ["/usr/bin/Xvfb", "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "800x600x24"],
+      environment: ["PATH": "/usr/bin:/bin"])
     defer {
       kill(xvfb.pid, SIGTERM)
       _ = try? xvfb.wait(timeout: 5)
@@ -224,9 +255,13 @@ import Testing
     }
     let display = ":" + number
     // The bus starts gcr-prompter with its activation environment: the desktop's display.
-    try h.busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.UpdateActivationEnvironment", ["{'DISPLAY': '\(display)'}"])
+    try h.busCall(
+      "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.UpdateActivationEnvironment",
+      ["{'DISPLAY': '\(display)'}"])
     defer {
-      let prompter = h.busCall(quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", ["org.gnome.keyring.SystemPrompter"])
+      let prompter = h.busCall(
+        quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID",
+        ["org.gnome.keyring.SystemPrompter"])
       if let pid = pid_t(prompter.split(separator: " ").last?.filter(\.isNumber) ?? "") { kill(pid, SIGTERM) }
     }
     let daemon = try h.ownKeyringDaemon()
@@ -235,8 +270,10 @@ import Testing
     let began = Date()
     let tty = try PTYSession(
       [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile],
-      environment: h.environment.merging(["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2", "DISPLAY": display]) { _, new in new })
-    try tty.expect("nobody answered gnome-keyring's request to unlock the keyring 'Login' within 2 s", timeout: Self.quick + 2)
+      environment: h.environment.merging(["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2", "DISPLAY": display]) { _, new in new
+      })
+    try tty.expect(
+      "nobody answered gnome-keyring's request to unlock the keyring 'Login' within 2 s", timeout: Self.quick + 2)
     #expect(try tty.wait() == 8)
     let took = Date().timeIntervalSince(began)
     #expect(took < 2 + Self.quick, "\(took) s")
@@ -244,16 +281,21 @@ import Testing
     #expect(h.keyringDaemonServes(daemon), "the keyring daemon survived strivacity's time-out")
 
     let x = ["DISPLAY": display, "PATH": "/usr/bin:/bin"]
-    let windows = try run(["/usr/bin/xdotool", "search", "--onlyvisible", "--name", "Unlock Login Keyring"], environment: x)
-    let window = try #require(windows.stdout.split(separator: "\n").first.map(String.init), "the dialog is still up: \(windows.stderr)")
+    let windows = try run(
+      ["/usr/bin/xdotool", "search", "--onlyvisible", "--name", "Unlock Login Keyring"], environment: x)
+    let window = try #require(
+      windows.stdout.split(separator: "\n").first.map(String.init), "the dialog is still up: \(windows.stderr)")
     for step in [["windowfocus", "--sync", window], ["type", "--delay", "20", "--file", "-"], ["key", "Return"]] {
-      let typed = try run(["/usr/bin/xdotool"] + step, environment: x, stdin: step[0] == "type" ? Harness.keyringPassword : nil)
+      let typed = try run(
+        ["/usr/bin/xdotool"] + step, environment: x, stdin: step[0] == "type" ? Harness.keyringPassword : nil)
       #expect(typed.status == 0, "xdotool \(step[0]): \(typed.stderr)")
     }
     let typing = Date()
-    while !h.busCall(quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
-      ["org.freedesktop.Secret.Collection", "Locked"]).contains("false")
-    {
+    while !h.busCall(
+      quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default",
+      "org.freedesktop.DBus.Properties.Get",
+      ["org.freedesktop.Secret.Collection", "Locked"]
+    ).contains("false") {
       try #require(Date().timeIntervalSince(typing) < 10, "the dialog did not unlock the keyring")
       usleep(50_000)
     }
@@ -278,10 +320,12 @@ import Testing
       [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile],
       environment: h.environment.merging(["DISPLAY": ":99"]) { _, new in new })
     try tty.expect(
-      "strivacity: error: the unlock of the keyring 'Login' was declined in the desktop's keyring dialog: run again and unlock it, or run with --store file (README: Keyrings)",
+      "strivacity: error: the unlock of the keyring 'Login' was declined in the desktop's keyring dialog: run "
+        + "again and unlock it, or run with --store file (README: Keyrings)",
       timeout: Self.quick)
     #expect(try tty.wait() == 7)
-    #expect(prompter.events.prefix(3) == ["ready", "begin", "perform password"], "the dialog was shown: \(prompter.events)")
+    #expect(
+      prompter.events.prefix(3) == ["ready", "begin", "perform password"], "the dialog was shown: \(prompter.events)")
     #expect(h.keyringDaemonServes(daemon))
   }
 
@@ -305,11 +349,14 @@ import Testing
     let lines = locked.stderr.split(separator: "\n").map(String.init)
     #expect(lines.count == 1, "\(locked.stderr)")
     let line = lines.first ?? ""
-    #expect(line.hasPrefix("strivacity: error: the keyring 'Login' is locked, and no desktop is here to unlock it"), "\(line)")
+    #expect(
+      line.hasPrefix("strivacity: error: the keyring 'Login' is locked, and no desktop is here to unlock it"), "\(line)"
+    )
     #expect(line.contains("--store file"))
     #expect(line.contains(StoreError.unlockRecipe))
     #expect(line.hasSuffix("(README: Servers and containers)"))
-    let readme = try String(contentsOf: TestEnvironment.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    let readme = try String(
+      contentsOf: TestEnvironment.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
     #expect(readme.contains(StoreError.unlockRecipe), "the README quotes the same line")
 
     // The shell of that session: the daemon's runtime directory (its control socket) and data home.
@@ -325,10 +372,15 @@ import Testing
     let replaced = Date()
     var replacement: pid_t = daemon
     while replacement == daemon || !h.keyringDaemonServes(replacement)
-      || !h.busCall(quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
-        ["org.freedesktop.Secret.Collection", "Locked"]).contains("false")
+      || !h.busCall(
+        quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default",
+        "org.freedesktop.DBus.Properties.Get",
+        ["org.freedesktop.Secret.Collection", "Locked"]
+      ).contains("false")
     {
-      try #require(Date().timeIntervalSince(replaced) < 10, "the recipe did not unlock the keyring: \(recipe.stdout) \(recipe.stderr)")
+      try #require(
+        Date().timeIntervalSince(replaced) < 10,
+        "the recipe did not unlock the keyring: \(recipe.stdout) \(recipe.stderr)")
       usleep(50_000)
       replacement = (try? h.ownKeyringDaemon()) ?? daemon
     }
@@ -382,40 +434,54 @@ import Testing
   /// default wallet) and opens its new-wallet dialog, drawn offscreen, that nobody answers: said
   /// at once, exit 8 at the bound, the dialog left to KWallet, which still runs.
   @Test func kwalletWithoutAWalletIsAskedForOne() throws {
-    try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/kwalletd5"), "kwalletd5 (Debian: libkf5wallet-bin; make deps installs it)")
+    try #require(
+      FileManager.default.isExecutableFile(atPath: "/usr/bin/kwalletd5"),
+      "kwalletd5 (Debian: libkf5wallet-bin; make deps installs it)")
     let h = try Harness(journey: "password")
     let config = h.home.file("kwallet-config")
-    _ = try h.home.write("kwallet-config/kwalletrc", "[Wallet]\nFirst Use=false\n\n[org.freedesktop.secrets]\napiEnabled=true\n")
+    _ = try h.home.write(
+      "kwallet-config/kwalletrc", "[Wallet]\nFirst Use=false\n\n[org.freedesktop.secrets]\napiEnabled=true\n")
     let setUp = """
       XDG_CONFIG_HOME="$KWALLET_CONFIG" QT_QPA_PLATFORM=offscreen kwalletd5 >/dev/null 2>&1 &
       echo $! >>"$PIDS"
       """
-    let login = Array(h.loginArguments(sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]))
+    let login = Array(
+      h.loginArguments(sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]))
     let environment = ["KWALLET_CONFIG": config, "PW": "Demo-pass-1"]
 
     let started = Date()
     let script = try #require(try Self.onOwnBus(h, setUp: setUp, login, environment: environment, tty: false).result)
     let took = Date().timeIntervalSince(started)
     #expect(script.status == 6, "\(script.stderr)")
-    let message = script.stderr.split(separator: "\n").first { $0.hasPrefix("strivacity: error:") }.map(String.init) ?? ""
+    let message =
+      script.stderr.split(separator: "\n").first { $0.hasPrefix("strivacity: error:") }.map(String.init) ?? ""
     #expect(
-      message == "strivacity: error: KWallet has no wallet yet: run `strivacity login` on a terminal and create one when KWallet asks, or run with --store file (README: Keyrings)",
+      message
+        == "strivacity: error: KWallet has no wallet yet: run `strivacity login` on a terminal and create one when "
+        + "KWallet asks, or run with --store file (README: Keyrings)",
       "\(script.stderr)")
     #expect(!script.stderr.contains("seahorse"))
     #expect(script.stderr.contains("process kwalletd5 alive"), "\(script.stderr)")
     #expect(took < Self.quick + 5, "\(took) s, kwalletd5's start included")
 
     let tty = try #require(
-      try Self.onOwnBus(h, setUp: setUp, login, environment: environment.merging(["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2"]) { _, new in new }, tty: true)
-        .session)
-    try tty.expect("strivacity: KWallet has no wallet yet: create one in KWallet's window (waiting up to 2 s)", timeout: Self.quick + 5)
+      try Self.onOwnBus(
+        h, setUp: setUp, login,
+        environment: environment.merging(["STRIVACITY_KEYRING_PROMPT_TIMEOUT": "2"]) { _, new in new }, tty: true
+      )
+      .session)
     try tty.expect(
-      "strivacity: error: nobody answered KWallet's request to create a wallet within 2 s: answer it in KWallet's window, or allow longer with STRIVACITY_KEYRING_PROMPT_TIMEOUT",
+      "strivacity: KWallet has no wallet yet: create one in KWallet's window (waiting up to 2 s)",
+      timeout: Self.quick + 5)
+    try tty.expect(
+      "strivacity: error: nobody answered KWallet's request to create a wallet within 2 s: answer it in KWallet's "
+        + "window, or allow longer with STRIVACITY_KEYRING_PROMPT_TIMEOUT",
       timeout: 5)
     try tty.expect("process kwalletd5 alive", timeout: 20)
     #expect(try tty.wait() == 8)
     let kwalletrc = try String(contentsOfFile: config + "/kwalletrc", encoding: .utf8)
-    #expect(kwalletrc.contains("Default Wallet=kdewallet"), "KWallet took the request for its default wallet: \(kwalletrc)")
+    #expect(
+      kwalletrc.contains("Default Wallet=kdewallet"), "KWallet took the request for its default wallet: \(kwalletrc)")
   }
 
   /// gnome-keyring with no default keyring (started without --unlock on a fresh account) on a
@@ -429,7 +495,8 @@ import Testing
       gnome-keyring-daemon --daemonize --components=secrets >/dev/null 2>&1
       for n in $(seq 200); do
         pid=$(gdbus call --session --timeout 2 --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-          --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets 2>/dev/null | tr -dc '0-9 ' | awk '{print $2}')
+          --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets 2>/dev/null |
+          tr -dc '0-9 ' | awk '{print $2}')
         [ -n "$pid" ] && break
         sleep 0.05
       done
@@ -439,17 +506,22 @@ import Testing
       for n in $(seq 100); do grep -q ready "$STANDIN_LOG" 2>/dev/null && break; sleep 0.05; done
       """
     let environment = [
-      "DISPLAY": ":99", "STANDIN": TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Support/prompter-standin").path,
+      "DISPLAY": ":99",
+      "STANDIN": TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Support/prompter-standin").path,
       "STANDIN_LOG": log, "XDG_DATA_HOME": h.home.file("data"), "PW": "Demo-pass-1",
     ]
-    let login = Array(h.loginArguments(sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]))
+    let login = Array(
+      h.loginArguments(sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]))
     let tty = try #require(try Self.onOwnBus(h, setUp: setUp, login, environment: environment, tty: true).session)
     try tty.expect(
-      "strivacity: error: gnome-keyring was asked to create a keyring and said no: allow it when gnome-keyring asks, or run with --store file (README: Keyrings)",
+      "strivacity: error: gnome-keyring was asked to create a keyring and said no: allow it when gnome-keyring "
+        + "asks, or run with --store file (README: Keyrings)",
       timeout: Self.quick + 5)
     try tty.expect("process gnome-keyring-d alive", timeout: 20)
     #expect(try tty.wait() == 8)
     let events = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-    #expect(events.hasPrefix("ready\nbegin\nperform password\n"), "the desktop asked for the new keyring's password: \(events)")
+    #expect(
+      events.hasPrefix("ready\nbegin\nperform password\n"),
+      "the desktop asked for the new keyring's password: \(events)")
   }
 }

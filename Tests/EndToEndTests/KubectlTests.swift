@@ -2,8 +2,9 @@
 // Scripts/fetch-kubectl keeps it in .build/tools): `strivacity setup-kubectl` writes the
 // kubeconfig user, and kubectl's exec plugin call gets the profile's access token to an API
 // server, in the ExecCredential apiVersion the kubeconfig names, and only to the API servers of
-// the profile's kube_clusters. The server is a stand-in on loopback (Python's http.server behind a throwaway certificate: kubectl hands exec credentials
-// only to TLS servers) that answers only to the expected bearer token, and notes what it got.
+// the profile's kube_clusters. The server is a stand-in on loopback (Python's http.server behind
+// a throwaway certificate: kubectl hands exec credentials only to TLS servers) that answers only
+// to the expected bearer token, and notes what it got.
 import Foundation
 import Glibc
 import StrivacityCore
@@ -13,10 +14,14 @@ import Testing
 @Suite struct KubectlTests {
   /// The official kubectl, fetched once into .build/tools (nil if that failed: the tests say so).
   static let kubectl: String? = {
-    guard let result = try? run(
-      [TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/fetch-kubectl").path],
-      environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin", "HOME": NSHomeDirectory()],
-      timeout: 300),
+    guard
+      let result = try? run(
+        [TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/fetch-kubectl").path],
+        environment: [
+          "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
+          "HOME": NSHomeDirectory(),
+        ],
+        timeout: 300),
       result.status == 0
     else { return nil }
     let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -36,12 +41,15 @@ import Testing
             ok = got.startswith("Bearer ") and len(got) > 7 and (expected is None or got == "Bearer " + expected)
             with open(sys.argv[1] + "/seen", "a") as f: f.write((got[7:] if ok else "-") + " " + self.path + "\\n")
             self.send_response(200 if ok else 401)
-            self.send_header("Content-Type", "application/json" if self.path == "/version" else "text/plain"); self.end_headers()
-            if ok: self.wfile.write(b'{"major":"1","minor":"37","gitVersion":"v1.37.0-stand-in"}' if self.path == "/version" else b"ok")
+            kind = "application/json" if self.path == "/version" else "text/plain"
+            self.send_header("Content-Type", kind); self.end_headers()
+            version = b'{"major":"1","minor":"37","gitVersion":"v1.37.0-stand-in"}'
+            if ok: self.wfile.write(version if self.path == "/version" else b"ok")
     s = http.server.HTTPServer(("127.0.0.1", 0), H)
     c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); c.load_cert_chain(sys.argv[1] + "/cert.pem", sys.argv[1] + "/key.pem")
     s.socket = c.wrap_socket(s.socket, server_side=True)
-    open(sys.argv[1] + "/port.part", "w").write(str(s.server_address[1])); os.rename(sys.argv[1] + "/port.part", sys.argv[1] + "/port")
+    open(sys.argv[1] + "/port.part", "w").write(str(s.server_address[1])); os.rename(sys.argv[1] + "/port.part",
+    sys.argv[1] + "/port")
     s.serve_forever()
     """
 
@@ -57,11 +65,16 @@ import Testing
 
     /// `expected`: the one token the server accepts (nil: any bearer token, each noted).
     init(_ h: Harness, expected: String?) throws {
-      kubectl = try #require(KubectlTests.kubectl, "the real kubectl: Scripts/fetch-kubectl could not fetch it from PyPI")
+      kubectl = try #require(
+        KubectlTests.kubectl, "the real kubectl: Scripts/fetch-kubectl could not fetch it from PyPI")
       dir = try ScratchDirectory("kube")
       let certificate = try StrivacityTestSupport.run(
-        ["/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
-         "-keyout", dir.file("key.pem"), "-out", dir.file("cert.pem"), "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+        [
+          "/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days",
+          "1",
+          "-keyout", dir.file("key.pem"), "-out", dir.file("cert.pem"), "-subj", "/CN=127.0.0.1", "-addext",
+          "subjectAltName=IP:127.0.0.1,DNS:localhost",
+        ],
         environment: ["PATH": "/usr/bin:/bin"])
       try #require(certificate.status == 0, "\(certificate.stderr)")
       if let expected { _ = try dir.write("expected", expected) }
@@ -84,7 +97,11 @@ import Testing
       environment = h.environment
       environment["PATH"] = (kubectl as NSString).deletingLastPathComponent + ":/usr/bin:/bin"
       environment["KUBECONFIG"] = kubeconfig
-      #expect(try run(["config", "set-cluster", "c", "--server=https://127.0.0.1:\(port)", "--certificate-authority=\(dir.file("cert.pem"))"]).status == 0)
+      #expect(
+        try run([
+          "config", "set-cluster", "c", "--server=https://127.0.0.1:\(port)",
+          "--certificate-authority=\(dir.file("cert.pem"))",
+        ]).status == 0)
     }
 
     // SIGKILL: the test process blocks most signals, and Process hands that mask on.
@@ -99,15 +116,22 @@ import Testing
 
     /// A user whose exec plugin is strivacity, written with kubectl (not setup-kubectl).
     func addUser(_ name: String, profile: String, apiVersion: String, interactiveMode: String = "IfAvailable") throws {
-      let arguments = ["token", "--profile", profile, "--format", "exec-credential", "--login"].map { "--exec-arg=\($0)" }
+      let arguments = ["token", "--profile", profile, "--format", "exec-credential", "--login"].map {
+        "--exec-arg=\($0)"
+      }
       let added = try run(
-        ["config", "set-credentials", name, "--exec-command=\(TestEnvironment.binary("strivacity"))", "--exec-api-version=\(apiVersion)",
-         "--exec-interactive-mode=\(interactiveMode)"] + arguments)
+        [
+          "config", "set-credentials", name, "--exec-command=\(TestEnvironment.binary("strivacity"))",
+          "--exec-api-version=\(apiVersion)",
+          "--exec-interactive-mode=\(interactiveMode)",
+        ] + arguments)
       #expect(added.status == 0, "\(added.stderr)")
     }
 
     /// What the server got, one line per request: the bearer token (or "-") and the path.
-    var seen: [String] { ((try? String(contentsOfFile: dir.file("seen"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+    var seen: [String] {
+      ((try? String(contentsOfFile: dir.file("seen"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
   }
 
   /// Both versions kubectl speaks deliver the token, answered in the version the kubeconfig
@@ -140,17 +164,30 @@ import Testing
   @Test func anUnknownVersionIsRefusedAndNoneMeansV1() throws {
     let h = try Harness(journey: "password")
     try h.signIn()
-    let arguments = [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile, "--format", "exec-credential"]
+    let arguments = [
+      TestEnvironment.binary("strivacity"), "token", "--profile", h.profile, "--format", "exec-credential",
+    ]
     for cache in ["on", "off"] {
       let unknown = try run(
-        arguments, environment: h.environment.merging([
+        arguments,
+        environment: h.environment.merging([
           "KUBERNETES_EXEC_INFO": #"{"apiVersion":"client.authentication.k8s.io/v2","spec":{"interactive":false}}"#,
           "STRIVACITY_TOKEN_CACHE": cache,
         ]) { _, new in new })
       #expect(unknown.status == 2 && unknown.stdout.isEmpty, "\(unknown.stderr)")
-      #expect(unknown.stderr.contains("kubectl asks for 'client.authentication.k8s.io/v2'; strivacity answers client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1"))
-      let garbage = try run(arguments, environment: h.environment.merging(["KUBERNETES_EXEC_INFO": "{", "STRIVACITY_TOKEN_CACHE": cache]) { _, new in new })
-      #expect(garbage.status == 2 && garbage.stderr.contains("KUBERNETES_EXEC_INFO is not a JSON object"), "\(garbage.stderr)")
+      #expect(
+        unknown.stderr.contains(
+          "kubectl asks for 'client.authentication.k8s.io/v2'; strivacity answers client.authentication.k8s.io/v1 "
+            + "or client.authentication.k8s.io/v1beta1"
+        ))
+      let garbage = try run(
+        arguments,
+        environment: h.environment.merging(["KUBERNETES_EXEC_INFO": "{", "STRIVACITY_TOKEN_CACHE": cache]) { _, new in
+          new
+        })
+      #expect(
+        garbage.status == 2 && garbage.stderr.contains("KUBERNETES_EXEC_INFO is not a JSON object"), "\(garbage.stderr)"
+      )
     }
     let plain = try run(arguments, environment: h.environment)
     #expect(JSONValue.parse(plain.stdout)?["apiVersion"]?.string == ExecCredentialInfo.v1)
@@ -170,17 +207,26 @@ import Testing
     #expect(try cluster.run(["config", "use-context", "theirs"]).status == 0)
     let before = try cluster.run(["config", "view"]).stdout
 
-    let setup = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile], environment: cluster.environment)
+    let setup = try run(
+      [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile], environment: cluster.environment)
     #expect(setup.status == 0, "\(setup.stderr)")
     let name = "strivacity-\(h.profile)"
-    #expect(setup.stderr.contains("kubectl user \(name) written to \(cluster.kubeconfig): exec "), "says what it changed: \(setup.stderr)")
+    #expect(
+      setup.stderr.contains("kubectl user \(name) written to \(cluster.kubeconfig): exec "),
+      "says what it changed: \(setup.stderr)")
     #expect(setup.stderr.contains("kubectl config set-context --current --user=\(name)"))
-    #expect(setup.stderr.contains("profile \(h.profile) gives kubectl its token for https://127.0.0.1:\(cluster.port) (context theirs)"), "\(setup.stderr)")
-    #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("kube_clusters = [\"https://127.0.0.1:\(cluster.port)\"]"), "the current context's server")
+    #expect(
+      setup.stderr.contains(
+        "profile \(h.profile) gives kubectl its token for https://127.0.0.1:\(cluster.port) (context theirs)"),
+      "\(setup.stderr)")
+    #expect(
+      try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains(
+        "kube_clusters = [\"https://127.0.0.1:\(cluster.port)\"]"), "the current context's server")
     let written = try String(contentsOfFile: cluster.kubeconfig, encoding: .utf8)
     let front = URL(fileURLWithPath: TestEnvironment.binary("strivacity")).resolvingSymlinksInPath().path
     #expect(written.contains("command: \(front)"), "the small binary, by absolute path")
-    #expect(written.contains("interactiveMode: IfAvailable") && written.contains("provideClusterInfo: true"), "\(written)")
+    #expect(
+      written.contains("interactiveMode: IfAvailable") && written.contains("provideClusterInfo: true"), "\(written)")
     #expect(written.contains("apiVersion: \(ExecCredentialInfo.v1)"))
     #expect(!written.contains("sat_"), "no token in the kubeconfig")
 
@@ -189,16 +235,21 @@ import Testing
     #expect(cluster.seen.last == "\(token) /healthz", "the API server got the token")
 
     // Run again: the same user, written over (no second one, nothing stale).
-    let again = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile], environment: cluster.environment)
+    let again = try run(
+      [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile], environment: cluster.environment)
     #expect(again.status == 0, "\(again.stderr)")
     #expect(try String(contentsOfFile: cluster.kubeconfig, encoding: .utf8) == written)
 
     // A context of the person's that names the user is theirs: named on --undo, left alone.
     #expect(try cluster.run(["config", "set-context", "mine", "--cluster=c", "--user=\(name)"]).status == 0)
-    let undo = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--undo"], environment: cluster.environment)
+    let undo = try run(
+      [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--undo"],
+      environment: cluster.environment)
     #expect(undo.status == 0, "\(undo.stderr)")
     #expect(undo.stderr.contains("these contexts still name it (left as they are): mine"), "\(undo.stderr)")
-    #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("kube_clusters = []"), "the allow-list goes with the user")
+    #expect(
+      try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains(
+        "kube_clusters = []"), "the allow-list goes with the user")
     #expect(try cluster.run(["config", "delete-context", "mine"]).status == 0)
     #expect(try cluster.run(["config", "view"]).stdout == before, "the rest of the kubeconfig as it was")
   }
@@ -215,14 +266,22 @@ import Testing
     let token = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
     let cluster = try Cluster(h, expected: token)
     let name = "strivacity-\(h.profile)"
-    #expect(try cluster.run(["config", "set-cluster", "d", "--server=https://localhost:\(cluster.port)/", "--certificate-authority=\(cluster.dir.file("cert.pem"))"]).status == 0)
+    #expect(
+      try cluster.run([
+        "config", "set-cluster", "d", "--server=https://localhost:\(cluster.port)/",
+        "--certificate-authority=\(cluster.dir.file("cert.pem"))",
+      ]).status == 0)
     #expect(try cluster.run(["config", "set-context", "first", "--cluster=c", "--user=\(name)"]).status == 0)
     #expect(try cluster.run(["config", "set-context", "second", "--cluster=d", "--user=\(name)"]).status == 0)
     let config = h.home.file(".config/strivacity/config.toml")
-    let setupFirst = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "first"], environment: cluster.environment)
+    let setupFirst = try run(
+      [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "first"],
+      environment: cluster.environment)
     #expect(setupFirst.status == 0, "\(setupFirst.stderr)")
     #expect(setupFirst.stderr.contains("context first uses it already"), "\(setupFirst.stderr)")
-    #expect(try String(contentsOfFile: config, encoding: .utf8).contains("kube_clusters = [\"https://127.0.0.1:\(cluster.port)\"]"))
+    #expect(
+      try String(contentsOfFile: config, encoding: .utf8).contains(
+        "kube_clusters = [\"https://127.0.0.1:\(cluster.port)\"]"))
 
     for cache in ["on", "off"] {
       cluster.environment["STRIVACITY_TOKEN_CACHE"] = cache
@@ -231,26 +290,38 @@ import Testing
       #expect(cluster.seen.last == "\(token) /healthz", "cache \(cache)")
       let other = try cluster.run(["--context", "second", "get", "--raw", "/readyz"])
       #expect(other.status != 0 && other.stdout.isEmpty, "cache \(cache): \(other.stdout)")
-      #expect(other.stderr.contains(
-        "strivacity: error: refusing the token to kubectl for https://localhost:\(cluster.port): profile \(h.profile) allows only its kube_clusters "
-          + "(https://127.0.0.1:\(cluster.port)); to allow the context's API server: strivacity setup-kubectl --profile \(h.profile) --context CONTEXT"),
+      #expect(
+        other.stderr.contains(
+          "strivacity: error: refusing the token to kubectl for https://localhost:\(cluster.port): profile "
+            + "\(h.profile) allows only its kube_clusters "
+            + "(https://127.0.0.1:\(cluster.port)); to allow the context's API server: strivacity setup-kubectl "
+            + "--profile \(h.profile) --context CONTEXT"
+        ),
         "cache \(cache): \(other.stderr)")
-      #expect(other.stderr.contains("exit code 2"), "the exit status `strivacity curl` gives a host it may not send to: \(other.stderr)")
+      #expect(
+        other.stderr.contains("exit code 2"),
+        "the exit status `strivacity curl` gives a host it may not send to: \(other.stderr)")
     }
-    #expect(!cluster.seen.contains { $0.hasPrefix(token) && $0.hasSuffix("/readyz") }, "the other server never got the token: \(cluster.seen)")
+    #expect(
+      !cluster.seen.contains { $0.hasPrefix(token) && $0.hasSuffix("/readyz") },
+      "the other server never got the token: \(cluster.seen)")
 
     // A user written with provideClusterInfo false (an older setup-kubectl's): kubectl does not
     // say the server, and a profile with kube_clusters refuses, saying to run setup-kubectl again.
     try cluster.addUser("old", profile: h.profile, apiVersion: ExecCredentialInfo.v1)
     let old = try cluster.run(["--cluster", "c", "--user", "old", "get", "--raw", "/livez"])
-    #expect(old.status != 0 && old.stderr.contains("(the kubeconfig user has provideClusterInfo: false)"), "\(old.stderr)")
+    #expect(
+      old.status != 0 && old.stderr.contains("(the kubeconfig user has provideClusterInfo: false)"), "\(old.stderr)")
     #expect(!cluster.seen.contains { $0.hasSuffix("/livez") && $0.hasPrefix(token) })
 
     // The second context's server added; the first kept.
-    let setupSecond = try run([TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "second"], environment: cluster.environment)
+    let setupSecond = try run(
+      [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "second"],
+      environment: cluster.environment)
     #expect(setupSecond.status == 0, "\(setupSecond.stderr)")
-    #expect(try String(contentsOfFile: config, encoding: .utf8).contains(
-      "kube_clusters = [\"https://127.0.0.1:\(cluster.port)\", \"https://localhost:\(cluster.port)\"]"))
+    #expect(
+      try String(contentsOfFile: config, encoding: .utf8).contains(
+        "kube_clusters = [\"https://127.0.0.1:\(cluster.port)\", \"https://localhost:\(cluster.port)\"]"))
     for cache in ["on", "off"] {
       cluster.environment["STRIVACITY_TOKEN_CACHE"] = cache
       let second = try cluster.run(["--context", "second", "get", "--raw", "/readyz"])
@@ -262,7 +333,8 @@ import Testing
 
     // By hand (no KUBERNETES_EXEC_INFO): the token is for the person running it.
     let byHand = try run(
-      [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile, "--format", "exec-credential"], environment: h.environment)
+      [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile, "--format", "exec-credential"],
+      environment: h.environment)
     #expect(JSONValue.parse(byHand.stdout)?["status"]?["token"]?.string == token, "\(byHand.stderr)")
   }
 
@@ -273,7 +345,9 @@ import Testing
     let cluster = try Cluster(h, expected: nil)
     try h.writeProfile()
     let config = h.home.file(".config/strivacity/config.toml")
-    #expect(try cluster.run(["config", "set-cluster", "tricky", "--server=https://127.0.0.1:\(cluster.port)@evil.example/"]).status == 0)
+    #expect(
+      try cluster.run(["config", "set-cluster", "tricky", "--server=https://127.0.0.1:\(cluster.port)@evil.example/"])
+        .status == 0)
     #expect(try cluster.run(["config", "set-context", "tricky", "--cluster=tricky", "--user=x"]).status == 0)
     #expect(try cluster.run(["config", "set-context", "nowhere", "--user=x"]).status == 0)
     let kubeconfigBefore = try String(contentsOfFile: cluster.kubeconfig, encoding: .utf8)
@@ -303,7 +377,9 @@ import Testing
     let health = try cluster.run(["--cluster", "c", "--user", "never", "get", "--raw", "/healthz"])
     let took = Date().timeIntervalSince(started)
     #expect(health.status != 0)
-    #expect(health.stderr.contains("not signed in to \(h.profile): run strivacity login --profile \(h.profile)"), "\(health.stderr)")
+    #expect(
+      health.stderr.contains("not signed in to \(h.profile): run strivacity login --profile \(h.profile)"),
+      "\(health.stderr)")
     #expect(took < 10, "at once, not after a sign-in's wait (\(took) s, kubectl's own start included)")
     #expect(cluster.seen.allSatisfy { $0.hasPrefix("- ") }, "no token reached the server")
   }
@@ -316,7 +392,8 @@ import Testing
     try h.writeProfile()
     try cluster.addUser("person", profile: h.profile, apiVersion: ExecCredentialInfo.v1beta1)
     let tty = try PTYSession(
-      [try #require(KubectlTests.kubectl), "--cluster", "c", "--user", "person", "get", "--raw", "/healthz"], environment: cluster.environment)
+      [try #require(KubectlTests.kubectl), "--cluster", "c", "--user", "person", "get", "--raw", "/healthz"],
+      environment: cluster.environment)
     try tty.typeDemoSignIn()
     #expect(try tty.wait(timeout: 30) == 0, "\(tty.transcript)")
     #expect(tty.stdout == "ok", "kubectl's stdout holds its answer alone: \(tty.stdout)")

@@ -5,15 +5,18 @@ import Foundation
 import Glibc
 import StrivacityCore
 import StrivacityTestSupport
-import TokenCache
 import Testing
+import TokenCache
 
 @Suite struct TokenCacheTests {
   /// `strivacity token` with LD_DEBUG=files: its output, and whether it loaded libsecret.
-  func token(_ h: Harness, _ extra: [String] = [], environment: [String: String] = [:]) throws -> (result: ProcessResult, keyring: Bool) {
+  func token(_ h: Harness, _ extra: [String] = [], environment: [String: String] = [:]) throws -> (
+    result: ProcessResult, keyring: Bool
+  ) {
     var env = h.environment.merging(environment) { _, new in new }
     env["LD_DEBUG"] = "files"
-    let result = try run([TestEnvironment.binary("strivacity"), "token", "--profile", h.profile] + extra, environment: env)
+    let result = try run(
+      [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile] + extra, environment: env)
     return (result, result.stderr.contains("file=libsecret"))
   }
 
@@ -102,7 +105,8 @@ import Testing
     let current = try stored(h)
     let token = try run([bin, "token", "--profile", h.profile], environment: h.environment)
     #expect(token.status == 0 && token.stdout == current + "\n", "\(token.stderr)")
-    let get = try run([bin, "credential", "get"], environment: h.environment, stdin: "protocol=https\nhost=git.example.com\n\n")
+    let get = try run(
+      [bin, "credential", "get"], environment: h.environment, stdin: "protocol=https\nhost=git.example.com\n\n")
     #expect(get.status == 0 && get.stdout.contains("password=\(current)\n"), "\(get.stderr)")
     h.dropCachedToken()
     let handedOver = try run([bin, "token", "--profile", h.profile], environment: h.environment)
@@ -145,15 +149,21 @@ import Testing
   @Test func anotherUserCannotReadIt() throws {
     let h = try Harness(journey: "password")
     try h.signIn()
-    let description = KernelTokenCache.description(StoreKey(profile: h.profile, issuer: h.emulator.issuer, clientID: "strivacity-cli"))
+    let description = KernelTokenCache.description(
+      StoreKey(profile: h.profile, issuer: h.emulator.issuer, clientID: "strivacity-cli"))
     let search = try run(["/usr/bin/keyctl", "search", "@u", "user", description], environment: [:])
     let serial = search.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(search.status == 0 && !serial.isEmpty, "\(search.stderr)")
     let keys = try run(["/bin/cat", "/proc/keys"], environment: [:]).stdout  // procfs: sizes read as 0
     let line = keys.split(separator: "\n").first { $0.contains(" " + description + ":") }
-    #expect(line?.split(separator: " ", omittingEmptySubsequences: true)[4] == "3f3f0000", "possessor and user only: \(line ?? "")")
+    #expect(
+      line?.split(separator: " ", omittingEmptySubsequences: true)[4] == "3f3f0000",
+      "possessor and user only: \(line ?? "")")
     let stranger = try run(
-      ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/keyctl", "print", serial], environment: [:])
+      [
+        "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/keyctl", "print",
+        serial,
+      ], environment: [:])
     #expect(stranger.status != 0, "another user read it: \(stranger.stdout)")
     #expect(!stranger.stdout.contains("sat_"))
   }

@@ -2,6 +2,7 @@ import Crypto
 import StrivacityCore
 import Testing
 import _CryptoExtras
+
 @testable import OAuthCore
 
 @Suite struct Base64URLTests {
@@ -21,7 +22,9 @@ import _CryptoExtras
 @Suite struct PKCETests {
   // RFC 7636 Appendix B.
   @Test func rfcExample() {
-    #expect(PKCE.challenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk") == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+    #expect(
+      PKCE.challenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+        == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
   }
 
   @Test func thousandVerifiersAreCompliant() {
@@ -63,8 +66,11 @@ import _CryptoExtras
     #expect(throws: JWTError.unsupportedAlgorithm("none")) { try JWT(compact: none).verify(with: Self.jwks) }
     // HS256 "signed" with the public key's bytes (key confusion)
     let hs = Self.part(["alg": "HS256", "kid": .string(Self.kid)]) + "." + parts[1]
-    let mac = HMAC<SHA256>.authenticationCode(for: Array(hs.utf8), using: SymmetricKey(data: try Self.key.publicKey.getKeyPrimitives().modulus))
-    #expect(throws: JWTError.unsupportedAlgorithm("HS256")) { try JWT(compact: hs + "." + Base64URL.encode(mac)).verify(with: Self.jwks) }
+    let mac = HMAC<SHA256>.authenticationCode(
+      for: Array(hs.utf8), using: SymmetricKey(data: try Self.key.publicKey.getKeyPrimitives().modulus))
+    #expect(throws: JWTError.unsupportedAlgorithm("HS256")) {
+      try JWT(compact: hs + "." + Base64URL.encode(mac)).verify(with: Self.jwks)
+    }
     // an unknown kid
     let other = try _RSA.Signing.PrivateKey(keySize: .bits2048)
     let foreign = try JWT.sign(claims: ["sub": "u"], with: other, keyID: "other")
@@ -83,11 +89,13 @@ import _CryptoExtras
   }
 
   @Test func jwksSkipsKeysThatCannotVerifyRS256() throws {
-    let json: JSONValue = ["keys": [
-      ["kty": "EC", "crv": "P-256", "x": "AA", "y": "AA"],
-      ["kty": "RSA", "use": "enc", "n": "AQAB", "e": "AQAB"],
-      ["kty": "RSA", "n": "AQAB", "e": "AQAB"],  // far too small
-    ]]
+    let json: JSONValue = [
+      "keys": [
+        ["kty": "EC", "crv": "P-256", "x": "AA", "y": "AA"],
+        ["kty": "RSA", "use": "enc", "n": "AQAB", "e": "AQAB"],
+        ["kty": "RSA", "n": "AQAB", "e": "AQAB"],  // far too small
+      ]
+    ]
     #expect(try JWKS(json: json).keys.isEmpty)
     #expect(throws: JWTError.self) { try JWKS(json: ["nokeys": true]) }
   }
@@ -96,12 +104,18 @@ import _CryptoExtras
 @Suite struct IDTokenValidatorTests {
   static let now: Int64 = 1_800_000_000
   static var good: [String: JSONValue] {
-    ["iss": "https://t.example/", "aud": ["client"], "exp": .number(Double(now + 600)), "iat": .number(Double(now)), "nonce": "n1", "sub": "u"]
+    [
+      "iss": "https://t.example/", "aud": ["client"], "exp": .number(Double(now + 600)), "iat": .number(Double(now)),
+      "nonce": "n1", "sub": "u",
+    ]
   }
 
-  func validate(_ claims: [String: JSONValue], signer: _RSA.Signing.PrivateKey = JWTTests.key, kid: String = JWTTests.kid) throws -> [String: JSONValue] {
+  func validate(
+    _ claims: [String: JSONValue], signer: _RSA.Signing.PrivateKey = JWTTests.key, kid: String = JWTTests.kid
+  ) throws -> [String: JSONValue] {
     let token = try JWT.sign(claims: claims, with: signer, keyID: kid)
-    return try IDTokenValidator.validate(token, keys: JWTTests.jwks, issuer: "https://t.example/", clientID: "client", nonce: "n1", now: Self.now)
+    return try IDTokenValidator.validate(
+      token, keys: JWTTests.jwks, issuer: "https://t.example/", clientID: "client", nonce: "n1", now: Self.now)
   }
 
   @Test func acceptsAGoodToken() throws {
@@ -116,7 +130,10 @@ import _CryptoExtras
   }
 
   @Test(arguments: [
-    ("iss", JSONValue.string("https://t.example"), IDTokenError.issuer(expected: "https://t.example/", found: "https://t.example")),
+    (
+      "iss", JSONValue.string("https://t.example"),
+      IDTokenError.issuer(expected: "https://t.example/", found: "https://t.example")
+    ),
     ("aud", JSONValue.array(["other"]), IDTokenError.audience(expected: "client")),
     ("aud", JSONValue.string("other"), IDTokenError.audience(expected: "client")),
     ("exp", JSONValue.number(Double(now - 600)), IDTokenError.expired),
@@ -166,7 +183,8 @@ import _CryptoExtras
 @Suite struct TokenResponseTests {
   @Test func admitsAGoodResponse() throws {
     let response = try TokenResponse(json: [
-      "access_token": "at.1", "token_type": "bearer", "expires_in": "3600", "refresh_token": "r 1", "id_token": "a.b.c", "scope": "openid",
+      "access_token": "at.1", "token_type": "bearer", "expires_in": "3600", "refresh_token": "r 1", "id_token": "a.b.c",
+      "scope": "openid",
     ])
     #expect(response.accessToken.value == "at.1")
     #expect(response.tokenType == "Bearer")

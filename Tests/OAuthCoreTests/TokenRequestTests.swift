@@ -9,13 +9,21 @@ import Testing
 
   @Test func authorizationCodeWithPKCE() {
     let request = TokenRequest(
-      grant: .authorizationCode(code: "SplxlOBeZQQYbYS6WxSbIA", verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", redirectURI: "https://client.example.com/cb"),
+      grant: .authorizationCode(
+        code: "SplxlOBeZQQYbYS6WxSbIA", verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+        redirectURI: "https://client.example.com/cb"),
       client: .none(clientID: "s6BhdRkqt3"))
     let http = request.httpRequest(url: "https://server.example.com/token")
     #expect(http.method == "POST" && http.url == "https://server.example.com/token")
-    #expect(body(http) == "grant_type=authorization_code&code=SplxlOBeZQQYbYS6WxSbIA&redirect_uri=https%3A%2F%2Fclient.example.com%2Fcb"
-      + "&client_id=s6BhdRkqt3&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
-    #expect(http.headers == [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")])
+    #expect(
+      body(http)
+        == "grant_type=authorization_code&code=SplxlOBeZQQYbYS6WxSbIA"
+        + "&redirect_uri=https%3A%2F%2Fclient.example.com%2Fcb"
+        + "&client_id=s6BhdRkqt3&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+    #expect(
+      http.headers == [
+        HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json"),
+      ])
     #expect(!http.freshConnection)
   }
 
@@ -31,14 +39,20 @@ import Testing
   @Test func additionalParametersComeLast() {
     let request = TokenRequest(
       grant: .refreshToken("rt"), client: .none(clientID: "c"),
-      additionalParameters: [FormParameter("resource", "https://api.example.com/"), FormParameter("scope", "read write")])
-    #expect(body(request.httpRequest(url: "https://t/token"))
-      == "grant_type=refresh_token&refresh_token=rt&client_id=c&resource=https%3A%2F%2Fapi.example.com%2F&scope=read%20write")
+      additionalParameters: [
+        FormParameter("resource", "https://api.example.com/"), FormParameter("scope", "read write"),
+      ])
+    #expect(
+      body(request.httpRequest(url: "https://t/token"))
+        == "grant_type=refresh_token&refresh_token=rt&client_id=c"
+        + "&resource=https%3A%2F%2Fapi.example.com%2F&scope=read%20write")
   }
 
   @Test func revocation() {
-    let http = RevocationRequest(token: "45ghiukldjahdnhzdauz", hint: .refreshToken, client: .none(clientID: "s6BhdRkqt3"))
-      .httpRequest(url: "https://server.example.com/revoke")
+    let http = RevocationRequest(
+      token: "45ghiukldjahdnhzdauz", hint: .refreshToken, client: .none(clientID: "s6BhdRkqt3")
+    )
+    .httpRequest(url: "https://server.example.com/revoke")
     #expect(body(http) == "token=45ghiukldjahdnhzdauz&token_type_hint=refresh_token&client_id=s6BhdRkqt3")
     #expect(http.headers == [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")])
   }
@@ -47,7 +61,9 @@ import Testing
   @Test func valuesCannotAddParameters() {
     let request = TokenRequest(grant: .refreshToken("a&client_id=evil"), client: .none(clientID: "c=d"))
     #expect(request.parameters.map(\.name) == ["grant_type", "refresh_token", "client_id"])
-    #expect(body(request.httpRequest(url: "https://t/token")) == "grant_type=refresh_token&refresh_token=a%26client_id%3Devil&client_id=c%3Dd")
+    #expect(
+      body(request.httpRequest(url: "https://t/token"))
+        == "grant_type=refresh_token&refresh_token=a%26client_id%3Devil&client_id=c%3Dd")
   }
 }
 
@@ -78,10 +94,11 @@ import Testing
     var withExtras = request
     withExtras.additionalParameters = [FormParameter("prompt", "login"), FormParameter("login_hint", "a b@c")]
     let url = withExtras.url(endpoint: "https://t.example/oauth2/auth?x=1", sdk: "web")
-    #expect(url == "https://t.example/oauth2/auth?x=1&client_id=s6BhdRkqt3"
-      + "&redirect_uri=https%3A%2F%2Fclient.example.com%2Fcb&response_type=code&scope=openid%20profile"
-      + "&code_challenge_method=S256&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
-      + "&state=xyz&nonce=n-0S6_WzA2Mj&prompt=login&login_hint=a%20b%40c&sdk=web")
+    #expect(
+      url == "https://t.example/oauth2/auth?x=1&client_id=s6BhdRkqt3"
+        + "&redirect_uri=https%3A%2F%2Fclient.example.com%2Fcb&response_type=code&scope=openid%20profile"
+        + "&code_challenge_method=S256&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        + "&state=xyz&nonce=n-0S6_WzA2Mj&prompt=login&login_hint=a%20b%40c&sdk=web")
   }
 
   @Test func eachAttemptIsFresh() {

@@ -3,6 +3,7 @@ import StrivacityCore
 import StrivacityTestSupport
 import Synchronization
 import Testing
+
 @testable import SecretStore
 
 @Suite struct FileStoreTests {

@@ -6,6 +6,7 @@ import StrivacityCore
 import StrivacityTestSupport
 import Testing
 import TokenCache
+
 @testable import SecretStore
 
 @Suite(.serialized) struct SecretServiceStoreTests {
@@ -17,7 +18,8 @@ import TokenCache
 
   static func tokens(_ tag: String, expiresAt: Int64 = 2_000_000_000) -> TokenSet {
     TokenSet(
-      accessToken: try! BearerToken(admitting: "access-\(tag)"), refreshToken: "refresh-\(tag)", idToken: "h.p.\(tag)", scope: "openid profile",
+      accessToken: try! BearerToken(admitting: "access-\(tag)"), refreshToken: "refresh-\(tag)", idToken: "h.p.\(tag)",
+      scope: "openid profile",
       expiresAt: expiresAt, obtainedAt: expiresAt - 3600)
   }
 
@@ -59,7 +61,10 @@ import TokenCache
     #expect(text.contains("access-l"), "the secret is the JSON token set")
 
     let lookup = try run(
-      ["/usr/bin/secret-tool", "lookup", "profile", "labelled", "issuer", "https://label.example/", "client_id", "client-l"],
+      [
+        "/usr/bin/secret-tool", "lookup", "profile", "labelled", "issuer", "https://label.example/", "client_id",
+        "client-l",
+      ],
       environment: ProcessInfo.processInfo.environment)
     let stored = try TokenSet.decode(Array(lookup.stdout.utf8), source: "secret-tool")
     #expect(stored == Self.tokens("l"))
@@ -125,7 +130,10 @@ import TokenCache
     // secret-tool stores without our schema name: our lookups must not pick that up.
     let env = ProcessInfo.processInfo.environment
     let stored = try run(
-      ["/usr/bin/secret-tool", "store", "--label", "impostor", "profile", "impostor", "issuer", "https://t.example/", "client_id", "c"],
+      [
+        "/usr/bin/secret-tool", "store", "--label", "impostor", "profile", "impostor", "issuer", "https://t.example/",
+        "client_id", "c",
+      ],
       environment: env, stdin: "not-a-token-set")
     #expect(stored.status == 0, "\(stored.stderr)")
     let store = SecretServiceStore()
@@ -137,8 +145,10 @@ import TokenCache
     let env = ProcessInfo.processInfo.environment
     // A schema-tagged item whose secret is not a token set (written by someone else).
     let stored = try run(
-      ["/usr/bin/secret-tool", "store", "--label", "x", "xdg:schema", SecretServiceStore.schemaName,
-       "profile", "garbled", "issuer", "https://t.example/", "client_id", "c"],
+      [
+        "/usr/bin/secret-tool", "store", "--label", "x", "xdg:schema", SecretServiceStore.schemaName,
+        "profile", "garbled", "issuer", "https://t.example/", "client_id", "c",
+      ],
       environment: env, stdin: "SECRET-GARBAGE")
     #expect(stored.status == 0, "\(stored.stderr)")
     let store = SecretServiceStore()

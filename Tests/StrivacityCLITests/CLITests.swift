@@ -40,12 +40,15 @@ let profileConfig = """
   """
 
 /// The one line a failing command prints, checked for shape.
-func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectOneLineError(
+  _ result: ProcessResult, status: Int32, containing fragment: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
   #expect(result.status == status, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
   #expect(result.stdout.isEmpty, "stdout: \(result.stdout)", sourceLocation: sourceLocation)
   let lines = result.ownStderr.split(separator: "\n")
   #expect(lines.count == 1, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
-  #expect(lines.first?.hasPrefix("strivacity: error: ") == true, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+  #expect(
+    lines.first?.hasPrefix("strivacity: error: ") == true, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
   #expect(result.stderr.contains(fragment), "stderr: \(result.stderr)", sourceLocation: sourceLocation)
 }
 
@@ -75,7 +78,8 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
     #expect(try loaded(["--help"]) == [])
     #expect(try loaded(["token", "--help"]) == [])
     #expect(try loaded(["token", "--profile", "filed"]) == [], "the file store needs no keyring")
-    #expect(try loaded(["token", "--profile", "default"], bus: true).contains("libsecret"), "the keyring store loads it")
+    #expect(
+      try loaded(["token", "--profile", "default"], bus: true).contains("libsecret"), "the keyring store loads it")
   }
 
   /// `--version --verbose`: what a bug report needs, on stdout: the build's commit and compiler,
@@ -90,8 +94,11 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
       let lines = result.stdout.split(separator: "\n").map(String.init)
       #expect(lines.first.map { $0 + "\n" } == plain)
       #expect(lines.contains { $0.hasPrefix("commit:    ") && $0.count > 12 }, "\(result.stdout)")
-      #expect(lines.contains { $0.hasPrefix("compiler:  Swift version ") } || lines.contains("compiler:  unknown (the Swift runtime is the compiler's)"), "\(result.stdout)")
-      #expect(lines.contains { $0.hasPrefix("libcurl:   libcurl/") && $0.contains("/libcurl.so.4") }, "\(result.stdout)")
+      #expect(
+        lines.contains { $0.hasPrefix("compiler:  Swift version ") }
+          || lines.contains("compiler:  unknown (the Swift runtime is the compiler's)"), "\(result.stdout)")
+      #expect(
+        lines.contains { $0.hasPrefix("libcurl:   libcurl/") && $0.contains("/libcurl.so.4") }, "\(result.stdout)")
       #expect(lines.contains { $0.hasPrefix("libsecret: ") && $0.contains("/libsecret-1.so.0") }, "\(result.stdout)")
     }
   }
@@ -99,11 +106,22 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
   /// Parse errors too are one line in the documented form, with the help to read, and exit 2.
   @Test(arguments: [
     (["no-such-command"], "unexpected argument 'no-such-command' (see 'strivacity --help')"),
-    (["status", "--store", "plaintext"], "the value 'plaintext' is invalid for '--store <store>'; use one of 'secret-service' and 'file' (see 'strivacity status --help')"),
-    (["token", "--format", "bogus"], "; use one of: raw, header, json, env, curl, exec-credential (see 'strivacity token --help')"),
+    (
+      ["status", "--store", "plaintext"],
+      "the value 'plaintext' is invalid for '--store <store>'; use one of 'secret-service' and 'file' (see "
+        + "'strivacity status --help')"
+    ),
+    (
+      ["token", "--format", "bogus"],
+      "; use one of: raw, header, json, env, curl, exec-credential (see 'strivacity token --help')"
+    ),
     (["token", "--min-ttl"], "missing value for '--min-ttl <seconds>' (see 'strivacity token --help')"),
     (["credential"], "missing expected argument '<action>' (see 'strivacity credential --help')"),
-    (["login", "--sdk-mode", "x"], "--sdk-mode must be one of web, web-minimal, ios, ios-minimal, android, android-minimal (see 'strivacity login --help')"),
+    (
+      ["login", "--sdk-mode", "x"],
+      "--sdk-mode must be one of web, web-minimal, ios, ios-minimal, android, android-minimal (see 'strivacity "
+        + "login --help')"
+    ),
   ])
   func usageErrorsAreOneLineAndExitTwo(arguments: [String], message: String) throws {
     let result = try Sandbox().strivacity(arguments)
@@ -115,7 +133,10 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
     let result = try Sandbox().strivacity([])
     #expect(result.status == 2 && result.stdout.isEmpty)
     #expect(result.stderr.hasPrefix("usage: strivacity <command> [options]\n"))
-    #expect(result.stderr.split(separator: "\n").contains { $0.hasPrefix("  token ") && $0.hasSuffix("Print a fresh access token (refreshing it when needed).") })
+    #expect(
+      result.stderr.split(separator: "\n").contains {
+        $0.hasPrefix("  token ") && $0.hasSuffix("Print a fresh access token (refreshing it when needed).")
+      })
     #expect(!result.stderr.contains("  help "), "no 'help' entry")
     #expect(result.stderr.hasSuffix("See 'strivacity --help' or 'strivacity <command> --help'.\n"))
   }
@@ -131,7 +152,9 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
   @Test func unknownConfigKeysWarnButWork() throws {
     let sandbox = try Sandbox(config: "colour = \"always\"\n" + profileConfig)
     let result = try sandbox.strivacity(["status", "--profile", "filed"])
-    #expect(result.stderr.contains("strivacity: warning: \(sandbox.home)/.config/strivacity/config.toml:1: unknown key 'colour' ignored"))
+    #expect(
+      result.stderr.contains(
+        "strivacity: warning: \(sandbox.home)/.config/strivacity/config.toml:1: unknown key 'colour' ignored"))
   }
 
   @Test func missingProfileSaysHowToSignIn() throws {
@@ -140,19 +163,25 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
     expectOneLineError(result, status: 2, containing: "profile 'nosuch' is not configured")
     #expect(result.stderr.contains("strivacity login --profile nosuch"))
     let noConfig = try Sandbox()
-    expectOneLineError(try noConfig.strivacity(["status"]), status: 2, containing: "profile 'default' is not configured")
+    expectOneLineError(
+      try noConfig.strivacity(["status"]), status: 2, containing: "profile 'default' is not configured")
     for command in [["logout"], ["revoke"], ["token"], ["userinfo"]] {
-      expectOneLineError(try sandbox.strivacity(command + ["--profile", "nosuch"]), status: 2, containing: "profile 'nosuch' is not configured")
+      expectOneLineError(
+        try sandbox.strivacity(command + ["--profile", "nosuch"]), status: 2,
+        containing: "profile 'nosuch' is not configured")
     }
     let json = try sandbox.strivacity(["status", "--profile", "nosuch", "--json"])
     #expect(json.status == 2 && json.stderr.isEmpty)
-    #expect(json.stdout.contains("\"configured\" : false") && json.stdout.contains("\"profile\" : \"nosuch\""), "\(json.stdout)")
+    #expect(
+      json.stdout.contains("\"configured\" : false") && json.stdout.contains("\"profile\" : \"nosuch\""),
+      "\(json.stdout)")
     #expect(noConfig.dir.listing().isEmpty)
   }
 
   @Test func invalidProfileNamesAreRefused() throws {
     let sandbox = try Sandbox(config: profileConfig)
-    expectOneLineError(try sandbox.strivacity(["status", "--profile", "../../etc"]), status: 2, containing: "invalid profile name")
+    expectOneLineError(
+      try sandbox.strivacity(["status", "--profile", "../../etc"]), status: 2, containing: "invalid profile name")
   }
 
   @Test func environmentOverridesWork() throws {
@@ -163,14 +192,17 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
     #expect(result.stdout.contains("tenant         https://env.example/"))
     let explicit = try Sandbox()
     try explicit.dir.write("elsewhere.toml", profileConfig)
-    let viaConfig = try explicit.strivacity(["status", "--profile", "filed"], extra: ["STRIVACITY_CONFIG": explicit.dir.file("elsewhere.toml")])
+    let viaConfig = try explicit.strivacity(
+      ["status", "--profile", "filed"], extra: ["STRIVACITY_CONFIG": explicit.dir.file("elsewhere.toml")])
     #expect(viaConfig.stdout.contains("client         cli-client"), "\(viaConfig.stderr)")
   }
 }
 
 @Suite struct CLIFileStoreTests {
   static let tokenFile = """
-    {"client_id":"cli-client","issuer":"https://tenant.example/","profile":"filed","tokens":{"access_token":"AT-SECRET","expires_at":4102444800,"id_token":"eyJ.ID-SECRET.sig","obtained_at":4102441200,"refresh_token":"RT-SECRET","scope":"openid profile","token_type":"Bearer"},"v":1}
+    {"client_id":"cli-client","issuer":"https://tenant.example/","profile":"filed","tokens":{
+    "access_token":"AT-SECRET","expires_at":4102444800,"id_token":"eyJ.ID-SECRET.sig","obtained_at":4102441200,
+    "refresh_token":"RT-SECRET","scope":"openid profile","token_type":"Bearer"},"v":1}
     """
 
   @Test func statusReadsTheFileStoreAndNeverPrintsSecrets() throws {
@@ -215,7 +247,9 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
   @Test func aBusWithoutSecretServiceIsNamed() throws {
     let sandbox = try Sandbox(config: profileConfig)
     // A session bus that can activate nothing: no service directories at all.
-    let busConfig = try sandbox.dir.write("bus.conf", """
+    let busConfig = try sandbox.dir.write(
+      "bus.conf",
+      """
       <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
        "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
       <busconfig>
@@ -228,7 +262,9 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
       </busconfig>
       """)
     let result = try run(
-      ["/usr/bin/dbus-run-session", "--config-file=\(busConfig)", "--", TestEnvironment.binary("strivacity"), "status"],
+      [
+        "/usr/bin/dbus-run-session", "--config-file=\(busConfig)", "--", TestEnvironment.binary("strivacity"), "status",
+      ],
       environment: sandbox.environment())
     #expect(result.status == 6, "\(result.stderr)")
     #expect(result.ownStderr.split(separator: "\n").count == 1, "\(result.stderr)")
@@ -244,22 +280,34 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
       exec "$@"
       """
     let result = try run(
-      [TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/with-keyring").path, "bash", "-c", script, "lock",
-       TestEnvironment.binary("strivacity"), "status"],
+      [
+        TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/with-keyring").path, "bash", "-c", script,
+        "lock",
+        TestEnvironment.binary("strivacity"), "status",
+      ],
       environment: sandbox.environment())
     #expect(result.status == 7, "\(result.stderr)")
     #expect(result.ownStderr.split(separator: "\n").count == 1, "\(result.ownStderr)")
     // No desktop here: the way out without one, besides the file store (README "Servers and containers").
-    #expect(result.stderr.contains("strivacity: error: the keyring 'Login' is locked, and no desktop is here to unlock it: run with --store file, or unlock it with its password: printf"))
+    #expect(
+      result.stderr.contains(
+        "strivacity: error: the keyring 'Login' is locked, and no desktop is here to unlock it: run with --store "
+          + "file, or unlock it with its password: printf"
+      ))
   }
 
   @Test func statusReadsTheRealKeyring() throws {
     try #require(TestEnvironment.hasRealKeyring, "run through `make test` for a real keyring")
-    let sandbox = try Sandbox(config: profileConfig.replacingOccurrences(of: "[profiles.default]", with: "[profiles.keyring-status]"))
-    let payload = #"{"tokens":{"access_token":"AT-SECRET","expires_at":4102444800,"obtained_at":4102441200,"token_type":"Bearer"},"v":1}"#
+    let sandbox = try Sandbox(
+      config: profileConfig.replacingOccurrences(of: "[profiles.default]", with: "[profiles.keyring-status]"))
+    let payload =
+      #"{"tokens":{"access_token":"AT-SECRET","expires_at":4102444800,"obtained_at":4102441200,"#
+      + #""token_type":"Bearer"},"v":1}"#
     let stored = try run(
-      ["/usr/bin/secret-tool", "store", "--label", "t", "xdg:schema", "com.strivacity.cli.TokenSet",
-       "profile", "keyring-status", "issuer", "https://tenant.example/", "client_id", "cli-client"],
+      [
+        "/usr/bin/secret-tool", "store", "--label", "t", "xdg:schema", "com.strivacity.cli.TokenSet",
+        "profile", "keyring-status", "issuer", "https://tenant.example/", "client_id", "cli-client",
+      ],
       environment: ProcessInfo.processInfo.environment, stdin: payload)
     #expect(stored.status == 0)
     let result = try sandbox.strivacity(["status", "--profile", "keyring-status"], bus: true)
@@ -267,6 +315,7 @@ func expectOneLineError(_ result: ProcessResult, status: Int32, containing fragm
     #expect(result.stdout.contains("signed in      yes"))
     #expect(result.stdout.contains("refresh token  none"))
     #expect(!result.stdout.contains("SECRET"))
-    _ = try run(["/usr/bin/secret-tool", "clear", "profile", "keyring-status"], environment: ProcessInfo.processInfo.environment)
+    _ = try run(
+      ["/usr/bin/secret-tool", "clear", "profile", "keyring-status"], environment: ProcessInfo.processInfo.environment)
   }
 }

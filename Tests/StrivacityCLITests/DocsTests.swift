@@ -25,7 +25,9 @@ import Testing
   @Test(arguments: ["man/strivacity.1", "man/git-credential-strivacity.1"])
   func manPagesHaveNoWarnings(_ file: String) throws {
     let path = TestEnvironment.repositoryRoot.appendingPathComponent(file).path
-    let result = try run(["/usr/bin/man", "--warnings", "-l", path], environment: ["PATH": "/usr/bin:/bin", "MANWIDTH": "80", "LANG": "C.UTF-8"])
+    let result = try run(
+      ["/usr/bin/man", "--warnings", "-l", path],
+      environment: ["PATH": "/usr/bin:/bin", "MANWIDTH": "80", "LANG": "C.UTF-8"])
     #expect(result.status == 0)
     #expect(result.stderr.isEmpty, "\(result.stderr)")
     #expect(result.stdout.contains("EXIT STATUS") || file.contains("git-credential"))
@@ -36,13 +38,19 @@ import Testing
   /// with its type, the prompt conventions, and no word broken at a hyphen.
   @Test func theManPageSaysEachThingOnce() throws {
     let path = TestEnvironment.repositoryRoot.appendingPathComponent("man/strivacity.1").path
-    let page = try run(["/usr/bin/man", "-l", path], environment: ["PATH": "/usr/bin:/bin", "MANWIDTH": "80", "LANG": "C.UTF-8"]).stdout
+    let page = try run(
+      ["/usr/bin/man", "-l", path], environment: ["PATH": "/usr/bin:/bin", "MANWIDTH": "80", "LANG": "C.UTF-8"]
+    ).stdout
     for section in ["COMMON OPTIONS", "COMMANDS", "CONFIGURATION", "PROMPTS", "EXIT STATUS", "ENVIRONMENT", "FILES"] {
       #expect(page.contains("\n\(section)\n"), "no \(section) section")
     }
-    #expect(page.components(separatedBy: "--profile name").count == 2, "--profile is described once, under COMMON OPTIONS")
+    #expect(
+      page.components(separatedBy: "--profile name").count == 2, "--profile is described once, under COMMON OPTIONS")
     #expect(page.contains("strivacity token [common-options] [--min-ttl seconds] [--refresh]"))
-    for key in ["default_profile", "tenant", "client_id", "scopes", "redirect_uri", "sdk_mode", "store", "git_hosts", "git_username", "hosts", "kube_clusters", "min_ttl"] {
+    for key in [
+      "default_profile", "tenant", "client_id", "scopes", "redirect_uri", "sdk_mode", "store", "git_hosts",
+      "git_username", "hosts", "kube_clusters", "min_ttl",
+    ] {
       #expect(page.range(of: "\n     \(key) (", options: []) != nil, "CONFIGURATION lacks \(key)")
     }
     #expect(!page.contains("\n   help"), "no 'help' entry")
@@ -51,10 +59,13 @@ import Testing
 
   @Test func profileNamesCompleteFromTheConfig() throws {
     let home = try ScratchDirectory("completion")
-    try home.write(".config/strivacity/config.toml", "[profiles.work]\ntenant = \"https://w.example\"\n[profiles.home]\ntenant = \"https://h.example\"\n")
+    try home.write(
+      ".config/strivacity/config.toml",
+      "[profiles.work]\ntenant = \"https://w.example\"\n[profiles.home]\ntenant = \"https://h.example\"\n")
     let bin = home.file("bin")
     try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-    try FileManager.default.createSymbolicLink(atPath: bin + "/strivacity", withDestinationPath: TestEnvironment.binary("strivacity"))
+    try FileManager.default.createSymbolicLink(
+      atPath: bin + "/strivacity", withDestinationPath: TestEnvironment.binary("strivacity"))
     // The generated scripts call back into the binary for --profile's values...
     for script in ["completions/strivacity.bash", "completions/_strivacity", "completions/strivacity.fish"] {
       let text = try String(contentsOf: TestEnvironment.repositoryRoot.appendingPathComponent(script), encoding: .utf8)

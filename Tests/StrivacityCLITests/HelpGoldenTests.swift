@@ -8,11 +8,15 @@ import Testing
 
 @Suite struct HelpGoldenTests {
   /// Every command but the hidden ones (generate-man); a new one fails DocsTests until listed.
-  static let commands = ["", "login", "token", "status", "userinfo", "logout", "revoke", "credential", "setup-git", "setup-kubectl", "curl", "agent"]
+  static let commands = [
+    "", "login", "token", "status", "userinfo", "logout", "revoke", "credential", "setup-git", "setup-kubectl", "curl",
+    "agent",
+  ]
 
   @Test(arguments: commands, [80, 40, 200])
   func help(command: String, columns: Int) throws {
-    let result = try Sandbox().strivacity((command.isEmpty ? [] : [command]) + ["--help"], extra: ["COLUMNS": "\(columns)"])
+    let result = try Sandbox().strivacity(
+      (command.isEmpty ? [] : [command]) + ["--help"], extra: ["COLUMNS": "\(columns)"])
     #expect(result.status == 0 && result.ownStderr.isEmpty, "\(result.stderr)")
     let name = (command.isEmpty ? "help" : "help-\(command)") + (columns == 80 ? "" : "@\(columns)")
     let path = TestEnvironment.repositoryRoot.appendingPathComponent("Tests/StrivacityCLITests/Golden/\(name).txt").path

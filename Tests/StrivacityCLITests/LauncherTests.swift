@@ -16,8 +16,10 @@ import Testing
     try copyExecutable(TestEnvironment.binary("strivacity"), to: bin)
     if let place {
       let target = dir.file(place)
-      try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-      try FileManager.default.createSymbolicLink(atPath: target, withDestinationPath: TestEnvironment.binary("strivacity-cli"))
+      try FileManager.default.createDirectory(
+        atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(
+        atPath: target, withDestinationPath: TestEnvironment.binary("strivacity-cli"))
     }
     return (dir, bin)
   }
@@ -32,13 +34,16 @@ import Testing
     let (dir, bin) = try installed(place)
     let version = try run([bin, "--version"], environment: environment(dir))
     #expect(version.status == 0, "\(version.stderr)")
-    #expect(version.stdout == (try run([TestEnvironment.binary("strivacity-cli"), "--version"], environment: environment(dir))).stdout)
+    #expect(
+      version.stdout
+        == (try run([TestEnvironment.binary("strivacity-cli"), "--version"], environment: environment(dir))).stdout)
   }
 
   @Test func aMissingFullCommandLineIsOneLineSayingSo() throws {
     let (dir, bin) = try installed(nil)
     let result = try run([bin, "status"], environment: environment(dir))
-    expectOneLineError(result, status: 1, containing: "strivacity-cli is missing (looked for \(dir.path)/bin/strivacity-cli, ")
+    expectOneLineError(
+      result, status: 1, containing: "strivacity-cli is missing (looked for \(dir.path)/bin/strivacity-cli, ")
     #expect(result.stderr.contains("reinstall strivacity"))
   }
 
@@ -63,7 +68,11 @@ import Testing
   /// one is one line saying why, never a partial request.
   @Test func withoutMemfdStdinIsHandedOverOnAPipe() throws {
     let (dir, _) = try installed("libexec/strivacity/strivacity-cli")
-    let source = try dir.write("nomemfd.c", "#include <errno.h>\nint memfd_create(const char *name, unsigned flags) { (void)name; (void)flags; errno = ENOSYS; return -1; }\n")
+    let source = try dir.write(
+      "nomemfd.c",
+      "#include <errno.h>\nint memfd_create(const char *name, unsigned flags) { (void)name; (void)flags; errno = "
+        + "ENOSYS; return -1; }\n"
+    )
     let library = dir.file("nomemfd.so")
     let compiled = try run(["/usr/bin/cc", "-shared", "-fPIC", "-o", library, source], environment: environment(dir))
     try #require(compiled.status == 0, "\(compiled.stderr)")
@@ -72,7 +81,9 @@ import Testing
     let small = "protocol=https\nhost=git.example.com\n" + String(repeating: "x", count: 30_000) + "\n"
     let fits = try run([dir.file("bin/strivacity"), "credential", "get"], environment: env, stdin: small)
     #expect(fits.status == 0 && fits.stdout.isEmpty)
-    #expect(fits.stderr == "strivacity: error: git credential: credential request line 3 is not key=value\n", "the full command line read it whole")
+    #expect(
+      fits.stderr == "strivacity: error: git credential: credential request line 3 is not key=value\n",
+      "the full command line read it whole")
     let large = "protocol=https\nhost=git.example.com\n" + String(repeating: "x", count: 100_000) + "\n"
     let refused = try run([dir.file("bin/strivacity"), "credential", "get"], environment: env, stdin: large)
     expectOneLineError(refused, status: 1, containing: "memfd_create: Function not implemented")
@@ -95,18 +106,23 @@ import Testing
   /// about it goes to the full command line, which says it.
   @Test func aHostOfNoProfileGetsWhatTheFullCommandLineGives() throws {
     let request = "protocol=https\nhost=other.example\n"
-    let profile = "[profiles.work]\ntenant = \"https://w.example\"\nclient_id = \"c\"\ngit_hosts = [\"git.example.com\"]\n"
+    let profile =
+      "[profiles.work]\ntenant = \"https://w.example\"\nclient_id = \"c\"\ngit_hosts = [\"git.example.com\"]\n"
     for config in [nil, profile, "colour = \"always\"\n" + profile] {
       let (alone, bin) = try installed(nil)
       if let config { _ = try alone.write(".config/strivacity/config.toml", config) }
       let small = try run([bin, "credential", "get"], environment: environment(alone), stdin: request)
-      let full = try run([TestEnvironment.binary("strivacity-cli"), "credential", "get"], environment: environment(alone), stdin: request)
+      let full = try run(
+        [TestEnvironment.binary("strivacity-cli"), "credential", "get"], environment: environment(alone), stdin: request
+      )
       #expect(full.status == 0 && full.stdout.isEmpty, "\(full.stderr)")
       if config?.hasPrefix("colour") == true {
         #expect(full.stderr.contains("unknown key 'colour' ignored"))
         #expect(small.stderr.contains("strivacity-cli is missing"), "handed over: \(small.stderr)")
       } else {
-        #expect(small.status == full.status && small.stdout == full.stdout && small.stderr == full.stderr && full.stderr.isEmpty)
+        #expect(
+          small.status == full.status && small.stdout == full.stdout && small.stderr == full.stderr
+            && full.stderr.isEmpty)
       }
     }
   }

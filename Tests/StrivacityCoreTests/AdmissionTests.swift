@@ -1,23 +1,27 @@
+import Testing
+
+@testable import StrivacityCore
+
 // The trust boundary's admission functions, each with the hostile values that reached a sink
 // before it existed.
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+  import FoundationEssentials
 #else
-import Foundation
+  import Foundation
 #endif
-import Testing
-@testable import StrivacityCore
 
 @Suite struct AdmissionTests {
   @Test(arguments: [
-    "abc", "a.b.c", "A-Z_0~9+/", "abc==", "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln", String(repeating: "a", count: BearerToken.maxLength),
+    "abc", "a.b.c", "A-Z_0~9+/", "abc==", "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln",
+    String(repeating: "a", count: BearerToken.maxLength),
   ])
   func bearerTokensThatAreAdmitted(_ token: String) throws {
     #expect(try BearerToken(admitting: token).value == token)
   }
 
   @Test(arguments: [
-    "", "x\nurl = http://127.0.0.1:9/\nupload-file = /etc/hostname\nnext\n", "a b", "a\"b", "a\\b", "a'b", "a\u{1B}]52;c;aGk=\u{07}",
+    "", "x\nurl = http://127.0.0.1:9/\nupload-file = /etc/hostname\nnext\n", "a b", "a\"b", "a\\b", "a'b",
+    "a\u{1B}]52;c;aGk=\u{07}",
     "a\r\nX-Injected: 1", "a\0b", "=abc", "ab=c", "tökén", String(repeating: "a", count: BearerToken.maxLength + 1),
   ])
   func bearerTokensThatAreRefused(_ token: String) {
@@ -74,7 +78,10 @@ import Testing
     #expect(try Admit.lifetime(.number(3600)) == 3600)
     #expect(try Admit.lifetime(.number(59.9)) == 59)
     #expect(try Admit.lifetime(.string("3600")) == 3600)
-    for bad: JSONValue in [.number(1e300), .number(-5), .number(.infinity), .number(.nan), .string("1e3"), .string("-1"), .string(""), .bool(true)] {
+    for bad: JSONValue in [
+      .number(1e300), .number(-5), .number(.infinity), .number(.nan), .string("1e3"), .string("-1"), .string(""),
+      .bool(true),
+    ] {
       #expect(throws: AdmissionError.self) { try Admit.lifetime(bad) }
     }
     #expect(try Admit.time(.string("1795363532"), what: "expires_at") == 1_795_363_532)
@@ -97,7 +104,9 @@ import Testing
 
   @Test func storedSetsAreAdmittedAgain() throws {
     func stored(_ access: String, type: String = "Bearer") -> [UInt8] {
-      let object: JSONValue = ["v": 1, "tokens": ["access_token": .string(access), "token_type": .string(type), "obtained_at": 1]]
+      let object: JSONValue = [
+        "v": 1, "tokens": ["access_token": .string(access), "token_type": .string(type), "obtained_at": 1],
+      ]
       return object.serialized()
     }
     #expect(try TokenSet.decode(stored("good"), source: "test").accessToken.value == "good")
@@ -143,7 +152,8 @@ import Testing
 
   @Test(arguments: [
     "file:///etc/passwd", "--new-window=https://evil.example/", "-https://t.example/", "javascript:alert(1)",
-    "https://evil.example/provider/flow", "https://t.example:8443/a", "http://t.example/a", "https://t.example/a --argument",
+    "https://evil.example/provider/flow", "https://t.example:8443/a", "http://t.example/a",
+    "https://t.example/a --argument",
     "https://t.example/a\n", "https://evil@t.example/", "https://t.example@evil.example/", "x-handler://t.example/", "",
     "https://evil.example\\.t.example/", "https://t.example/provide--\\x=1",
   ])
@@ -154,7 +164,9 @@ import Testing
   @Test func loopbackTenantsMayUseHTTP() throws {
     let local = Origin(scheme: "http", host: "127.0.0.1", port: 8400)
     #expect(try BrowserURL(admitting: "http://127.0.0.1:8400/provider/flow", origin: local).value.hasPrefix("http://"))
-    #expect(throws: AdmissionError.self) { try BrowserURL(admitting: "http://127.0.0.1:8401/provider/flow", origin: local) }
+    #expect(throws: AdmissionError.self) {
+      try BrowserURL(admitting: "http://127.0.0.1:8401/provider/flow", origin: local)
+    }
   }
 
   @Test func originsCompareSchemeHostAndPort() {

@@ -15,9 +15,16 @@ import Testing
 
   @Test func holdsTheAccessTokenAndItsTimesOnly() {
     let text = CacheRecord.encode(tokens, expiresAt: 2_000_000_000)
-    #expect(text == "access_token=sat_abc\ntoken_type=Bearer\nexpires_at=2000000000\nobtained_at=1999996400\nscope=openid profile\n")
+    #expect(
+      text
+        == "access_token=sat_abc\ntoken_type=Bearer\nexpires_at=2000000000\nobtained_at=1999996400\nscope=openid "
+        + "profile\n"
+    )
     let back = decode(text)
-    #expect(back == TokenSet(accessToken: "sat_abc", scope: "openid profile", expiresAt: 2_000_000_000, obtainedAt: 1_999_996_400))
+    #expect(
+      back
+        == TokenSet(
+          accessToken: "sat_abc", scope: "openid profile", expiresAt: 2_000_000_000, obtainedAt: 1_999_996_400))
     #expect(back?.refreshToken == nil && back?.idToken == nil)
     var unscoped = tokens
     unscoped.scope = nil
@@ -49,8 +56,10 @@ import Testing
 
   /// Byte by byte: a CR before a line's end, a NUL, bytes that are not UTF-8.
   @Test func controlBytesAndBrokenUTF8AreNoEntry() {
-    for (field, bad) in [("token_type=Bearer", "token_type=Bearer\r"), ("access_token=sat_abc", "access_token=sat_abc\r"),
-                         ("expires_at=2", "expires_at=2\r"), ("access_token=sat_abc", "access_token=sat_\u{0}abc")] {
+    for (field, bad) in [
+      ("token_type=Bearer", "token_type=Bearer\r"), ("access_token=sat_abc", "access_token=sat_abc\r"),
+      ("expires_at=2", "expires_at=2\r"), ("access_token=sat_abc", "access_token=sat_\u{0}abc"),
+    ] {
       let text = Self.valid.replacing(field, with: bad)
       #expect(text != Self.valid && decode(text) == nil, "\(bad.debugDescription)")
     }

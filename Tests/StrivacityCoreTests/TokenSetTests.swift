@@ -1,5 +1,6 @@
 import Agent
 import Testing
+
 @testable import StrivacityCore
 
 @Suite struct TokenSetTests {
@@ -24,7 +25,9 @@ import Testing
       try TokenSet.decode(Array("{\"access_token\":\"SECRET\"}".utf8), source: "s")
     }
     do {
-      _ = try TokenSet.decode(Array("{\"v\":2,\"tokens\":{\"access_token\":\"x\",\"token_type\":\"Bearer\",\"obtained_at\":1}}".utf8), source: "s")
+      _ = try TokenSet.decode(
+        Array("{\"v\":2,\"tokens\":{\"access_token\":\"x\",\"token_type\":\"Bearer\",\"obtained_at\":1}}".utf8),
+        source: "s")
       Issue.record("accepted a newer format")
     } catch {
       #expect("\(error)".contains("version 2"))
@@ -77,7 +80,9 @@ import Testing
     #expect(!Self.tokens.needsRefresh(now: 1_999_990_000, .standard))
     #expect(Self.tokens.needsRefresh(now: 1_999_999_950, .standard))
     #expect(Self.tokens.needsRefresh(now: 2_000_000_100, Freshness(seconds: 0, explicit: true)))
-    #expect(Self.tokens.needsRefresh(now: 1_000, Freshness(seconds: 0, explicit: true, force: true)), "--refresh: whatever the expiry")
+    #expect(
+      Self.tokens.needsRefresh(now: 1_000, Freshness(seconds: 0, explicit: true, force: true)),
+      "--refresh: whatever the expiry")
   }
 
   /// An explicit margin is a promise, not capped: 2700 s asked of a 1-hour token with 31 minutes
@@ -87,11 +92,18 @@ import Testing
     let asked = Freshness(seconds: 2_700, explicit: true)
     #expect(hour.refreshMargin(asked) == 2_700)
     #expect(hour.needsRefresh(now: 1_000 + 3_600 - 1_860, asked))
-    #expect(!hour.needsRefresh(now: 1_000 + 3_600 - 1_860, Freshness(seconds: 2_700, explicit: false)), "the default margin is capped")
+    #expect(
+      !hour.needsRefresh(now: 1_000 + 3_600 - 1_860, Freshness(seconds: 2_700, explicit: false)),
+      "the default margin is capped")
     #expect(hour.shortfall(now: 1_000, asked) == nil)
-    #expect(hour.shortfall(now: 1_000, Freshness(seconds: 7_200, explicit: true))
-      == "the access token has 3600 s left, less than the 7200 s asked (--min-ttl, min_ttl): the tenant issues 3600-s tokens")
-    #expect(hour.shortfall(now: 1_000, Freshness(seconds: 7_200, explicit: false)) == nil, "only an explicit margin is a promise")
+    #expect(
+      hour.shortfall(now: 1_000, Freshness(seconds: 7_200, explicit: true))
+        == "the access token has 3600 s left, less than the 7200 s asked (--min-ttl, min_ttl): the tenant issues "
+        + "3600-s tokens"
+    )
+    #expect(
+      hour.shortfall(now: 1_000, Freshness(seconds: 7_200, explicit: false)) == nil,
+      "only an explicit margin is a promise")
     var profile = Profile(name: "p")
     #expect(Freshness.asked(nil, profile: profile) == .standard)
     profile.minTTL = 600

@@ -91,7 +91,9 @@ public final class PTYSession: @unchecked Sendable {
 
   /// Waits until `text` appears after the previous match; returns what came before it.
   @discardableResult
-  public func expect(_ text: String, timeout: Double = 15, sourceLocation: String = #fileID + ":" + "\(#line)") throws -> String {
+  public func expect(_ text: String, timeout: Double = 15, sourceLocation: String = #fileID + ":" + "\(#line)") throws
+    -> String
+  {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
       let all = transcript

@@ -51,7 +51,10 @@ public struct ProcessResult: Sendable {
   /// stderr without noise from helper daemons (dbus-daemon, gcr-prompter) that share it.
   public var ownStderr: String {
     stderr.split(separator: "\n", omittingEmptySubsequences: false)
-      .filter { !$0.hasPrefix("dbus-daemon[") && !$0.hasPrefix("with-keyring: ") && !$0.contains("gcr-prompter") && !$0.contains("Gtk-WARNING") && !$0.isEmpty }
+      .filter {
+        !$0.hasPrefix("dbus-daemon[") && !$0.hasPrefix("with-keyring: ") && !$0.contains("gcr-prompter")
+          && !$0.contains("Gtk-WARNING") && !$0.isEmpty
+      }
       .joined(separator: "\n")
   }
 }
@@ -123,7 +126,10 @@ public func run(
     fed.signal()
   }
   var out: [UInt8] = [], err: [UInt8] = []
-  var fds = [pollfd(fd: outPipe[0], events: Int16(POLLIN), revents: 0), pollfd(fd: errPipe[0], events: Int16(POLLIN), revents: 0)]
+  var fds = [
+    pollfd(fd: outPipe[0], events: Int16(POLLIN), revents: 0),
+    pollfd(fd: errPipe[0], events: Int16(POLLIN), revents: 0),
+  ]
   let deadline = Date().addingTimeInterval(timeout)
   var buffer = [UInt8](repeating: 0, count: 65536)
   var timedOut = false
@@ -183,7 +189,8 @@ public final class ScratchDirectory: @unchecked Sendable {
 
   public init(_ label: String = "test") throws {
     let base = FileManager.default.temporaryDirectory.appendingPathComponent("strivacity-\(label)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    try FileManager.default.createDirectory(
+      at: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     path = base.path
   }
 

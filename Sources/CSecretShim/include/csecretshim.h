@@ -68,20 +68,23 @@ void ss_cancellable_cancel(GCancellable *cancellable);
 
 SecretSchema *ss_schema_newv(const gchar *name, SecretSchemaFlags flags, GHashTable *attribute_names_and_types);
 void ss_schema_unref(SecretSchema *schema);
-gchar *ss_password_lookupv_sync(const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error);
+gchar *ss_password_lookupv_sync(const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable,
+                                GError **error);
 void ss_password_free(gchar *password);
 gboolean ss_password_storev_sync(const SecretSchema *schema, GHashTable *attributes, const gchar *collection,
                                  const gchar *label, const gchar *password, GCancellable *cancellable, GError **error);
 GList *ss_password_searchv_sync(const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags,
                                 GCancellable *cancellable, GError **error);
 GHashTable *ss_retrievable_get_attributes(SecretRetrievable *item);
-gboolean ss_password_clearv_sync(const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error);
+gboolean ss_password_clearv_sync(const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable,
+                                 GError **error);
 SecretService *ss_service_get_sync(SecretServiceFlags flags, GCancellable *cancellable, GError **error);
 SecretCollection *ss_collection_for_alias_sync(SecretService *service, const gchar *alias, SecretCollectionFlags flags,
                                                GCancellable *cancellable, GError **error);
 gboolean ss_collection_get_locked(SecretCollection *collection);
 gchar *ss_collection_get_label(SecretCollection *collection);
-gint ss_service_unlock_sync(SecretService *service, GList *objects, GCancellable *cancellable, GList **unlocked, GError **error);
+gint ss_service_unlock_sync(SecretService *service, GList *objects, GCancellable *cancellable, GList **unlocked,
+                            GError **error);
 
 
 // Items, one by one: what lets a refresh update its item in place (Item.SetSecret) instead of
@@ -110,22 +113,26 @@ void ss_service_disconnect(void);
 
 /// Service.Unlock([path]). 1 when `path` is unlocked at once; 0 when it is not, with
 /// *prompt set (g_free it) when the service answered with a prompt; -1 on error.
-int ss_request_unlock(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error);
+int ss_request_unlock(SecretService *service, const char *path, GCancellable *cancellable, char **prompt,
+                      GError **error);
 /// Item.Delete() on `path`. 1 when deleted at once; 0 when the service answered with a prompt
 /// (*prompt set); -1 on error.
-int ss_request_delete(SecretService *service, const char *path, GCancellable *cancellable, char **prompt, GError **error);
+int ss_request_delete(SecretService *service, const char *path, GCancellable *cancellable, char **prompt,
+                      GError **error);
 /// Service.CreateCollection({Label: label}, alias). 1 when created at once; 0 when the service
 /// answered with a prompt (*prompt set, g_free it); -1 on error.
-int ss_request_create_collection(SecretService *service, const char *label, const char *alias, GCancellable *cancellable,
-                                 char **prompt, GError **error);
+int ss_request_create_collection(SecretService *service, const char *label, const char *alias,
+                                 GCancellable *cancellable, char **prompt, GError **error);
 /// Runs a prompt: Prompt.Prompt(""), then waits for its Completed signal. 1 completed, 0
 /// dismissed (the person said no, or closed it), -1 error (the Prompt call failed), -2 cancelled
 /// or past `limit_ms` (the prompt is left to the person: Dismiss is never sent, see the .c),
 /// -3 the service left the bus.
-int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *cancellable, unsigned limit_ms, GError **error);
+int ss_run_prompt(SecretService *service, const char *prompt, GCancellable *cancellable, unsigned limit_ms,
+                  GError **error);
 /// The Locked property of a collection or item, read from the service now (not a cached copy):
 /// 1 locked, 0 not, -1 on error.
-int ss_read_locked(SecretService *service, const char *path, const char *interface, GCancellable *cancellable, GError **error);
+int ss_read_locked(SecretService *service, const char *path, const char *interface, GCancellable *cancellable,
+                   GError **error);
 /// The process id of the service's connection (to tell which provider it is); 0 when unknown.
 uint32_t ss_service_pid(SecretService *service, GCancellable *cancellable);
 

@@ -43,7 +43,9 @@ struct Agent: ParsableCommand {
   @Argument(help: ArgumentHelp("start, stop or status; none: run in the foreground.", valueName: "action"))
   var action: Action?
 
-  @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Exit after this many seconds without a request; 0: never.", valueName: "seconds"))
+  @Option(
+    name: .customLong("idle-timeout"),
+    help: ArgumentHelp("Exit after this many seconds without a request; 0: never.", valueName: "seconds"))
   var idleTimeout: Int = 3600
 
   @Flag(name: .shortAndLong, help: "Describe each request on stderr (secrets are redacted).")
@@ -66,7 +68,11 @@ struct Agent: ParsableCommand {
   static func ping(_ environment: [String: String], timeout: Double = 2) -> AgentMessage? {
     var request = AgentMessage()
     request.set("op", "ping")
-    if case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: timeout), answer.status == 0 { return answer }
+    if case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: timeout),
+      answer.status == 0
+    {
+      return answer
+    }
     return nil
   }
 
@@ -76,7 +82,8 @@ struct Agent: ParsableCommand {
       return
     }
     guard AgentSocket.directory(environment) != nil else {
-      throw CLIFailure("XDG_RUNTIME_DIR is not set: the agent lives in a login session's runtime directory", status: .usage)
+      throw CLIFailure(
+        "XDG_RUNTIME_DIR is not set: the agent lives in a login session's runtime directory", status: .usage)
     }
     // This very program, detached: its own session, nothing of ours open (a pipe held open by it
     // would keep whoever reads our output waiting); `strivacity agent` in the foreground says
@@ -93,12 +100,14 @@ struct Agent: ParsableCommand {
     let deadline = monotonicSeconds() + 10
     while monotonicSeconds() < deadline {
       if let running = Self.ping(environment, timeout: 1) {
-        Console.writeStderr("strivacity: the agent runs (pid \(running["pid"] ?? "?")), socket \(AgentSocket.path(environment) ?? "")\n")
+        Console.writeStderr(
+          "strivacity: the agent runs (pid \(running["pid"] ?? "?")), socket \(AgentSocket.path(environment) ?? "")\n")
         return
       }
       var status: Int32 = 0
       if waitpid(pid, &status, WNOHANG) == pid {
-        throw CLIFailure("the agent did not start (exit \(status >> 8 & 0xFF)); run `strivacity agent` to see why", status: .failure)
+        throw CLIFailure(
+          "the agent did not start (exit \(status >> 8 & 0xFF)); run `strivacity agent` to see why", status: .failure)
       }
       usleep(20_000)
     }
@@ -121,7 +130,8 @@ struct Agent: ParsableCommand {
       Console.writeStdout("agent     not running\n")
       throw ExitCode(1)
     }
-    Console.writeStdout("""
+    Console.writeStdout(
+      """
       agent     running (pid \(running["pid"] ?? "?"), for \(running["uptime"] ?? "?") s)
       socket    \(AgentSocket.path(environment) ?? "")
       answered  \(running["answered"] ?? "?") requests

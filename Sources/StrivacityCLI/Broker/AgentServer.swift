@@ -128,7 +128,9 @@ final class AgentServer: @unchecked Sendable {
       return busy
     }
     if busy {
-      _ = AgentSocket.writeAll(client, AgentProtocol.frame(.refusal(status: .transient, message: "the agent is busy")), deadline: monotonicSeconds() + 1)
+      _ = AgentSocket.writeAll(
+        client, AgentProtocol.frame(.refusal(status: .transient, message: "the agent is busy")),
+        deadline: monotonicSeconds() + 1)
       close(client)
       return
     }
@@ -138,11 +140,13 @@ final class AgentServer: @unchecked Sendable {
     pthread_attr_init(&attributes)
     pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
     defer { pthread_attr_destroy(&attributes) }
-    let created = pthread_create(&thread, &attributes, { raw in
-      let connection = Unmanaged<Connection>.fromOpaque(raw!).takeRetainedValue()
-      connection.server.handle(connection.fd)
-      return nil
-    }, work)
+    let created = pthread_create(
+      &thread, &attributes,
+      { raw in
+        let connection = Unmanaged<Connection>.fromOpaque(raw!).takeRetainedValue()
+        connection.server.handle(connection.fd)
+        return nil
+      }, work)
     if created != 0 {
       Unmanaged<Connection>.fromOpaque(work).release()
       close(client)
@@ -250,7 +254,8 @@ final class AgentServer: @unchecked Sendable {
     let freshness = Freshness(seconds: minTTL, explicit: request["min_ttl_explicit"] == "1")
     // The common case, without resolving or the keyring: this request was answered before, its
     // config file has not changed since, and the set held is not due for refresh.
-    let requestKey = ([profile] + AgentProtocol.environmentNames.map { environment[$0] ?? "\u{0}" }).joined(separator: "\u{0}")
+    let requestKey = ([profile] + AgentProtocol.environmentNames.map { environment[$0] ?? "\u{0}" }).joined(
+      separator: "\u{0}")
     let configPath = Paths(environment: environment).config
     let known = state.withLock { $0.resolvedKeys[requestKey] }
     if let known, known.config == ConfigStamp(configPath), let tokens = store.held(known.key),

@@ -74,7 +74,11 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
             do {
               let revocation = RevocationRequest(token: token, hint: hint, client: .none(clientID: session.clientID))
               let response = try tenant.send(revocation.httpRequest(url: endpoint))
-              if response.status == 200 { done.append("revoked the \(what)") } else { failed.append("the \(what) (HTTP \(response.status))") }
+              if response.status == 200 {
+                done.append("revoked the \(what)")
+              } else {
+                failed.append("the \(what) (HTTP \(response.status))")
+              }
             } catch {
               failed.append("the \(what) (\(error))")
             }
@@ -86,7 +90,11 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
           let url = FormURLEncoding.appending(hint, to: endpoint)
           do {
             let response = try tenant.send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "text/html")]))
-            if (200..<400).contains(response.status) { done.append("ended the session") } else { failed.append("the session (HTTP \(response.status))") }
+            if (200..<400).contains(response.status) {
+              done.append("ended the session")
+            } else {
+              failed.append("the session (HTTP \(response.status))")
+            }
           } catch {
             failed.append("the session (\(error))")
           }
@@ -104,7 +112,8 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
     Console.writeStderr("strivacity: \(session.name): \(summary)\n")
     if !failed.isEmpty {
       incomplete = true
-      Console.warning("\(session.name): could not revoke \(failed.joined(separator: "; ")); those may stay valid until they expire")
+      Console.warning(
+        "\(session.name): could not revoke \(failed.joined(separator: "; ")); those may stay valid until they expire")
     }
   }
   if all && !any { Console.writeStderr("strivacity: no profile was signed in\n") }

@@ -27,7 +27,8 @@ final class ProfileSession {
     let config = try context.config(onlyProfile: named)
     resolved = try ResolvedProfile.resolve(config: config, overrides: overrides, environment: context.environment)
     // Not with --store: the agent resolves the store from the config alone.
-    asksAgent = context.agentStore == nil && overrides.store == nil && resolved.store == .secretService
+    asksAgent =
+      context.agentStore == nil && overrides.store == nil && resolved.store == .secretService
       && AgentClient.enabled(context.environment, config: config)
     key = try resolved.storeKey(configPath: context.paths.config)
     tenant = key.issuer
@@ -40,7 +41,9 @@ final class ProfileSession {
   var name: String { resolved.name }
 
   var notSignedIn: CLIFailure {
-    CLIFailure("not signed in to \(name): run strivacity login\(name == "default" ? "" : " --profile \(name)")", status: .signInRequired)
+    CLIFailure(
+      "not signed in to \(name): run strivacity login\(name == "default" ? "" : " --profile \(name)")",
+      status: .signInRequired)
   }
 
   /// Tokens whose access token lives at least the refresh margin more (`freshness`: an explicit
@@ -55,9 +58,13 @@ final class ProfileSession {
     if !tokens.needsRefresh(now: Self.now(), freshness) { return tokens }
     guard tokens.refreshToken != nil else {
       if freshness.force, (tokens.secondsLeft(now: Self.now()) ?? 1) > 0 {
-        throw CLIFailure("no refresh token is held for \(name), so it cannot be refreshed: run strivacity login for new tokens", status: .signInRequired)
+        throw CLIFailure(
+          "no refresh token is held for \(name), so it cannot be refreshed: run strivacity login for new tokens",
+          status: .signInRequired)
       }
-      throw CLIFailure("the access token for \(name) has expired and no refresh token is held: run strivacity login", status: .signInRequired)
+      throw CLIFailure(
+        "the access token for \(name) has expired and no refresh token is held: run strivacity login",
+        status: .signInRequired)
     }
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
     defer { withExtendedLifetime(lock) {} }
@@ -78,15 +85,20 @@ final class ProfileSession {
   /// An explicit margin (`freshness`) that `tokens`, handed out, do not meet: said on stderr,
   /// as the small binary says it (HotPath.sayShortfall). `prefix` names the caller for git.
   func sayShortfall(_ tokens: TokenSet, _ freshness: Freshness, prefix: String = "") {
-    if let warning = freshness.shortfallWarning(tokens, now: Self.now(), profile: name, prefix: prefix) { Console.warning(warning) }
+    if let warning = freshness.shortfallWarning(tokens, now: Self.now(), profile: name, prefix: prefix) {
+      Console.warning(warning)
+    }
   }
 
   /// The agent's answer: tokens, or its refusal as this command's error; nil when there is no
   /// agent to ask or no usable answer (the work is done here, as without one).
   private func agentTokens(_ freshness: Freshness, idToken: Bool) throws -> TokenSet? {
     let request = AgentClient.tokenRequest(
-      profile: name, freshness: freshness, idToken: idToken, configPath: context.paths.config, environment: context.environment)
-    switch AgentSocket.ask(request, environment: context.environment, timeout: AgentClient.timeout, notice: AgentClient.waitNotice) {
+      profile: name, freshness: freshness, idToken: idToken, configPath: context.paths.config,
+      environment: context.environment)
+    switch AgentSocket.ask(
+      request, environment: context.environment, timeout: AgentClient.timeout, notice: AgentClient.waitNotice)
+    {
     case .answered(let answer):
       if let tokens = answer.tokenSet { return tokens }
       // The tenant's or the network's word is final (AgentMessage.finalRefusal); what may be the
@@ -124,7 +136,9 @@ final class ProfileSession {
     // Ctrl-C); interrupts are held from sending to storing the answer.
     var url = try tenantClient.endpoint(\.tokenEndpoint, "token endpoint")
     let keptEndpoint = tenantClient.discoveryFromStore
-    if let stored = try withInterruptsHeld({ try sendAndStore(body, to: url, current: current, keptEndpoint: keptEndpoint) }) {
+    if let stored = try withInterruptsHeld({
+      try sendAndStore(body, to: url, current: current, keptEndpoint: keptEndpoint)
+    }) {
       return stored
     }
     // The kept token endpoint is gone (the request was not taken, so it is safe to send again):

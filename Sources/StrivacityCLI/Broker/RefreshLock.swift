@@ -26,7 +26,9 @@ final class RefreshLock {
       }
       guard monotonicSeconds() < deadline else {
         close(fd)
-        throw CLIFailure("another strivacity has been refreshing profile \(profile) for over \(Int(timeout)) s; try again", status: .transient)
+        throw CLIFailure(
+          "another strivacity has been refreshing profile \(profile) for over \(Int(timeout)) s; try again",
+          status: .transient)
       }
       if !told && monotonicSeconds() - started >= 1 {
         told = true

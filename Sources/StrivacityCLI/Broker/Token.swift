@@ -28,13 +28,19 @@ struct Token: ParsableCommand {
 
   @OptionGroup var global: GlobalOptions
 
-  @Option(name: .customLong("min-ttl"), help: ArgumentHelp("Refresh when the token expires within this many seconds (default: 60, at most half its lifetime).", valueName: "seconds"))
+  @Option(
+    name: .customLong("min-ttl"),
+    help: ArgumentHelp(
+      "Refresh when the token expires within this many seconds (default: 60, at most half its lifetime).",
+      valueName: "seconds"))
   var minTTL: Int64?
 
   @Flag(help: "Refresh now, whatever the token's expiry (roles changed).")
   var refresh = false
 
-  @Option(help: ArgumentHelp("What to print: the token alone, or a header, JSON, shell, curl or Kubernetes form.", valueName: "format"))
+  @Option(
+    help: ArgumentHelp(
+      "What to print: the token alone, or a header, JSON, shell, curl or Kubernetes form.", valueName: "format"))
   var format: TokenFormat = .raw
 
   @Flag(name: .customLong("id-token"), help: "Print the ID token instead of the access token.")
@@ -44,12 +50,15 @@ struct Token: ParsableCommand {
   var login = false
 
   func validate() throws {
-    if let minTTL, !TokenInvocation.minTTLRange.contains(minTTL) { throw ValidationError(TokenInvocation.minTTLRefusal) }
+    if let minTTL, !TokenInvocation.minTTLRange.contains(minTTL) {
+      throw ValidationError(TokenInvocation.minTTLRefusal)
+    }
   }
 
   /// The invocation both binaries answer alike (the small one answers its plain forms from the cache).
   var invocation: TokenInvocation {
-    TokenInvocation(profile: global.profile, format: format, minTTL: minTTL, refresh: refresh, idToken: idToken, login: login)
+    TokenInvocation(
+      profile: global.profile, format: format, minTTL: minTTL, refresh: refresh, idToken: idToken, login: login)
   }
 
   func run() throws {
@@ -78,7 +87,9 @@ struct Token: ParsableCommand {
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       // kubectl with interactiveMode Never (or no terminal to offer): at once, naming the command.
       guard exec.interactive != false, signInAllowed(failure, profile: session.name) else { throw failure }
-      let login = try Login.parse(["--profile", session.name] + (global.verbose ? ["--verbose"] : []) + (global.config.map { ["--config", $0] } ?? []))
+      let login = try Login.parse(
+        ["--profile", session.name] + (global.verbose ? ["--verbose"] : [])
+          + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
       freshness.force = false  // just signed in
       tokens = try session.freshTokens(freshness, idToken: idToken)
@@ -87,7 +98,8 @@ struct Token: ParsableCommand {
     let token: BearerToken
     if idToken {
       guard let id = tokens.idToken else {
-        throw CLIFailure("no ID token is held for \(session.name) (was openid among the scopes?)", status: .signInRequired)
+        throw CLIFailure(
+          "no ID token is held for \(session.name) (was openid among the scopes?)", status: .signInRequired)
       }
       do {
         token = try BearerToken(admitting: id.value, what: "ID token")
@@ -97,7 +109,8 @@ struct Token: ParsableCommand {
     } else {
       token = tokens.accessToken
     }
-    Console.writeStdout(invocation.output(token, tokens: tokens, profile: session.name, now: ProfileSession.now(), exec: exec))
+    Console.writeStdout(
+      invocation.output(token, tokens: tokens, profile: session.name, now: ProfileSession.now(), exec: exec))
   }
 
   /// With --login, or when the person at the terminal agrees.
@@ -105,7 +118,8 @@ struct Token: ParsableCommand {
     guard let tty = TTY() else { return false }
     if login { return true }
     guard isatty(2) == 1 else { return false }
-    let answer = (try? tty.readLine(prompt: "strivacity: \(failure.message)\nSign in now? [y/N]: ", hidden: false)) ?? ""
+    let answer =
+      (try? tty.readLine(prompt: "strivacity: \(failure.message)\nSign in now? [y/N]: ", hidden: false)) ?? ""
     return answer.lowercased().hasPrefix("y")
   }
 }
@@ -120,8 +134,9 @@ struct Userinfo: ParsableCommand {
     let tokens = try session.freshTokens(Freshness(seconds: 30, explicit: false))
     let tenant = session.tenantClient
     let endpoint = try tenant.endpoint(\.userinfoEndpoint, "userinfo endpoint")
-    let response = try tenant.send(HTTPRequest(
-      url: endpoint, headers: [.authorization(tokens.accessToken), HTTPHeader("Accept", "application/json")]))
+    let response = try tenant.send(
+      HTTPRequest(
+        url: endpoint, headers: [.authorization(tokens.accessToken), HTTPHeader("Accept", "application/json")]))
     switch response.status {
     case 200:
       guard let claims = JSONValue.parse(response.body), claims.object != nil else {
@@ -129,7 +144,9 @@ struct Userinfo: ParsableCommand {
       }
       Console.writeStdout(String(decoding: claims.serialized(pretty: true), as: UTF8.self) + "\n")
     case 401:
-      throw CLIFailure("the tenant no longer accepts the access token for \(session.name): run strivacity login", status: .signInRequired)
+      throw CLIFailure(
+        "the tenant no longer accepts the access token for \(session.name): run strivacity login",
+        status: .signInRequired)
     default:
       let transient = TokenEndpointOutcome.failure(response).isTransient
       throw CLIFailure("userinfo failed with HTTP \(response.status)", status: transient ? .transient : .server)

@@ -48,7 +48,8 @@ struct Credential: ParsableCommand {
 
   /// The profile whose git_hosts cover the request (only --profile's, when given).
   private func matchingProfile(_ request: CredentialRequest, context: Context) throws -> Profile? {
-    CredentialInvocation(request: request, profile: global.profile).matchingProfile(in: try context.config()?.profiles ?? [])
+    CredentialInvocation(request: request, profile: global.profile).matchingProfile(
+      in: try context.config()?.profiles ?? [])
   }
 
   private func get(_ request: CredentialRequest, profile: Profile, context: Context) throws {

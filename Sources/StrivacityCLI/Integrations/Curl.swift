@@ -63,7 +63,9 @@ struct Curl: ParsableCommand {
         throw CLIFailure("refusing to send the token to \(shown): \(reason)", status: .usage)
       } catch .notAllowed(let shown) {
         let list = allowed.map(\.description).joined(separator: ", ")
-        throw CLIFailure("refusing to send the token to \(shown): profile \(session.name) allows \(list) (add it to hosts)", status: .usage)
+        throw CLIFailure(
+          "refusing to send the token to \(shown): profile \(session.name) allows \(list) (add it to hosts)",
+          status: .usage)
       }
     }
     let freshness = Freshness.asked(nil, profile: session.resolved.profile)
@@ -76,9 +78,11 @@ struct Curl: ParsableCommand {
     // Loopback is this machine's: never through a proxy from the environment (http_proxy,
     // ALL_PROXY), which would see a plain-http token, and whose loopback is another one.
     let loopback = Set(curl.urls.compactMap { URLParts($0) }.filter(\.isLoopback).map(\.host)).sorted()
-    let config = "globoff\nproto = \"=http,https\"\nproto-redir = \"=http,https\"\n"
+    let config =
+      "globoff\nproto = \"=http,https\"\nproto-redir = \"=http,https\"\n"
       + (loopback.isEmpty ? "" : "noproxy = \"\(loopback.joined(separator: ","))\"\n")
-      + TokenFormat.curl.render(token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false, now: ProfileSession.now())
+      + TokenFormat.curl.render(
+        token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false, now: ProfileSession.now())
     // Written while curl runs: a config larger than the pipe's buffer would otherwise block.
     let previous = signal(SIGPIPE, SIG_IGN)
     defer { signal(SIGPIPE, previous) }

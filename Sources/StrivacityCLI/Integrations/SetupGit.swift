@@ -2,8 +2,8 @@
 // whatever other helpers the user has, and remember the host on the profile.
 import ArgumentParser
 import Glibc
-import SystemIO
 import StrivacityCore
+import SystemIO
 
 struct SetupGit: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -43,10 +43,13 @@ struct SetupGit: ParsableCommand {
     let context = global.context()
     let resolved = try context.resolveProfile(global)
     let configured = try context.config()?.profile(named: resolved.name)
-    guard configured != nil else { throw ConfigError.profileNotConfigured(name: resolved.name, path: context.paths.config) }
+    guard configured != nil else {
+      throw ConfigError.profileNotConfigured(name: resolved.name, path: context.paths.config)
+    }
     // Before anything is written: --local means this directory's repository.
     if local, (try? runProgram(["git", "rev-parse", "--git-dir"], quiet: true))?.status != 0 {
-      throw CLIFailure("--local needs a git repository: run it inside one, or leave it out for your global git config", status: .usage)
+      throw CLIFailure(
+        "--local needs a git repository: run it inside one, or leave it out for your global git config", status: .usage)
     }
     let entry = try entry()
     var hosts = configured?.gitHosts ?? []
@@ -88,7 +91,8 @@ struct SetupGit: ParsableCommand {
   private func git(_ arguments: [String]) throws -> (status: Int32, output: String) {
     let result = try runProgram(["git"] + arguments)
     if result.status != 0 && !(result.status == 1 || result.status == 5) {
-      throw CLIFailure("git \(arguments.prefix(3).joined(separator: " ")) failed (exit \(result.status))", status: .failure)
+      throw CLIFailure(
+        "git \(arguments.prefix(3).joined(separator: " ")) failed (exit \(result.status))", status: .failure)
     }
     return result
   }

@@ -4,8 +4,8 @@
 // the token for (ExecCredentialInfo.decision).
 import ArgumentParser
 import Glibc
-import SystemIO
 import StrivacityCore
+import SystemIO
 
 struct SetupKubectl: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -29,10 +29,16 @@ struct SetupKubectl: ParsableCommand {
   @Option(help: ArgumentHelp("The kubeconfig user to write (default: strivacity-PROFILE).", valueName: "name"))
   var user: String?
 
-  @Option(help: ArgumentHelp("The kubeconfig file (default: kubectl's own: $KUBECONFIG, else ~/.kube/config).", valueName: "path"), completion: .file())
+  @Option(
+    help: ArgumentHelp(
+      "The kubeconfig file (default: kubectl's own: $KUBECONFIG, else ~/.kube/config).", valueName: "path"),
+    completion: .file())
   var kubeconfig: String?
 
-  @Option(help: ArgumentHelp("The kubeconfig context whose API server gets the token (default: kubectl's current context).", valueName: "name"))
+  @Option(
+    help: ArgumentHelp(
+      "The kubeconfig context whose API server gets the token (default: kubectl's current context).", valueName: "name")
+  )
   var context: String?
 
   @Flag(help: "Remove the user instead (and empty the profile's kube_clusters).")
@@ -40,21 +46,32 @@ struct SetupKubectl: ParsableCommand {
 
   func validate() throws {
     // A kubeconfig name: what kubectl shows and takes back on its command line.
-    if let user, user.isEmpty || user.count > 128 || !user.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-@:".contains($0)) }) {
+    if let user,
+      user.isEmpty || user.count > 128
+        || !user.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-@:".contains($0)) })
+    {
       throw ValidationError("--user must be letters, digits, '.', '_', '-', '@' or ':' (at most 128)")
     }
-    if let context, context.isEmpty || context.utf8.count > 1024 || context.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+    if let context,
+      context.isEmpty || context.utf8.count > 1024
+        || context.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+    {
       throw ValidationError("--context must be a context's name (at most 1024 bytes, no control characters)")
     }
     if undo && context != nil {
-      throw ValidationError("--undo removes the user and all of the profile's kube_clusters; to drop one API server, edit kube_clusters in the config file")
+      throw ValidationError(
+        "--undo removes the user and all of the profile's kube_clusters; to drop one API server, edit "
+          + "kube_clusters in the config file"
+      )
     }
   }
 
   func run() throws {
     let context = global.context()
     let resolved = try context.resolveProfile(global)
-    guard resolved.isConfigured else { throw ConfigError.profileNotConfigured(name: resolved.name, path: context.paths.config) }
+    guard resolved.isConfigured else {
+      throw ConfigError.profileNotConfigured(name: resolved.name, path: context.paths.config)
+    }
     let name = user ?? "strivacity-\(resolved.name)"
     let file = kubeconfig.map { ["--kubeconfig", $0] } ?? []
     if undo {
@@ -62,17 +79,25 @@ struct SetupKubectl: ParsableCommand {
       let clusters = resolved.profile.kubeClusters
       if !clusters.isEmpty {
         try context.updateConfig(profile: resolved.name, settings: [("kube_clusters", .strings([]))])
-        Console.writeStderr("strivacity: profile \(resolved.name) no longer gives kubectl its token (kube_clusters emptied; it held \(clusters.map(\.description).joined(separator: ", ")))\n")
+        Console.writeStderr(
+          "strivacity: profile \(resolved.name) no longer gives kubectl its token (kube_clusters emptied; it held "
+            + "\(clusters.map(\.description).joined(separator: ", ")))\n"
+        )
       }
       try kubectl(["config", "delete-user", name] + file)
       Console.writeStderr("strivacity: kubectl user \(name) removed from \(kubeconfigDescription(context))\n")
       // Contexts are the person's own: say which still name the user, and leave them.
-      if let contexts = try? runProgram(["kubectl", "config", "view", "-o", "jsonpath={range .contexts[?(@.context.user==\"\(name)\")]}{.name}{\" \"}{end}"] + file),
+      if let contexts = try? runProgram(
+        [
+          "kubectl", "config", "view", "-o",
+          "jsonpath={range .contexts[?(@.context.user==\"\(name)\")]}{.name}{\" \"}{end}",
+        ] + file),
         contexts.status == 0
       {
         let names = contexts.output.split(separator: " ").map(String.init)
         if !names.isEmpty {
-          Console.writeStderr("strivacity: these contexts still name it (left as they are): \(names.joined(separator: ", "))\n")
+          Console.writeStderr(
+            "strivacity: these contexts still name it (left as they are): \(names.joined(separator: ", "))\n")
         }
       }
       return
@@ -91,7 +116,9 @@ struct SetupKubectl: ParsableCommand {
     let command = Executable.commandPath()
     var settings = ["--exec-command=\(command)"]
     settings += arguments.map { "--exec-arg=\($0)" }
-    if global.config != nil || context.environment["STRIVACITY_CONFIG"] != nil, let path = realpath(context.paths.config, nil) {
+    if global.config != nil || context.environment["STRIVACITY_CONFIG"] != nil,
+      let path = realpath(context.paths.config, nil)
+    {
       defer { free(path) }
       settings.append("--exec-env=STRIVACITY_CONFIG=\(String(cString: path))")
     } else {
@@ -102,17 +129,23 @@ struct SetupKubectl: ParsableCommand {
     var clusters = resolved.profile.kubeClusters
     if !clusters.contains(target.server) {
       clusters.append(target.server)
-      try context.updateConfig(profile: resolved.name, settings: [("kube_clusters", .strings(clusters.map(\.description)))])
+      try context.updateConfig(
+        profile: resolved.name, settings: [("kube_clusters", .strings(clusters.map(\.description)))])
     }
     // provideClusterInfo: kubectl names the API server on every call, checked against kube_clusters.
     try kubectl(
-      ["config", "set-credentials", name, "--exec-api-version=\(ExecCredentialInfo.v1)", "--exec-interactive-mode=IfAvailable",
-       "--exec-provide-cluster-info=true"] + settings + file)
+      [
+        "config", "set-credentials", name, "--exec-api-version=\(ExecCredentialInfo.v1)",
+        "--exec-interactive-mode=IfAvailable",
+        "--exec-provide-cluster-info=true",
+      ] + settings + file)
     let shownContext = Self.shown(target.context)
     Console.writeStderr(
       "strivacity: kubectl user \(name) written to \(kubeconfigDescription(context)): exec \(command) "
-        + arguments.joined(separator: " ") + " (apiVersion \(ExecCredentialInfo.v1), interactiveMode IfAvailable, provideClusterInfo true)\n"
-        + "strivacity: profile \(resolved.name) gives kubectl its token for \(target.server) (context \(shownContext)); kube_clusters: "
+        + arguments.joined(separator: " ")
+        + " (apiVersion \(ExecCredentialInfo.v1), interactiveMode IfAvailable, provideClusterInfo true)\n"
+        + "strivacity: profile \(resolved.name) gives kubectl its token for \(target.server) (context "
+        + "\(shownContext)); kube_clusters: "
         + clusters.map(\.description).joined(separator: ", ") + "\n")
     if target.user == name {
       Console.writeStderr("strivacity: context \(shownContext) uses it already\n")
@@ -130,13 +163,17 @@ struct SetupKubectl: ParsableCommand {
     do {
       result = try runProgram(["kubectl", "config", "view", "-o", "json"] + file)
     } catch {
-      throw CLIFailure("kubectl is not on PATH: install it, or add the user to your kubeconfig by hand (strivacity(1), EXAMPLES)", status: .usage)
+      throw CLIFailure(
+        "kubectl is not on PATH: install it, or add the user to your kubeconfig by hand (strivacity(1), EXAMPLES)",
+        status: .usage)
     }
     guard result.status == 0, let view = JSONValue.parse(result.output), view.object != nil else {
       throw CLIFailure("kubectl config view failed (exit \(result.status))", status: .failure)
     }
     guard let contextName = self.context ?? view["current-context"]?.string.flatMap({ $0.isEmpty ? nil : $0 }) else {
-      throw CLIFailure("kubectl has no current context: name the one to use with --context (kubectl config get-contexts)", status: .usage)
+      throw CLIFailure(
+        "kubectl has no current context: name the one to use with --context (kubectl config get-contexts)",
+        status: .usage)
     }
     let named = "context \(Self.shown(contextName))"
     guard let entry = view["contexts"]?.array?.first(where: { $0["name"]?.string == contextName }) else {
@@ -146,7 +183,10 @@ struct SetupKubectl: ParsableCommand {
       let cluster = view["clusters"]?.array?.first(where: { $0["name"]?.string == clusterName }),
       let text = cluster["cluster"]?["server"]?.string, !text.isEmpty
     else {
-      throw CLIFailure("\(named) has no cluster with a server (kubectl config set-context \(Self.shellQuoted(contextName)) --cluster=NAME)", status: .usage)
+      throw CLIFailure(
+        "\(named) has no cluster with a server (kubectl config set-context \(Self.shellQuoted(contextName)) "
+          + "--cluster=NAME)",
+        status: .usage)
     }
     do {
       return (contextName, try KubeServer(admitting: text), entry["context"]?["user"]?.string)
@@ -160,7 +200,8 @@ struct SetupKubectl: ParsableCommand {
 
   /// A name as one shell word, quoted only when it needs it; for the commands shown.
   private static func shellQuoted(_ text: String) -> String {
-    let plain = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-@:/=+,".contains($0)) }
+    let plain =
+      !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-@:/=+,".contains($0)) }
     return shown(plain ? text : "'" + text.replacing("'", with: "'\\''") + "'")
   }
 
@@ -179,10 +220,13 @@ struct SetupKubectl: ParsableCommand {
     do {
       result = try runProgram(["kubectl"] + arguments)
     } catch {
-      throw CLIFailure("kubectl is not on PATH: install it, or add the user to your kubeconfig by hand (strivacity(1), EXAMPLES)", status: .usage)
+      throw CLIFailure(
+        "kubectl is not on PATH: install it, or add the user to your kubeconfig by hand (strivacity(1), EXAMPLES)",
+        status: .usage)
     }
     guard result.status == 0 else {
-      throw CLIFailure("kubectl config \(arguments.dropFirst().first ?? "") failed (exit \(result.status))", status: .failure)
+      throw CLIFailure(
+        "kubectl config \(arguments.dropFirst().first ?? "") failed (exit \(result.status))", status: .failure)
     }
   }
 }

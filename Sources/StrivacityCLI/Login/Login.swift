@@ -33,37 +33,53 @@ struct Login: ParsableCommand {
   @Option(name: .customLong("client-id"), help: ArgumentHelp("OAuth client id.", valueName: "id"))
   var clientID: String?
 
-  @Option(help: ArgumentHelp("Scopes to request, space-separated (default: openid profile offline_access).", valueName: "scopes"))
+  @Option(
+    help: ArgumentHelp(
+      "Scopes to request, space-separated (default: openid profile offline_access).", valueName: "scopes"))
   var scope: String?
 
-  @Option(name: .customLong("redirect-uri"), help: ArgumentHelp("Loopback redirect URI (default: http://127.0.0.1:<free port>/callback).", valueName: "uri"))
+  @Option(
+    name: .customLong("redirect-uri"),
+    help: ArgumentHelp("Loopback redirect URI (default: http://127.0.0.1:<free port>/callback).", valueName: "uri"))
   var redirectURI: String?
 
   @Option(
     name: .customLong("sdk-mode"),
-    help: ArgumentHelp("Journey API mode: web, web-minimal, ios, ios-minimal, android, android-minimal (default: web).", valueName: "mode"),
+    help: ArgumentHelp(
+      "Journey API mode: web, web-minimal, ios, ios-minimal, android, android-minimal (default: web).",
+      valueName: "mode"),
     completion: .list(Login.sdkModes))
   var sdkMode: String?
 
   @Option(name: .customLong("login-hint"), help: ArgumentHelp("Passed to the tenant as login_hint.", valueName: "text"))
   var loginHint: String?
 
-  @Option(help: ArgumentHelp("Passed to the tenant as prompt (none, login, create).", valueName: "value"), completion: .list(["none", "login", "create"]))
+  @Option(
+    help: ArgumentHelp("Passed to the tenant as prompt (none, login, create).", valueName: "value"),
+    completion: .list(["none", "login", "create"]))
   var prompt: String?
 
-  @Option(name: .customLong("acr-values"), help: ArgumentHelp("Passed to the tenant as acr_values.", valueName: "values"))
+  @Option(
+    name: .customLong("acr-values"), help: ArgumentHelp("Passed to the tenant as acr_values.", valueName: "values"))
   var acrValues: String?
 
-  @Option(name: .customLong("ui-locales"), help: ArgumentHelp("Passed to the tenant as ui_locales.", valueName: "locales"))
+  @Option(
+    name: .customLong("ui-locales"), help: ArgumentHelp("Passed to the tenant as ui_locales.", valueName: "locales"))
   var uiLocales: String?
 
-  @Option(name: .customLong("field"), help: ArgumentHelp("Answer a widget by id without asking (repeatable).", valueName: "id=value"))
+  @Option(
+    name: .customLong("field"),
+    help: ArgumentHelp("Answer a widget by id without asking (repeatable).", valueName: "id=value"))
   var fields: [String] = []
 
-  @Option(name: .customLong("field-env"), help: ArgumentHelp("Answer a widget from an environment variable (repeatable).", valueName: "id=variable"))
+  @Option(
+    name: .customLong("field-env"),
+    help: ArgumentHelp("Answer a widget from an environment variable (repeatable).", valueName: "id=variable"))
   var fieldEnvironment: [String] = []
 
-  @Option(name: .customLong("action"), help: ArgumentHelp("Take this action (form id) when a screen offers it (repeatable).", valueName: "form-id"))
+  @Option(
+    name: .customLong("action"),
+    help: ArgumentHelp("Take this action (form id) when a screen offers it (repeatable).", valueName: "form-id"))
   var actions: [String] = []
 
   @Flag(help: "Do the whole sign-in on the tenant's pages in a browser.")
@@ -81,13 +97,16 @@ struct Login: ParsableCommand {
     if let sdkMode, !Self.sdkModes.contains(sdkMode) {
       throw ValidationError("--sdk-mode must be one of \(Self.sdkModes.joined(separator: ", "))")
     }
-    if let timeout, !(timeout.isFinite && timeout > 0 && timeout <= 86_400) { throw ValidationError("--timeout must be a positive number of seconds, at most 86400") }
+    if let timeout, !(timeout.isFinite && timeout > 0 && timeout <= 86_400) {
+      throw ValidationError("--timeout must be a positive number of seconds, at most 86400")
+    }
     // Never quote the argument: it may be a password given the wrong way.
     for field in fields where !field.contains("=") || field.hasPrefix("=") {
       throw ValidationError("--field takes ID=VALUE (a widget id, then '=', then the answer)")
     }
     for field in fieldEnvironment where !field.contains("=") || field.hasPrefix("=") {
-      throw ValidationError("--field-env takes ID=VARIABLE (a widget id, then '=', then an environment variable's name)")
+      throw ValidationError(
+        "--field-env takes ID=VARIABLE (a widget id, then '=', then an environment variable's name)")
     }
   }
 
@@ -96,16 +115,19 @@ struct Login: ParsableCommand {
     var overrides = global.overrides
     overrides.tenant = tenant
     overrides.clientID = clientID
-    let resolved = try ResolvedProfile.resolve(config: context.config(), overrides: overrides, environment: context.environment)
+    let resolved = try ResolvedProfile.resolve(
+      config: context.config(), overrides: overrides, environment: context.environment)
     let configPath = context.paths.config
     let tenantURL = try resolved.requireTenant(configPath: configPath)
     let client = try resolved.requireClientID(configPath: configPath)
     do {
       _ = try URLPolicy.check(tenantURL)
     } catch {
-      throw CLIFailure("refusing tenant \(tenantURL): it must be https (plain http only on a loopback address)", status: .usage)
+      throw CLIFailure(
+        "refusing tenant \(tenantURL): it must be https (plain http only on a loopback address)", status: .usage)
     }
-    let scopes = scope.map { $0.split(separator: " ").map(String.init) } ?? resolved.profile.scopes ?? Profile.defaultScopes
+    let scopes =
+      scope.map { $0.split(separator: " ").map(String.init) } ?? resolved.profile.scopes ?? Profile.defaultScopes
     let settings = LoginSettings(
       tenant: tenantURL, clientID: client, scopes: scopes, redirectURI: redirectURI ?? resolved.profile.redirectURI,
       sdkMode: sdkMode ?? resolved.profile.sdkMode ?? "web", loginHint: loginHint, prompt: prompt, acrValues: acrValues,
@@ -122,7 +144,8 @@ struct Login: ParsableCommand {
     let style = Style(colour: terminal != nil && colourWanted(fd: 2, environment: context.environment))
     let prompter = Prompter(
       terminal: terminal, style: style, provided: try providedAnswers(context.environment),
-      fromArguments: Set(fields.map { split($0).0 }).subtracting(fieldEnvironment.map { split($0).0 }), actions: actions)
+      fromArguments: Set(fields.map { split($0).0 }).subtracting(fieldEnvironment.map { split($0).0 }), actions: actions
+    )
     let flow = LoginFlow(
       settings: settings, http: try context.httpClient(), prompter: prompter, spinner: Spinner(),
       log: global.log, environment: context.environment)
@@ -142,7 +165,8 @@ struct Login: ParsableCommand {
     }
     if resolved.store == .file { Console.warning(FileStore.warning) }
     try rememberFlags(context: context, profile: resolved.name)
-    Console.writeStderr("strivacity: signed in to \(tenantURL) as \(Self.who(result.claims)) (profile \(resolved.name))\n")
+    Console.writeStderr(
+      "strivacity: signed in to \(tenantURL) as \(Self.who(result.claims)) (profile \(resolved.name))\n")
   }
 
   /// --field and --field-env answers by widget id.
@@ -155,7 +179,8 @@ struct Login: ParsableCommand {
     for field in fieldEnvironment {
       let (id, variable) = split(field)
       guard let value = environment[variable] else {
-        throw CLIFailure("--field-env \(id)=\(variable): the environment variable \(variable) is not set", status: .usage)
+        throw CLIFailure(
+          "--field-env \(id)=\(variable): the environment variable \(variable) is not set", status: .usage)
       }
       answers[id] = value
     }

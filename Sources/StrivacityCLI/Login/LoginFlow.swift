@@ -50,7 +50,10 @@ final class LoginFlow {
   /// browser must be on it.
   private var tenantOrigin: Origin!
 
-  init(settings: LoginSettings, http: HTTPClient, prompter: Prompter, spinner: Spinner, log: Log, environment: [String: String]) {
+  init(
+    settings: LoginSettings, http: HTTPClient, prompter: Prompter, spinner: Spinner, log: Log,
+    environment: [String: String]
+  ) {
     self.settings = settings
     self.prompter = prompter
     self.spinner = spinner
@@ -77,7 +80,8 @@ final class LoginFlow {
         return try exchange(code: code, request: request)
       } catch JourneyError.sessionExpired where attempts < 3 {
         guard prompter.interactive, confirm("The sign-in session expired. Start over?") else {
-          throw LoginFailure(message: "the sign-in session expired; run strivacity login again", status: .signInRequired)
+          throw LoginFailure(
+            message: "the sign-in session expired; run strivacity login again", status: .signInRequired)
         }
       }
     }
@@ -106,7 +110,8 @@ final class LoginFlow {
     }
     for (name, endpoint) in [("authorization", discovery.authorizationEndpoint), ("token", discovery.tokenEndpoint)] {
       guard tenantClient.isOnTenantOrigin(endpoint) else {
-        throw LoginFailure(message: "the tenant's \(name) endpoint is not on \(tenantOrigin!); refusing it", status: .server)
+        throw LoginFailure(
+          message: "the tenant's \(name) endpoint is not on \(tenantOrigin!); refusing it", status: .server)
       }
     }
     if let jwksURI = discovery.jwksURI, (try? URLPolicy.check(jwksURI)) == nil {
@@ -139,7 +144,8 @@ final class LoginFlow {
   private func nativeURL(_ start: String) throws -> String {
     var url = start
     for _ in 0..<10 {
-      let response = try send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "text/html")]), "Starting the sign-in")
+      let response = try send(
+        HTTPRequest(url: url, headers: [HTTPHeader("Accept", "text/html")]), "Starting the sign-in")
       switch response.status {
       case 301, 302, 303, 307, 308:
         guard let location = response.header("Location") else {
@@ -167,7 +173,8 @@ final class LoginFlow {
   private func runJourney(sessionID: String, request: AuthorizationRequest) throws -> String {
     var machine = JourneyMachine()
     var budget = JourneyBudget()
-    var response = try journeyPost("flow/api/v1/init", sessionID: sessionID, body: .object([:]), label: "Loading the sign-in")
+    var response = try journeyPost(
+      "flow/api/v1/init", sessionID: sessionID, body: .object([:]), label: "Loading the sign-in")
     while true {
       let step = machine.receive(status: response.status, body: response.body)
       log.note("journey answer HTTP \(response.status) → \(Self.describe(step))")
@@ -178,7 +185,8 @@ final class LoginFlow {
         if let stop = budget.submit(screen: machine.screen?.id, formID: action.formID, body: body) {
           throw LoginFailure(message: stop, status: .server)
         }
-        response = try journeyPost("flow/api/v1/form/" + action.formID, sessionID: sessionID, body: body, label: "Checking")
+        response = try journeyPost(
+          "flow/api/v1/form/" + action.formID, sessionID: sessionID, body: body, label: "Checking")
       case .finalize(let url):
         return try finalize(url, sessionID: sessionID)
       case .fallback(let url, let reason):
@@ -204,7 +212,8 @@ final class LoginFlow {
       HTTPHeader("Accept", "application/json"),
     ]
     if let language = Self.acceptLanguage(environment) { headers.append(HTTPHeader("Accept-Language", language)) }
-    return try send(HTTPRequest(method: "POST", url: "\(tenantOrigin!)/" + path, headers: headers, body: body.serialized()), label)
+    return try send(
+      HTTPRequest(method: "POST", url: "\(tenantOrigin!)/" + path, headers: headers, body: body.serialized()), label)
   }
 
   /// GET finalizeUrl with the session's Bearer and cookies; the redirect comes back as a 3xx
@@ -247,26 +256,34 @@ final class LoginFlow {
     do {
       url = try BrowserURL(admitting: rawURL, origin: tenantOrigin)
     } catch {
-      throw LoginFailure(message: "\(error.description); refusing to open it (\(TerminalSafe.text(reason, multiline: false)))", status: .server)
+      throw LoginFailure(
+        message: "\(error.description); refusing to open it (\(TerminalSafe.text(reason, multiline: false)))",
+        status: .server)
     }
     Console.writeStderr("strivacity: continuing in the browser: \(reason)\n")
     Console.writeStderr("  \(url.value)\n")
     // Without a terminal nothing is started behind the caller's back where no browser can run.
     if !prompter.interactive && !Self.browserAvailable(environment) {
       throw LoginFailure(
-        message: "this step needs a browser (\(TerminalSafe.text(reason, multiline: false))), and there is no terminal and no $BROWSER, $DISPLAY or $WAYLAND_DISPLAY; run strivacity login on a terminal or with $BROWSER set (the address above is where the step continues)",
+        message:
+          "this step needs a browser (\(TerminalSafe.text(reason, multiline: false))), and there is no terminal "
+          + "and no $BROWSER, $DISPLAY or $WAYLAND_DISPLAY; run strivacity login on a terminal or with $BROWSER "
+          + "set (the address above is where the step continues)",
         status: .signInRequired)
     }
     if settings.openBrowser && !openBrowser(url, environment: environment) {
       Console.writeStderr("strivacity: could not start a browser; open the address above yourself\n")
     }
     if prompter.interactive {
-      Console.writeStderr("Waiting for the browser… (if it runs on another machine, paste the address it ends on here)\n")
+      Console.writeStderr(
+        "Waiting for the browser… (if it runs on another machine, paste the address it ends on here)\n")
     } else {
       Console.writeStderr("Waiting for the browser…\n")
     }
     guard let callback = listener.wait(timeout: settings.browserTimeout, terminal: prompter.terminal) else {
-      throw LoginFailure(message: "no answer from the browser within \(Int(settings.browserTimeout)) s; run strivacity login again", status: .signInRequired)
+      throw LoginFailure(
+        message: "no answer from the browser within \(Int(settings.browserTimeout)) s; run strivacity login again",
+        status: .signInRequired)
     }
     log.note("browser redirect received")
     return callback
@@ -275,15 +292,19 @@ final class LoginFlow {
   /// Checks the redirect that ends the authorization (ours, our state) and returns its code.
   private func code(from url: String, _ request: AuthorizationRequest) throws -> String {
     guard listener.isOurs(url) else {
-      throw LoginFailure(message: "the sign-in ended at an address that is not this client's redirect URI; refusing it", status: .server)
+      throw LoginFailure(
+        message: "the sign-in ended at an address that is not this client's redirect URI; refusing it", status: .server)
     }
     let query = FormURLEncoding.query(of: url)
     if let error = query["error"] {
       let text = query["error_description"].map { "\(error): \($0)" } ?? error
-      throw LoginFailure(message: "the tenant refused the sign-in: \(text)", status: error == "access_denied" ? .interrupted : .server)
+      throw LoginFailure(
+        message: "the tenant refused the sign-in: \(text)", status: error == "access_denied" ? .interrupted : .server)
     }
     guard query["state"] == request.state else {
-      throw LoginFailure(message: "the sign-in redirect carries the wrong state; refusing it (possible cross-site request forgery)", status: .server)
+      throw LoginFailure(
+        message: "the sign-in redirect carries the wrong state; refusing it (possible cross-site request forgery)",
+        status: .server)
     }
     guard let code = query["code"], !code.isEmpty else {
       throw LoginFailure(message: "the sign-in redirect carries no authorization code", status: .server)
@@ -319,7 +340,8 @@ final class LoginFlow {
 
   private func validate(_ idToken: IDToken, nonce: String, now: Int64) throws -> [String: JSONValue] {
     do {
-      return try IDTokenCheck.verify(idToken, discovery: discovery, clientID: settings.clientID, nonce: nonce, now: now) {
+      return try IDTokenCheck.verify(idToken, discovery: discovery, clientID: settings.clientID, nonce: nonce, now: now)
+      {
         try send($0, "Checking the ID token")
       }
     } catch let failure as IDTokenCheck.Failure {
@@ -410,7 +432,9 @@ struct JourneyBudget {
       count = 1
     }
     if count > Self.maxRepeats {
-      return "the sign-in is going round in circles: screen \"\(name)\" was answered the same way (\(formID)) \(count - 1) times without getting anywhere; stopping"
+      return
+        "the sign-in is going round in circles: screen \"\(name)\" was answered the same way (\(formID)) "
+        + "\(count - 1) times without getting anywhere; stopping"
     }
     if steps > Self.maxSteps {
       return "the sign-in did not finish within \(Self.maxSteps) steps (last screen \"\(name)\"); stopping"

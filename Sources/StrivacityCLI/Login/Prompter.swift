@@ -87,7 +87,10 @@ final class Prompter {
         case .success(let value?):
           if isSecret(widget) && fromArguments.contains(widget.id) && !warnedAboutArguments {
             warnedAboutArguments = true
-            Console.warning("--field \(widget.id) put a secret on the command line, where other processes can read it; use --field-env \(widget.id)=VARIABLE")
+            Console.warning(
+              "--field \(widget.id) put a secret on the command line, where other processes can read it; use "
+                + "--field-env \(widget.id)=VARIABLE"
+            )
           }
           if WidgetValidation.problem(widget, value) == nil {
             machine.setAnswer(value, form: formID, widget: widget.id)
@@ -105,7 +108,10 @@ final class Prompter {
       } else if let message {
         throw JourneyError.rejected("\(widget.label.isEmpty ? widget.id : HTMLText.plain(widget.label)): \(message)")
       } else if provided[widget.id] != nil {
-        throw JourneyError.rejected("--field \(widget.id): \(WidgetValidation.problem(widget, parseOrNil(provided[widget.id]!, widget)) ?? "not a valid answer")")
+        throw JourneyError.rejected(
+          "--field \(widget.id): "
+            + "\(WidgetValidation.problem(widget, parseOrNil(provided[widget.id]!, widget)) ?? "not a valid answer")"
+        )
       } else if WidgetValidation.problem(widget, widget.value) != nil {
         missing.append(widget.id)  // nothing given, and the server's default (if any) will not do
       }
@@ -133,13 +139,16 @@ final class Prompter {
       let line = try read(terminal, prompt: "Choice [1]: ", hidden: false)
       if line.isEmpty { return plan.actions[0] }
       if let n = Int(line), plan.actions.indices.contains(n - 1) { return plan.actions[n - 1] }
-      terminal.write(ScreenRenderer.fieldMessage("Choose a number from 1 to \(plan.actions.count)", style: style) + "\n")
+      terminal.write(
+        ScreenRenderer.fieldMessage("Choose a number from 1 to \(plan.actions.count)", style: style) + "\n")
     }
   }
 
   /// The first action asked for with --action that this screen offers (used up).
   private func takeRequestedAction(_ plan: ScreenPlan) -> ScreenPlan.Action? {
-    guard let index = requestedActions.firstIndex(where: { id in plan.actions.contains { $0.formID == id } }) else { return nil }
+    guard let index = requestedActions.firstIndex(where: { id in plan.actions.contains { $0.formID == id } }) else {
+      return nil
+    }
     let id = requestedActions.remove(at: index)
     return plan.actions.first { $0.formID == id }
   }
@@ -153,7 +162,9 @@ final class Prompter {
     default: break
     }
     while true {
-      let line = try read(terminal, prompt: ScreenRenderer.prompt(widget, defaultText: ScreenRenderer.defaultText(widget), style: style), hidden: hidesInput(widget))
+      let line = try read(
+        terminal, prompt: ScreenRenderer.prompt(widget, defaultText: ScreenRenderer.defaultText(widget), style: style),
+        hidden: hidesInput(widget))
       switch parse(line, widget, automated: false) {
       case .failure(let problem):
         terminal.write(ScreenRenderer.fieldMessage(problem.text, style: style) + "\n")

@@ -27,7 +27,9 @@ final class RedirectListener: @unchecked Sendable {
       anyPort = true
     }
     guard let parts = URLParts(uri), parts.scheme == "http", parts.isLoopback else {
-      throw CLIFailure("the redirect URI must be http:// on a loopback address (127.0.0.1, [::1] or localhost), not \(uri)", status: .usage)
+      throw CLIFailure(
+        "the redirect URI must be http:// on a loopback address (127.0.0.1, [::1] or localhost), not \(uri)",
+        status: .usage)
     }
     path = String(parts.pathAndQuery.prefix { $0 != "?" })
     var hosts: [String]
@@ -57,7 +59,8 @@ final class RedirectListener: @unchecked Sendable {
       }
     }
     guard let port = servers.first?.port else {
-      throw CLIFailure("cannot listen for the sign-in redirect: \(failure.map { "\($0)" } ?? "no address")", status: .usage)
+      throw CLIFailure(
+        "cannot listen for the sign-in redirect: \(failure.map { "\($0)" } ?? "no address")", status: .usage)
     }
     let hostText = parts.host.contains(":") ? "[\(parts.host)]" : parts.host
     redirectURI = "http://\(hostText):\(port)\(parts.pathAndQuery)"
@@ -74,11 +77,14 @@ final class RedirectListener: @unchecked Sendable {
     var port = port
     for host in hosts {
       do {
-        let server = try LoopbackServer(host: host, port: port, maxConnections: 16, requestDeadlineSeconds: 5, handler: handler)
+        let server = try LoopbackServer(
+          host: host, port: port, maxConnections: 16, requestDeadlineSeconds: 5, handler: handler)
         port = server.port
         servers.append(server)
       } catch {
-        if case .socket(_, let code) = error, host == "::1", !servers.isEmpty, code == EADDRNOTAVAIL || code == EAFNOSUPPORT {
+        if case .socket(_, let code) = error, host == "::1", !servers.isEmpty,
+          code == EADDRNOTAVAIL || code == EAFNOSUPPORT
+        {
           continue  // no IPv6 loopback on this machine
         }
         servers.forEach { $0.stop() }
@@ -93,7 +99,8 @@ final class RedirectListener: @unchecked Sendable {
   func isOurs(_ url: String) -> Bool {
     guard let given = URLParts(url), let ours = URLParts(redirectURI) else { return false }
     func path(_ parts: URLParts) -> Substring { parts.pathAndQuery.prefix { $0 != "?" } }
-    return given.scheme == ours.scheme && given.host == ours.host && given.port == ours.port && path(given) == path(ours)
+    return given.scheme == ours.scheme && given.host == ours.host && given.port == ours.port
+      && path(given) == path(ours)
   }
 
   /// Arms the listener for one sign-in attempt.
@@ -103,19 +110,24 @@ final class RedirectListener: @unchecked Sendable {
   }
 
   fileprivate func handle(_ request: ServerRequest) -> ServerReply {
-    guard request.method == "GET" else { return page(405, "Method not allowed", "The sign-in redirect is a GET request.") }
+    guard request.method == "GET" else {
+      return page(405, "Method not allowed", "The sign-in redirect is a GET request.")
+    }
     guard request.path == path else { return page(404, "Not found", "Nothing here.") }
     let query = FormURLEncoding.dictionary(request.query)
     let expected = expectedState.withLock { $0 }
     guard let expected, query["state"] == expected else {
-      return page(400, "Unexpected sign-in", "This redirect does not belong to the sign-in in progress in your terminal.")
+      return page(
+        400, "Unexpected sign-in", "This redirect does not belong to the sign-in in progress in your terminal.")
     }
     let accepted = delivered.withLock { value -> Bool in
       guard value == nil else { return false }
       value = redirectURIBase + request.target
       return true
     }
-    guard accepted else { return page(400, "Already done", "This sign-in has already completed. You can close this tab.") }
+    guard accepted else {
+      return page(400, "Already done", "This sign-in has already completed. You can close this tab.")
+    }
     signal.signal()
     if query["error"] != nil {
       return page(200, "Sign-in did not complete", "Return to your terminal for details. You can close this tab.")
@@ -216,12 +228,16 @@ func openBrowser(_ url: BrowserURL, environment: [String: String]) -> Bool {
   var actions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
-  for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+  for fd: Int32 in [0, 1, 2] {
+    posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+  }
   let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc 2.26+): the browser outlives us quietly
   let argv = command.map { strdup($0) } + [nil]
   defer { argv.forEach { free($0) } }
   var pid: pid_t = 0
-  guard withSpawnAttributes(flags: setsid, { posix_spawnp(&pid, program, &actions, &$0, argv, environ) }) == 0 else { return false }
+  guard withSpawnAttributes(flags: setsid, { posix_spawnp(&pid, program, &actions, &$0, argv, environ) }) == 0 else {
+    return false
+  }
   // Reap it when it exits so no zombie stays behind.
   let child = pid
   DispatchQueue.global().async {

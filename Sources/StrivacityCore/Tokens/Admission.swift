@@ -54,8 +54,12 @@ public struct BearerToken: Sendable, Hashable, Encodable, CustomStringConvertibl
 
   private static func isToken68(_ b: UInt8) -> Bool {
     switch b {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
-    case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"): return true
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"):
+      return true
+    case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"),
+      UInt8(ascii: "/"):
+      return true
     default: return false
     }
   }
@@ -155,7 +159,8 @@ public enum Admit {
   public static func refreshToken(_ text: String) throws(AdmissionError) -> String {
     let bytes = text.utf8
     guard !bytes.isEmpty, bytes.count <= BearerToken.maxLength, bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else {
-      throw AdmissionError("the refresh token is not printable ASCII (RFC 6749 VSCHAR) of at most \(BearerToken.maxLength / 1024) KiB")
+      throw AdmissionError(
+        "the refresh token is not printable ASCII (RFC 6749 VSCHAR) of at most \(BearerToken.maxLength / 1024) KiB")
     }
     return text
   }
@@ -167,7 +172,8 @@ public enum Admit {
     guard text.utf8.count <= BearerToken.maxLength, parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty,
       parts.allSatisfy({ $0.utf8.allSatisfy(isBase64URL) })
     else {
-      throw AdmissionError("the ID token is not a compact JWS (three base64url parts) of at most \(BearerToken.maxLength / 1024) KiB")
+      throw AdmissionError(
+        "the ID token is not a compact JWS (three base64url parts) of at most \(BearerToken.maxLength / 1024) KiB")
     }
     return text
   }
@@ -222,7 +228,9 @@ public enum Admit {
 
   /// A finite number within `range`, truncated to an integer: the only conversion of outside
   /// numbers to integers (Int64(Double) traps on infinity, NaN and anything out of range).
-  public static func integer(_ number: Double, in range: ClosedRange<Int64>, what: String) throws(AdmissionError) -> Int64 {
+  public static func integer(_ number: Double, in range: ClosedRange<Int64>, what: String) throws(AdmissionError)
+    -> Int64
+  {
     guard number.isFinite, number >= Double(range.lowerBound), number <= Double(range.upperBound) else {
       throw AdmissionError("\(what) is out of range (\(range.lowerBound) to \(range.upperBound))")
     }
@@ -231,18 +239,24 @@ public enum Admit {
 
   /// A duration in seconds from the environment or a flag (`STRIVACITY_TIMEOUT=2.5`): a finite
   /// decimal within `range`.
-  public static func seconds(_ text: String, in range: ClosedRange<Double>, what: String) throws(AdmissionError) -> Double {
+  public static func seconds(_ text: String, in range: ClosedRange<Double>, what: String) throws(AdmissionError)
+    -> Double
+  {
     guard text.utf8.count <= 16, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == UInt8(ascii: ".") }),
       let value = Double(text), value.isFinite, range.contains(value)
     else {
-      throw AdmissionError("\(what) must be a number of seconds from \(formatSeconds(range.lowerBound)) to \(formatSeconds(range.upperBound))")
+      throw AdmissionError(
+        "\(what) must be a number of seconds from \(formatSeconds(range.lowerBound)) to "
+          + "\(formatSeconds(range.upperBound))"
+      )
     }
     return value
   }
 
   static func isBase64URL(_ b: UInt8) -> Bool {
     switch b {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"),
       UInt8(ascii: "-"), UInt8(ascii: "_"):
       return true
     default: return false

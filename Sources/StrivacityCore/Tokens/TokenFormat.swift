@@ -21,7 +21,8 @@ public enum TokenFormat: String, Sendable, CaseIterable {
   /// `now` (seconds since 1970) is when it is printed: `env` says how long the token has left.
   /// `exec`: what kubectl asked for (`exec-credential` only).
   public func render(
-    token admitted: BearerToken, tokens: TokenSet, profile: String, idToken: Bool, now: Int64, exec: ExecCredentialInfo = ExecCredentialInfo()
+    token admitted: BearerToken, tokens: TokenSet, profile: String, idToken: Bool, now: Int64,
+    exec: ExecCredentialInfo = ExecCredentialInfo()
   ) -> String {
     let token = admitted.value
     let expiry = idToken ? nil : tokens.expiresAt.map(RFC3339.format)
@@ -81,6 +82,7 @@ public enum RFC3339 {
     let month = mp < 10 ? mp + 3 : mp - 9
     let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
     func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))Z"
+    let time = "\(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))"
+    return "\(year)-\(two(month))-\(two(day))T\(time)Z"
   }
 }

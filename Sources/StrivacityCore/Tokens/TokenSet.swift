@@ -1,8 +1,8 @@
 // The tokens of one signed-in profile, stored as one JSON secret so that a write is atomic.
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+  import FoundationEssentials
 #else
-import Foundation
+  import Foundation
 #endif
 
 /// Tokens from a token response, with the absolute expiry computed when they were received.
@@ -107,7 +107,9 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
   /// What to say when an explicit margin is not met by the token handed out (the tenant issues
   /// tokens that live less than asked): nil when it is, or when none was asked for.
   public func shortfall(now: Int64, _ freshness: Freshness) -> String? {
-    guard freshness.explicit, let expiresAt, let left = secondsLeft(now: now), left < freshness.seconds else { return nil }
+    guard freshness.explicit, let expiresAt, let left = secondsLeft(now: now), left < freshness.seconds else {
+      return nil
+    }
     return "the access token has \(left) s left, less than the \(freshness.seconds) s asked (--min-ttl, min_ttl): "
       + "the tenant issues \(max(0, expiresAt - obtainedAt))-s tokens"
   }
@@ -133,7 +135,8 @@ public struct TokenSet: Codable, Sendable, Equatable, CustomStringConvertible {
     do {
       let payload = try JSONDecoder().decode(StoredTokenSet.self, from: Data(bytes))
       guard payload.version == 1 else {
-        throw StoreError.corrupt(source: source, detail: "format version \(payload.version) is newer than this strivacity understands")
+        throw StoreError.corrupt(
+          source: source, detail: "format version \(payload.version) is newer than this strivacity understands")
       }
       return payload.tokens
     } catch let error as StoreError {

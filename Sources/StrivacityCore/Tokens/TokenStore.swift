@@ -105,8 +105,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
 
   /// What works without a desktop, ending every keyring message (README "Servers and containers").
   public static let headlessChoices =
-    "without a desktop, use the file store (--store file, or store = \"file\" in the profile), or a session bus with an unlocked keyring: "
-    + "dbus-run-session -- bash, then printf '%s' \"$PASSWORD\" | gnome-keyring-daemon --daemonize --unlock --components=secrets (README: Servers and containers)"
+    "without a desktop, use the file store (--store file, or store = \"file\" in the profile), or a session bus "
+    + "with an unlocked keyring: "
+    + "dbus-run-session -- bash, then printf '%s' \"$PASSWORD\" | gnome-keyring-daemon --daemonize --unlock "
+    + "--components=secrets (README: Servers and containers)"
 
   /// What unlocks, or first creates, gnome-keyring's login keyring from a shell without a
   /// desktop, with a daemon already on the session bus (README "Servers and containers").
@@ -118,38 +120,65 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case .noSessionBus(let detail):
       return "no D-Bus session bus (\(detail)); in a desktop session this is set for you; \(Self.headlessChoices)"
     case .noSecretService(let detail):
-      return "no Secret Service on the session bus (\(detail)); install and start gnome-keyring or KeePassXC; \(Self.headlessChoices)"
+      return
+        "no Secret Service on the session bus (\(detail)); install and start gnome-keyring or KeePassXC; "
+        + "\(Self.headlessChoices)"
     case .locked(let what):
       return "\(what) is locked: unlock it, or run with --store file (README: Keyrings)"
     case .lockedNoDesktop(let what):
-      return "\(what) is locked, and no desktop is here to unlock it: run with --store file, or unlock it with its password: \(Self.unlockRecipe) (README: Servers and containers)"
+      return
+        "\(what) is locked, and no desktop is here to unlock it: run with --store file, or unlock it with its "
+        + "password: \(Self.unlockRecipe) (README: Servers and containers)"
     case .unlockDeclined(let what, let window):
-      return "the unlock of \(what) was declined in \(window): run again and unlock it, or run with --store file (README: Keyrings)"
+      return
+        "the unlock of \(what) was declined in \(window): run again and unlock it, or run with --store file "
+        + "(README: Keyrings)"
     case .denied(let provider, let request):
-      return "\(provider) was asked to \(request) and said no: allow it when \(provider) asks, or run with --store file (README: Keyrings)"
+      return
+        "\(provider) was asked to \(request) and said no: allow it when \(provider) asks, or run with --store file "
+        + "(README: Keyrings)"
     case .promptUnanswered(let provider, let request, let window, let seconds):
-      return "nobody answered \(provider)'s request to \(request) within \(formatSeconds(seconds)): answer it in \(window), or allow longer with STRIVACITY_KEYRING_PROMPT_TIMEOUT (README: Keyrings)"
+      return
+        "nobody answered \(provider)'s request to \(request) within \(formatSeconds(seconds)): answer it in "
+        + "\(window), or allow longer with STRIVACITY_KEYRING_PROMPT_TIMEOUT (README: Keyrings)"
     case .noDefaultCollection(let provider, let desktop):
       switch provider {
       case "KWallet":
-        return "KWallet has no wallet yet: run `strivacity login` on a terminal and create one when KWallet asks, or run with --store file (README: Keyrings)"
+        return
+          "KWallet has no wallet yet: run `strivacity login` on a terminal and create one when KWallet asks, or "
+          + "run with --store file (README: Keyrings)"
       case "KeePassXC":
-        return "KeePassXC offers no database to the Secret Service: open one and expose a group (Database Settings → Secret Service Integration), or run with --store file (README: KeePassXC)"
+        return
+          "KeePassXC offers no database to the Secret Service: open one and expose a group (Database Settings → "
+          + "Secret Service Integration), or run with --store file (README: KeePassXC)"
       case "gnome-keyring" where desktop:
-        return "gnome-keyring has no default keyring yet: run `strivacity login` on a terminal and choose its password when the desktop asks, or run with --store file (README: Keyrings)"
+        return
+          "gnome-keyring has no default keyring yet: run `strivacity login` on a terminal and choose its password "
+          + "when the desktop asks, or run with --store file (README: Keyrings)"
       case "gnome-keyring":
-        return "gnome-keyring has no default keyring, and no desktop is here to create one: run with --store file, or create the login keyring with a password of your choosing: \(Self.unlockRecipe) (README: Servers and containers)"
+        return
+          "gnome-keyring has no default keyring, and no desktop is here to create one: run with --store file, or "
+          + "create the login keyring with a password of your choosing: \(Self.unlockRecipe) (README: Servers "
+          + "and containers)"
       default:
-        return "the Secret Service has no default keyring collection (a desktop makes one at first sign-in, and `strivacity login` on a terminal asks for one); \(Self.headlessChoices)"
+        return
+          "the Secret Service has no default keyring collection (a desktop makes one at first sign-in, and "
+          + "`strivacity login` on a terminal asks for one); \(Self.headlessChoices)"
       }
     case .timedOut(let seconds):
-      return "the keyring did not answer within \(formatSeconds(seconds)) (the Secret Service is stalled, or waiting on a prompt nobody sees); STRIVACITY_KEYRING_TIMEOUT sets the bound for the keyring, 120 s apply to an unlock prompt; \(Self.headlessChoices)"
+      return
+        "the keyring did not answer within \(formatSeconds(seconds)) (the Secret Service is stalled, or waiting on "
+        + "a prompt nobody sees); STRIVACITY_KEYRING_TIMEOUT sets the bound for the keyring, 120 s apply to an "
+        + "unlock prompt; \(Self.headlessChoices)"
     case .failure(let detail): return "keyring failure: \(detail); \(Self.headlessChoices)"
     case .insecureFile(let path, let mode):
-      return "refusing to read \(path): its mode is \(mode), readable by others; run `chmod 600 \(path)` if you trust its content, or delete it and sign in again"
+      return
+        "refusing to read \(path): its mode is \(mode), readable by others; run `chmod 600 \(path)` if you trust "
+        + "its content, or delete it and sign in again"
     case .notOwner(let path):
       return "refusing to read \(path): it belongs to another user"
-    case .corrupt(let source, let detail): return "stored tokens in \(source) are unreadable (\(detail)); run `strivacity login` again"
+    case .corrupt(let source, let detail):
+      return "stored tokens in \(source) are unreadable (\(detail)); run `strivacity login` again"
     case .io(let path, let detail): return "\(path): \(detail)"
     }
   }
