@@ -73,16 +73,26 @@ public struct BearerToken: Sendable, Hashable, Encodable, CustomStringConvertibl
   public var description: String { Redact.token(value) }
 }
 
-/// A refresh token, admitted (`Admit.refreshToken`: RFC 6749 VSCHAR, at most 32 KiB). It only
-/// ever goes into a form body and the store; interpolating one shows only its length.
-public struct RefreshToken: Sendable, Hashable, Encodable, CustomStringConvertible, ExpressibleByStringInterpolation {
+/// The rule of one kind of admitted string: its one admitting function, and whether it is a
+/// secret (shown only by its length when interpolated).
+public protocol AdmissionRule: Sendable {
+  static func admit(_ text: String) throws(AdmissionError) -> String
+  /// What the value is called in the trap for a wrong literal in strivacity's own code.
+  static var name: String { get }
+  static var isSecret: Bool { get }
+}
+
+/// A string its `Rule` admitted. The only ways to make one are `init(admitting:)` and, in
+/// strivacity's own code and tests, a literal (checked by the same rule; a wrong one traps).
+public struct Admitted<Rule: AdmissionRule>: Sendable, Hashable, Encodable, CustomStringConvertible,
+  ExpressibleByStringInterpolation
+{
   public let value: String
 
-  public init(admitting text: String) throws(AdmissionError) { value = try Admit.refreshToken(text) }
+  public init(admitting text: String) throws(AdmissionError) { value = try Rule.admit(text) }
 
-  /// For tokens written in strivacity's own code and tests; traps on an invalid literal.
   public init(stringLiteral text: String) {
-    precondition((try? Admit.refreshToken(text)) != nil, "invalid refresh token literal")
+    precondition((try? Rule.admit(text)) != nil, "invalid \(Rule.name) literal")
     value = text
   }
 
@@ -95,52 +105,33 @@ public struct RefreshToken: Sendable, Hashable, Encodable, CustomStringConvertib
     try container.encode(value)
   }
 
-  public var description: String { Redact.token(value) }
+  public var description: String { Rule.isSecret ? Redact.token(value) : value }
 }
 
-/// An ID token's compact form, admitted (`Admit.idToken`: three base64url parts, at most 32 KiB;
-/// its signature and claims are checked by IDTokenValidator before it is stored).
-public struct IDToken: Sendable, Hashable, Encodable, CustomStringConvertible, ExpressibleByStringInterpolation {
-  public let value: String
-
-  public init(admitting text: String) throws(AdmissionError) { value = try Admit.idToken(text) }
-
-  /// For tokens written in strivacity's own code and tests; traps on an invalid literal.
-  public init(stringLiteral text: String) {
-    precondition((try? Admit.idToken(text)) != nil, "invalid ID token literal")
-    value = text
-  }
-
-  public init(stringInterpolation: DefaultStringInterpolation) {
-    self.init(stringLiteral: String(stringInterpolation: stringInterpolation))
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    try container.encode(value)
-  }
-
-  public var description: String { Redact.token(value) }
+/// A refresh token (`Admit.refreshToken`: RFC 6749 VSCHAR, at most 32 KiB). It only ever goes
+/// into a form body and the store.
+public typealias RefreshToken = Admitted<RefreshTokenRule>
+public enum RefreshTokenRule: AdmissionRule {
+  public static func admit(_ text: String) throws(AdmissionError) -> String { try Admit.refreshToken(text) }
+  public static let name = "refresh token"
+  public static let isSecret = true
 }
 
-/// A scope string, admitted (`Admit.scope`: RFC 6749 §3.3 syntax, at most 4 KiB). Not secret.
-public struct Scope: Sendable, Hashable, Encodable, CustomStringConvertible, ExpressibleByStringLiteral {
-  public let value: String
+/// An ID token's compact form (`Admit.idToken`: three base64url parts, at most 32 KiB; its
+/// signature and claims are checked by IDTokenValidator before it is stored).
+public typealias IDToken = Admitted<IDTokenRule>
+public enum IDTokenRule: AdmissionRule {
+  public static func admit(_ text: String) throws(AdmissionError) -> String { try Admit.idToken(text) }
+  public static let name = "ID token"
+  public static let isSecret = true
+}
 
-  public init(admitting text: String) throws(AdmissionError) { value = try Admit.scope(text) }
-
-  /// For scopes written in strivacity's own code and tests; traps on an invalid literal.
-  public init(stringLiteral text: String) {
-    precondition((try? Admit.scope(text)) != nil, "invalid scope literal")
-    value = text
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    try container.encode(value)
-  }
-
-  public var description: String { value }
+/// A scope string (`Admit.scope`: RFC 6749 §3.3 syntax, at most 4 KiB). Not secret.
+public typealias Scope = Admitted<ScopeRule>
+public enum ScopeRule: AdmissionRule {
+  public static func admit(_ text: String) throws(AdmissionError) -> String { try Admit.scope(text) }
+  public static let name = "scope"
+  public static let isSecret = false
 }
 
 public enum Admit {
