@@ -56,7 +56,7 @@ final class ProfileSession {
     guard let tokens = try freshness.force ? store.reload(key) : store.load(key) else { throw notSignedIn }
     tenantClient.keep(endpoints: tokens.endpoints)
     if !tokens.needsRefresh(now: Self.now(), freshness) { return tokens }
-    guard tokens.refreshToken != nil else {
+    guard renewalRequest(for: tokens) != nil else {
       if freshness.force, (tokens.secondsLeft(now: Self.now()) ?? 1) > 0 {
         throw CLIFailure(
           "no refresh token is held for \(name), so it cannot be refreshed: run strivacity login for new tokens",
@@ -112,6 +112,14 @@ final class ProfileSession {
     }
   }
 
+  /// How a stored set is renewed without a person: the one place that knows the grant (today the
+  /// refresh token, when one is held; a machine profile's client credentials would be a case
+  /// here). nil: only a sign-in renews it.
+  private func renewalRequest(for tokens: TokenSet) -> TokenRequest? {
+    guard let refreshToken = tokens.refreshToken else { return nil }
+    return TokenRequest(grant: .refreshToken(refreshToken), client: .none(clientID: clientID))
+  }
+
   private func refresh(_ current: TokenSet) throws -> TokenSet {
     // Interrupts are held only from sending the refresh to storing its answer (the old refresh
     // token may be rotated away by then); the new ID token is checked after that, with its
@@ -130,8 +138,7 @@ final class ProfileSession {
   /// Sends the refresh and stores its answer, the previous ID token kept for now; returns the
   /// stored set and the new ID token, not yet verified.
   private func exchangeRefreshToken(_ current: TokenSet) throws -> (TokenSet, IDToken?) {
-    guard let refreshToken = current.refreshToken else { throw notSignedIn }
-    let body = TokenRequest(grant: .refreshToken(refreshToken), client: .none(clientID: clientID))
+    guard let body = renewalRequest(for: current) else { throw notSignedIn }
     // Where to send it is settled first (a discovery request, if needed, is no reason to hold
     // Ctrl-C); interrupts are held from sending to storing the answer.
     var url = try tenantClient.endpoint(\.tokenEndpoint, "token endpoint")
