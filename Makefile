@@ -32,7 +32,7 @@ INSTALLED := $(PREFIX)/bin/strivacity $(PREFIX)/bin/git-credential-strivacity $(
   $(PREFIX)/share/fish/vendor_completions.d/strivacity.fish \
   $(SYSTEMD_USER_UNITS)/strivacity-agent.socket $(SYSTEMD_USER_UNITS)/strivacity-agent.service
 
-.PHONY: all deps build lint test demo clean release install install-files uninstall deb
+.PHONY: all deps build lint bench test demo clean release install install-files uninstall deb
 
 all: build
 
@@ -73,6 +73,16 @@ test: deps lint
 	Scripts/with-keyring $(SWIFT) test --build-path $(BUILD_DIR) --skip-build
 	Scripts/fuzz all $(FUZZ_SECONDS)
 	Scripts/check-package
+
+## bench: every benchmark of bench/ (release builds; ratios against a reference measured in the
+## same run; a few minutes). Not a test: nothing fails on a number.
+BENCH_RUNS ?= 30
+bench: deps
+	bench/token-cached $(BENCH_RUNS)
+	bench/agent $(BENCH_RUNS)
+	bench/config-scale 3000 $(BENCH_RUNS)
+	bench/refresh-storm
+	bench/login 20
 
 ## demo: a full sign-in in this terminal against the local tenant, with a private keyring
 demo: build
