@@ -84,6 +84,10 @@
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     if let config = try? Config.parse(text, path: "fuzz.toml") {
       _ = try? ResolvedProfile.resolve(config: config, overrides: .init(), environment: [:])
+      // Every API of every profile is chosen by its own URL (the longest prefix is at least as long).
+      for profile in config.profiles {
+        for api in profile.apis { precondition((try? profile.api(for: api.url.gitURL)) != nil) }
+      }
       if let name = config.profiles.first?.name {
         _ = try? ConfigWriter.update(
           text, profile: name, settings: [("tenant", .string("https://t.example"))], path: "fuzz.toml")

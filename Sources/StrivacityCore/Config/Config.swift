@@ -14,6 +14,9 @@
 //   min_ttl = 600                        # optional: every token handed out lives this long more
 //   kube_clusters = ["https://k8s.example.com:6443"]   # kubectl gets the token for these API servers
 //
+//   [profiles.work.apis.orders]          # an API: its URLs, audience, resources, scopes (APIs.swift)
+//   url = "https://api.example.com/orders/"
+//
 // Nothing secret is ever written here.
 import Glibc
 
@@ -38,6 +41,8 @@ public struct Profile: Sendable, Equatable {
   /// The Kubernetes API servers kubectl gets the token for (`setup-kubectl` adds its context's);
   /// each admitted as a `KubeServer` when the file is read.
   public var kubeClusters: [KubeServer] = []
+  /// `[profiles.NAME.apis.API]`: the APIs tokens are asked for (APIs.swift), in the file's order.
+  public var apis: [API] = []
 
   public init(name: String) { self.name = name }
 
@@ -291,6 +296,8 @@ public struct Config: Sendable, Equatable {
         profile.kubeClusters = try admitted(field, path: path) { text throws(AdmissionError) in
           try KubeServer(admitting: text)
         }
+      case "apis":
+        profile.apis = try parseAPIs(field, profile: entry.key, path: path, warnings: &warnings)
       default:
         warnings.append(
           .init(
@@ -299,6 +306,73 @@ public struct Config: Sendable, Equatable {
       }
     }
     return profile
+  }
+
+  /// `[profiles.P.apis.NAME]` tables: each needs a `url`; every value admitted, or the line is an
+  /// error naming the key.
+  private static func parseAPIs(
+    _ field: TOMLTable.Entry, profile: String, path: String, warnings: inout [ConfigWarning]
+  ) throws(ConfigError) -> [API] {
+    guard case .table(let table) = field.value else {
+      throw .invalid(
+        path: path, position: field.position,
+        message: "'apis' must be tables of [profiles.\(profile).apis.NAME] sections")
+    }
+    var apis: [API] = []
+    for apiEntry in table.entries {
+      let section = "[profiles.\(profile).apis.\(apiEntry.key)]"
+      guard ProfileName.isValid(apiEntry.key) else {
+        throw .invalid(
+          path: path, position: apiEntry.position,
+          message: "invalid API name '\(HostEntry.shown(apiEntry.key))': use letters, digits, '.', '_' and '-'")
+      }
+      guard case .table(let fields) = apiEntry.value else {
+        throw .invalid(path: path, position: apiEntry.position, message: "\(section) must be a section")
+      }
+      var url: HostEntry?
+      var audience: String?
+      var resources: [String] = []
+      var scopes: [Scope] = []
+      for item in fields.entries {
+        switch item.key {
+        case "url":
+          url = try admittedString(item, path: path, in: section) { text throws(AdmissionError) in
+            try HostEntry(admitting: text)
+          }
+        case "audience":
+          audience = try admittedString(item, path: path, in: section) { text throws(AdmissionError) in
+            try Admit.audience(text)
+          }
+        case "resource", "resources":
+          resources = try admitted(item, path: path) { text throws(AdmissionError) in try Admit.resource(text) }
+        case "scopes", "scope":
+          scopes = try admitted(item, path: path) { text throws(AdmissionError) in try Admit.scopeToken(text) }
+        default:
+          warnings.append(
+            .init(path: path, position: item.position, message: "unknown key '\(item.key)' in \(section) ignored"))
+        }
+      }
+      guard let url else {
+        throw .invalid(
+          path: path, position: apiEntry.position,
+          message:
+            "\(section) has no url: write the prefix its URLs start with, e.g. url = \"https://api.example.com/\"")
+      }
+      apis.append(API(name: apiEntry.key, url: url, audience: audience, resources: resources, scopes: scopes))
+    }
+    return apis
+  }
+
+  /// One string admitted by `admit`, or the line is an error naming the section and the key.
+  private static func admittedString<T>(
+    _ entry: TOMLTable.Entry, path: String, in section: String, _ admit: (String) throws(AdmissionError) -> T
+  ) throws(ConfigError) -> T {
+    let text = try string(entry, path: path)
+    do {
+      return try admit(text)
+    } catch {
+      throw .invalid(path: path, position: entry.position, message: "\(section) \(entry.key): \(error.description)")
+    }
   }
 
   private static func string(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> String {

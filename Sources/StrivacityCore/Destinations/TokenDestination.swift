@@ -86,13 +86,17 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
     return false
   }
 
-  func allows(_ target: TokenTarget) -> Bool {
+  func allows(_ target: TokenTarget) -> Bool { specificity(for: target) != nil }
+
+  /// How closely the entry covers `target`: the number of path segments it names (a host, or a
+  /// prefix without a path, 0); nil when it does not cover it.
+  func specificity(for target: TokenTarget) -> Int? {
     switch form {
     case .host(let host, let port):
       let defaultPort = target.origin.scheme == "https" ? 443 : 80
-      return host == target.origin.host && (port ?? defaultPort) == target.origin.port
+      return host == target.origin.host && (port ?? defaultPort) == target.origin.port ? 0 : nil
     case .prefix(let origin, let path):
-      return origin == target.origin && target.path.starts(with: path)
+      return origin == target.origin && target.path.starts(with: path) ? path.count : nil
     }
   }
 
@@ -156,11 +160,27 @@ public enum TokenRefusal: Error, Equatable, Sendable {
 public enum TokenDestination {
   /// Throws unless `url` may get the token of a profile whose allowed places are `allowed`.
   public static func check(_ url: String, allowed: [HostEntry]) throws(TokenRefusal) {
-    let target: TokenTarget
-    do { target = try TokenTarget(url) } catch { throw .unsafe(error.description) }
-    guard allowed.contains(where: { $0.allows(target) }) else {
+    guard try bestMatch(url, among: allowed) != nil else {
+      let target = try target(url)
       throw .notAllowed("\(target.origin)/" + target.path.joined(separator: "/"))
     }
+  }
+
+  /// Which of `entries` covers `url`: the index of the one naming the most path segments (the
+  /// longest prefix; the first of equals), nil when none does. The one reading of a URL against
+  /// places: `check` (curl, git, kubectl's servers) and the choice of a profile's API.
+  public static func bestMatch(_ url: String, among entries: [HostEntry]) throws(TokenRefusal) -> Int? {
+    let target = try target(url)
+    var best: (index: Int, segments: Int)?
+    for (index, entry) in entries.enumerated() {
+      guard let segments = entry.specificity(for: target), segments > (best?.segments ?? -1) else { continue }
+      best = (index, segments)
+    }
+    return best?.index
+  }
+
+  private static func target(_ url: String) throws(TokenRefusal) -> TokenTarget {
+    do { return try TokenTarget(url) } catch { throw .unsafe(error.description) }
   }
 
   /// True when `url` may get the token: `check` without the reason.

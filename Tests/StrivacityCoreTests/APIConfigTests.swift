@@ -1,0 +1,129 @@
+import Testing
+
+@testable import StrivacityCore
+
+/// `[profiles.P.apis.NAME]` (issue 27): every value admitted when the file is read, and a URL's
+/// API chosen by the longest prefix, the reading curl and git get too.
+@Suite struct APIConfigTests {
+  static let text = """
+    [profiles.work]
+    tenant = "https://t.example"
+    client_id = "c"
+
+    [profiles.work.apis.orders]
+    url = "https://api.example.com/orders/"
+    audience = "https://api.example.com/orders"
+    resource = ["https://api.example.com/orders/"]
+    scopes = ["orders:read", "orders:write"]
+
+    [profiles.work.apis.everything]
+    url = "https://api.example.com"
+
+    [profiles.work.apis.billing]
+    url = "https://API.example.com:443/./billing/v1"
+    resources = ["urn:example:billing", "https://billing.example/"]
+
+    [profiles.other]
+    tenant = "https://t.example"
+    """
+
+  @Test func apisAreReadInOrder() throws {
+    let config = try Config.parse(Self.text, path: "c.toml")
+    #expect(config.warnings.isEmpty)
+    let work = try #require(config.profile(named: "work"))
+    #expect(work.apis.map(\.name) == ["orders", "everything", "billing"])
+    let orders = try #require(work.api(named: "orders"))
+    #expect(orders.url.description == "https://api.example.com/orders")
+    #expect(orders.audience == "https://api.example.com/orders")
+    #expect(orders.resources == ["https://api.example.com/orders/"])
+    #expect(orders.scopes == ["orders:read", "orders:write"])
+    #expect(orders.slot == TokenSlot(name: "orders"))
+    #expect(work.api(named: "billing")?.url.description == "https://api.example.com/billing/v1")
+    #expect(work.api(named: "nope") == nil)
+    #expect(config.profile(named: "other")?.apis == [])
+    // The small binary's narrowed read keeps the wanted profile's API tables.
+    let narrowed = try Config.parse(Self.text, path: "c.toml", onlyProfile: "work")
+    #expect(narrowed.profile(named: "work")?.apis == work.apis)
+  }
+
+  @Test(arguments: [
+    ("https://api.example.com/orders/42", "orders"),
+    ("https://api.example.com/orders", "orders"),
+    ("https://api.example.com/orders/../billing/v1/x", "billing"),
+    ("https://api.example.com:443/billing/v1", "billing"),
+    ("https://api.example.com/billing/v2", "everything"),
+    ("https://api.example.com/ordersX", "everything"),
+    ("https://api.example.com/", "everything"),
+  ])
+  func theLongestPrefixWins(_ url: String, _ name: String) throws {
+    let work = try #require(try Config.parse(Self.text, path: "c.toml").profile(named: "work"))
+    #expect(try work.api(for: url)?.name == name)
+  }
+
+  @Test func urlsOfNoAPIAndUnsafeURLs() throws {
+    let work = try #require(try Config.parse(Self.text, path: "c.toml").profile(named: "work"))
+    #expect(try work.api(for: "https://other.example/orders") == nil)
+    #expect(throws: TokenRefusal.self) { try work.api(for: "http://api.example.com/orders") }
+    #expect(throws: TokenRefusal.self) { try work.api(for: "https://api.example.com/orders/%2e%2e/billing/v1") }
+  }
+
+  @Test func bestMatchIsTheOneReading() throws {
+    let entries = try ["api.example.com", "https://api.example.com/a", "https://api.example.com/a/b", "x.example"]
+      .map { try HostEntry(admitting: $0) }
+    #expect(try TokenDestination.bestMatch("https://api.example.com/a/b/c", among: entries) == 2)
+    #expect(try TokenDestination.bestMatch("https://api.example.com/a/bc", among: entries) == 1)
+    #expect(try TokenDestination.bestMatch("https://api.example.com/", among: entries) == 0)
+    #expect(try TokenDestination.bestMatch("https://y.example/", among: entries) == nil)
+    // The first of equals.
+    let twice = try ["https://h.example/p", "https://h.example/p/"].map { try HostEntry(admitting: $0) }
+    #expect(try TokenDestination.bestMatch("https://h.example/p/q", among: twice) == 0)
+  }
+
+  struct Bad: Sendable, CustomStringConvertible {
+    var section: String
+    var line: Int
+    var says: String
+    var description: String { says }
+  }
+
+  /// A bad entry is a config error naming its line, and never echoes user info.
+  @Test(arguments: [
+    Bad(section: "audience = \"a\"", line: 1, says: "has no url"),
+    Bad(section: "url = \"https://u:secret@api.example.com/\"", line: 2, says: "has user info"),
+    Bad(section: "url = \"https://api.example.com/?q=1\"", line: 2, says: "a query or a fragment"),
+    Bad(section: "url = \"https://api.example.com/#f\"", line: 2, says: "a query or a fragment"),
+    Bad(section: "url = \"http://api.example.com/\"", line: 2, says: "https"),
+    Bad(section: "url = \"https://api.example.com/%2e%2e/x\"", line: 2, says: "encoded dot"),
+    Bad(section: "url = \"https://a.example\"\naudience = \"has space\"", line: 3, says: "audience must be"),
+    Bad(section: "url = \"https://a.example\"\nresource = [\"relative/path\"]", line: 3, says: "absolute URI"),
+    Bad(section: "url = \"https://a.example\"\nresource = [\"https://a.example/#x\"]", line: 3, says: "fragment"),
+    Bad(section: "url = \"https://a.example\"\nscopes = [\"a b\"]", line: 3, says: "more than one scope"),
+    Bad(section: "url = \"https://a.example\"\nscopes = [\"a\\\"b\"]", line: 3, says: "scope syntax"),
+    Bad(section: "url = 5", line: 2, says: "must be a string"),
+  ])
+  func badEntriesAreConfigErrors(_ bad: Bad) throws {
+    let text = "[profiles.work.apis.x]\n" + bad.section + "\n"
+    do {
+      _ = try Config.parse(text, path: "c.toml")
+      Issue.record("accepted: \(bad.section)")
+    } catch {
+      guard case .invalid(_, let position, let message) = error else {
+        Issue.record("\(error)")
+        return
+      }
+      #expect(position.line == bad.line, "\(message)")
+      #expect(message.contains(bad.says), "\(message)")
+      #expect(!message.contains("secret"))
+    }
+  }
+
+  @Test func namesAndShapes() throws {
+    #expect(throws: ConfigError.self) {
+      try Config.parse("[profiles.w.apis.\"a/b\"]\nurl = \"https://a.example\"", path: "c")
+    }
+    #expect(throws: ConfigError.self) { try Config.parse("[profiles.w]\napis = \"orders\"", path: "c") }
+    #expect(throws: ConfigError.self) { try Config.parse("[profiles.w.apis]\norders = 1", path: "c") }
+    let config = try Config.parse("[profiles.w.apis.a]\nurl = \"https://a.example\"\nflavour = \"x\"\n", path: "c")
+    #expect(config.warnings.map(\.message) == ["unknown key 'flavour' in [profiles.w.apis.a] ignored"])
+  }
+}
