@@ -253,7 +253,7 @@ _strivacity_token() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --refresh --id-token --login --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --store --config --min-ttl --format)
+    non_repeating_options=(--profile --store --config --min-ttl --format --api --for)
     __strivacity_offer_flags_options 0
 
     # Offer option value completions
@@ -275,6 +275,12 @@ _strivacity_token() {
         ;;
     '--format')
         __strivacity_add_completions -W 'raw'$'\n''header'$'\n''json'$'\n''env'$'\n''curl'$'\n''exec-credential'
+        return
+        ;;
+    '--api')
+        return
+        ;;
+    '--for')
         return
         ;;
     esac

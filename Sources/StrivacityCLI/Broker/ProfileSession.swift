@@ -115,7 +115,7 @@ final class ProfileSession {
   /// How a stored set is renewed without a person: the one place that knows the grant (today the
   /// refresh token, when one is held; a machine profile's client credentials would be a case
   /// here). nil: only a sign-in renews it.
-  private func renewalRequest(for tokens: TokenSet) -> TokenRequest? {
+  func renewalRequest(for tokens: TokenSet) -> TokenRequest? {
     guard let refreshToken = tokens.refreshToken else { return nil }
     return TokenRequest(grant: .refreshToken(refreshToken), client: .none(clientID: clientID))
   }

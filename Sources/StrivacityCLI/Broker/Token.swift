@@ -49,16 +49,30 @@ struct Token: ParsableCommand {
   @Flag(help: "Sign in on the terminal when there is no usable token.")
   var login = false
 
+  @Option(help: ArgumentHelp("A token for this API of the profile ([profiles.P.apis.NAME]).", valueName: "name"))
+  var api: String?
+
+  @Option(
+    name: .customLong("for"),
+    help: ArgumentHelp(
+      "A token for the API this URL is under (else the profile's own, for its hosts).", valueName: "url"))
+  var forURL: String?
+
   func validate() throws {
     if let minTTL, !TokenInvocation.minTTLRange.contains(minTTL) {
       throw ValidationError(TokenInvocation.minTTLRefusal)
+    }
+    if api != nil && forURL != nil { throw ValidationError("use either --api or --for") }
+    if idToken && (api != nil || forURL != nil) {
+      throw ValidationError("--id-token is the sign-in's; it cannot be asked for an API")
     }
   }
 
   /// The invocation both binaries answer alike (the small one answers its plain forms from the cache).
   var invocation: TokenInvocation {
     TokenInvocation(
-      profile: global.profile, format: format, minTTL: minTTL, refresh: refresh, idToken: idToken, login: login)
+      profile: global.profile, format: format, minTTL: minTTL, refresh: refresh, idToken: idToken, login: login,
+      api: api, forURL: forURL)
   }
 
   func run() throws {
@@ -80,10 +94,20 @@ struct Token: ParsableCommand {
       }
     }
     let session = try ProfileSession(context: context, options: global)
+    let chosen: API?
+    do {
+      chosen = try invocation.chosenAPI(session.resolved.profile, tenant: session.tenant)
+    } catch {
+      throw CLIFailure(error.description, status: .usage)
+    }
     var freshness = invocation.freshness(session.resolved.profile)
+    func fresh() throws -> TokenSet {
+      if let chosen { return try session.apiTokens(chosen, freshness) }
+      return try session.freshTokens(freshness, idToken: idToken)
+    }
     let tokens: TokenSet
     do {
-      tokens = try session.freshTokens(freshness, idToken: idToken)
+      tokens = try fresh()
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       // kubectl with interactiveMode Never (or no terminal to offer): at once, naming the command.
       guard exec.interactive != false, signInAllowed(failure, profile: session.name) else { throw failure }
@@ -92,7 +116,7 @@ struct Token: ParsableCommand {
           + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
       freshness.force = false  // just signed in
-      tokens = try session.freshTokens(freshness, idToken: idToken)
+      tokens = try fresh()
     }
     if !idToken { session.sayShortfall(tokens, freshness) }
     let token: BearerToken

@@ -53,8 +53,7 @@ struct Curl: ParsableCommand {
     }
     let context = global.context()
     let session = try ProfileSession(context: context, options: global)
-    let tenant = URLParts(session.tenant).map { [HostEntry(origin: $0.origin)] } ?? []
-    let allowed = tenant + session.resolved.profile.gitHosts + session.resolved.profile.hosts
+    let allowed = session.resolved.profile.tokenHosts(tenant: session.tenant)
     for url in curl.urls {
       do {
         try TokenDestination.check(url, allowed: allowed)

@@ -38,6 +38,11 @@ public struct API: Sendable, Equatable {
 }
 
 extension Profile {
+  /// Where the sign-in's token may be sent: the tenant's origin, `git_hosts` and `hosts`.
+  public func tokenHosts(tenant: String) -> [HostEntry] {
+    (URLParts(tenant).map { [HostEntry(origin: $0.origin)] } ?? []) + gitHosts + hosts
+  }
+
   /// The API named `name`, or nil.
   public func api(named name: String) -> API? { apis.first { $0.name == name } }
 

@@ -16,11 +16,17 @@ public struct TokenInvocation: Equatable, Sendable {
   public var idToken: Bool
   /// --login.
   public var login: Bool
+  /// --api NAME: a token for that API of the profile.
+  public var api: String?
+  /// --for URL: a token for the API that URL is under (else the sign-in's, for its hosts).
+  public var forURL: String?
 
   public init(
     profile: String? = nil, format: TokenFormat = .raw, minTTL: Int64? = nil, refresh: Bool = false,
-    idToken: Bool = false, login: Bool = false
+    idToken: Bool = false, login: Bool = false, api: String? = nil, forURL: String? = nil
   ) {
+    self.api = api
+    self.forURL = forURL
     self.profile = profile
     self.format = format
     self.minTTL = minTTL
@@ -61,6 +67,35 @@ public struct TokenInvocation: Equatable, Sendable {
       default:
         guard let seconds = Int64(value), Self.minTTLRange.contains(seconds) else { return nil }
         minTTL = seconds
+      }
+    }
+  }
+
+  /// The API the token is for (--api, --for), nil for the sign-in's token; throws what the full
+  /// command line refuses with exit 2: an API the profile does not have, a URL under none of its
+  /// APIs and on none of its hosts, or one read in more than one way.
+  public func chosenAPI(_ profile: Profile, tenant: String) throws(AdmissionError) -> API? {
+    if let name = api {
+      guard let found = profile.api(named: name) else {
+        let names = profile.apis.map(\.name)
+        throw AdmissionError(
+          "profile \(profile.name) has no API '\(TerminalSafe.text(String(name.prefix(64)), multiline: false))'; "
+            + (names.isEmpty
+              ? "it has none: add a [profiles.\(profile.name).apis.NAME] section"
+              : "its APIs: \(names.joined(separator: ", "))"))
+      }
+      return found
+    }
+    guard let url = forURL else { return nil }
+    do {
+      if let found = try profile.api(for: url) { return found }
+      try TokenDestination.check(url, allowed: profile.tokenHosts(tenant: tenant))
+      return nil
+    } catch {
+      switch error {
+      case .unsafe(let reason): throw AdmissionError("--for: \(reason)")
+      case .notAllowed(let shown):
+        throw AdmissionError("--for: \(shown) is under none of profile \(profile.name)'s APIs and on none of its hosts")
       }
     }
   }
