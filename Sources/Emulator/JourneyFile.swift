@@ -22,6 +22,21 @@ public struct Journey: Sendable {
   public var clients: [Client]
   public var users: [User]
   public var screens: [String: Screen]
+  /// API security policies: what the token endpoint issues for each API (docs/journey-format.md, "APIs").
+  public var apis: [API] = []
+
+  public func api(named name: String) -> API? { apis.first { $0.name == name } }
+}
+
+/// An API security policy: the audience and resource indicators (RFC 8707) that name the API,
+/// the scopes its tokens may carry, and the authentication context class it requires.
+public struct API: Sendable, Equatable {
+  public var name: String
+  public var audience: String
+  public var resources: [String]
+  public var scopes: [String]
+  /// The `acr` the API requires of a token's sign-in (checked by the API, not the token endpoint).
+  public var acr: String?
 }
 
 public struct Client: Sendable {
@@ -201,7 +216,7 @@ struct JourneyChecker {
       root, path: "$",
       keys: [
         "$schema", "name", "description", "start", "mode", "sso_user", "session_ttl", "errors_with_screen", "clients",
-        "users", "screens",
+        "users", "screens", "apis",
       ])
     let name = string(root, "name", "$") ?? "journey"
     let mode: Journey.Mode
@@ -218,6 +233,7 @@ struct JourneyChecker {
     if users.isEmpty { issue("$.users", "declare at least one user") }
     let clients = list(root, "clients", "$").enumerated().compactMap { client($1, "$.clients[\($0)]") }
     if clients.isEmpty { issue("$.clients", "declare at least one client") }
+    let apis = root["apis"] == nil ? [] : self.apis(list(root, "apis", "$"))
     var screens: [String: Screen] = [:]
     if let raw = root["screens"]?.object {
       for (id, value) in raw.sorted(by: { $0.key < $1.key }) {
@@ -250,7 +266,69 @@ struct JourneyChecker {
     return Journey(
       name: name, description: optionalString(root, "description", "$") ?? "", start: start, mode: mode,
       ssoUser: ssoUser, sessionTTL: ttl, errorsWithScreen: root["errors_with_screen"]?.bool ?? false,
-      clients: clients, users: users, screens: screens)
+      clients: clients, users: users, screens: screens, apis: apis)
+  }
+
+  static let apiNameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+  /// RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ).
+  static func isScopeToken(_ text: String) -> Bool {
+    !text.isEmpty
+      && text.unicodeScalars.allSatisfy { $0.value == 0x21 || (0x23...0x7E).contains($0.value) && $0 != "\\" }
+  }
+
+  /// `$.apis`: each API's name, audience and resources are unique among the file's APIs.
+  mutating func apis(_ list: [JSONValue]) -> [API] {
+    var apis: [API] = []
+    for (index, json) in list.enumerated() {
+      let path = "$.apis[\(index)]"
+      guard let api = api(json, path) else { continue }
+      if apis.contains(where: { $0.name == api.name }) { issue("\(path).name", "duplicate API name \"\(api.name)\"") }
+      if let other = apis.first(where: { $0.audience == api.audience }) {
+        issue("\(path).audience", "audience \"\(api.audience)\" is already API \"\(other.name)\"'s")
+      }
+      for (r, resource) in api.resources.enumerated() {
+        if let other = apis.first(where: { $0.resources.contains(resource) }) {
+          issue("\(path).resources[\(r)]", "resource \"\(resource)\" is already API \"\(other.name)\"'s")
+        } else if api.resources[..<r].contains(resource) {
+          issue("\(path).resources[\(r)]", "duplicate resource \"\(resource)\"")
+        }
+      }
+      apis.append(api)
+    }
+    return apis
+  }
+
+  mutating func api(_ json: JSONValue, _ path: String) -> API? {
+    guard let object = json.object else {
+      issue(path, "an API is an object")
+      return nil
+    }
+    known(object, path: path, keys: ["name", "audience", "resources", "scopes", "acr"])
+    let name = string(object, "name", path)
+    if let name, !name.allSatisfy(Self.apiNameCharacters.contains) {
+      issue("\(path).name", "use letters, digits, \".\", \"_\" and \"-\" only, not \"\(name)\"")
+    }
+    let audience = string(object, "audience", path)
+    if let audience, audience.contains(where: { $0.isWhitespace || $0.isNewline }) {
+      issue("\(path).audience", "must not contain white space")
+    }
+    let resources = object["resources"] == nil ? [] : strings(object, "resources", path)
+    for (index, resource) in resources.enumerated() {
+      // RFC 8707 §2: an absolute URI without a fragment.
+      if URLParts(resource) == nil || resource.contains("#") || resource.contains(where: \.isWhitespace) {
+        issue("\(path).resources[\(index)]", "not an absolute URI without a fragment: \"\(resource)\"")
+      }
+    }
+    let scopes = strings(object, "scopes", path)
+    if object["scopes"]?.array?.isEmpty == true { issue("\(path).scopes", "declare at least one scope") }
+    for (index, scope) in scopes.enumerated() where !Self.isScopeToken(scope) {
+      issue("\(path).scopes[\(index)]", "not a scope token (no spaces, quotes or backslashes): \"\(scope)\"")
+    }
+    let acr = optionalString(object, "acr", path)
+    if acr?.isEmpty == true { issue("\(path).acr", "must not be empty") }
+    guard let name, let audience else { return nil }
+    return API(name: name, audience: audience, resources: resources, scopes: scopes, acr: acr)
   }
 
   func raw(_ screens: JSONValue?, has id: String) -> Bool { screens?[id] != nil }

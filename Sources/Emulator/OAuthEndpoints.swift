@@ -53,6 +53,15 @@ extension Emulator {
     else {
       return fail("invalid_request", "PKCE with code_challenge_method=S256 is required")
     }
+    // RFC 8707 resource indicators and audiences: each must name an API of the journey file.
+    let pairs = FormEncoding.decode(request.query)
+    var consent = Consent()
+    consent.resources = pairs.filter { $0.0 == "resource" }.map(\.1)
+    consent.audiences = pairs.filter { $0.0 == "audience" }.map(\.1)
+    if let refusal = namedAPIs(audiences: consent.audiences, resources: consent.resources).refusal {
+      return fail("invalid_target", refusal)
+    }
+    if let acr = query["acr_values"]?.split(separator: " ").first { consent.acr = String(acr) }
     let scope = query["scope"] ?? "openid"
     let now = self.now()
     if journey.mode == .sso && query["prompt"] != "login" {
@@ -62,17 +71,19 @@ extension Emulator {
         state.codes[code] = AuthorizationCode(
           clientID: client.clientID, redirectURI: redirect, codeChallenge: challenge, nonce: query["nonce"],
           scope: scope,
-          user: journey.ssoUser ?? "", sid: SecureRandom.token(bytes: 12), authTime: now - 300, expiresAt: now + 60)
+          user: journey.ssoUser ?? "", sid: SecureRandom.token(bytes: 12), authTime: now - 300, expiresAt: now + 60,
+          consent: consent)
         return code
       }
       var pairs = [("code", code)]
       if let state = query["state"] { pairs.append(("state", state)) }
       return nativeAnswer(FormEncoding.appending(pairs, to: redirect), withBody: answersWithBody)
     }
-    let session = JourneySession(
+    var session = JourneySession(
       id: SecureRandom.token(bytes: 24), clientID: client.clientID, redirectURI: redirect, state: query["state"],
       nonce: query["nonce"], codeChallenge: challenge, scope: scope, sdkMode: sdk, screen: journey.start,
       user: nil, factor: nil, identifier: query["login_hint"], expiresAt: now + Int64(journey.sessionTTL))
+    session.consent = consent
     state.withLock { $0.sessions[session.id] = session }
     if sdk == "hosted" { return ServerReply(status: 302, headers: [("Location", hostedURL(session))]) }
     let native = FormEncoding.appending([("session_id", session.id)], to: redirect)
@@ -135,7 +146,8 @@ extension Emulator {
     let code = SecureRandom.token()
     state.codes[code] = AuthorizationCode(
       clientID: session.clientID, redirectURI: session.redirectURI, codeChallenge: session.codeChallenge,
-      nonce: session.nonce, scope: session.scope, user: user, sid: session.id, authTime: now, expiresAt: now + 60)
+      nonce: session.nonce, scope: session.scope, user: user, sid: session.id, authTime: now, expiresAt: now + 60,
+      consent: session.consent)
     state.sessions[session.id]?.finished = true
     return code
   }
@@ -157,7 +169,7 @@ extension Emulator {
     let now = self.now()
     switch form["grant_type"] {
     case "authorization_code": return exchangeCode(form, now: now)
-    case "refresh_token": return refresh(form, now: now)
+    case "refresh_token": return refresh(form, FormEncoding.decode(request.bodyText), now: now)
     case nil: return oauthError(400, "invalid_request", "grant_type is missing")
     case let other?: return oauthError(400, "unsupported_grant_type", "grant_type \(other) is not supported")
     }
@@ -191,19 +203,37 @@ extension Emulator {
       }
       let family = SecureRandom.token(bytes: 12)
       state.codes[code]?.family = family
+      var consent = grant.consent
+      consent.authTime = grant.authTime
       return tokenResponse(
         client: client, user: grant.user, scope: grant.scope, sid: grant.sid, family: family, nonce: grant.nonce,
-        authTime: grant.authTime, now: now, state: &state)
+        authTime: grant.authTime, now: now, consent: consent, state: &state)
     }
   }
 
-  private func refresh(_ form: [String: String], now: Int64) -> ServerReply {
+  private func refresh(_ form: [String: String], _ pairs: [(String, String)], now: Int64) -> ServerReply {
     guard let presented = form["refresh_token"], let clientID = form["client_id"] else {
       return oauthError(400, "invalid_request", "refresh_token and client_id are required")
     }
     guard let client = client(clientID) else { return oauthError(401, "invalid_client", "unknown client") }
     return state.withLock { state -> ServerReply in
       state.stats.grants["refresh_token", default: 0] += 1
+      // RFC 8707 §2.2: `audience` and `resource` narrow the token to one API of the journey file.
+      let audiences = pairs.filter { $0.0 == "audience" }.map(\.1)
+      let resources = pairs.filter { $0.0 == "resource" }.map(\.1)
+      var api: API?
+      if !audiences.isEmpty || !resources.isEmpty {
+        let named = namedAPIs(audiences: audiences, resources: resources)
+        if let refusal = named.refusal { return oauthError(400, "invalid_target", refusal) }
+        guard named.apis.count == 1 else {
+          return oauthError(
+            400, "invalid_target",
+            "audience and resource name \(named.apis.count) APIs (\(named.apis.map(\.name).joined(separator: ", "))); "
+              + "ask for one API per token")
+        }
+        api = named.apis[0]
+        state.stats.apiTokenRequests[named.apis[0].name, default: 0] += 1
+      }
       guard let old = state.tokens[presented], old.kind == .refresh else {
         return oauthError(400, "invalid_grant", "unknown refresh token")
       }
@@ -217,6 +247,19 @@ extension Emulator {
       guard old.clientID == clientID else {
         return oauthError(400, "invalid_grant", "refresh token was issued to another client")
       }
+      if let api {
+        let scopes: [String]
+        switch apiScopes(api, asked: form["scope"], consent: old) {
+        case .success(let granted): scopes = granted
+        case .failure(let refusal): return oauthError(400, refusal.error, refusal.description)
+        }
+        state.tokens[presented]?.rotated = true
+        // The new refresh token keeps the whole consent: it stays good for every API and the default token.
+        return tokenResponse(
+          client: client, user: old.user, scope: old.scope, sid: old.sid, family: old.family, nonce: nil,
+          authTime: nil, now: now, refreshGrant: true, consent: old.consent,
+          api: (api, scopes.joined(separator: " ")), state: &state)
+      }
       var requested = old.scope
       if let scope = form["scope"] {
         let granted = Set(old.scope.split(separator: " "))
@@ -228,29 +271,134 @@ extension Emulator {
       state.tokens[presented]?.rotated = true
       return tokenResponse(
         client: client, user: old.user, scope: requested, sid: old.sid, family: old.family, nonce: nil, authTime: nil,
-        now: now, refreshGrant: true, state: &state)
+        now: now, refreshGrant: true, consent: old.consent, state: &state)
     }
+  }
+
+  struct TargetRefusal: Error, CustomStringConvertible {
+    /// `invalid_target` or `invalid_scope`.
+    var error: String
+    var description: String
+  }
+
+  /// The APIs that `audience` and `resource` values name, or why one of them names none (RFC 8707 §2).
+  func namedAPIs(audiences: [String], resources: [String]) -> (apis: [API], refusal: String?) {
+    var named: [API] = []
+    for audience in audiences {
+      guard let api = journey.apis.first(where: { $0.audience == audience }) else {
+        return ([], "unknown audience \(Self.quoted(audience))")
+      }
+      if !named.contains(api) { named.append(api) }
+    }
+    for resource in resources {
+      guard URLParts(resource) != nil, !resource.contains("#") else {
+        return ([], "resource \(Self.quoted(resource)) is not an absolute URI without a fragment")
+      }
+      guard let api = journey.apis.first(where: { $0.resources.contains(resource) }) else {
+        return ([], "unknown resource \(Self.quoted(resource))")
+      }
+      if !named.contains(api) { named.append(api) }
+    }
+    return (named, nil)
+  }
+
+  /// The scopes of a token for `api`: those asked for (each allowed by the API and consented at
+  /// sign-in), or without `scope` every consented scope the API allows.
+  func apiScopes(_ api: API, asked: String?, consent refresh: IssuedToken) -> Result<[String], TargetRefusal> {
+    guard refresh.consent.covers(api) else {
+      return .failure(
+        TargetRefusal(
+          error: "invalid_target",
+          description: "API \(api.name) was not named at sign-in; sign in again with audience or resource "
+            + Self.quoted(api.resources.first ?? api.audience)))
+    }
+    let consented = refresh.scope.split(separator: " ").map(String.init)
+    var asked = (asked ?? "").split(separator: " ").map(String.init)
+    if asked.isEmpty {
+      asked = consented.filter(api.scopes.contains)
+      guard !asked.isEmpty else {
+        return .failure(
+          TargetRefusal(
+            error: "invalid_scope",
+            description: "none of the scopes API \(api.name) allows (\(api.scopes.joined(separator: " "))) "
+              + "was consented at sign-in"))
+      }
+    }
+    if let beyond = asked.first(where: { !api.scopes.contains($0) }) {
+      return .failure(
+        TargetRefusal(
+          error: "invalid_scope",
+          description: "API \(api.name) does not allow scope \(Self.quoted(beyond)) "
+            + "(it allows \(api.scopes.joined(separator: " ")))"))
+    }
+    if let unconsented = asked.first(where: { !consented.contains($0) }) {
+      return .failure(
+        TargetRefusal(
+          error: "invalid_scope",
+          description: "scope \(Self.quoted(unconsented)) was not consented at sign-in; a refresh cannot widen it"))
+    }
+    var unique: [String] = []
+    for scope in asked where !unique.contains(scope) { unique.append(scope) }
+    return .success(unique)
+  }
+
+  /// A request value inside an error_description: RFC 6749 §5.2's characters only, and short.
+  static func quoted(_ value: String) -> String {
+    let safe = value.unicodeScalars.prefix(200).map { scalar -> String in
+      scalar.value == 0x20 || scalar.value == 0x21 || (0x23...0x7E).contains(scalar.value) && scalar != "\\"
+        ? String(scalar) : "?"
+    }
+    return "'" + safe.joined() + (value.unicodeScalars.count > 200 ? "..." : "") + "'"
+  }
+
+  /// An access token for an API: a JWT signed with the tenant's key (RFC 9068's claims).
+  func apiAccessToken(
+    _ api: API, scope: String, client: Client, user: String, consent: Consent, now: Int64, state: TenantState
+  ) -> (token: String, audience: [String]) {
+    let audience = [api.audience] + api.resources
+    let claims: [String: JSONValue] = [
+      "iss": .string(issuer), "sub": userClaims(state.user(user), identifier: user)["sub"] ?? .string(user),
+      "aud": .array(audience.map(JSONValue.string)), "scope": .string(scope), "client_id": .string(client.clientID),
+      "iat": .number(Double(now)), "exp": .number(Double(now + Int64(client.accessTokenTTL))),
+      "acr": .string(consent.acr), "auth_time": .number(Double(consent.authTime)),
+      "jti": .string(SecureRandom.token(bytes: 12)),
+    ]
+    return ((try? JWT.sign(claims: claims, with: signingKey, keyID: keyID)) ?? "", audience)
   }
 
   private func tokenResponse(
     client: Client, user: String, scope: String, sid: String, family: String, nonce: String?, authTime: Int64?,
-    now: Int64, refreshGrant: Bool = false, state: inout TenantState
+    now: Int64, refreshGrant: Bool = false, consent: Consent, api: (api: API, scope: String)? = nil,
+    state: inout TenantState
   ) -> ServerReply {
+    // `scope` is the grant's (the refresh token's, and what decides on refresh and ID tokens); an
+    // API's access token carries only the API's scopes.
     let scopes = Set(scope.split(separator: " ").map(String.init))
     let hostile = state.hostile
-    let access = Hostile.accessToken("sat_" + SecureRandom.token(), hostile)
-    state.tokens[access] = IssuedToken(
-      kind: .access, clientID: client.clientID, user: user, scope: scope, sid: sid, family: family, issuedAt: now,
-      expiresAt: now + Int64(client.accessTokenTTL))
+    let access: String
+    if let api {
+      let (jwt, audience) = apiAccessToken(
+        api.api, scope: api.scope, client: client, user: user, consent: consent, now: now, state: state)
+      access = Hostile.accessToken(jwt, hostile)
+      state.tokens[access] = IssuedToken(
+        kind: .access, clientID: client.clientID, user: user, scope: api.scope, sid: sid, family: family,
+        issuedAt: now, expiresAt: now + Int64(client.accessTokenTTL), consent: consent, api: api.api.name,
+        audience: audience)
+    } else {
+      access = Hostile.accessToken("sat_" + SecureRandom.token(), hostile)
+      state.tokens[access] = IssuedToken(
+        kind: .access, clientID: client.clientID, user: user, scope: scope, sid: sid, family: family, issuedAt: now,
+        expiresAt: now + Int64(client.accessTokenTTL), consent: consent)
+    }
     var body: [String: JSONValue] = [
       "access_token": .string(access), "token_type": "bearer", "expires_in": .number(Double(client.accessTokenTTL)),
-      "scope": .string(scope),
+      "scope": .string(api?.scope ?? scope),
     ]
     if scopes.contains("offline_access") || scopes.contains("offline") {
       let refresh = Hostile.refreshToken("srt_" + SecureRandom.token(), hostile)
       state.tokens[refresh] = IssuedToken(
         kind: .refresh, clientID: client.clientID, user: user, scope: scope, sid: sid, family: family, issuedAt: now,
-        expiresAt: now + Int64(client.refreshTokenTTL))
+        expiresAt: now + Int64(client.refreshTokenTTL), consent: consent)
       body["refresh_token"] = .string(refresh)
     }
     if scopes.contains("openid") {
@@ -357,7 +505,8 @@ extension Emulator {
       [
         "active": true, "scope": .string(issued.scope), "client_id": .string(issued.clientID),
         "username": .string(issued.user), "sub": claims["sub"] ?? .null, "iss": .string(issuer),
-        "aud": [.string(issued.clientID)], "exp": .number(Double(issued.expiresAt)),
+        "aud": .array((issued.audience ?? [issued.clientID]).map(JSONValue.string)),
+        "exp": .number(Double(issued.expiresAt)),
         "iat": .number(Double(issued.issuedAt)),
         "token_type": issued.kind == .access ? "Bearer" : "refresh_token",
       ])

@@ -22,6 +22,8 @@ struct JourneySession {
   var answers: [String: String] = [:]
   var expiresAt: Int64
   var finished = false
+  /// The APIs the authorization request named (`resource`, `audience`) and the `acr` asked for.
+  var consent = Consent()
 
   var minimal: Bool { sdkMode.hasSuffix("-minimal") }
   /// `web*` modes answer redirects as 200 with the URL as body; others with 302 (protocol §3.3).
@@ -38,6 +40,7 @@ struct AuthorizationCode {
   var sid: String
   var authTime: Int64
   var expiresAt: Int64
+  var consent = Consent()
   var used = false
   /// Tokens issued from this code, revoked if the code is replayed (RFC 6749 §4.1.2).
   var family: String?
@@ -56,6 +59,28 @@ struct IssuedToken {
   var revoked = false
   /// Refresh tokens only: already exchanged (rotation).
   var rotated = false
+  /// What the sign-in consented to, handed on from the code to each refresh token of the family.
+  var consent = Consent()
+  /// Access tokens for an API: its name and the token's `aud`.
+  var api: String?
+  var audience: [String]?
+}
+
+/// What a sign-in consented to besides its scope: the resource indicators (RFC 8707) and audiences
+/// its authorization request named, and the sign-in's `acr` and `auth_time` for API access tokens.
+struct Consent {
+  var resources: [String] = []
+  var audiences: [String] = []
+  /// The first of the request's `acr_values`, else `Consent.defaultACR`.
+  var acr = Consent.defaultACR
+  var authTime: Int64 = 0
+
+  static let defaultACR = "1"
+
+  /// Whether the sign-in named `api` by its audience or one of its resources.
+  func covers(_ api: API) -> Bool {
+    audiences.contains(api.audience) || api.resources.contains(where: resources.contains)
+  }
 }
 
 struct TenantState {
@@ -111,6 +136,8 @@ struct TenantState {
 struct Stats {
   var requests: [String: Int] = [:]
   var grants: [String: Int] = [:]
+  /// Token requests naming an API (`audience`, `resource`), by API name.
+  var apiTokenRequests: [String: Int] = [:]
   var lastBodies: [String: JSONValue] = [:]
   /// Every journey form submission in order: form id and parsed body.
   var submissions: [JSONValue] = []
@@ -139,6 +166,7 @@ struct Stats {
     .object([
       "requests": .object(requests.mapValues { .number(Double($0)) }),
       "grants": .object(grants.mapValues { .number(Double($0)) }),
+      "api_token_requests": .object(apiTokenRequests.mapValues { .number(Double($0)) }),
       "last_bodies": .object(lastBodies),
       "submissions": .array(submissions),
       "non_conforming": .array(nonConforming),

@@ -29,6 +29,9 @@ final class Driver {
   let nonce = SecureRandom.token(bytes: 12)
   var sessionID = ""
   var sdk: String
+  /// The authorization request's scope, and parameters added to every authorization request.
+  var scope = "openid profile offline_access"
+  var extra: [(String, String)] = []
 
   init(_ emulator: Emulator, sdk: String = "web", clientID: String = "strivacity-cli", redirectPort: Int = 49152) {
     self.emulator = emulator
@@ -66,11 +69,11 @@ final class Driver {
   func authorizationURL(prompt: String? = nil, extra: [(String, String)] = []) -> String {
     var pairs = [
       ("client_id", clientID), ("redirect_uri", redirectURI), ("response_type", "code"),
-      ("scope", "openid profile offline_access"), ("code_challenge_method", "S256"),
+      ("scope", scope), ("code_challenge_method", "S256"),
       ("code_challenge", pkce.challenge), ("state", state), ("nonce", nonce), ("sdk", sdk),
     ]
     if let prompt { pairs.append(("prompt", prompt)) }
-    return issuer + "oauth2/auth?" + FormEncoding.encode(pairs + extra)
+    return issuer + "oauth2/auth?" + FormEncoding.encode(pairs + self.extra + extra)
   }
 
   /// Follows the authorization answer to the native URL: 302 chains hop by hop, 200 bodies as URLs.
@@ -172,7 +175,7 @@ final class Driver {
     #expect(response.status == 200, "\(response.bodyText)")
     #expect(response.header("Cache-Control") == "no-store")
     let tokens = try parse(response)
-    #expect(tokens["scope"]?.string == "openid profile offline_access")
+    #expect(tokens["scope"]?.string == scope)
     #expect(tokens["token_type"]?.string == "bearer")
     #expect(tokens["refresh_token"]?.string != nil)
     let jwt = try JWT(compact: tokens["id_token"]?.string ?? "")
