@@ -3,18 +3,22 @@
 import Foundation
 import StrivacityCore
 import StrivacityTestSupport
+import Synchronization
 import Testing
 
 @Suite(.serialized) struct APITokenTests {
+  /// The emulator's `password` journey protects these two APIs.
   static let apis = """
     [profiles.PROFILE.apis.orders]
     url = "https://api.example.com/orders/"
     audience = "https://api.example.com/orders"
+    resource = ["https://api.example.com/orders/"]
     scopes = ["orders:read"]
 
     [profiles.PROFILE.apis.billing]
     url = "https://api.example.com/billing/"
     resource = ["https://api.example.com/billing/"]
+    scopes = ["billing:read"]
     """
 
   func config(_ h: Harness, _ apis: String = Self.apis) throws {
@@ -57,5 +61,117 @@ import Testing
     let viaTenant = try h.strivacity(["token", "--profile", h.profile, "--for", h.emulator.issuer + "userinfo"])
     #expect(viaTenant.status == 0, "\(viaTenant.stderr)")
     #expect(viaTenant.stdout == own.stdout)
+  }
+
+  func claims(_ token: String) throws -> JSONValue {
+    let parts = token.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
+    try #require(parts.count == 3, "a JWT: \(token.prefix(20))")
+    var text = String(parts[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    while text.count % 4 != 0 { text += "=" }
+    return try #require(Data(base64Encoded: text).flatMap { JSONValue.parse(Array($0)) })
+  }
+
+  func apiRequests(_ h: Harness, _ name: String) throws -> Int {
+    try h.stats()["api_token_requests"]?[name]?.int ?? 0
+  }
+
+  /// Signed in with the APIs configured (so consent covers them), each API gets its own token,
+  /// for its audience and scopes, kept until it is due; the refresh token rotated on the way
+  /// still renews the sign-in's own token.
+  @Test func eachAPIGetsItsOwnTokenKeptBesideTheSignIns() throws {
+    let h = try Harness(journey: "password")
+    try config(h)
+    try h.signIn()
+    let own = try h.strivacity(["token", "--profile", h.profile])
+    #expect(own.status == 0, "\(own.stderr)")
+    let orders = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"])
+    #expect(orders.status == 0, "\(orders.stderr)")
+    #expect(orders.stderr.isEmpty, "\(orders.stderr)")
+    let ordersClaims = try claims(orders.stdout)
+    #expect(ordersClaims["aud"]?.array?.first?.string == "https://api.example.com/orders")
+    #expect(ordersClaims["scope"]?.string == "orders:read")
+    let billing = try h.strivacity(["token", "--profile", h.profile, "--api", "billing"])
+    #expect(billing.status == 0, "\(billing.stderr)")
+    #expect(
+      try claims(billing.stdout)["aud"]?.array?.compactMap(\.string).contains("https://api.example.com/billing/")
+        == true)
+    #expect(orders.stdout != own.stdout && billing.stdout != orders.stdout)
+    // Kept: asked again, by name or by a URL under it, no new request.
+    let again = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"])
+    let byURL = try h.strivacity(["token", "--profile", h.profile, "--for", "https://api.example.com/orders/7?x=1"])
+    #expect(again.stdout == orders.stdout && byURL.stdout == orders.stdout, "\(byURL.stderr)")
+    #expect(try apiRequests(h, "orders") == 1 && apiRequests(h, "billing") == 1)
+    // --refresh asks again; the sign-in's token is untouched, and its (rotated) refresh token works.
+    let renewed = try h.strivacity(["token", "--profile", h.profile, "--api", "orders", "--refresh"])
+    #expect(renewed.status == 0 && renewed.stdout != orders.stdout, "\(renewed.stderr)")
+    #expect(try apiRequests(h, "orders") == 2)
+    #expect(try h.strivacity(["token", "--profile", h.profile]).stdout == own.stdout)
+    let refreshed = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(refreshed.status == 0 && refreshed.stdout != own.stdout, "\(refreshed.stderr)")
+    // Logout ends them all.
+    #expect(try h.strivacity(["logout", "--profile", h.profile]).status == 0)
+    let search = try run(["/usr/bin/secret-tool", "search", "--all", "profile", h.profile], environment: h.environment)
+    #expect(!search.stdout.contains("slot") && !search.stderr.contains("slot"), "\(search.stdout)\(search.stderr)")
+    let after = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"])
+    #expect(after.status == 3, "\(after.stderr)")
+  }
+
+  /// Many processes asking for different APIs at once: each API's token is asked for once, and
+  /// no rotated refresh token is lost (the sign-in's own refresh works after the storm).
+  @Test func concurrentCallersForDifferentAPIsLoseNoRefreshToken() throws {
+    let h = try Harness(journey: "password")
+    try config(h)
+    try h.signIn()
+    let results = Mutex<[ProcessResult]>([])
+    DispatchQueue.concurrentPerform(iterations: 16) { index in
+      let api = index % 2 == 0 ? "orders" : "billing"
+      if let result = try? h.strivacity(["token", "--profile", h.profile, "--api", api]) {
+        results.withLock { $0.append(result) }
+      }
+    }
+    let all = results.withLock { $0 }
+    #expect(all.count == 16)
+    #expect(all.allSatisfy { $0.status == 0 }, "\(all.map(\.stderr).joined())")
+    #expect(Set(all.map(\.stdout)).count == 2)
+    #expect(try apiRequests(h, "orders") == 1 && apiRequests(h, "billing") == 1)
+    let refreshed = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(refreshed.status == 0, "\(refreshed.stderr)")
+  }
+
+  /// The tenant refusing an API (one it does not know, scopes it never consented to) is one line
+  /// naming the API, the parameter and the tenant's error, exit 3; nothing is kept.
+  @Test func theTenantsRefusalNamesTheAPIAndTheParameter() throws {
+    let h = try Harness(journey: "password")
+    try config(h)
+    try h.signIn()
+    try config(
+      h,
+      Self.apis + """
+
+        [profiles.PROFILE.apis.shipping]
+        url = "https://api.example.com/shipping/"
+        resource = ["https://api.example.com/shipping/"]
+
+        [profiles.PROFILE.apis.greedy]
+        url = "https://api.example.com/greedy/"
+        audience = "https://api.example.com/orders"
+        scopes = ["orders:delete"]
+        """)
+    let unknown = try h.strivacity(["token", "--profile", h.profile, "--api", "shipping"])
+    #expect(unknown.status == 3)
+    #expect(unknown.stdout.isEmpty)
+    #expect(
+      unknown.stderr.hasPrefix(
+        "strivacity: error: the tenant refused a token for API shipping (resource https://api.example.com/shipping/): "
+          + "invalid_target"), "\(unknown.stderr)")
+    #expect(unknown.stderr.split(separator: "\n").count == 1)
+    let greedy = try h.strivacity(["token", "--profile", h.profile, "--api", "greedy"])
+    #expect(greedy.status == 3)
+    #expect(
+      greedy.stderr.hasPrefix(
+        "strivacity: error: the tenant refused a token for API greedy (scope orders:delete): "
+          + "invalid_scope"), "\(greedy.stderr)")
+    // The sign-in's tokens are untouched.
+    #expect(try h.strivacity(["token", "--profile", h.profile, "--refresh"]).status == 0)
   }
 }

@@ -131,7 +131,8 @@ struct Login: ParsableCommand {
     let settings = LoginSettings(
       tenant: tenantURL, clientID: client, scopes: scopes, redirectURI: redirectURI ?? resolved.profile.redirectURI,
       sdkMode: sdkMode ?? resolved.profile.sdkMode ?? "web", loginHint: loginHint, prompt: prompt, acrValues: acrValues,
-      uiLocales: uiLocales, browserOnly: browser, openBrowser: !noBrowser, browserTimeout: timeout ?? 300)
+      uiLocales: uiLocales, browserOnly: browser, openBrowser: !noBrowser, browserTimeout: timeout ?? 300,
+      apis: resolved.profile.apis)
 
     // The store must be usable before anyone types a password (a keyring with no default
     // collection is asked for one here).

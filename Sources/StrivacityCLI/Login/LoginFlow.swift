@@ -21,6 +21,9 @@ struct LoginSettings {
   var browserOnly: Bool
   var openBrowser: Bool
   var browserTimeout: Double
+  /// The profile's APIs: the sign-in asks for their resources and scopes too, so that consent
+  /// covers the tokens asked for them later (RFC 8707 §2.1).
+  var apis: [API] = []
 }
 
 /// Why a sign-in failed, with the exit code it means.
@@ -452,7 +455,10 @@ extension LoginSettings {
     for (key, value) in given {
       if let value, !value.isEmpty { extra.append(FormParameter(key, value)) }
     }
+    extra += APITarget.authorizationResources(apis)
+    var asked = scopes
+    for scope in apis.flatMap(\.scopes).map(\.value) where !asked.contains(scope) { asked.append(scope) }
     return AuthorizationRequest(
-      clientID: clientID, redirectURI: redirectURI, scopes: scopes, additionalParameters: extra)
+      clientID: clientID, redirectURI: redirectURI, scopes: asked, additionalParameters: extra)
   }
 }
