@@ -90,19 +90,24 @@ public enum HotPath {
   /// `freshness`: from the access-token cache, else from `strivacity agent` when it is enabled
   /// and answers.
   static func current(
-    config: Config, resolved: ResolvedProfile, freshness: Freshness, environment: [String: String], paths: Paths
+    config: Config, resolved: ResolvedProfile, freshness: Freshness, environment: [String: String], paths: Paths,
+    slot: TokenSlot = .signIn
   ) -> Current {
     // A bad number in the environment is the full command line's to say (exit 2), whichever
     // binary would have answered.
     guard (try? EnvironmentLimits.admit(environment)) != nil,
-      resolved.store == .secretService, let key = try? resolved.storeKey(configPath: paths.config)
+      resolved.store == .secretService, var key = try? resolved.storeKey(configPath: paths.config)
     else { return .unknown(askedAgent: false) }
+    key.slot = slot
     if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key),
       !tokens.needsRefresh(now: Int64(time(nil)), freshness)
     {
       return .tokens(tokens)
     }
-    guard AgentClient.enabled(environment, config: config) else { return .unknown(askedAgent: false) }
+    // The agent keeps the sign-in's tokens only (an API's: the full command line, for now).
+    guard slot == .signIn, AgentClient.enabled(environment, config: config) else {
+      return .unknown(askedAgent: false)
+    }
     let request = AgentClient.tokenRequest(
       profile: resolved.name, freshness: freshness, idToken: false, configPath: paths.config, environment: environment)
     guard
@@ -154,9 +159,17 @@ public enum HotPath {
     guard invocation.clusterDecision(exec, profile: resolved.profile, name: resolved.name) == .allow else {
       return .handOff(stdin: nil)
     }
+    // An API the profile does not have, or a URL under none: the full command line's to refuse.
+    let api: API?
+    do {
+      api = try invocation.chosenAPI(resolved.profile, tenant: resolved.profile.tenant ?? "")
+    } catch {
+      return .handOff(stdin: nil)
+    }
     let freshness = invocation.freshness(resolved.profile)
     let found = current(
-      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths)
+      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
+      slot: api?.slot ?? .signIn)
     switch found {
     case .tokens(let tokens):
       sayShortfall(tokens, freshness, profile: resolved.name)

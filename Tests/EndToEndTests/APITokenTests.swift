@@ -174,4 +174,32 @@ import Testing
     // The sign-in's tokens are untouched.
     #expect(try h.strivacity(["token", "--profile", h.profile, "--refresh"]).status == 0)
   }
+
+  /// The small binary answers an API's token from the kernel's cache as it answers the sign-in's:
+  /// without libsecret (LD_DEBUG shows what it loads).
+  @Test func aCachedAPITokenIsAnsweredWithoutTheKeyring() throws {
+    let h = try Harness(journey: "password")
+    try config(h)
+    try h.signIn()
+    let first = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"])
+    #expect(first.status == 0, "\(first.stderr)")
+    func small(_ arguments: [String]) throws -> (ProcessResult, Bool) {
+      var environment = h.environment
+      environment["LD_DEBUG"] = "files"
+      let result = try run(
+        [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile] + arguments, environment: environment)
+      return (result, result.stderr.contains("file=libsecret"))
+    }
+    for arguments in [["--api", "orders"], ["--api=orders"], ["--for", "https://api.example.com/orders/x"]] {
+      let (result, keyring) = try small(arguments)
+      #expect(result.status == 0 && result.stdout == first.stdout, "\(arguments)")
+      #expect(!keyring, "\(arguments): from the cache")
+    }
+    // Not cached yet (billing), or not an API of the profile: the full command line's.
+    let (billing, keyring) = try small(["--api", "billing"])
+    #expect(billing.status == 0 && keyring)
+    let (unknown, _) = try small(["--api", "nope"])
+    #expect(unknown.status == 2)
+    #expect(try apiRequests(h, "orders") == 1)
+  }
 }

@@ -13,13 +13,16 @@ import Testing
     #expect(TokenInvocation(plainArguments: ["--profile=a=b"])?.profile == "a=b")
     #expect(
       TokenInvocation(plainArguments: ["--min-ttl=\(Freshness.maxSeconds)"])?.minTTL == Freshness.maxSeconds)
+    #expect(TokenInvocation(plainArguments: ["--api", "orders"]) == TokenInvocation(api: "orders"))
+    #expect(
+      TokenInvocation(plainArguments: ["--for=https://a.example/x"]) == TokenInvocation(forURL: "https://a.example/x"))
   }
 
   /// Anything else is the full command line's: other options, repeats, missing or bad values.
   @Test(arguments: [
     ["--refresh"], ["--id-token"], ["--verbose"], ["-p", "work"], ["--profile"], ["--profile", "a", "--profile", "b"],
     ["--format", "yaml"], ["--min-ttl", "-1"], ["--min-ttl", "1e3"], ["--min-ttl", "\(Freshness.maxSeconds + 1)"],
-    ["--login=yes"], ["extra"],
+    ["--login=yes"], ["extra"], ["--api", "a", "--for", "https://a.example/"], ["--api", "a", "--api", "b"], ["--api"],
   ])
   func everythingElseIsHandedOn(_ arguments: [String]) {
     #expect(TokenInvocation(plainArguments: arguments) == nil)

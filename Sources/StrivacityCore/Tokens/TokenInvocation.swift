@@ -41,8 +41,9 @@ public struct TokenInvocation: Equatable, Sendable {
   public static let minTTLRefusal = "--min-ttl must be from 0 to \(Freshness.maxSeconds) seconds"
 
   /// The small binary's reading of the arguments after `token`: the plain forms only (--profile,
-  /// --format and --min-ttl, each at most once, `--name value` or `--name=value`, with valid
-  /// values; --login). nil for anything else: the full command line's to parse, answer or refuse.
+  /// --format, --min-ttl and one of --api and --for, each at most once, `--name value` or
+  /// `--name=value`, with valid values; --login). nil for anything else: the full command line's
+  /// to parse, answer or refuse.
   public init?(plainArguments arguments: some Sequence<String>) {
     self.init()
     var seen: Set<String> = []
@@ -55,12 +56,18 @@ public struct TokenInvocation: Equatable, Sendable {
         login = true
         continue
       }
-      guard ["--profile", "--format", "--min-ttl"].contains(name), seen.insert(name).inserted else { return nil }
+      guard ["--profile", "--format", "--min-ttl", "--api", "--for"].contains(name), seen.insert(name).inserted else {
+        return nil
+      }
       guard let value = equals.map({ String(argument[argument.index(after: $0)...]) }) ?? rest.popFirst() else {
         return nil
       }
       switch name {
       case "--profile": profile = value
+      case "--api", "--for":
+        // One of them (the full command line refuses both).
+        guard api == nil, forURL == nil else { return nil }
+        if name == "--api" { api = value } else { forURL = value }
       case "--format":
         guard let known = TokenFormat(rawValue: value) else { return nil }
         format = known
