@@ -1,6 +1,7 @@
 // Tokens for each API (issue 27): `token --api NAME` and `--for URL` against the emulator's API
 // security policies, with the real keyring.
 import Foundation
+import LoopbackHTTP
 import StrivacityCore
 import StrivacityTestSupport
 import Synchronization
@@ -201,5 +202,48 @@ import Testing
     let (unknown, _) = try small(["--api", "nope"])
     #expect(unknown.status == 2)
     #expect(try apiRequests(h, "orders") == 1)
+  }
+
+  /// `strivacity curl` sends each API the token for it, chosen by URL (the longest prefix), and
+  /// the profile's own token elsewhere on its places; URLs needing two tokens are refused.
+  @Test func curlSendsEachAPIItsOwnToken() throws {
+    let seen = Mutex<[String]>([])
+    let server = try LoopbackServer { request in
+      let authorization = request.headers.first { $0.name.lowercased() == "authorization" }?.value ?? "-"
+      seen.withLock { $0.append(request.target + " " + authorization) }
+      return ServerReply(status: 200, contentType: "text/plain", text: "ok\n")
+    }
+    defer { server.stop() }
+    let base = "http://127.0.0.1:\(server.port)"
+    let h = try Harness(journey: "password")
+    let apis = """
+      hosts = ["\(base)/other/"]
+
+      [profiles.PROFILE.apis.orders]
+      url = "\(base)/orders/"
+      audience = "https://api.example.com/orders"
+      resource = ["https://api.example.com/orders/"]
+      scopes = ["orders:read"]
+      """
+    try config(h, apis)
+    try h.signIn()
+    let orders = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"]).stdout
+    let own = try h.strivacity(["token", "--profile", h.profile]).stdout
+    let first = try h.strivacity(["curl", "--profile", h.profile, "-sS", "\(base)/orders/42"])
+    #expect(first.status == 0 && first.stdout == "ok\n", "\(first.stderr)")
+    let second = try h.strivacity(["curl", "--profile", h.profile, "-sS", "\(base)/other/1"])
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(
+      seen.withLock { $0 } == [
+        "/orders/42 Bearer \(orders.trimmingCharacters(in: .whitespacesAndNewlines))",
+        "/other/1 Bearer \(own.trimmingCharacters(in: .whitespacesAndNewlines))",
+      ])
+    let mixed = try h.strivacity(["curl", "--profile", h.profile, "-sS", "\(base)/orders/1", "\(base)/other/2"])
+    #expect(mixed.status == 2)
+    #expect(
+      mixed.stderr
+        == "strivacity: error: these URLs need different tokens (API orders, the profile's own token): "
+        + "run one strivacity curl for each\n")
+    #expect(seen.withLock { $0.count } == 2, "nothing was sent")
   }
 }

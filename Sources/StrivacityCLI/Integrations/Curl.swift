@@ -53,10 +53,15 @@ struct Curl: ParsableCommand {
     }
     let context = global.context()
     let session = try ProfileSession(context: context, options: global)
-    let allowed = session.resolved.profile.tokenHosts(tenant: session.tenant)
+    let profile = session.resolved.profile
+    // The profile's own places, and its APIs' (each URL gets the token of the API it is under).
+    let allowed = profile.tokenHosts(tenant: session.tenant) + profile.apis.map(\.url)
+    var apis: [API?] = []
     for url in curl.urls {
       do {
         try TokenDestination.check(url, allowed: allowed)
+        let api = try profile.api(for: url)
+        if !apis.contains(api) { apis.append(api) }
       } catch .unsafe(let reason) {
         let shown = URLParts(url).map { "\($0.origin)" } ?? "that URL"
         throw CLIFailure("refusing to send the token to \(shown): \(reason)", status: .usage)
@@ -67,8 +72,17 @@ struct Curl: ParsableCommand {
           status: .usage)
       }
     }
-    let freshness = Freshness.asked(nil, profile: session.resolved.profile)
-    let tokens = try session.freshTokens(freshness)
+    // One token per curl: URLs of two APIs (or of an API and the profile's own places) would
+    // hand one API's token to another.
+    guard apis.count <= 1 else {
+      let names = apis.map { $0.map { "API \($0.name)" } ?? "the profile's own token" }
+      throw CLIFailure(
+        "these URLs need different tokens (\(names.joined(separator: ", "))): run one strivacity curl for each",
+        status: .usage)
+    }
+    let freshness = Freshness.asked(nil, profile: profile)
+    let tokens =
+      try apis.first.flatMap { $0 }.map { try session.apiTokens($0, freshness) } ?? session.freshTokens(freshness)
     session.sayShortfall(tokens, freshness)
     var fds: [Int32] = [0, 0]
     guard pipe(&fds) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
