@@ -24,6 +24,13 @@ public struct CredentialInvocation: Sendable, Equatable {
     profiles.first { (profile == nil || $0.name == profile) && request.isFor($0.gitHosts) }
   }
 
+  /// The API of `profile` the request's URL is under (the longest prefix), nil for the profile's
+  /// own token: git_hosts say which requests a profile answers, its APIs which token.
+  public func api(of profile: Profile) -> API? {
+    guard let url = request.url else { return nil }
+    return (try? profile.api(for: url)) ?? nil
+  }
+
   /// The margin the access token must have left: the profile's min_ttl, else the default.
   public func freshness(_ profile: Profile) -> Freshness { Freshness.asked(nil, profile: profile) }
 

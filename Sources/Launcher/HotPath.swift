@@ -62,7 +62,8 @@ public enum HotPath {
     else { return .handOff(stdin: input) }
     let freshness = invocation.freshness(resolved.profile)
     let found = current(
-      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths)
+      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
+      slot: invocation.api(of: resolved.profile)?.slot ?? .signIn)
     if case .refused(let status, let message) = found, status != .signInRequired {
       // As the full command line says it to git: one line on stderr, nothing on stdout.
       for i in input.indices { input[i] = 0 }

@@ -246,4 +246,26 @@ import Testing
         + "run one strivacity curl for each\n")
     #expect(seen.withLock { $0.count } == 2, "nothing was sent")
   }
+
+  /// git's `get`, in both binaries: a URL of the profile's git_hosts under one of its APIs gets
+  /// that API's token; elsewhere the profile's own.
+  @Test func gitGetsTheAPIsTokenForURLsUnderIt() throws {
+    let h = try Harness(journey: "password")
+    try config(h, "git_hosts = [\"https://api.example.com/\"]\n" + Self.apis)
+    try h.signIn()
+    let orders = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"]).stdout
+    let own = try h.strivacity(["token", "--profile", h.profile]).stdout
+    func get(_ binary: String, _ path: String) throws -> String {
+      let result = try run(
+        [TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
+        stdin: "protocol=https\nhost=api.example.com\npath=\(path)\n\n")
+      #expect(result.status == 0, "\(result.stderr)")
+      return result.stdout
+    }
+    for binary in ["strivacity", "strivacity-cli"] {
+      #expect(try get(binary, "orders/repo.git").contains("password=\(orders)"), "\(binary)")
+      #expect(try get(binary, "tools/repo.git").contains("password=\(own)"), "\(binary)")
+    }
+    #expect(try apiRequests(h, "orders") == 1)
+  }
 }

@@ -56,16 +56,21 @@ struct Credential: ParsableCommand {
     let invocation = CredentialInvocation(request: request, profile: global.profile)
     let session = try ProfileSession(context: context, options: global, profile: profile.name)
     let freshness = invocation.freshness(profile)
+    // The API the URL is under gets its own token; else the profile's.
+    let api = invocation.api(of: session.resolved.profile)
+    func fresh() throws -> TokenSet {
+      try api.map { try session.apiTokens($0, freshness) } ?? session.freshTokens(freshness)
+    }
     let tokens: TokenSet
     do {
-      tokens = try session.freshTokens(freshness)
+      tokens = try fresh()
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       // Sign in on the terminal if there is one; otherwise stay silent so git moves on.
       guard TTY() != nil else { return }
       Console.writeStderr("strivacity: \(failure.message)\n")
       let login = try Login.parse(["--profile", profile.name] + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
-      tokens = try session.freshTokens(freshness)
+      tokens = try fresh()
     } catch {
       // git shows nothing of ours on stdout; one line on stderr says why we had no answer.
       Console.error(CredentialInvocation.messagePrefix + ((CLIFailure(recognising: error)?.message) ?? "\(error)"))
