@@ -46,8 +46,9 @@ struct Status: ParsableCommand {
       }
       // (The file store's warning is given once, when it is chosen at sign-in; the table
       // shows the store.)
-      reports.append(
-        report(session, tokens: try session.store.load(session.key), agent: agentState(session, &agentPing)))
+      let tokens = try session.store.load(session.key)
+      let apis = tokens == nil ? [] : try session.resolved.profile.apis.map { try apiReport(session, $0) }
+      reports.append(report(session, tokens: tokens, agent: agentState(session, &agentPing), apis: apis))
     }
     let signedIn = reports.contains { $0["signed_in"] == true }
     if json {
@@ -67,7 +68,7 @@ struct Status: ParsableCommand {
     return (ping ?? nil).map { "running (pid \($0["pid"] ?? "?"))" } ?? "not running"
   }
 
-  private func report(_ session: ProfileSession, tokens: TokenSet?, agent: String) -> JSONValue {
+  private func report(_ session: ProfileSession, tokens: TokenSet?, agent: String, apis: [JSONValue]) -> JSONValue {
     var object: [String: JSONValue] = [
       "profile": .string(session.name), "tenant": .string(session.tenant), "client_id": .string(session.clientID),
       "agent": .string(agent),
@@ -75,6 +76,7 @@ struct Status: ParsableCommand {
       "signed_in": .bool(tokens != nil),
     ]
     guard let tokens else { return .object(object) }
+    if !apis.isEmpty { object["apis"] = .array(apis) }
     let now = Int64(time(nil))
     if let expiresAt = tokens.expiresAt {
       object["access_token_expires_at"] = .string(RFC3339.format(expiresAt))
@@ -87,6 +89,22 @@ struct Status: ParsableCommand {
     if let idToken = tokens.idToken, let claims = try? JWT(compact: idToken.value).claims {
       for key in ["sub", "name", "email"] { if let value = claims[key] { object[key] = value } }
     }
+    return .object(object)
+  }
+
+  /// An API's token as kept: valid for how long, which scopes (nothing when none is kept yet).
+  private func apiReport(_ session: ProfileSession, _ api: API) throws -> JSONValue {
+    var object: [String: JSONValue] = ["name": .string(api.name), "url": .string(api.url.description)]
+    guard let tokens = try session.store.load(session.key(for: api)) else {
+      object["token"] = false
+      return .object(object)
+    }
+    object["token"] = true
+    if let expiresAt = tokens.expiresAt {
+      object["access_token_expires_at"] = .string(RFC3339.format(expiresAt))
+      object["access_token_expires_in"] = .number(Double(expiresAt - Int64(time(nil))))
+    }
+    object["scope"] = tokens.scope.map { JSONValue.string($0.value) } ?? .null
     return .object(object)
   }
 
@@ -117,6 +135,19 @@ struct Status: ParsableCommand {
     }
     rows.append(("refresh token", report["refresh_token"] == true ? "held" : "none"))
     if let scope = report["scope"]?.string { rows.append(("scopes", scope)) }
+    for api in report["apis"]?.array ?? [] {
+      let name = api["name"]?.string ?? ""
+      guard api["token"] == true else {
+        rows.append(("api " + name, "no token yet (strivacity token --api \(name))"))
+        continue
+      }
+      var text = "token"
+      if let left = api["access_token_expires_in"]?.int {
+        text += left > 0 ? " expires in \(Duration.describe(seconds: Int64(left)))" : " expired"
+      }
+      if let scope = api["scope"]?.string { text += "; scopes \(scope)" }
+      rows.append(("api " + name, text))
+    }
     return format(rows)
   }
 

@@ -102,6 +102,13 @@ import Testing
     let byURL = try h.strivacity(["token", "--profile", h.profile, "--for", "https://api.example.com/orders/7?x=1"])
     #expect(again.stdout == orders.stdout && byURL.stdout == orders.stdout, "\(byURL.stderr)")
     #expect(try apiRequests(h, "orders") == 1 && apiRequests(h, "billing") == 1)
+    // status lists each API's token.
+    let status = try h.strivacity(["status", "--profile", h.profile])
+    #expect(status.stdout.contains("api orders     token expires in "), "\(status.stdout)")
+    #expect(status.stdout.contains("; scopes orders:read\n"), "\(status.stdout)")
+    let json = try #require(JSONValue.parse(try h.strivacity(["status", "--profile", h.profile, "--json"]).stdout))
+    #expect(json["apis"]?.array?.map { $0["name"] } == ["orders", "billing"])
+    #expect(json["apis"]?[0]?["scope"] == "orders:read" && json["apis"]?[0]?["token"] == true)
     // --refresh asks again; the sign-in's token is untouched, and its (rotated) refresh token works.
     let renewed = try h.strivacity(["token", "--profile", h.profile, "--api", "orders", "--refresh"])
     #expect(renewed.status == 0 && renewed.stdout != orders.stdout, "\(renewed.stderr)")
@@ -202,6 +209,8 @@ import Testing
     let (unknown, _) = try small(["--api", "nope"])
     #expect(unknown.status == 2)
     #expect(try apiRequests(h, "orders") == 1)
+    let status = try h.strivacity(["status", "--profile", h.profile])
+    #expect(status.stdout.contains("api billing    token expires in "), "\(status.stdout)")
   }
 
   /// `strivacity curl` sends each API the token for it, chosen by URL (the longest prefix), and
@@ -267,5 +276,7 @@ import Testing
       #expect(try get(binary, "tools/repo.git").contains("password=\(own)"), "\(binary)")
     }
     #expect(try apiRequests(h, "orders") == 1)
+    let status = try h.strivacity(["status", "--profile", h.profile])
+    #expect(status.stdout.contains("api billing    no token yet (strivacity token --api billing)"), "\(status.stdout)")
   }
 }
