@@ -445,7 +445,7 @@ _strivacity_setup-kubectl() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --undo --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --store --config --user --kubeconfig --context)
+    non_repeating_options=(--profile --store --config --user --kubeconfig --context --api)
     __strivacity_offer_flags_options 0
 
     # Offer option value completions
@@ -470,6 +470,9 @@ _strivacity_setup-kubectl() {
         return
         ;;
     '--context')
+        return
+        ;;
+    '--api')
         return
         ;;
     esac

@@ -39,7 +39,7 @@ function __strivacity_parse_tokens -S
         case 'setup-git'
             __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'host=' 'global' 'local' 'undo' 'version' 'h/help'
         case 'setup-kubectl'
-            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'user=' 'kubeconfig=' 'context=' 'undo' 'version' 'h/help'
+            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'user=' 'kubeconfig=' 'context=' 'undo' 'api=' 'version' 'h/help'
         case 'curl'
             __strivacity_parse_subcommand -r 1 'profile=' 'store=' 'config=' 'v/verbose' 'version' 'h/help'
         case 'agent'
@@ -200,6 +200,7 @@ complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-kubectl" kubeconfig' -l 'kubeconfig' -d 'The kubeconfig file (default: kubectl\'s own: $KUBECONFIG, else ~/.kube/config).' -rF
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-kubectl" context' -l 'context' -d 'The kubeconfig context whose API server gets the token (default: kubectl\'s current context).' -rfka ''
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-kubectl" undo' -l 'undo' -d 'Remove the user instead (and empty the profile\'s kube_clusters).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-kubectl" api' -l 'api' -d 'Give kubectl the token of this API of the profile (its audience).' -rfka ''
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-kubectl" version' -l 'version' -d 'Show the version.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity setup-kubectl" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity curl" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion curl -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'

@@ -338,6 +338,47 @@ import Testing
     #expect(JSONValue.parse(byHand.stdout)?["status"]?["token"]?.string == token, "\(byHand.stderr)")
   }
 
+  /// setup-kubectl --api NAME: kubectl gets the token of that API of the profile (its audience),
+  /// from the cache and without it; an API the profile does not have writes nothing.
+  @Test func kubectlGetsTheAPIsToken() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile(
+      """
+
+      [profiles.\(h.profile).apis.orders]
+      url = "https://api.example.com/orders/"
+      audience = "https://api.example.com/orders"
+      resource = ["https://api.example.com/orders/"]
+      scopes = ["orders:read"]
+      """)
+    try h.signIn()
+    let apiToken = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"]).stdout
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(!apiToken.isEmpty)
+    let cluster = try Cluster(h, expected: apiToken)
+    let name = "strivacity-\(h.profile)"
+    #expect(try cluster.run(["config", "set-context", "first", "--cluster=c", "--user=\(name)"]).status == 0)
+    let unknown = try run(
+      [
+        TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "first", "--api",
+        "x",
+      ],
+      environment: cluster.environment)
+    #expect(unknown.status == 2 && unknown.stderr.contains("has no API 'x'; its APIs: orders"), "\(unknown.stderr)")
+    let setup = try run(
+      [
+        TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "first", "--api",
+        "orders",
+      ], environment: cluster.environment)
+    #expect(setup.status == 0, "\(setup.stderr)")
+    for cache in ["on", "off"] {
+      cluster.environment["STRIVACITY_TOKEN_CACHE"] = cache
+      let listed = try cluster.run(["--context", "first", "get", "--raw", "/healthz"])
+      #expect(listed.status == 0 && listed.stdout == "ok", "cache \(cache): \(listed.stderr)")
+      #expect(cluster.seen.last == "\(apiToken) /healthz", "cache \(cache)")
+    }
+  }
+
   /// setup-kubectl needs a context whose cluster has a plain API server URL; otherwise it says
   /// why (exit 2) and writes nothing, neither the kubeconfig nor the config file.
   @Test func setupKubectlNeedsAContextWithAPlainServer() throws {

@@ -44,6 +44,9 @@ struct SetupKubectl: ParsableCommand {
   @Flag(help: "Remove the user instead (and empty the profile's kube_clusters).")
   var undo = false
 
+  @Option(help: ArgumentHelp("Give kubectl the token of this API of the profile (its audience).", valueName: "name"))
+  var api: String?
+
   func validate() throws {
     // A kubeconfig name: what kubectl shows and takes back on its command line.
     if let user,
@@ -112,7 +115,18 @@ struct SetupKubectl: ParsableCommand {
     // --login: when kubectl says the session is interactive and no usable token is left, the
     // sign-in runs on kubectl's terminal; when it is not (interactiveMode Never, no terminal),
     // the call fails at once naming the command to run.
-    let arguments = ["token", "--profile", resolved.name, "--format", "exec-credential", "--login"]
+    // --api: the cluster's own API (its audience, scopes) gets its token; an API the profile does
+    // not have is refused before anything is written.
+    if let api, resolved.profile.api(named: api) == nil {
+      do {
+        _ = try TokenInvocation(api: api).chosenAPI(resolved.profile, tenant: resolved.profile.tenant ?? "")
+      } catch {
+        throw CLIFailure(error.description, status: .usage)
+      }
+    }
+    let arguments =
+      ["token", "--profile", resolved.name, "--format", "exec-credential", "--login"]
+      + (api.map { ["--api", $0] } ?? [])
     let command = Executable.commandPath()
     var settings = ["--exec-command=\(command)"]
     settings += arguments.map { "--exec-arg=\($0)" }
