@@ -80,6 +80,7 @@ BENCH_RUNS ?= 30
 bench: deps
 	bench/token-cached $(BENCH_RUNS)
 	bench/agent $(BENCH_RUNS)
+	bench/api-token $(BENCH_RUNS)
 	bench/config-scale 3000 $(BENCH_RUNS)
 	bench/refresh-storm
 	bench/login 20

@@ -25,6 +25,12 @@ emulator=$!
 for _ in $(seq 100); do [[ -s "$work/url" ]] && break; sleep 0.05; done
 tenant=$(head -n1 "$work/url")
 profile=bench
+# A bench may add to the profile before it signs in (BENCH_CONFIG_EXTRA: TOML after the table).
+if [[ -n ${BENCH_CONFIG_EXTRA:-} ]]; then
+  mkdir -p "$XDG_CONFIG_HOME/strivacity"
+  printf '[profiles.%s]\ntenant = "%s"\nclient_id = "strivacity-cli"\n%s\n' "$profile" "$tenant" "$BENCH_CONFIG_EXTRA" \
+    >"$XDG_CONFIG_HOME/strivacity/config.toml"
+fi
 DEMO_PASSWORD=Demo-pass-1 "$bin/strivacity" login --profile "$profile" --tenant "$tenant" --client-id strivacity-cli \
   --field identifier=demo@example.com --field-env password=DEMO_PASSWORD </dev/null 2>/dev/null
 attributes=(profile "$profile" issuer "$tenant" client_id strivacity-cli)
