@@ -471,6 +471,26 @@ enum ManPage {
     .Cm setup-kubectl
     adds its context's; default none
     .El
+    .Pp
+    An API of the profile is a table
+    .Li [profiles. Ns Ar name Ns Li .apis. Ns Ar api Ns Li ]
+    with
+    .Ic url
+    (string: the host or https:// URL prefix its URLs are under; required),
+    .Ic audience
+    (string),
+    .Ic resource
+    (array of absolute URIs, RFC 8707) and
+    .Ic scopes
+    (array of strings).
+    .Cm token Fl -api Ar api
+    prints a token for it;
+    .Cm curl ,
+    git's
+    .Cm get
+    and
+    .Cm token Fl -for Ar url
+    choose the API by URL (the longest prefix).
 
     """#
 
