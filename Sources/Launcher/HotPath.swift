@@ -151,7 +151,9 @@ public enum HotPath {
     let paths = Paths(environment: environment)
     let overrides = ProfileOverrides(profile: invocation.profile)
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: environment)
-    guard let config = try? loadConfig(paths.config, .profile(named)), config.warnings.isEmpty else {
+    // With --api, only that API's table of the profile is read, as the full command line does.
+    let scope: ConfigScope = invocation.api.map { .api(profile: named, api: $0) } ?? .profile(named)
+    guard let config = try? loadConfig(paths.config, scope), config.warnings.isEmpty else {
       return .handOff(stdin: nil)
     }
     guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: environment)

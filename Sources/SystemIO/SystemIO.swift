@@ -106,6 +106,8 @@ public func readStdin(limit: Int) -> [UInt8] { (try? readAll(0, limit: limit).ge
 public enum ConfigScope: Sendable {
   case whole
   case profile(String?)
+  /// One profile's table and, of its `apis`, the one named (`token --api`).
+  case api(profile: String?, api: String)
 }
 
 /// The config file at `path`, parsed; nil when it does not exist. Warnings are the caller's.
@@ -122,6 +124,7 @@ public func loadConfig(_ path: String, _ scope: ConfigScope) throws(ConfigError)
     switch scope {
     case .whole: return try Config.parse(text, path: path)
     case .profile(let name): return try Config.parse(text, path: path, onlyProfile: name)
+    case .api(let name, let api): return try Config.parse(text, path: path, onlyProfile: name, onlyAPI: api)
     }
   }
 }

@@ -46,6 +46,26 @@ import Testing
     #expect(narrowed.profile(named: "work")?.apis == work.apis)
   }
 
+  /// `token --api NAME` reads only that API's table of the profile (both binaries), so that its
+  /// cost does not grow with the number of APIs; the other tables, bad ones included, are skipped.
+  @Test func oneAPIsTableAlone() throws {
+    let text = Self.text + "\n[profiles.work.apis.broken]\nurl = \"https://u:p@x.example/\"\n"
+    let billing = try Config.parse(text, path: "c.toml", onlyProfile: "work", onlyAPI: "billing")
+    #expect(billing.profile(named: "work")?.apis.map(\.name) == ["billing"])
+    #expect(billing.profile(named: "work")?.tenant == "https://t.example")
+    let none = try Config.parse(text, path: "c.toml", onlyProfile: "work", onlyAPI: "shipping")
+    #expect(none.profile(named: "work")?.apis == [])
+    #expect(throws: ConfigError.self) { try Config.parse(text, path: "c.toml", onlyProfile: "work") }
+    #expect(throws: ConfigError.self) { try Config.parse(text, path: "c.toml", onlyProfile: "work", onlyAPI: "broken") }
+    // Spaces in a header, and a table under the API, are read as the parser reads them.
+    let spaced =
+      "[profiles.work]\n[ profiles . work . apis . a ]\nurl = \"https://a.example\"\n"
+      + "[profiles.work.apis.b]\nurl = \"https://b.example\"\n"
+    #expect(
+      try Config.parse(spaced, path: "c", onlyProfile: "work", onlyAPI: "a").profile(named: "work")?.apis.map(\.name)
+        == ["a"])
+  }
+
   @Test(arguments: [
     ("https://api.example.com/orders/42", "orders"),
     ("https://api.example.com/orders", "orders"),

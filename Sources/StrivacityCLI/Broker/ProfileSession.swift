@@ -19,12 +19,13 @@ final class ProfileSession {
   /// Whether fresh tokens are asked of `strivacity agent` first (AgentClient.enabled).
   let asksAgent: Bool
 
-  init(context: Context, options: GlobalOptions, profile: String? = nil) throws {
+  /// `api`: only that API of the profile's is read from the config (`token --api`).
+  init(context: Context, options: GlobalOptions, profile: String? = nil, api: String? = nil) throws {
     self.context = context
     var overrides = options.overrides
     if let profile { overrides.profile = profile }
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
-    let config = try context.config(onlyProfile: named)
+    let config = try context.config(onlyProfile: named, onlyAPI: api)
     resolved = try ResolvedProfile.resolve(config: config, overrides: overrides, environment: context.environment)
     // Not with --store: the agent resolves the store from the config alone.
     asksAgent =

@@ -93,12 +93,19 @@ struct Token: ParsableCommand {
         throw CLIFailure(message, status: .usage)
       }
     }
-    let session = try ProfileSession(context: context, options: global)
+    let session = try ProfileSession(context: context, options: global, api: api)
     let chosen: API?
     do {
       chosen = try invocation.chosenAPI(session.resolved.profile, tenant: session.tenant)
     } catch {
-      throw CLIFailure(error.description, status: .usage)
+      // Only the asked API's table was read: the APIs there are come from the profile's whole table.
+      var message = error.description
+      if api != nil,
+        let whole = try context.config(onlyProfile: session.name, warn: false)?.profile(named: session.name)
+      {
+        do { _ = try invocation.chosenAPI(whole, tenant: session.tenant) } catch { message = error.description }
+      }
+      throw CLIFailure(message, status: .usage)
     }
     var freshness = invocation.freshness(session.resolved.profile)
     func fresh() throws -> TokenSet {

@@ -105,7 +105,11 @@ public struct Config: Sendable, Equatable {
   /// table (`profile`, else `default_profile`, else "default"); the other profiles' tables are
   /// skipped line by line without being parsed, so the cost does not grow with their number.
   /// Line numbers in messages stay those of the file.
-  public static func parse(_ text: String, path: String, onlyProfile profile: String?) throws(ConfigError) -> Config {
+  /// With `api`, of that profile's `apis` tables only the one named so is kept too (`token --api`
+  /// costs the same however many APIs the profile has).
+  public static func parse(
+    _ text: String, path: String, onlyProfile profile: String?, onlyAPI api: String? = nil
+  ) throws(ConfigError) -> Config {
     // default_profile is a top-level key, so it stands before the first table: the lines up to
     // the first header are all that naming the default needs.
     // The line scan takes any line starting with "[" for a header, and a top-level array may
@@ -114,7 +118,7 @@ public struct Config: Sendable, Equatable {
     do {
       var wanted = profile ?? "default"
       if profile == nil, let named = try parse(topLevel(text), path: path).defaultProfile { wanted = named }
-      return try parse(keepingOnly(text, profile: wanted), path: path)
+      return try parse(keepingOnly(text, profile: wanted, api: api), path: path)
     } catch {
       if let whole = try? parse(text, path: path) { return whole }
       throw error
@@ -141,8 +145,9 @@ public struct Config: Sendable, Equatable {
   /// `text` with the lines of every `[profiles.NAME]` table but `profile`'s blanked (nil: all of
   /// them). Headers the scan does not fully understand (quoted keys, arrays of tables) are kept,
   /// to be parsed.
-  static func keepingOnly(_ text: String, profile: String?) -> String {
+  static func keepingOnly(_ text: String, profile: String?, api: String? = nil) -> String {
     let wanted = profile.map { Array($0.utf8) }
+    let wantedAPI = api.map { Array($0.utf8) }
     var copy = text
     return copy.withUTF8 { bytes in
       guard let base = bytes.baseAddress else { return "" }
@@ -160,7 +165,7 @@ public struct Config: Sendable, Equatable {
           var first = start
           while first < end && (bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t")) { first += 1 }
           if first < end && bytes[first] == UInt8(ascii: "[") {
-            keeping = headerKept(UnsafeBufferPointer(rebasing: bytes[(first + 1)..<end]), wanted)
+            keeping = headerKept(UnsafeBufferPointer(rebasing: bytes[(first + 1)..<end]), wanted, wantedAPI)
           }
           if keeping {
             memcpy(out.baseAddress! + written, base + start, end - start)
@@ -178,8 +183,11 @@ public struct Config: Sendable, Equatable {
   }
 
   /// Whether a header (what follows its `[`) opens a table to keep: anything but
-  /// `[profiles.NAME…]` with a bare NAME other than `wanted`.
-  private static func headerKept(_ header: UnsafeBufferPointer<UInt8>, _ wanted: [UInt8]?) -> Bool {
+  /// `[profiles.NAME…]` with a bare NAME other than `wanted`, and, with `wantedAPI`, but
+  /// `[profiles.WANTED.apis.API…]` with a bare API other than it.
+  private static func headerKept(
+    _ header: UnsafeBufferPointer<UInt8>, _ wanted: [UInt8]?, _ wantedAPI: [UInt8]? = nil
+  ) -> Bool {
     var i = 0
     func skipSpaces() {
       while i < header.count && (header[i] == UInt8(ascii: " ") || header[i] == UInt8(ascii: "\t")) { i += 1 }
@@ -201,7 +209,27 @@ public struct Config: Sendable, Equatable {
     }
     guard let wanted else { return false }
     let name = UnsafeBufferPointer(rebasing: header[nameStart..<i]).prefix { isBareKeyByte($0) }
-    return name.elementsEqual(wanted)
+    guard name.elementsEqual(wanted) else { return false }
+    guard let wantedAPI, header[i] == UInt8(ascii: ".") else { return true }
+    // `.apis.API` then `.` or `]`: only the wanted API's; anything else under the profile is kept.
+    i += 1
+    skipSpaces()
+    for byte in "apis".utf8 {
+      guard i < header.count, header[i] == byte else { return true }
+      i += 1
+    }
+    skipSpaces()
+    guard i < header.count, header[i] == UInt8(ascii: ".") else { return true }
+    i += 1
+    skipSpaces()
+    let apiStart = i
+    while i < header.count, isBareKeyByte(header[i]) { i += 1 }
+    let apiEnd = i
+    skipSpaces()
+    guard apiEnd > apiStart, i < header.count, header[i] == UInt8(ascii: ".") || header[i] == UInt8(ascii: "]") else {
+      return true
+    }
+    return UnsafeBufferPointer(rebasing: header[apiStart..<apiEnd]).elementsEqual(wantedAPI)
   }
 
   private static func isBareKeyByte(_ b: UInt8) -> Bool {
