@@ -252,7 +252,7 @@ _strivacity_login() {
 _strivacity_token() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --refresh --id-token --login --version -h --help)
-    repeating_options=()
+    repeating_options=(--scope)
     non_repeating_options=(--profile --store --config --min-ttl --format --api --for)
     __strivacity_offer_flags_options 0
 
@@ -281,6 +281,9 @@ _strivacity_token() {
         return
         ;;
     '--for')
+        return
+        ;;
+    '--scope')
         return
         ;;
     esac

@@ -279,4 +279,31 @@ import Testing
     let status = try h.strivacity(["status", "--profile", h.profile])
     #expect(status.stdout.contains("api billing    no token yet (strivacity token --api billing)"), "\(status.stdout)")
   }
+
+  /// `--scope` adds scopes to an API's token: the kept token serves when it has them, else a new
+  /// one is asked for with them and replaces it; a scope never consented is the tenant's refusal.
+  @Test func extraScopesForAnAPI() throws {
+    let h = try Harness(journey: "password")
+    // Signed in consenting to both of orders' scopes; the API asks for orders:read alone.
+    try config(h, Self.apis.replacingOccurrences(of: "[\"orders:read\"]", with: "[\"orders:read\", \"orders:write\"]"))
+    try h.signIn()
+    try config(h)
+    let plain = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"])
+    #expect(try claims(plain.stdout)["scope"] == "orders:read")
+    let wider = try h.strivacity(["token", "--profile", h.profile, "--api", "orders", "--scope", "orders:write"])
+    #expect(wider.status == 0, "\(wider.stderr)")
+    #expect(try claims(wider.stdout)["scope"] == "orders:read orders:write")
+    // The wider token serves both from now on.
+    #expect(try h.strivacity(["token", "--profile", h.profile, "--api", "orders"]).stdout == wider.stdout)
+    #expect(try apiRequests(h, "orders") == 2)
+    let never = try h.strivacity(["token", "--profile", h.profile, "--api", "billing", "--scope", "billing:pay"])
+    #expect(
+      never.status == 3 && never.stderr.contains("(scope billing:read billing:pay): invalid_scope"), "\(never.stderr)")
+    let bad = try h.strivacity(["token", "--profile", h.profile, "--api", "orders", "--scope", "a b"])
+    #expect(bad.status == 2 && bad.stderr.contains("more than one scope"), "\(bad.stderr)")
+    let alone = try h.strivacity(["token", "--profile", h.profile, "--scope", "orders:write"])
+    #expect(alone.status == 2 && alone.stderr.contains("--scope needs --api or --for"), "\(alone.stderr)")
+    let noAPI = try h.strivacity(["token", "--profile", h.profile, "--for", h.emulator.issuer, "--scope", "x"])
+    #expect(noAPI.status == 2 && noAPI.stderr.contains("under none of the APIs"), "\(noAPI.stderr)")
+  }
 }

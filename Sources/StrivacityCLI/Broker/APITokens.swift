@@ -14,17 +14,24 @@ extension ProfileSession {
     return key
   }
 
-  /// A token for `api` with at least `freshness` left: the one kept, else a new one from the
-  /// refresh grant narrowed to the API, checked to be for it (`APITarget.mismatch`).
-  func apiTokens(_ api: API, _ freshness: Freshness) throws -> TokenSet {
+  /// A token for `api` (with `extraScopes` besides its own) with at least `freshness` left: the
+  /// one kept if it has the scopes, else a new one from the refresh grant narrowed to the API,
+  /// checked to be for it (`APITarget.mismatch`). It replaces the one kept: a token with more
+  /// scopes still serves the API.
+  func apiTokens(_ api: API, _ freshness: Freshness, extraScopes: [Scope] = []) throws -> TokenSet {
     let apiKey = key(for: api)
-    if !freshness.force, let kept = try store.load(apiKey), !kept.needsRefresh(now: Self.now(), freshness) {
-      return kept
+    let target = APITarget(api, extraScopes: extraScopes)
+    func usable(_ kept: TokenSet) -> Bool {
+      guard !kept.needsRefresh(now: Self.now(), freshness) else { return false }
+      if extraScopes.isEmpty { return true }
+      let granted = kept.scope?.value.split(separator: " ").map(String.init) ?? []
+      return target.scopes.allSatisfy { granted.contains($0.value) }
     }
+    if !freshness.force, let kept = try store.load(apiKey), usable(kept) { return kept }
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
     defer { withExtendedLifetime(lock) {} }
     // Someone may have fetched it while we waited.
-    if !freshness.force, let kept = try store.reload(apiKey), !kept.needsRefresh(now: Self.now(), freshness) {
+    if !freshness.force, let kept = try store.reload(apiKey), usable(kept) {
       log.note("another process renewed \(name)'s token for API \(api.name)")
       return kept
     }
@@ -34,7 +41,6 @@ extension ProfileSession {
         "no refresh token is held for \(name), so no token for API \(api.name) can be asked for: run strivacity login",
         status: .signInRequired)
     }
-    let target = APITarget(api)
     request.additionalParameters += target.parameters
     let url = try tenantClient.endpoint(\.tokenEndpoint, "token endpoint")
     return try withInterruptsHeld { try exchange(request, to: url, for: api, target: target, signIn: signIn) }

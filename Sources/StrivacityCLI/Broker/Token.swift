@@ -58,7 +58,16 @@ struct Token: ParsableCommand {
       "A token for the API this URL is under (else the profile's own, for its hosts).", valueName: "url"))
   var forURL: String?
 
+  @Option(
+    name: .customLong("scope"),
+    help: ArgumentHelp("With --api or --for: a scope the API's token must carry too (repeatable).", valueName: "scope"))
+  var scopes: [String] = []
+
   func validate() throws {
+    for scope in scopes {
+      do { _ = try Admit.scopeToken(scope) } catch { throw ValidationError("--scope: \(error.description)") }
+    }
+    if !scopes.isEmpty && api == nil && forURL == nil { throw ValidationError("--scope needs --api or --for") }
     if let minTTL, !TokenInvocation.minTTLRange.contains(minTTL) {
       throw ValidationError(TokenInvocation.minTTLRefusal)
     }
@@ -107,9 +116,14 @@ struct Token: ParsableCommand {
       }
       throw CLIFailure(message, status: .usage)
     }
+    if chosen == nil && !scopes.isEmpty {
+      throw CLIFailure("--scope is for an API's token: --for names a URL under none of the APIs", status: .usage)
+    }
     var freshness = invocation.freshness(session.resolved.profile)
     func fresh() throws -> TokenSet {
-      if let chosen { return try session.apiTokens(chosen, freshness) }
+      if let chosen {
+        return try session.apiTokens(chosen, freshness, extraScopes: scopes.compactMap { try? Admit.scopeToken($0) })
+      }
       return try session.freshTokens(freshness, idToken: idToken)
     }
     let tokens: TokenSet
