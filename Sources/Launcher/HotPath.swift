@@ -151,8 +151,8 @@ public enum HotPath {
     let paths = Paths(environment: environment)
     let overrides = ProfileOverrides(profile: invocation.profile)
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: environment)
-    // With --api, only that API's table of the profile is read, as the full command line does.
-    let scope: ConfigScope = invocation.api.map { .api(profile: named, api: $0) } ?? .profile(named)
+    // Only the API tables the call needs, as the full command line reads them.
+    let scope = ConfigScope.profile(named, apis: invocation.apiTables)
     guard let config = try? loadConfig(paths.config, scope), config.warnings.isEmpty else {
       return .handOff(stdin: nil)
     }

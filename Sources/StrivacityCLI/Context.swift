@@ -27,11 +27,10 @@ final class Context {
 
   /// Only what one profile needs (`name`, else the default one): the other profiles' tables
   /// are not parsed, so `token` costs the same among thousands of profiles. Not cached.
-  /// With `api`, of the profile's APIs only that one's table is read (`token --api`), as the small
-  /// binary reads it.
-  func config(onlyProfile name: String?, onlyAPI api: String? = nil, warn: Bool = true) throws(ConfigError) -> Config? {
+  /// `apis`: which of the profile's API tables are read (`token` reads as the small binary does).
+  func config(onlyProfile name: String?, apis: APITables = .all, warn: Bool = true) throws(ConfigError) -> Config? {
     if let loadedConfig { return loadedConfig }
-    return try readConfig(api.map { .api(profile: name, api: $0) } ?? .profile(name), warn: warn)
+    return try readConfig(.profile(name, apis: apis), warn: warn)
   }
 
   private func readConfig(_ scope: ConfigScope, warn: Bool) throws(ConfigError) -> Config? {

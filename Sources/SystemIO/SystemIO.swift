@@ -105,9 +105,8 @@ public func readStdin(limit: Int) -> [UInt8] { (try? readAll(0, limit: limit).ge
 /// else the default one), so that `token` costs the same among thousands of profiles.
 public enum ConfigScope: Sendable {
   case whole
-  case profile(String?)
-  /// One profile's table and, of its `apis`, the one named (`token --api`).
-  case api(profile: String?, api: String)
+  /// One profile's table, with those of its `apis` tables that `apis` says.
+  case profile(String?, apis: APITables = .all)
 }
 
 /// The config file at `path`, parsed; nil when it does not exist. Warnings are the caller's.
@@ -123,8 +122,7 @@ public func loadConfig(_ path: String, _ scope: ConfigScope) throws(ConfigError)
     }
     switch scope {
     case .whole: return try Config.parse(text, path: path)
-    case .profile(let name): return try Config.parse(text, path: path, onlyProfile: name)
-    case .api(let name, let api): return try Config.parse(text, path: path, onlyProfile: name, onlyAPI: api)
+    case .profile(let name, let apis): return try Config.parse(text, path: path, onlyProfile: name, apis: apis)
     }
   }
 }

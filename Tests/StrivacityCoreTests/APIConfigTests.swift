@@ -50,19 +50,28 @@ import Testing
   /// cost does not grow with the number of APIs; the other tables, bad ones included, are skipped.
   @Test func oneAPIsTableAlone() throws {
     let text = Self.text + "\n[profiles.work.apis.broken]\nurl = \"https://u:p@x.example/\"\n"
-    let billing = try Config.parse(text, path: "c.toml", onlyProfile: "work", onlyAPI: "billing")
+    let billing = try Config.parse(text, path: "c.toml", onlyProfile: "work", apis: .named("billing"))
     #expect(billing.profile(named: "work")?.apis.map(\.name) == ["billing"])
     #expect(billing.profile(named: "work")?.tenant == "https://t.example")
-    let none = try Config.parse(text, path: "c.toml", onlyProfile: "work", onlyAPI: "shipping")
+    // `token` without --api or --for reads none of them (bad ones included).
+    let plain = try Config.parse(text, path: "c.toml", onlyProfile: "work", apis: .none)
+    #expect(plain.profile(named: "work")?.apis == [] && plain.profile(named: "work")?.tenant == "https://t.example")
+    #expect(TokenInvocation().apiTables == .none)
+    #expect(TokenInvocation(api: "a").apiTables == .named("a"))
+    #expect(TokenInvocation(forURL: "https://a.example/").apiTables == .all)
+    let none = try Config.parse(text, path: "c.toml", onlyProfile: "work", apis: .named("shipping"))
     #expect(none.profile(named: "work")?.apis == [])
     #expect(throws: ConfigError.self) { try Config.parse(text, path: "c.toml", onlyProfile: "work") }
-    #expect(throws: ConfigError.self) { try Config.parse(text, path: "c.toml", onlyProfile: "work", onlyAPI: "broken") }
+    #expect(throws: ConfigError.self) {
+      try Config.parse(text, path: "c.toml", onlyProfile: "work", apis: .named("broken"))
+    }
     // Spaces in a header, and a table under the API, are read as the parser reads them.
     let spaced =
       "[profiles.work]\n[ profiles . work . apis . a ]\nurl = \"https://a.example\"\n"
       + "[profiles.work.apis.b]\nurl = \"https://b.example\"\n"
     #expect(
-      try Config.parse(spaced, path: "c", onlyProfile: "work", onlyAPI: "a").profile(named: "work")?.apis.map(\.name)
+      try Config.parse(spaced, path: "c", onlyProfile: "work", apis: .named("a")).profile(named: "work")?.apis.map(
+        \.name)
         == ["a"])
   }
 

@@ -19,13 +19,13 @@ final class ProfileSession {
   /// Whether fresh tokens are asked of `strivacity agent` first (AgentClient.enabled).
   let asksAgent: Bool
 
-  /// `api`: only that API of the profile's is read from the config (`token --api`).
-  init(context: Context, options: GlobalOptions, profile: String? = nil, api: String? = nil) throws {
+  /// `apis`: which of the profile's API tables are read from the config (`token` needs few).
+  init(context: Context, options: GlobalOptions, profile: String? = nil, apis: APITables = .all) throws {
     self.context = context
     var overrides = options.overrides
     if let profile { overrides.profile = profile }
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
-    let config = try context.config(onlyProfile: named, onlyAPI: api)
+    let config = try context.config(onlyProfile: named, apis: apis)
     resolved = try ResolvedProfile.resolve(config: config, overrides: overrides, environment: context.environment)
     // Not with --store: the agent resolves the store from the config alone.
     asksAgent =

@@ -102,7 +102,7 @@ struct Token: ParsableCommand {
         throw CLIFailure(message, status: .usage)
       }
     }
-    let session = try ProfileSession(context: context, options: global, api: api)
+    let session = try ProfileSession(context: context, options: global, apis: invocation.apiTables)
     let chosen: API?
     do {
       chosen = try invocation.chosenAPI(session.resolved.profile, tenant: session.tenant)

@@ -9,6 +9,13 @@
 // Everything in it is admitted when the file is read; which API a URL belongs to is decided by
 // TokenDestination.bestMatch, the reading curl and git's URLs get too.
 
+/// Which of a profile's `apis` tables a narrowed read of the config keeps (`Config.parse`).
+public enum APITables: Sendable, Equatable {
+  case all
+  case none
+  case named(String)
+}
+
 /// One API a profile's tokens are asked for.
 public struct API: Sendable, Equatable {
   /// Its name (`apis.NAME`): a profile name's alphabet, since it names its stored token set.

@@ -105,10 +105,10 @@ public struct Config: Sendable, Equatable {
   /// table (`profile`, else `default_profile`, else "default"); the other profiles' tables are
   /// skipped line by line without being parsed, so the cost does not grow with their number.
   /// Line numbers in messages stay those of the file.
-  /// With `api`, of that profile's `apis` tables only the one named so is kept too (`token --api`
-  /// costs the same however many APIs the profile has).
+  /// `apis` says which of that profile's `apis` tables are read too (`token` reads none, `token
+  /// --api` its own), so that what a call does not need costs nothing however many there are.
   public static func parse(
-    _ text: String, path: String, onlyProfile profile: String?, onlyAPI api: String? = nil
+    _ text: String, path: String, onlyProfile profile: String?, apis: APITables = .all
   ) throws(ConfigError) -> Config {
     // default_profile is a top-level key, so it stands before the first table: the lines up to
     // the first header are all that naming the default needs.
@@ -118,7 +118,7 @@ public struct Config: Sendable, Equatable {
     do {
       var wanted = profile ?? "default"
       if profile == nil, let named = try parse(topLevel(text), path: path).defaultProfile { wanted = named }
-      return try parse(keepingOnly(text, profile: wanted, api: api), path: path)
+      return try parse(keepingOnly(text, profile: wanted, apis: apis), path: path)
     } catch {
       if let whole = try? parse(text, path: path) { return whole }
       throw error
@@ -145,9 +145,15 @@ public struct Config: Sendable, Equatable {
   /// `text` with the lines of every `[profiles.NAME]` table but `profile`'s blanked (nil: all of
   /// them). Headers the scan does not fully understand (quoted keys, arrays of tables) are kept,
   /// to be parsed.
-  static func keepingOnly(_ text: String, profile: String?, api: String? = nil) -> String {
+  static func keepingOnly(_ text: String, profile: String?, apis: APITables = .all) -> String {
     let wanted = profile.map { Array($0.utf8) }
-    let wantedAPI = api.map { Array($0.utf8) }
+    // nil: every API table; else the one API whose name is these bytes (none: no name matches).
+    let wantedAPI: [UInt8]? =
+      switch apis {
+      case .all: nil
+      case .none: []
+      case .named(let name): Array(name.utf8)
+      }
     var copy = text
     return copy.withUTF8 { bytes in
       guard let base = bytes.baseAddress else { return "" }
@@ -192,44 +198,35 @@ public struct Config: Sendable, Equatable {
     func skipSpaces() {
       while i < header.count && (header[i] == UInt8(ascii: " ") || header[i] == UInt8(ascii: "\t")) { i += 1 }
     }
-    skipSpaces()
-    for byte in "profiles".utf8 {
-      guard i < header.count, header[i] == byte else { return true }
+    /// `word`, a dot, then a bare key followed by `.` or `]` (left unread): the key; nil when the
+    /// header reads otherwise (quoted keys and the like: kept, for the parser to read).
+    func step(_ word: String) -> Slice<UnsafeBufferPointer<UInt8>>? {
+      skipSpaces()
+      for byte in word.utf8 {
+        guard i < header.count, header[i] == byte else { return nil }
+        i += 1
+      }
+      skipSpaces()
+      guard i < header.count, header[i] == UInt8(ascii: ".") else { return nil }
       i += 1
+      skipSpaces()
+      let start = i
+      while i < header.count, isBareKeyByte(header[i]) { i += 1 }
+      let end = i
+      skipSpaces()
+      guard end > start, i < header.count, header[i] == UInt8(ascii: ".") || header[i] == UInt8(ascii: "]") else {
+        return nil
+      }
+      return header[start..<end]
     }
-    skipSpaces()
-    guard i < header.count, header[i] == UInt8(ascii: ".") else { return true }
-    i += 1
-    skipSpaces()
-    let nameStart = i
-    while i < header.count, isBareKeyByte(header[i]) { i += 1 }
-    skipSpaces()
-    guard i > nameStart, i < header.count, header[i] == UInt8(ascii: ".") || header[i] == UInt8(ascii: "]") else {
-      return true
-    }
+    guard let name = step("profiles") else { return true }
     guard let wanted else { return false }
-    let name = UnsafeBufferPointer(rebasing: header[nameStart..<i]).prefix { isBareKeyByte($0) }
     guard name.elementsEqual(wanted) else { return false }
+    // The profile's own table, or (with every API wanted) anything under it.
     guard let wantedAPI, header[i] == UInt8(ascii: ".") else { return true }
-    // `.apis.API` then `.` or `]`: only the wanted API's; anything else under the profile is kept.
     i += 1
-    skipSpaces()
-    for byte in "apis".utf8 {
-      guard i < header.count, header[i] == byte else { return true }
-      i += 1
-    }
-    skipSpaces()
-    guard i < header.count, header[i] == UInt8(ascii: ".") else { return true }
-    i += 1
-    skipSpaces()
-    let apiStart = i
-    while i < header.count, isBareKeyByte(header[i]) { i += 1 }
-    let apiEnd = i
-    skipSpaces()
-    guard apiEnd > apiStart, i < header.count, header[i] == UInt8(ascii: ".") || header[i] == UInt8(ascii: "]") else {
-      return true
-    }
-    return UnsafeBufferPointer(rebasing: header[apiStart..<apiEnd]).elementsEqual(wantedAPI)
+    guard let api = step("apis") else { return true }
+    return api.elementsEqual(wantedAPI)
   }
 
   private static func isBareKeyByte(_ b: UInt8) -> Bool {

@@ -107,6 +107,13 @@ public struct TokenInvocation: Equatable, Sendable {
     }
   }
 
+  /// Which of the profile's API tables the call needs: --api its own, --for all (it chooses by
+  /// URL), else none. Both binaries read the config so, and so answer alike.
+  public var apiTables: APITables {
+    if let api { return .named(api) }
+    return forURL == nil ? .none : .all
+  }
+
   /// kubectl's KUBERNETES_EXEC_INFO for the exec-credential format (an empty one otherwise);
   /// throws what the full command line refuses with exit 2.
   public func execInfo(_ environment: [String: String]) throws(AdmissionError) -> ExecCredentialInfo {
