@@ -63,10 +63,13 @@ struct Token: ParsableCommand {
     help: ArgumentHelp("With --api or --for: a scope the API's token must carry too (repeatable).", valueName: "scope"))
   var scopes: [String] = []
 
+  /// --scope's values, each admitted as one scope token.
+  var extraScopes: [Scope] {
+    get throws(AdmissionError) { try scopes.map { text throws(AdmissionError) in try Admit.scopeToken(text) } }
+  }
+
   func validate() throws {
-    for scope in scopes {
-      do { _ = try Admit.scopeToken(scope) } catch { throw ValidationError("--scope: \(error.description)") }
-    }
+    do { _ = try extraScopes } catch { throw ValidationError("--scope: \(error.description)") }
     if !scopes.isEmpty && api == nil && forURL == nil { throw ValidationError("--scope needs --api or --for") }
     if let minTTL, !TokenInvocation.minTTLRange.contains(minTTL) {
       throw ValidationError(TokenInvocation.minTTLRefusal)
@@ -122,7 +125,7 @@ struct Token: ParsableCommand {
     var freshness = invocation.freshness(session.resolved.profile)
     func fresh() throws -> TokenSet {
       if let chosen {
-        return try session.apiTokens(chosen, freshness, extraScopes: scopes.compactMap { try? Admit.scopeToken($0) })
+        return try session.apiTokens(chosen, freshness, extraScopes: extraScopes)
       }
       return try session.freshTokens(freshness, idToken: idToken)
     }

@@ -56,7 +56,9 @@ extension Profile {
   /// The API `url` is under (the longest `url` prefix of the profile's APIs), nil for none;
   /// throws for a URL that is read in more than one way (TokenDestination).
   public func api(for url: String) throws(TokenRefusal) -> API? {
-    try TokenDestination.bestMatch(url, among: apis.map(\.url)).map { apis[$0] }
+    // Most profiles have none: git's get asks this on every fetch.
+    guard !apis.isEmpty else { return nil }
+    return try TokenDestination.bestMatch(url, among: apis.map(\.url)).map { apis[$0] }
   }
 }
 
