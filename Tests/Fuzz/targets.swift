@@ -131,6 +131,21 @@
     _ = try? Admit.time(JSONValue.parse(bytes), what: "expires_at")
     _ = try? TokenSet.decode(bytes, source: "fuzz")
     _ = try? Admit.seconds(text, in: 0.1...3600, what: "fuzz")
+    // An API's challenge and metadata (strivacity curl): what is admitted is printable tokens,
+    // and a refusal never repeats the header's bytes.
+    do {
+      if let challenge = try BearerChallenge.admit(text.split(separator: "\n").map(String.init)) {
+        precondition(challenge.scopes.allSatisfy { $0.value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } }, "a raw scope")
+        precondition(challenge.acrValues?.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ?? true, "raw acr_values")
+        if let url = challenge.resourceMetadata { precondition((try? URLPolicy.check(url)) != nil, "an unchecked URL") }
+      }
+    } catch {
+      precondition(!error.description.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) })
+    }
+    let called = "https://api.example/v1/x"
+    if let metadata = try? ResourceMetadata.admit(bytes, requestURL: called, issuer: "https://t.example") {
+      precondition(TokenDestination.permits(called, allowed: [metadata.resourcePrefix]), "metadata of another API")
+    }
     if let exec = try? ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": text]) {
       precondition(ExecCredentialInfo.versions.contains(exec.apiVersion), "an apiVersion kubectl did not get from us")
       // kube_clusters: a token only for a listed server, and a refusal that is one inert line.
