@@ -61,4 +61,22 @@ import Testing
     #expect(dotted.hasPrefix("[profiles.\"a.b\"]"))
     #expect(try Config.parse(dotted, path: "c").profile(named: "a.b")?.tenant == "t")
   }
+
+  /// An API's table (setup-api): added after the profile's, updated in place, and never taken
+  /// for the profile's own header (nor the profile's for it).
+  @Test func writesAnAPIsTable() throws {
+    let start = "[profiles.work.apis.orders]\nurl = \"https://a.example/orders/\"\n\n[profiles.work]\ntenant = \"t\"\n"
+    let profile = try ConfigWriter.update(start, profile: "work", settings: [("client_id", .string("c"))], path: "c")
+    #expect(profile.hasSuffix("[profiles.work]\ntenant = \"t\"\nclient_id = \"c\"\n"), "\(profile)")
+    let api = try ConfigWriter.update(
+      profile, table: ["profiles", "work", "apis", "orders"],
+      settings: [("url", .string("https://a.example/v2/")), ("scopes", .strings(["orders:read"]))], path: "c")
+    #expect(api.hasPrefix("[profiles.work.apis.orders]\nurl = \"https://a.example/v2/\"\nscopes = [\"orders:read\"]\n"))
+    let added = try ConfigWriter.update(
+      api, table: ["profiles", "work", "apis", "billing"], settings: [("url", .string("https://b.example/"))], path: "c"
+    )
+    #expect(added.hasSuffix("\n\n[profiles.work.apis.billing]\nurl = \"https://b.example/\"\n"), "\(added)")
+    let config = try Config.parse(added, path: "c")
+    #expect(config.profile(named: "work")?.apis.map(\.name) == ["orders", "billing"])
+  }
 }

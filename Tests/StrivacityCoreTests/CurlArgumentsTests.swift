@@ -295,4 +295,44 @@ import Testing
       #expect(!longs.contains(refused) && !shorts.map { "-\($0)" }.contains(refused))
     }
   }
+
+  /// What decides whether `strivacity curl` may send a request again.
+  @Test func knowsWhatCannotBeSentTwice() throws {
+    let url = "https://api.example.com/x"
+    for stdin in [["-d", "@-"], ["--data-binary", "@-"], ["--json", "@-"], ["-T", "-"], ["-F", "f=@-"], ["-d@-"]] {
+      #expect(try CurlArguments.parse(stdin + [url]).readsStandardInput, "\(stdin)")
+    }
+    for replayable in [["-d", "@file"], ["-d", "a=@-"], ["-T", "file"], ["-F", "f=@x"], ["-H", "x: @-"]] {
+      #expect(try !CurlArguments.parse(replayable + [url]).readsStandardInput, "\(replayable)")
+    }
+    #expect(try CurlArguments.parse(["-sSD", "h.txt", url]).dumpsHeaders)
+    #expect(try CurlArguments.parse(["-sLf", url]).followsRedirects)
+    #expect(try !CurlArguments.parse([url]).followsRedirects)
+  }
+
+  @Test func readsTheFinalResponseHead() {
+    var dump = HeaderDump(followsRedirects: true)
+    let r1 = dump.append(Array("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 302 Found\r\nLocation: /b\r\n\r\n".utf8))
+    #expect(!r1)
+    let r2 = dump.append(
+      Array("HTTP/2 403\r\nwww-authenticate: Bearer error=x \r\nWWW-Authenticate:  Basic\r\n\r\n".utf8))
+    #expect(r2)
+    let r3 = dump.finish() == ResponseHead(status: 403, wwwAuthenticate: ["Bearer error=x", "Basic"])
+    #expect(r3)
+    var unfollowed = HeaderDump(followsRedirects: false)
+    let r4 = unfollowed.append(Array("HTTP/1.1 302 Found\nLocation: /b\n\n".utf8))
+    #expect(r4)
+    let r5 = unfollowed.finish()
+    #expect(r5?.status == 302)
+    var huge = HeaderDump(followsRedirects: false)
+    let r6 = huge.append([UInt8](repeating: 0x41, count: HeaderDump.maxBytes + 1))
+    #expect(r6)
+    let r7 = huge.finish()
+    #expect(r7 == nil)
+    var cut = HeaderDump(followsRedirects: false)
+    let r8 = cut.append(Array("HTTP/1.1 401 x\r\n".utf8))
+    #expect(!r8)
+    let r9 = cut.finish()
+    #expect(r9 == nil)
+  }
 }

@@ -75,7 +75,9 @@ public struct ResourceMetadata: Sendable, Equatable {
       throw AdmissionError("the API's resource metadata names no authorization_servers (1 to 16)")
     }
     let names = servers.compactMap(\.string)
-    guard names.count == servers.count, names.contains(issuer) else {
+    // The issuer as discovery names it; a trailing slash is the same issuer written two ways.
+    let ours = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+    guard names.count == servers.count, names.contains(where: { $0 == ours || $0 == ours + "/" }) else {
       let shown = names.prefix(3).map(Self.shown).joined(separator: ", ")
       throw AdmissionError(
         "the API's resource metadata names authorization server \(shown.isEmpty ? "(none)" : shown), "

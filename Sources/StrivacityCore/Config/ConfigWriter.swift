@@ -5,7 +5,7 @@ public enum ConfigValue: Sendable, Equatable {
   case string(String)
   case strings([String])
 
-  var toml: String {
+  public var toml: String {
     switch self {
     case .string(let text): return TOMLString.quoted(text)
     case .strings(let items): return "[" + items.map(TOMLString.quoted).joined(separator: ", ") + "]"
@@ -19,9 +19,18 @@ public enum ConfigWriter {
   public static func update(
     _ text: String, profile: String, settings: [(key: String, value: ConfigValue)], path: String
   ) throws(ConfigError) -> String {
+    try update(text, table: ["profiles", profile], settings: settings, path: path)
+  }
+
+  /// Returns `text` with `settings` set in the table named by `table`'s keys (`["profiles", "work",
+  /// "apis", "orders"]` is `[profiles.work.apis.orders]`), added at the end if missing. Throws
+  /// when the result would not parse (it never should).
+  public static func update(
+    _ text: String, table: [String], settings: [(key: String, value: ConfigValue)], path: String
+  ) throws(ConfigError) -> String {
     var lines = text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     if lines.last == "" { lines.removeLast() }
-    let header = lines.firstIndex { isHeader($0, profile: profile) }
+    let header = lines.firstIndex { isHeader($0, table: table) }
     if let header {
       var end = lines[(header + 1)...].firstIndex { $0.trimming(" \t\r").hasPrefix("[") } ?? lines.count
       for (key, value) in settings {
@@ -37,8 +46,7 @@ public enum ConfigWriter {
       }
     } else {
       if let last = lines.last, !last.trimming(" \t\r").isEmpty { lines.append("") }
-      lines.append(
-        "[profiles.\(ProfileName.isValid(profile) && !profile.contains(".") ? profile : TOMLString.quoted(profile))]")
+      lines.append(headerLine(table))
       lines += settings.map { "\($0.key) = \($0.value.toml)" }
     }
     let result = lines.joined(separator: "\n") + "\n"
@@ -46,11 +54,23 @@ public enum ConfigWriter {
     return result
   }
 
-  private static func isHeader(_ line: String, profile: String) -> Bool {
+  /// `[a.b.c]`, each key bare when it can be, else quoted.
+  public static func headerLine(_ table: [String]) -> String {
+    "[" + table.map { ProfileName.isValid($0) && !$0.contains(".") ? $0 : TOMLString.quoted($0) }.joined(separator: ".")
+      + "]"
+  }
+
+  /// Whether `line` is exactly `table`'s header: a `[…]` line making one nested table per key,
+  /// each holding only the next (so `[profiles.work.apis.orders]` is not `[profiles.work]`).
+  private static func isHeader(_ line: String, table: [String]) -> Bool {
     let trimmed = line.trimming(" \t\r")
-    guard trimmed.hasPrefix("["), !trimmed.hasPrefix("[["), let root = try? TOML.parse(trimmed) else { return false }
-    guard case .table(let profiles)? = root["profiles"], profiles.entries.count == 1 else { return false }
-    return profiles.entries[0].key == profile
+    guard trimmed.hasPrefix("["), !trimmed.hasPrefix("[["), var current = try? TOML.parse(trimmed) else { return false }
+    for key in table {
+      guard current.entries.count == 1, current.entries[0].key == key, case .table(let inner) = current.entries[0].value
+      else { return false }
+      current = inner
+    }
+    return current.entries.isEmpty
   }
 
   private static func assigns(_ line: String, _ key: String) -> Bool {

@@ -61,10 +61,35 @@ public struct CurlArguments: Sendable, Equatable {
   public var urls: [String]
   /// The arguments to hand to curl after strivacity's own (unchanged order; URLs included).
   public var arguments: [String]
+  /// What the options say about sending the request again (an API's challenge answered):
+  /// whether a body or upload comes from standard input (`-d @-`, `-T -`, `-F f=@-`…), which
+  /// a second request could not read again; whether `-D` dumps the headers (curl takes the last
+  /// `-D`, so strivacity cannot read them); whether `-L` follows redirects.
+  public var readsStandardInput = false
+  public var dumpsHeaders = false
+  public var followsRedirects = false
 
   public init(urls: [String], arguments: [String]) {
     self.urls = urls
     self.arguments = arguments
+  }
+
+  /// Records what `option` with `value` says about replaying the request.
+  mutating func note(_ option: Option, _ value: String?) {
+    switch option.long {
+    case "--data", "--data-binary", "--json":
+      if value == "@-" { readsStandardInput = true }
+    case "--data-urlencode":
+      // `@-`, or `name@-`.
+      if value?.hasSuffix("@-") == true && !(value?.contains("=") ?? false) { readsStandardInput = true }
+    case "--upload-file":
+      if value == "-" || value == "." { readsStandardInput = true }
+    case "--form":
+      if let value, value.contains("=@-") || value.contains("=<-") { readsStandardInput = true }
+    case "--dump-header": dumpsHeaders = true
+    case "--location": followsRedirects = true
+    default: break
+    }
   }
 
   /// What follows an allowed option.
@@ -122,6 +147,7 @@ public struct CurlArguments: Sendable, Equatable {
   /// actionable message.
   public static func parse(_ arguments: [String]) throws(CurlArgumentError) -> CurlArguments {
     var urls: [String] = []
+    var result = CurlArguments(urls: [], arguments: arguments)
     var index = 0
     while index < arguments.count {
       let argument = arguments[index]
@@ -142,6 +168,9 @@ public struct CurlArguments: Sendable, Equatable {
           index += 1
           try admit(arguments[index], for: option, as: option.long, in: nil)
           if option.arity == .url { urls.append(arguments[index]) }
+          result.note(option, arguments[index])
+        } else {
+          result.note(option, nil)
         }
       } else if argument.hasPrefix("-") {
         let scalars = argument.unicodeScalars
@@ -151,7 +180,10 @@ public struct CurlArguments: Sendable, Equatable {
           let spelling = "-" + String(letter)
           guard let option = shortOptions[letter] else { throw refusal(spelling, in: argument) }
           position = scalars.index(after: position)
-          guard option.arity != .flag else { continue }
+          guard option.arity != .flag else {
+            result.note(option, nil)
+            continue
+          }
           let value: String
           if position < scalars.endIndex {
             value = String(scalars[position...])
@@ -162,6 +194,7 @@ public struct CurlArguments: Sendable, Equatable {
           }
           try admit(value, for: option, as: spelling, in: argument)
           if option.arity == .url { urls.append(value) }
+          result.note(option, value)
           break
         }
       } else {
@@ -180,7 +213,8 @@ public struct CurlArguments: Sendable, Equatable {
         "no URL given: strivacity curl needs at least one full https:// URL among curl's arguments, "
           + "e.g. strivacity curl -- -sS https://api.example.com/v1/me")
     }
-    return CurlArguments(urls: urls, arguments: arguments)
+    result.urls = urls
+    return result
   }
 
   // MARK: options
