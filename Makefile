@@ -7,10 +7,14 @@ SWIFT ?= swift
 BUILD_DIR ?= .build
 # What building and testing need on Debian 12 besides Swift itself. python3-gi: the stand-in
 # for gnome-keyring's prompter (Tests/Support/prompter-standin); xvfb, xdotool: its real
-# prompter (gcr) on a display; libkf5wallet-bin: kwalletd5.
+# prompter (gcr) on a display; libkf5wallet-bin: kwalletd5. glewlwyd (with dbconfig-sqlite3, so
+# that its database dependency is sqlite, not a MariaDB client): the authorization server nobody
+# here wrote that OutsideAuthorizationServerTests runs in a scratch directory (Scripts/outside-as,
+# which pins its version); the system service the package starts is stopped and disabled.
 APT_PACKAGES := libsecret-1-dev libcurl4-openssl-dev pkg-config \
   libsecret-tools gnome-keyring dbus-daemon libglib2.0-bin \
-  keepassxc python3-dbus python3-gi xvfb xdotool libkf5wallet-bin systemd git curl man-db lintian keyutils openssl python3 python3-pip gcc
+  keepassxc python3-dbus python3-gi xvfb xdotool libkf5wallet-bin systemd git curl man-db lintian keyutils openssl python3 python3-pip gcc \
+  dbconfig-sqlite3 glewlwyd
 FUZZ_SECONDS ?= 10
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(BUILD_DIR)/debug/strivacity
@@ -46,7 +50,10 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "make: installing$$missing"; \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing && \
+	  case " $$missing " in *" glewlwyd "*) \
+	    { $(SUDO) systemctl disable --now glewlwyd.service || $(SUDO) invoke-rc.d glewlwyd stop; } >/dev/null 2>&1 || true ;; \
+	  esac; \
 	fi
 
 ## build: debug build of every product
