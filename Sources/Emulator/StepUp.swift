@@ -23,7 +23,8 @@ extension Emulator {
           {"type": "form", "id": "mfaPasscode", "widgets": [
             {"type": "static", "id": "section-title", "value": "Enter the code", "render": {"type": "text"}},
             {"type": "static", "id": "we-sent-a-passcode-to",
-             "value": "This needs a second step. We sent a code by email to {{identifier}}", "render": {"type": "text"}},
+             "value": "This needs a second step. We sent a code by email to {{identifier}}",
+             "render": {"type": "text"}},
             {"type": "passcode", "id": "passcode", "label": "Passcode", "validator": {"length": 6}},
             {"type": "submit", "id": "submit", "label": "Verify",
              "render": {"type": "button", "textColor": null, "bgColor": null,

@@ -258,7 +258,10 @@ extension Driver {
     let byAudience = try driver.refresh(refresh, [("audience", ordersAudience)])
     #expect(byAudience.status == 200, "\(byAudience.bodyText)")
     let body = try driver.parse(byAudience)
-    #expect(try JWT(compact: body["access_token"]!.string!).claims["aud"] == [.string(ordersAudience), .string(ordersResource)])
+    #expect(
+      try JWT(compact: body["access_token"]!.string!).claims["aud"] == [
+        .string(ordersAudience), .string(ordersResource),
+      ])
     // Billing was not named at sign-in.
     let billing = try driver.refresh(
       body["refresh_token"]!.string!, [("resource", emulator.issuer + "resources/billing/")])
