@@ -97,6 +97,8 @@ public final class Emulator: @unchecked Sendable {
     case .introspect: return introspect(request)
     case .hosted: return hosted(request)
     case .control: return control(request)
+    case .resource: return protectedResource(request)
+    case .resourceMetadata: return resourceMetadata(request)
     case .unknown:
       return json(404, ["error": "not_found", "error_description": .string("no endpoint at \(request.path)")])
     }
@@ -155,7 +157,10 @@ private final class HandlerBox: @unchecked Sendable {
 /// The endpoints, as named by stats and faults.
 public enum Endpoint: String, Sendable, CaseIterable {
   case discovery, jwks, auth, authContinue = "auth-continue", initialize = "init", form, finalize, token, revoke
-  case userinfo, logout, introspect, hosted, control, unknown
+  case userinfo, logout, introspect, hosted, control
+  /// The APIs' protected resources and their RFC 9728 metadata (ProtectedResource.swift).
+  case resource, resourceMetadata = "resource-metadata"
+  case unknown
 
   init(_ request: ServerRequest) {
     let path = request.path
@@ -177,6 +182,10 @@ public enum Endpoint: String, Sendable, CaseIterable {
         self = .form
       } else if path.hasPrefix("/_emulator/") {
         self = .control
+      } else if path.hasPrefix(Emulator.resourcePrefix) {
+        self = .resource
+      } else if path.hasPrefix("/.well-known/oauth-protected-resource/") {
+        self = .resourceMetadata
       } else {
         self = .unknown
       }

@@ -22,7 +22,7 @@ extension Emulator {
       return html(200, hostedPage(session, messages: nil))
     case "POST":
       guard let formID = query["form"] else { return html(400, page("Bad request", "No form named.")) }
-      guard let form = journey.screens[session.screen]?.form(formID) else {
+      guard let form = journeyScreen(session.screen)?.form(formID) else {
         return html(
           400,
           hostedPage(
@@ -87,7 +87,7 @@ extension Emulator {
   }
 
   func hostedPage(_ session: JourneySession, messages: JSONValue?) -> String {
-    guard let screen = journey.screens[session.screen] else { return page("Unknown step", "") }
+    guard let screen = journeyScreen(session.screen) else { return page("Unknown step", "") }
     let user = state.withLock { $0.user(session.user) }
     let rendered = substitute(render(session, messages: nil), session: session, user: user)
     let forms = rendered["forms"]?.array ?? []

@@ -41,6 +41,17 @@ public enum HostileKind: String, Sendable, CaseIterable, Hashable {
   case discoveryAuthorization = "discovery-authorization"
   case finalizeElsewhere = "finalize-elsewhere"
   case hugeNumbers = "huge-numbers"
+  case challengeHuge = "challenge-huge"
+  case challengeUnterminated = "challenge-unterminated"
+  case challengeMany = "challenge-many"
+  case challengeControl = "challenge-control"
+  case challengeScopeForeign = "challenge-scope-foreign"
+  case metadataForeignIssuer = "metadata-foreign-issuer"
+
+  /// The kinds that answer every protected-resource request with a hostile challenge (the first wins).
+  static let challengeKinds: [HostileKind] = [
+    .challengeHuge, .challengeUnterminated, .challengeMany, .challengeControl, .challengeScopeForeign,
+  ]
 
   /// Parses names separated by commas (and/or given as several strings); fails on the first unknown one.
   public static func parse(_ names: [String]) -> Result<Set<HostileKind>, HostileKindError> {
@@ -84,6 +95,21 @@ public enum Hostile {
   /// `deep-nesting*`: how many arrays are nested under the field `x`.
   public static let nestingDepth = 100_000
   public static let foreignIssuer = "https://evil.example/"
+  /// `metadata-foreign-issuer`: the only authorization server the protected-resource metadata names.
+  public static let foreignAuthorizationServer = "https://evil.example.com"
+  /// `challenge-huge`: the length in bytes of the `WWW-Authenticate` value.
+  public static let challengeHugeLength = 65_536
+  /// `challenge-many`: how many auth-params the challenge carries (the last is `error`).
+  public static let challengeParameterCount = 1000
+  /// `challenge-control`: inside `error_description`: OSC 52, BEL, clear screen, VT, FF, NEL
+  /// (U+0085), the line and paragraph separators, a C1 CSI, DEL and a would-be header. (CR, LF
+  /// and NUL are left out: they cannot be sent inside a field value without breaking HTTP's framing.)
+  public static let challengeControlText =
+    "\u{1B}]52;c;aGk=\u{07}\u{1B}[2J\u{0B}\u{0C}\u{85}X-Injected: 1\u{2028}\u{2029}\u{9B}31m\u{7F}"
+  /// `challenge-control`: appended to the API's first scope inside `scope`.
+  public static let challengeControlScope = "\u{1B}[31m\u{0B}\u{85}admin:all\u{07}"
+  /// `challenge-scope-foreign`: the scope asked for, which no API of the built-in journeys has.
+  public static let foreignScope = "admin:all"
 
   /// The hostedUrl served under a `hosted-url*` kind, given the real one.
   static func hostedURL(_ kind: HostileKind, real: String) -> String? {
@@ -94,6 +120,38 @@ public enum Hostile {
     case .hostedURLScheme: return "javascript:alert(1)"
     case .hostedURLSpace: return real + " --argument"
     default: return nil
+    }
+  }
+
+  /// The answer of every protected-resource request under a `challenge-*` kind: status, the
+  /// error counted in stats, and the `WWW-Authenticate` value (after `head`, the API's realm and
+  /// resource_metadata, except where the kind says otherwise).
+  static func challenge(_ kind: HostileKind, api: API, realmAndMetadata head: String) -> (Int, String, String) {
+    switch kind {
+    case .challengeHuge:
+      let start = head + ", error=\"invalid_token\", error_description=\""
+      let padding = max(0, challengeHugeLength - start.utf8.count - 1)
+      return (401, "invalid_token", start + String(repeating: "A", count: padding) + "\"")
+    case .challengeUnterminated:
+      return (
+        401, "invalid_token", head + ", error=\"invalid_token\", error_description=\"this quoted string never ends"
+      )
+    case .challengeMany:
+      // realm and resource_metadata, filler parameters, and `error` as the last.
+      let filler = (3..<challengeParameterCount).map { "p\($0)=\"\($0)\"" }.joined(separator: ", ")
+      return (401, "invalid_token", head + ", " + filler + ", error=\"invalid_token\"")
+    case .challengeControl:
+      return (
+        403, "insufficient_scope",
+        head + ", error=\"insufficient_scope\", error_description=\"\(challengeControlText)\", scope=\""
+          + (api.scopes.first ?? "") + challengeControlScope + "\""
+      )
+    default:
+      return (
+        403, "insufficient_scope",
+        head + ", error=\"insufficient_scope\", error_description=\"this request needs scope \(foreignScope)\", "
+          + "scope=\"\(foreignScope)\""
+      )
     }
   }
 

@@ -117,7 +117,7 @@ extension Emulator {
       let schema = JourneySpec.bundled.requestSchemaName(formID: formID).map { " (\($0))" } ?? ""
       return bad("The request does not match the API\(schema): \(problems.prefix(3).joined(separator: "; "))")
     }
-    if let screen = journey.screens[session.screen], let fault = state.withLock({ $0.takeScreenFault(screen) }) {
+    if let screen = journeyScreen(session.screen), let fault = state.withLock({ $0.takeScreenFault(screen) }) {
       if let early = fault.replyBefore(endpoint: .form) { return early }
       return fault.apply(to: reply(for: submit(session.id, formID: formID, body: body, now: now)))
     }
@@ -160,7 +160,7 @@ extension Emulator {
       guard var session = state.sessions[sessionID], !session.finished, session.expiresAt > now else {
         return .sessionExpired
       }
-      guard let screen = journey.screens[session.screen] else {
+      guard let screen = journeyScreen(session.screen) else {
         return .badRequest("the journey has no screen \(session.screen)")
       }
       guard let form = screen.form(formID) else {
@@ -183,6 +183,8 @@ extension Emulator {
           state.sessions[session.id] = session
           return .invalid(session, messages: messages)
         }
+        // What makes the sign-in's acr `mfa` (Consent): a second factor proved.
+        if check == .passcode || check == .enroll || screen.id == Self.stepUpScreenID { session.secondFactor = true }
       }
       remember(body, prefix: "", in: &session)
       if let respond = transition.respond {
@@ -194,6 +196,7 @@ extension Emulator {
         if next == journey.start {
           session.user = nil
           session.factor = nil
+          session.secondFactor = false
         }
         session.screen = next
         state.sessions[session.id] = session
@@ -204,6 +207,12 @@ extension Emulator {
       case .finish:
         guard session.user != nil else {
           return .invalid(session, messages: global("The journey finished without identifying a user"))
+        }
+        if session.consent.wantsMFA && !session.secondFactor {
+          // Step-up (RFC 9470): acr_values asked for mfa and the journey did no second factor.
+          session.screen = Self.stepUpScreenID
+          state.sessions[session.id] = session
+          return .screen(session)
         }
         let token = SecureRandom.token()
         state.finishTokens[token] = session.id
@@ -354,7 +363,7 @@ extension Emulator {
 
   /// The screen as the Journey-flow API sends it, for the session's sdk mode.
   func render(_ session: JourneySession, messages: JSONValue?) -> JSONValue {
-    guard let screen = journey.screens[session.screen] else { return ["hostedUrl": .string(hostedURL(session))] }
+    guard let screen = journeyScreen(session.screen) else { return ["hostedUrl": .string(hostedURL(session))] }
     let user = state.withLock { $0.user(session.user) }
     var forms = screen.forms.map(\.raw)
     if session.minimal {

@@ -37,6 +37,8 @@ public struct API: Sendable, Equatable {
   public var scopes: [String]
   /// The `acr` the API requires of a token's sign-in (checked by the API, not the token endpoint).
   public var acr: String?
+  /// How old, in seconds, a token's sign-in (`auth_time`) may be for the API (checked by the API).
+  public var maxAge: Int? = nil
 }
 
 public struct Client: Sendable {
@@ -237,7 +239,11 @@ struct JourneyChecker {
     var screens: [String: Screen] = [:]
     if let raw = root["screens"]?.object {
       for (id, value) in raw.sorted(by: { $0.key < $1.key }) {
-        if let screen = screen(id, value, "$.screens.\(id)") { screens[id] = screen }
+        if id == Emulator.stepUpScreenID {
+          issue("$.screens.\(id)", "the id is reserved for the emulator's step-up screen")
+        } else if let screen = screen(id, value, "$.screens.\(id)") {
+          screens[id] = screen
+        }
       }
     } else {
       issue("$.screens", "must be an object of screens by id")
@@ -304,7 +310,7 @@ struct JourneyChecker {
       issue(path, "an API is an object")
       return nil
     }
-    known(object, path: path, keys: ["name", "audience", "resources", "scopes", "acr"])
+    known(object, path: path, keys: ["name", "audience", "resources", "scopes", "acr", "max_age"])
     let name = string(object, "name", path)
     if let name, !name.allSatisfy(Self.apiNameCharacters.contains) {
       issue("\(path).name", "use letters, digits, \".\", \"_\" and \"-\" only, not \"\(name)\"")
@@ -327,8 +333,16 @@ struct JourneyChecker {
     }
     let acr = optionalString(object, "acr", path)
     if acr?.isEmpty == true { issue("\(path).acr", "must not be empty") }
+    var maxAge: Int?
+    if let value = object["max_age"] {
+      if let seconds = value.int, seconds >= 0 {
+        maxAge = seconds
+      } else {
+        issue("\(path).max_age", "must be a whole number of seconds, 0 or more")
+      }
+    }
     guard let name, let audience else { return nil }
-    return API(name: name, audience: audience, resources: resources, scopes: scopes, acr: acr)
+    return API(name: name, audience: audience, resources: resources, scopes: scopes, acr: acr, maxAge: maxAge)
   }
 
   func raw(_ screens: JSONValue?, has id: String) -> Bool { screens?[id] != nil }

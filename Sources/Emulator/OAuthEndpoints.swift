@@ -8,6 +8,8 @@ import _CryptoExtras
 
 extension Emulator {
   static let knownSDKModes: Set<String> = ["web", "web-minimal", "ios", "ios-minimal", "android", "android-minimal"]
+  /// How old the tenant's session of an `sso` journey is, in seconds (its `auth_time` is this long ago).
+  static let ssoSessionAge: Int64 = 300
 
   func client(_ id: String?) -> Client? { journey.clients.first { $0.clientID == id } }
 
@@ -61,18 +63,32 @@ extension Emulator {
     if let refusal = namedAPIs(audiences: consent.audiences, resources: consent.resources).refusal {
       return fail("invalid_target", refusal)
     }
-    if let acr = query["acr_values"]?.split(separator: " ").first { consent.acr = String(acr) }
+    // The sign-in's acr is what the journey does; acr_values asking for `mfa` adds a second
+    // factor to a journey without one (the step-up screen, StepUp.swift).
+    consent.acrValues = (query["acr_values"] ?? "").split(separator: " ").map(String.init)
+    var maxAge: Int64?
+    if let text = query["max_age"], !text.isEmpty {
+      guard let seconds = Int64(text), seconds >= 0 else {
+        return fail("invalid_request", "max_age must be a whole number of seconds, 0 or more")
+      }
+      maxAge = seconds
+    }
     let scope = query["scope"] ?? "openid"
     let now = self.now()
-    if journey.mode == .sso && query["prompt"] != "login" {
+    // The tenant's session (sso journeys) is a password sign-in `ssoSessionAge` seconds old: it
+    // serves unless the request wants a fresh sign-in, a second factor or a younger session.
+    let ssoAuthTime = now - Self.ssoSessionAge
+    if journey.mode == .sso && query["prompt"] != "login" && !consent.wantsMFA
+      && maxAge.map({ now - ssoAuthTime <= $0 }) ?? true
+    {
       // The user already has a session at the tenant: answer with a code at once.
       let code = state.withLock { state -> String in
         let code = SecureRandom.token()
         state.codes[code] = AuthorizationCode(
           clientID: client.clientID, redirectURI: redirect, codeChallenge: challenge, nonce: query["nonce"],
           scope: scope,
-          user: journey.ssoUser ?? "", sid: SecureRandom.token(bytes: 12), authTime: now - 300, expiresAt: now + 60,
-          consent: consent)
+          user: journey.ssoUser ?? "", sid: SecureRandom.token(bytes: 12), authTime: ssoAuthTime,
+          expiresAt: now + 60, consent: consent)
         return code
       }
       var pairs = [("code", code)]
@@ -144,10 +160,12 @@ extension Emulator {
 
   func issueCode(for session: JourneySession, user: String, now: Int64, in state: inout TenantState) -> String {
     let code = SecureRandom.token()
+    var consent = session.consent
+    consent.acr = session.secondFactor ? Consent.mfaACR : Consent.defaultACR
     state.codes[code] = AuthorizationCode(
       clientID: session.clientID, redirectURI: session.redirectURI, codeChallenge: session.codeChallenge,
       nonce: session.nonce, scope: session.scope, user: user, sid: session.id, authTime: now, expiresAt: now + 60,
-      consent: session.consent)
+      consent: consent)
     state.sessions[session.id]?.finished = true
     return code
   }
@@ -257,8 +275,8 @@ extension Emulator {
         // The new refresh token keeps the whole consent: it stays good for every API and the default token.
         return tokenResponse(
           client: client, user: old.user, scope: old.scope, sid: old.sid, family: old.family, nonce: nil,
-          authTime: nil, now: now, refreshGrant: true, consent: old.consent,
-          api: (api, scopes.joined(separator: " ")), state: &state)
+          authTime: old.consent.authTime, now: now, refreshGrant: true, consent: old.consent,
+          api: (api, scopes.joined(separator: " "), resources.contains(resourceURL(api))), state: &state)
       }
       var requested = old.scope
       if let scope = form["scope"] {
@@ -270,8 +288,8 @@ extension Emulator {
       }
       state.tokens[presented]?.rotated = true
       return tokenResponse(
-        client: client, user: old.user, scope: requested, sid: old.sid, family: old.family, nonce: nil, authTime: nil,
-        now: now, refreshGrant: true, consent: old.consent, state: &state)
+        client: client, user: old.user, scope: requested, sid: old.sid, family: old.family, nonce: nil,
+        authTime: old.consent.authTime, now: now, refreshGrant: true, consent: old.consent, state: &state)
     }
   }
 
@@ -294,7 +312,9 @@ extension Emulator {
       guard URLParts(resource) != nil, !resource.contains("#") else {
         return ([], "resource \(Self.quoted(resource)) is not an absolute URI without a fragment")
       }
-      guard let api = journey.apis.first(where: { $0.resources.contains(resource) }) else {
+      // The API's protected resource at this emulator names it too (ProtectedResource.swift).
+      guard let api = journey.apis.first(where: { $0.resources.contains(resource) || resourceURL($0) == resource })
+      else {
         return ([], "unknown resource \(Self.quoted(resource))")
       }
       if !named.contains(api) { named.append(api) }
@@ -305,7 +325,7 @@ extension Emulator {
   /// The scopes of a token for `api`: those asked for (each allowed by the API and consented at
   /// sign-in), or without `scope` every consented scope the API allows.
   func apiScopes(_ api: API, asked: String?, consent refresh: IssuedToken) -> Result<[String], TargetRefusal> {
-    guard refresh.consent.covers(api) else {
+    guard refresh.consent.covers(api, at: resourceURL(api)) else {
       return .failure(
         TargetRefusal(
           error: "invalid_target",
@@ -351,11 +371,13 @@ extension Emulator {
     return "'" + safe.joined() + (value.unicodeScalars.count > 200 ? "..." : "") + "'"
   }
 
-  /// An access token for an API: a JWT signed with the tenant's key (RFC 9068's claims).
+  /// An access token for an API: a JWT signed with the tenant's key (RFC 9068's claims). Its `aud`
+  /// is the API's audience and resources, and its protected resource here when the request named it.
   func apiAccessToken(
-    _ api: API, scope: String, client: Client, user: String, consent: Consent, now: Int64, state: TenantState
+    _ api: API, scope: String, namingResourceURL: Bool, client: Client, user: String, consent: Consent, now: Int64,
+    state: TenantState
   ) -> (token: String, audience: [String]) {
-    let audience = [api.audience] + api.resources
+    let audience = [api.audience] + api.resources + (namingResourceURL ? [resourceURL(api)] : [])
     let claims: [String: JSONValue] = [
       "iss": .string(issuer), "sub": userClaims(state.user(user), identifier: user)["sub"] ?? .string(user),
       "aud": .array(audience.map(JSONValue.string)), "scope": .string(scope), "client_id": .string(client.clientID),
@@ -368,7 +390,8 @@ extension Emulator {
 
   private func tokenResponse(
     client: Client, user: String, scope: String, sid: String, family: String, nonce: String?, authTime: Int64?,
-    now: Int64, refreshGrant: Bool = false, consent: Consent, api: (api: API, scope: String)? = nil,
+    now: Int64, refreshGrant: Bool = false, consent: Consent,
+    api: (api: API, scope: String, namingResourceURL: Bool)? = nil,
     state: inout TenantState
   ) -> ServerReply {
     // `scope` is the grant's (the refresh token's, and what decides on refresh and ID tokens); an
@@ -378,7 +401,8 @@ extension Emulator {
     let access: String
     if let api {
       let (jwt, audience) = apiAccessToken(
-        api.api, scope: api.scope, client: client, user: user, consent: consent, now: now, state: state)
+        api.api, scope: api.scope, namingResourceURL: api.namingResourceURL, client: client, user: user,
+        consent: consent, now: now, state: state)
       access = Hostile.accessToken(jwt, hostile)
       state.tokens[access] = IssuedToken(
         kind: .access, clientID: client.clientID, user: user, scope: api.scope, sid: sid, family: family,
@@ -409,6 +433,8 @@ extension Emulator {
       claims["iat"] = .number(Double(now))
       claims["exp"] = .number(Double(now + Int64(client.idTokenTTL)))
       claims["auth_time"] = .number(Double(authTime ?? now))
+      // OIDC Core §3.1.2.1: asked for with acr_values, the ID token says what the sign-in did.
+      if !consent.acrValues.isEmpty { claims["acr"] = .string(consent.acr) }
       claims["sid"] = .string(sid)
       claims["jti"] = .string(SecureRandom.token(bytes: 12))
       claims["at_hash"] = .string(Base64URL.encode(SHA256.hash(data: Array(access.utf8)).prefix(16)))

@@ -22,8 +22,10 @@ struct JourneySession {
   var answers: [String: String] = [:]
   var expiresAt: Int64
   var finished = false
-  /// The APIs the authorization request named (`resource`, `audience`) and the `acr` asked for.
+  /// The APIs the authorization request named (`resource`, `audience`) and what `acr_values` asked.
   var consent = Consent()
+  /// A second factor was completed in this sign-in (a passcode, an enrolment, the step-up screen).
+  var secondFactor = false
 
   var minimal: Bool { sdkMode.hasSuffix("-minimal") }
   /// `web*` modes answer redirects as 200 with the URL as body; others with 302 (protocol §3.3).
@@ -71,15 +73,22 @@ struct IssuedToken {
 struct Consent {
   var resources: [String] = []
   var audiences: [String] = []
-  /// The first of the request's `acr_values`, else `Consent.defaultACR`.
+  /// What the sign-in did: `Consent.mfaACR` when a second factor was completed, else `defaultACR`.
   var acr = Consent.defaultACR
+  /// The authorization request's `acr_values`, in order (the ID token names `acr` when there were any).
+  var acrValues: [String] = []
   var authTime: Int64 = 0
 
-  static let defaultACR = "1"
+  static let defaultACR = "pwd"
+  static let mfaACR = "mfa"
 
-  /// Whether the sign-in named `api` by its audience or one of its resources.
-  func covers(_ api: API) -> Bool {
-    audiences.contains(api.audience) || api.resources.contains(where: resources.contains)
+  /// Whether `acr_values` asked for a second factor: the journey then adds one if it has none (step-up).
+  var wantsMFA: Bool { acrValues.contains(Consent.mfaACR) }
+
+  /// Whether the sign-in named `api` by its audience, one of its resources, or `url` (its protected
+  /// resource at this emulator).
+  func covers(_ api: API, at url: String) -> Bool {
+    audiences.contains(api.audience) || api.resources.contains(where: resources.contains) || resources.contains(url)
   }
 }
 
@@ -138,6 +147,10 @@ struct Stats {
   var grants: [String: Int] = [:]
   /// Token requests naming an API (`audience`, `resource`), by API name.
   var apiTokenRequests: [String: Int] = [:]
+  /// Requests to each API's protected resource, by API name; its refusals by error code (`no_token`
+  /// for a request without a token).
+  var resourceRequests: [String: Int] = [:]
+  var resourceRefusals: [String: Int] = [:]
   var lastBodies: [String: JSONValue] = [:]
   /// Every journey form submission in order: form id and parsed body.
   var submissions: [JSONValue] = []
@@ -167,6 +180,8 @@ struct Stats {
       "requests": .object(requests.mapValues { .number(Double($0)) }),
       "grants": .object(grants.mapValues { .number(Double($0)) }),
       "api_token_requests": .object(apiTokenRequests.mapValues { .number(Double($0)) }),
+      "resource_requests": .object(resourceRequests.mapValues { .number(Double($0)) }),
+      "resource_refusals": .object(resourceRefusals.mapValues { .number(Double($0)) }),
       "last_bodies": .object(lastBodies),
       "submissions": .array(submissions),
       "non_conforming": .array(nonConforming),

@@ -14,15 +14,22 @@ let ordersResource = "https://api.example.com/orders/"
 let billingAudience = "https://api.example.com/billing"
 let billingResource = "https://api.example.com/billing/"
 
-/// Signs in with the password journey, asking at the authorization endpoint for `scope` and `extra`.
+/// Signs in with the password journey, asking at the authorization endpoint for `scope` and `extra`;
+/// `acr_values` naming `mfa` gets the step-up passcode screen after the password.
 func signedIn(_ emulator: Emulator, scope: String, extra: [(String, String)]) throws -> (Driver, JSONValue) {
   let driver = Driver(emulator)
   driver.scope = scope
   driver.extra = extra
   try driver.start()
   try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
-  let tokens = try driver.exchange(try driver.finish("password", ["password": "Demo-pass-1"]))
-  return (driver, tokens)
+  let code: String
+  if extra.contains(where: { $0.0 == "acr_values" && $0.1.split(separator: " ").contains("mfa") }) {
+    try driver.expectScreen("password", ["password": "Demo-pass-1"], Emulator.stepUpScreenID)
+    code = try driver.finish("mfaPasscode", ["passcode": .string(Emulator.stepUpPasscode)])
+  } else {
+    code = try driver.finish("password", ["password": "Demo-pass-1"])
+  }
+  return (driver, try driver.exchange(code))
 }
 
 extension Driver {

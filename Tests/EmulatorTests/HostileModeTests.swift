@@ -119,6 +119,8 @@ import Testing
         "hosted-url-foreign", "hosted-url-scheme", "hosted-url-space", "regex", "deep-nesting",
         "deep-nesting-discovery",
         "discovery-port", "discovery-issuer", "discovery-authorization", "finalize-elsewhere", "huge-numbers",
+        "challenge-huge", "challenge-unterminated", "challenge-many", "challenge-control", "challenge-scope-foreign",
+        "metadata-foreign-issuer",
       ])
     // What `--hostile` parses: commas, repeated options, blanks.
     #expect(try HostileKind.parse(["texts,regex", " token-type ", ""]).get() == [.texts, .regex, .tokenType])
