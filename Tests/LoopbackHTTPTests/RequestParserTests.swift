@@ -111,4 +111,13 @@ import Testing
     close(slow)
     trickling.forEach { close($0) }
   }
+
+  /// A header value with a line break cannot add a header or end the head.
+  @Test func aReplysHeaderStaysOneLine() {
+    let reply = ServerReply(status: 401, headers: [("WWW-Authenticate", "Bearer x\r\nSet-Cookie: a=b\n\r\n\0")])
+    let text = String(decoding: reply.encoded(), as: UTF8.self)
+    #expect(
+      text
+        == "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer x  Set-Cookie: a=b    \r\nContent-Length: 0\r\n\r\n")
+  }
 }
