@@ -94,7 +94,9 @@ let package = Package(
 
     // MARK: tests
     // Helpers shared by the test targets only: running the built binaries, temporary dirs.
-    .target(name: "StrivacityTestSupport", path: "Tests/Support", exclude: ["browser-standin", "prompter-standin", "outside-as-browser"]),
+    .target(
+      name: "StrivacityTestSupport", path: "Tests/Support",
+      exclude: ["browser-standin", "prompter-standin", "outside-as-browser"]),
     // The token-set admission is checked across every wire shape, the agent's answers among them.
     .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore", "Agent"]),
     .testTarget(name: "AgentProtocolTests", dependencies: ["Agent", "StrivacityCore"]),

@@ -41,7 +41,8 @@ final class OutsideAuthorizationServer: @unchecked Sendable {
   /// (6: refresh token) and the resource it was issued for.
   func issued(jti: String) throws -> String {
     try #require(!jti.isEmpty && jti.allSatisfy { $0.isLetter || $0.isNumber }, "a plain jti: \(jti)")
-    let query = "SELECT gpoa_authorization_type || ' ' || ifnull(gpoa_resource, '-') FROM gpo_access_token "
+    let query =
+      "SELECT gpoa_authorization_type || ' ' || ifnull(gpoa_resource, '-') FROM gpo_access_token "
       + "WHERE gpoa_jti = '\(jti)'"
     let result = try run(["/usr/bin/sqlite3", self["db"], query], environment: ["PATH": "/usr/bin:/bin"])
     #expect(result.status == 0, "\(result.stderr)")
