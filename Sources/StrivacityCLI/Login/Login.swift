@@ -218,20 +218,28 @@ struct Login: ParsableCommand {
     try withExtendedLifetime(lock) {
       // The APIs' tokens kept from the sign-in before are another person's when the subject
       // changed, and from a weaker authentication when this one was a step-up: asked anew.
-      // (Only when there are some: an ordinary sign-in costs no keyring deletion. A store that
-      // cannot say is taken to hold some.)
-      let previous = try? store.reload(key)
-      let before = previous?.idToken.flatMap { try? JWT(compact: $0.value).claims["sub"] }
-      let stepUp = settings.extras.acrValues != nil || settings.extras.maxAge != nil
-      if stepUp || before == nil || before != result.claims["sub"],
-        (try? store.keys())?.contains(where: { $0.profile == profile && $0.slot != .signIn }) ?? true
-      {
-        log.note("dropping \(profile)'s API tokens of the sign-in before")
-        try store.delete(profile: profile)
+      // (Only when there are some: an ordinary sign-in costs no keyring deletion, a first one
+      // not even a search. A store that cannot say is taken to hold some.)
+      if let previous = try? store.reload(key) {
+        let before = previous.idToken.flatMap { try? JWT(compact: $0.value).claims["sub"] }
+        try dropAPITokens(
+          profile, store: store, log: log,
+          if: settings.extras.stepsUp || before == nil || before != result.claims["sub"])
       }
       try store.save(result.tokens, for: key)
     }
     return result
+  }
+
+  /// Deletes the profile's sets (`store` has no other way to reach every API slot) when `condition`
+  /// holds and there are API tokens; the sign-in's set is saved again right after.
+  private static func dropAPITokens(_ profile: String, store: TokenStore, log: Log, if condition: Bool) throws {
+    if condition,
+      (try? store.keys())?.contains(where: { $0.profile == profile && $0.slot != .signIn }) ?? true
+    {
+      log.note("dropping \(profile)'s API tokens of the sign-in before")
+      try store.delete(profile: profile)
+    }
   }
 
   /// --field and --field-env answers by widget id.
