@@ -64,6 +64,23 @@ import Testing
     #expect(try h.grants("authorization_code") == codes, "no sign-in was started")
   }
 
+  /// A script started from a terminal, its stderr sent elsewhere: /dev/tty is there, but nobody
+  /// would see why a prompt appeared, so none does; the line goes where stderr goes.
+  @Test func aScriptOnATerminalWithStderrElsewhereIsNotAsked() throws {
+    let h = try signedInBeforeTheAPIWantedMore()
+    let errors = h.home.file("errors.txt")
+    let tty = try PTYSession(
+      [
+        "/bin/sh", "-c", "exec \"$0\" token --profile \"$1\" --api orders 2>\"$2\"",
+        TestEnvironment.binary("strivacity"), h.profile, errors,
+      ], environment: h.environment)
+    #expect(try tty.wait(timeout: 15) == 3, "\(tty.transcript)")
+    #expect(tty.transcript.isEmpty, "\(tty.transcript)")
+    let stderr = try String(contentsOfFile: errors, encoding: .utf8)
+    #expect(stderr.hasPrefix("strivacity: error: the tenant refused a token for API orders"), "\(stderr)")
+    #expect(stderr.split(separator: "\n").count == 1, "\(stderr)")
+  }
+
   /// On a terminal the journey runs at once, asking for what was refused; then the token.
   @Test func onATerminalTheRefusalSignsInAgainThenGivesTheToken() throws {
     let h = try signedInBeforeTheAPIWantedMore()

@@ -31,9 +31,10 @@ extension ProfileSession {
   /// token for API orders (scope orders:write): invalid_scope"): on a terminal it is shown as
   /// "strivacity: REASON: signing in again" before the question; otherwise the failure is
   /// "REASON; run strivacity login --profile P --add-scope …" (exit 3). That same failure is
-  /// thrown when there is no terminal to sign in on (no /dev/tty, stderr not a terminal, inside
-  /// the agent, or kubectl said interactiveMode Never) and when the person declines or cancels
-  /// the journey; it carries `signInOffered` when the person was asked.
+  /// thrown when there is no terminal to sign in on (no /dev/tty, stderr not a terminal, for
+  /// git or inside the agent, or kubectl said interactiveMode Never) and when the person
+  /// declines or cancels the journey; it carries `signInOffered` when the person was asked.
+  /// Call it without holding the profile's refresh lock: the new set is stored under it.
   func signInAgain(_ extras: SignInExtras, reason: String) throws {
     let profile = wholeProfile()
     let command = loginCommand(extras, usual: profile)
@@ -64,10 +65,11 @@ extension ProfileSession {
   }
 
   /// The terminal a person signs in on, or nil when nobody may be asked: the rule of `token`'s
-  /// offer to sign in (/dev/tty, with stderr on a terminal so the person sees why), never inside
-  /// the agent (it answers other processes), never when kubectl forbids talking to the user.
+  /// offer to sign in (/dev/tty, with stderr on a terminal so the person sees why), never for
+  /// git or inside the agent (unattended: they answer another program that waits), never when
+  /// kubectl forbids talking to the user.
   private func signInTerminal() -> TTY? {
-    guard context.agentStore == nil, isatty(2) == 1 else { return nil }
+    guard context.agentStore == nil, context.attended, isatty(2) == 1 else { return nil }
     if (try? ExecCredentialInfo.from(context.environment))?.interactive == false { return nil }
     return TTY()
   }
