@@ -196,13 +196,13 @@ import Testing
     #expect(try Admit.acrValues("urn:mace:incommon:iap:silver phr") == "urn:mace:incommon:iap:silver phr")
     let many = (1...17).map { "a\($0)" }.joined(separator: " ")
     for bad in [
-      "", " mfa", "mfa ", "a  b", "a\"b", "a\\b", "\u{1b}[31m", "m\u{e9}", many, String(repeating: "a", count: 1025),
+      "", " mfa", "mfa ", "a  b", "a\"b", "\u{1b}[31m", "m\u{e9}", many, String(repeating: "a", count: 1025),
     ] {
       #expect(throws: AdmissionError.self, "\(bad.debugDescription)") { try Admit.acrValues(bad) }
     }
   }
 
-  @Test func maxAgeIsZeroToAYear() throws {
+  @Test func maxAgeIsZeroToTenYears() throws {
     #expect(try Admit.maxAge(0) == 0)
     #expect(try Admit.maxAge(Admit.maxAgeLimit) == Admit.maxAgeLimit)
     for bad in [-1, Admit.maxAgeLimit + 1, Int.max, Int.min] {

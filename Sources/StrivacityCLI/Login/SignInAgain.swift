@@ -16,7 +16,7 @@ struct SignInExtras: Equatable {
   var resources: [String] = []  // RFC 8707 resource at the authorization endpoint (besides the configured APIs')
   var audience: String? = nil
   var acrValues: String? = nil  // admitted: Admit.acrValues
-  var maxAge: Int? = nil  // admitted: Admit.maxAge (0 to a year)
+  var maxAge: Int? = nil  // admitted: Admit.maxAge (0 to ten years)
 
   /// Whether the sign-in asks about the authentication itself (a step-up).
   var stepsUp: Bool { acrValues != nil || maxAge != nil }

@@ -180,22 +180,23 @@ public enum Admit {
   }
 
   /// `acr_values` for a sign-in (OpenID Connect Core §3.1.2.1), from `login --acr-values` or an
-  /// API's step-up challenge (RFC 9470): 1 to 16 values of RFC 6749 scope-token syntax separated
-  /// by single spaces, at most 1 KiB (the value goes into the authorize URL and a shown command).
+  /// API's step-up challenge (RFC 9470): 1 to 16 values of printable ASCII but `"` separated by
+  /// single spaces, at most 1 KiB (the value goes into the authorize URL and a shown command;
+  /// whatever an API's challenge may carry is admitted here too).
   public static func acrValues(_ text: String) throws(AdmissionError) -> String {
     let values = text.split(separator: " ", omittingEmptySubsequences: false)
     guard (1...1024).contains(text.utf8.count), values.count <= 16,
-      values.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isScopeByte) })
+      values.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (0x21...0x7E).contains($0) && $0 != 0x22 } })
     else {
       throw AdmissionError("acr_values must be 1 to 16 values of printable characters separated by single spaces")
     }
     return text
   }
 
-  /// The largest `max_age` asked for: a year (any older sign-in is simply "not recent").
-  public static let maxAgeLimit = 31_536_000
+  /// The largest `max_age` asked for: ten years, as every lifetime (and an API's challenge).
+  public static let maxAgeLimit = 315_360_000
 
-  /// `max_age` for a sign-in (OpenID Connect Core §3.1.2.1): whole seconds from 0 to a year.
+  /// `max_age` for a sign-in (OpenID Connect Core §3.1.2.1): whole seconds from 0 to ten years.
   public static func maxAge(_ seconds: Int) throws(AdmissionError) -> Int {
     guard (0...maxAgeLimit).contains(seconds) else {
       throw AdmissionError("max_age must be a whole number of seconds from 0 to \(maxAgeLimit)")
