@@ -187,8 +187,8 @@ _strivacity() {
 _strivacity_login() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --browser --no-browser --version -h --help)
-    repeating_options=(--field --field-env --action)
-    non_repeating_options=(--profile --store --config --tenant --client-id --scope --redirect-uri --sdk-mode --login-hint --prompt --acr-values --ui-locales --timeout)
+    repeating_options=(--add-scope --resource --field --field-env --action)
+    non_repeating_options=(--profile --store --config --tenant --client-id --scope --redirect-uri --sdk-mode --login-hint --prompt --acr-values --max-age --audience --ui-locales --timeout)
     __strivacity_offer_flags_options 0
 
     # Offer option value completions
@@ -229,6 +229,18 @@ _strivacity_login() {
         return
         ;;
     '--acr-values')
+        return
+        ;;
+    '--max-age')
+        return
+        ;;
+    '--add-scope')
+        return
+        ;;
+    '--resource')
+        return
+        ;;
+    '--audience')
         return
         ;;
     '--ui-locales')

@@ -188,3 +188,37 @@ public enum IDTokenValidator {
     return claims
   }
 }
+
+/// What a sign-in asked about the authentication itself (`max_age`, `acr_values`: a step-up),
+/// checked against the verified ID token's claims.
+public enum AuthenticationCheck {
+  /// With `max_age` sent, the ID token must carry `auth_time` (OpenID Connect Core §3.1.2.1) and
+  /// the client checks that it is recent enough (§3.1.3.7, 13): no older than `maxAge` seconds,
+  /// with `skew` seconds of tolerance either way as for `exp` and `iat`.
+  public static func authTime(
+    _ claims: [String: JSONValue], maxAge: Int, now: Int64, skew: Int64 = 120
+  ) throws(IDTokenError) {
+    guard claims["auth_time"] != nil else {
+      throw .claim("the auth_time claim is missing although max_age was asked (OpenID Connect Core 3.1.2.1)")
+    }
+    let authTime: Int64
+    do {
+      authTime = try Admit.unixTime(claims["auth_time"], what: "auth_time")
+    } catch {
+      throw .claim(error.description)
+    }
+    guard authTime - skew <= now else { throw .claim("its auth_time is in the future (check the clock)") }
+    let age = now - authTime
+    guard age <= Int64(maxAge) + skew else {
+      throw .claim("the sign-in it vouches for is \(age) s old, more than the max_age of \(maxAge) s that was asked")
+    }
+  }
+
+  /// The `acr` the ID token names (nil: none, or not a string) and whether it is one of the
+  /// space-separated `asked` values. The tenant decides which it grants (OpenID Connect Core
+  /// §3.1.3.7, 12: the client judges whether it is appropriate).
+  public static func acr(_ claims: [String: JSONValue], asked: String) -> (acr: String?, matches: Bool) {
+    let acr = claims["acr"]?.string
+    return (acr, acr.map { asked.split(separator: " ").contains(Substring($0)) } ?? false)
+  }
+}

@@ -7,6 +7,9 @@ import StrivacityCore
 struct CLIFailure: Error {
   var message: String
   var status: ExitStatus
+  /// A sign-in was offered to the person at the terminal already (`signInAgain`) and declined or
+  /// did not help: whoever offers one on a `.signInRequired` failure need not ask again.
+  var signInOffered = false
 
   init(_ message: String, status: ExitStatus) {
     self.message = message

@@ -491,6 +491,16 @@ enum ManPage {
     and
     .Cm token Fl -for Ar url
     choose the API by URL (the longest prefix).
+    When the tenant refuses the API's audience, resources or scopes
+    .Pq Li invalid_target , invalid_scope , invalid_grant ,
+    a person at a terminal is asked to sign in again, the journey asks for them, and the token is
+    asked for once more; without a terminal (stderr not one, or no
+    .Pa /dev/tty ) ,
+    on a no, or on a second refusal, the command exits 3 with one line naming the API, the
+    parameter, the tenant's error and the
+    .Cm login
+    that asks for it
+    .Pq Fl -add-scope , Fl -resource , Fl -audience .
 
     """#
 

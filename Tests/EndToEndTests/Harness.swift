@@ -24,13 +24,14 @@ final class Harness: @unchecked Sendable {
   let profile = "e2e-" + UUID().uuidString.prefix(8).lowercased()
   var extraEnvironment: [String: String] = [:]
 
-  /// `adjust` changes the journey before the tenant starts (a client's token lifetimes, say).
-  init(journey: String, adjust: (inout Journey) -> Void = { _ in }) throws {
+  /// `adjust` changes the journey before the tenant starts (a client's token lifetimes, say);
+  /// `clockBehind` puts the tenant's clock that many seconds behind ours.
+  init(journey: String, clockBehind: Int64 = 0, adjust: (inout Journey) -> Void = { _ in }) throws {
     try #require(TestEnvironment.hasRealKeyring, "run through `make test`: end-to-end tests need the real keyring")
     guard let path = Journey.builtInPath(journey) else { throw TestFailure("no journey \(journey)") }
     var loaded = try Journey.load(path: path)
     adjust(&loaded)
-    emulator = try Emulator(journey: loaded)
+    emulator = try Emulator(journey: loaded) { Int64(Date().timeIntervalSince1970) - clockBehind }
     home = try ScratchDirectory("e2e")
   }
 

@@ -207,3 +207,28 @@ import _CryptoExtras
     #expect(throws: OAuthError.self) { try TokenResponse(json: json) }
   }
 }
+
+/// A step-up's answer: auth_time within max_age (with the ID token's skew), the acr granted.
+@Suite struct AuthenticationCheckTests {
+  @Test func authTimeMustBeThereAndRecentEnough() throws {
+    let now: Int64 = 1_800_000_000
+    try AuthenticationCheck.authTime(["auth_time": .number(Double(now - 30))], maxAge: 60, now: now)
+    try AuthenticationCheck.authTime(["auth_time": .number(Double(now - 170))], maxAge: 60, now: now)  // skew
+    for claims: [String: JSONValue] in [
+      [:], ["auth_time": "yesterday"], ["auth_time": .number(Double(now - 300))],
+      ["auth_time": .number(Double(now + 600))], ["auth_time": .number(.infinity)],
+    ] {
+      #expect(throws: IDTokenError.self, "\(claims)") {
+        try AuthenticationCheck.authTime(claims, maxAge: 60, now: now)
+      }
+    }
+    #expect(throws: IDTokenError.self) { try AuthenticationCheck.authTime([:], maxAge: 0, now: now) }
+  }
+
+  @Test func theACRGrantedIsOneOfThoseAsked() {
+    #expect(AuthenticationCheck.acr(["acr": "mfa"], asked: "phr mfa") == ("mfa", true))
+    #expect(AuthenticationCheck.acr(["acr": "pwd"], asked: "mfa") == ("pwd", false))
+    #expect(AuthenticationCheck.acr([:], asked: "mfa") == (nil, false))
+    #expect(AuthenticationCheck.acr(["acr": 2], asked: "2") == (nil, false))
+  }
+}

@@ -188,3 +188,25 @@ import Testing
     #expect(JSONValue.parse(fine) != nil)
   }
 }
+
+/// A sign-in's step-up parameters, from the command line or an API's challenge (RFC 9470).
+@Suite struct StepUpAdmissionTests {
+  @Test func acrValuesAreBoundedScopeTokens() throws {
+    #expect(try Admit.acrValues("mfa") == "mfa")
+    #expect(try Admit.acrValues("urn:mace:incommon:iap:silver phr") == "urn:mace:incommon:iap:silver phr")
+    let many = (1...17).map { "a\($0)" }.joined(separator: " ")
+    for bad in [
+      "", " mfa", "mfa ", "a  b", "a\"b", "\u{1b}[31m", "m\u{e9}", many, String(repeating: "a", count: 1025),
+    ] {
+      #expect(throws: AdmissionError.self, "\(bad.debugDescription)") { try Admit.acrValues(bad) }
+    }
+  }
+
+  @Test func maxAgeIsZeroToTenYears() throws {
+    #expect(try Admit.maxAge(0) == 0)
+    #expect(try Admit.maxAge(Admit.maxAgeLimit) == Admit.maxAgeLimit)
+    for bad in [-1, Admit.maxAgeLimit + 1, Int.max, Int.min] {
+      #expect(throws: AdmissionError.self) { try Admit.maxAge(bad) }
+    }
+  }
+}

@@ -2,7 +2,9 @@
 // set, and renewed with the sign-in's refresh token narrowed to the API (RFC 8707 §2.2: its
 // audience, resources and scopes). The refresh token is one for all of them: a rotated one is
 // stored in the sign-in's set before the API's token is stored or handed out, under the same
-// lock as every refresh of the profile.
+// lock as every refresh of the profile. A target or scope the tenant refuses needs a sign-in that
+// asks for it: on a terminal, one is offered at once (`signInAgain`), then the token is asked
+// for once more.
 import OAuthCore
 import StrivacityCore
 
@@ -17,10 +19,39 @@ extension ProfileSession {
   /// A token for `api` (with `extraScopes` besides its own) with at least `freshness` left: the
   /// one kept if it has the scopes, else a new one from the refresh grant narrowed to the API,
   /// checked to be for it (`APITarget.mismatch`). It replaces the one kept: a token with more
-  /// scopes still serves the API.
+  /// scopes still serves the API. When the tenant refuses the API's audience, resources or
+  /// scopes, a person at the terminal is signed in again asking for them and the token asked
+  /// for once more; anyone else (and a second refusal) gets one line naming the API, the
+  /// parameter and the tenant's error, exit 3.
   func apiTokens(_ api: API, _ freshness: Freshness, extraScopes: [Scope] = []) throws -> TokenSet {
-    let apiKey = key(for: api)
     let target = APITarget(api, extraScopes: extraScopes)
+    do {
+      return try apiTokensOnce(api, freshness, target: target, extraScopes: extraScopes)
+    } catch let refused as APIRefusal {
+      // The first attempt's lock is released here: the sign-in stores its set under it.
+      try signInAgain(
+        SignInExtras(scopes: target.scopes, resources: target.resources, audience: target.audience),
+        reason: refused.message)
+      do {
+        return try apiTokensOnce(api, freshness, target: target, extraScopes: extraScopes)
+      } catch let again as APIRefusal {
+        var failure = CLIFailure(
+          "\(again.message), even after signing in again asking for it", status: .signInRequired)
+        failure.signInOffered = true
+        throw failure
+      }
+    }
+  }
+
+  /// The tenant's refusal of an API's target or scopes: what a sign-in asking for them may cure.
+  private struct APIRefusal: Error {
+    var message: String
+  }
+
+  private func apiTokensOnce(
+    _ api: API, _ freshness: Freshness, target: APITarget, extraScopes: [Scope]
+  ) throws -> TokenSet {
+    let apiKey = key(for: api)
     func usable(_ kept: TokenSet) -> Bool {
       guard !kept.needsRefresh(now: Self.now(), freshness) else { return false }
       if extraScopes.isEmpty { return true }
@@ -83,8 +114,9 @@ extension ProfileSession {
   }
 
   /// The tenant's refusal of a token for `api`, in one line naming the API, the parameter and the
-  /// tenant's error. A target or scope it refuses needs a sign-in that asks for it (exit 3).
-  private func refusal(_ error: OAuthError, api: API, target: APITarget) -> CLIFailure {
+  /// tenant's error. A target or scope it refuses needs a sign-in that asks for it: an
+  /// `APIRefusal` (what `apiTokens` answers with `signInAgain`).
+  private func refusal(_ error: OAuthError, api: API, target: APITarget) -> any Error {
     guard case .server(let code, _, _) = error else {
       return CLIFailure("a token for API \(api.name) failed: \(error)", status: .server)
     }
@@ -97,9 +129,6 @@ extension ProfileSession {
     default:
       return CLIFailure("the tenant refused a token for API \(api.name): \(error)", status: .server)
     }
-    return CLIFailure(
-      "the tenant refused a token for API \(api.name) (\(parameter)): \(error); "
-        + "run strivacity login\(name == "default" ? "" : " --profile \(name)") to consent to it",
-      status: .signInRequired)
+    return APIRefusal(message: "the tenant refused a token for API \(api.name) (\(parameter)): \(error)")
   }
 }

@@ -64,6 +64,26 @@ struct Login: ParsableCommand {
   var acrValues: String?
 
   @Option(
+    name: .customLong("max-age"),
+    help: ArgumentHelp(
+      "Passed to the tenant as max_age: sign in again unless the last sign-in is this recent.", valueName: "seconds"))
+  var maxAge: Int?
+
+  @Option(
+    name: .customLong("add-scope"),
+    help: ArgumentHelp("Also ask for this scope at this sign-in, not saved (repeatable).", valueName: "scope"))
+  var addScopes: [String] = []
+
+  @Option(
+    name: .customLong("resource"),
+    help: ArgumentHelp(
+      "Also ask for this resource (RFC 8707) at this sign-in, not saved (repeatable).", valueName: "uri"))
+  var resources: [String] = []
+
+  @Option(help: ArgumentHelp("Also ask for this audience at this sign-in, not saved.", valueName: "audience"))
+  var audience: String?
+
+  @Option(
     name: .customLong("ui-locales"), help: ArgumentHelp("Passed to the tenant as ui_locales.", valueName: "locales"))
   var uiLocales: String?
 
@@ -108,6 +128,27 @@ struct Login: ParsableCommand {
       throw ValidationError(
         "--field-env takes ID=VARIABLE (a widget id, then '=', then an environment variable's name)")
     }
+    _ = try extras
+  }
+
+  /// What this sign-in asks for besides the profile's usual, each value admitted as a tenant's
+  /// challenge would be (`SignInExtras`).
+  var extras: SignInExtras {
+    get throws {
+      func admitted<T>(_ option: String, _ work: () throws -> T) throws -> T {
+        do {
+          return try work()
+        } catch let error as AdmissionError {
+          throw ValidationError("--\(option): \(error.description)")
+        }
+      }
+      return SignInExtras(
+        scopes: try admitted("add-scope") { try addScopes.map(Admit.scopeToken) },
+        resources: try admitted("resource") { try resources.map(Admit.resource) },
+        audience: try admitted("audience") { try audience.map(Admit.audience) },
+        acrValues: try admitted("acr-values") { try acrValues.map(Admit.acrValues) },
+        maxAge: try admitted("max-age") { try maxAge.map(Admit.maxAge) })
+    }
   }
 
   func run() throws {
@@ -130,9 +171,9 @@ struct Login: ParsableCommand {
       scope.map { $0.split(separator: " ").map(String.init) } ?? resolved.profile.scopes ?? Profile.defaultScopes
     let settings = LoginSettings(
       tenant: tenantURL, clientID: client, scopes: scopes, redirectURI: redirectURI ?? resolved.profile.redirectURI,
-      sdkMode: sdkMode ?? resolved.profile.sdkMode ?? "web", loginHint: loginHint, prompt: prompt, acrValues: acrValues,
+      sdkMode: sdkMode ?? resolved.profile.sdkMode ?? "web", loginHint: loginHint, prompt: prompt,
       uiLocales: uiLocales, browserOnly: browser, openBrowser: !noBrowser, browserTimeout: timeout ?? 300,
-      apis: resolved.profile.apis)
+      apis: resolved.profile.apis, extras: try extras)
 
     // The store must be usable before anyone types a password (a keyring with no default
     // collection is asked for one here).
@@ -147,27 +188,58 @@ struct Login: ParsableCommand {
       terminal: terminal, style: style, provided: try providedAnswers(context.environment),
       fromArguments: Set(fields.map { split($0).0 }).subtracting(fieldEnvironment.map { split($0).0 }), actions: actions
     )
+    let result = try Self.signIn(
+      settings, prompter: prompter, context: context, profile: resolved.name, key: key, store: store, log: global.log)
+    if resolved.store == .file { Console.warning(FileStore.warning) }
+    try rememberFlags(context: context, profile: resolved.name)
+    Console.writeStderr(
+      "strivacity: signed in to \(tenantURL) as \(Self.who(result.claims)) (profile \(resolved.name))\n")
+  }
+
+  /// One sign-in (`LoginFlow`) and its set stored for `key`: `login`'s, and `signInAgain`'s.
+  static func signIn(
+    _ settings: LoginSettings, prompter: Prompter, context: Context, profile: String, key: StoreKey,
+    store: TokenStore, log: Log
+  ) throws -> LoginResult {
     let flow = LoginFlow(
-      settings: settings, http: try context.httpClient(), prompter: prompter, spinner: Spinner(),
-      log: global.log, environment: context.environment)
+      settings: settings, http: try context.httpClient(), prompter: prompter, spinner: Spinner(), log: log,
+      environment: context.environment)
     let result = try flow.run()
 
     // Under the refresh lock, so a refresh already in flight cannot overwrite the new set. The
     // code is spent and the tokens are fresh: a lock problem never costs them.
     let lock: RefreshLock?
     do {
-      lock = try RefreshLock(directory: context.paths.runtimeDir, profile: resolved.name, timeout: 45)
+      lock = try RefreshLock(directory: context.paths.runtimeDir, profile: profile, timeout: 45)
     } catch let failure as CLIFailure {
       Console.warning("\(failure.message); storing the new tokens without the refresh lock")
       lock = nil
     }
     try withExtendedLifetime(lock) {
+      // The APIs' tokens kept from the sign-in before are another person's when the subject
+      // changed, and from a weaker authentication when this one was a step-up: asked anew.
+      // (Only when there are some: an ordinary sign-in costs no keyring deletion, a first one
+      // not even a search. A store that cannot say is taken to hold some.)
+      if let previous = try? store.reload(key) {
+        let before = previous.idToken.flatMap { try? JWT(compact: $0.value).claims["sub"] }
+        try dropAPITokens(
+          profile, store: store, log: log,
+          if: settings.extras.stepsUp || before == nil || before != result.claims["sub"])
+      }
       try store.save(result.tokens, for: key)
     }
-    if resolved.store == .file { Console.warning(FileStore.warning) }
-    try rememberFlags(context: context, profile: resolved.name)
-    Console.writeStderr(
-      "strivacity: signed in to \(tenantURL) as \(Self.who(result.claims)) (profile \(resolved.name))\n")
+    return result
+  }
+
+  /// Deletes the profile's sets (`store` has no other way to reach every API slot) when `condition`
+  /// holds and there are API tokens; the sign-in's set is saved again right after.
+  private static func dropAPITokens(_ profile: String, store: TokenStore, log: Log, if condition: Bool) throws {
+    if condition,
+      (try? store.keys())?.contains(where: { $0.profile == profile && $0.slot != .signIn }) ?? true
+    {
+      log.note("dropping \(profile)'s API tokens of the sign-in before")
+      try store.delete(profile: profile)
+    }
   }
 
   /// --field and --field-env answers by widget id.

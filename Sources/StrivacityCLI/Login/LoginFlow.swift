@@ -15,7 +15,6 @@ struct LoginSettings {
   var sdkMode: String
   var loginHint: String?
   var prompt: String?
-  var acrValues: String?
   var uiLocales: String?
   /// Run the whole sign-in on the hosted pages in a browser.
   var browserOnly: Bool
@@ -24,6 +23,9 @@ struct LoginSettings {
   /// The profile's APIs: the sign-in asks for their resources and scopes too, so that consent
   /// covers the tokens asked for them later (RFC 8707 §2.1).
   var apis: [API] = []
+  /// What this sign-in asks for besides the profile's usual (`login --add-scope`, `--resource`,
+  /// `--audience`, `--acr-values`, `--max-age`, or `signInAgain`'s).
+  var extras = SignInExtras()
 }
 
 /// Why a sign-in failed, with the exit code it means.
@@ -335,7 +337,13 @@ final class LoginFlow {
         throw LoginFailure(message: "the tenant sent no ID token although openid was requested", status: .server)
       }
       claims = try validate(idToken, nonce: request.nonce, now: now)
+    } else if settings.extras.maxAge != nil || settings.extras.acrValues != nil {
+      // Nothing would say whether the step-up happened.
+      throw LoginFailure(
+        message: "--max-age and --acr-values need the openid scope (the ID token says how the user signed in)",
+        status: .usage)
     }
+    try checkAuthentication(claims, now: now)
     var set = tokens.tokenSet(now: now)
     set.endpoints = discovery.cacheable  // refreshes need no discovery request
     return LoginResult(tokens: set, claims: claims, issuer: discovery.issuer)
@@ -353,6 +361,28 @@ final class LoginFlow {
       case .invalid: throw LoginFailure(message: "\(failure); nothing was stored", status: .server)
       default: throw LoginFailure(message: "\(failure)", status: .server)
       }
+    }
+  }
+
+  /// A step-up's answer (OpenID Connect Core §3.1.2.1, §3.1.3.7): with `max_age` the ID token's
+  /// `auth_time` must be recent enough, or nothing is stored; the `acr` asked for is the tenant's
+  /// to grant, so another one is said (a warning) and kept: the API that wants it will say so.
+  private func checkAuthentication(_ claims: [String: JSONValue], now: Int64) throws {
+    if let maxAge = settings.extras.maxAge {
+      do {
+        try AuthenticationCheck.authTime(claims, maxAge: maxAge, now: now)
+      } catch {
+        throw LoginFailure(message: "the ID token failed validation: \(error); nothing was stored", status: .server)
+      }
+    }
+    guard let asked = settings.extras.acrValues else { return }
+    let (acr, matches) = AuthenticationCheck.acr(claims, asked: asked)
+    let shown = acr.map { TerminalSafe.text($0, multiline: false) }
+    log.note("the ID token's acr: \(shown ?? "none")")
+    if !matches {
+      Console.warning(
+        "the tenant signed you in with \(shown.map { "acr \($0)" } ?? "no acr") rather than the acr_values asked "
+          + "(\(asked)); an API that demands more may still refuse")
     }
   }
 
@@ -451,13 +481,22 @@ extension LoginSettings {
   /// nonce, and the OpenID Connect parameters that were given (empty ones are left out).
   func authorizationRequest(redirectURI: String) -> AuthorizationRequest {
     var extra: [FormParameter] = []
-    let given = [("prompt", prompt), ("acr_values", acrValues), ("login_hint", loginHint), ("ui_locales", uiLocales)]
+    let given = [
+      ("prompt", prompt), ("acr_values", extras.acrValues), ("max_age", extras.maxAge.map(String.init)),
+      ("login_hint", loginHint), ("ui_locales", uiLocales),
+    ]
     for (key, value) in given {
       if let value, !value.isEmpty { extra.append(FormParameter(key, value)) }
     }
-    extra += APITarget.authorizationResources(apis)
+    // The configured APIs' resources, then this sign-in's own, each once (RFC 8707 §2.1).
+    var resources = APITarget.authorizationResources(apis).map(\.value)
+    for resource in extras.resources where !resources.contains(resource) { resources.append(resource) }
+    extra += resources.map { FormParameter("resource", $0) }
+    if let audience = extras.audience { extra.append(FormParameter("audience", audience)) }
     var asked = scopes
-    for scope in apis.flatMap(\.scopes).map(\.value) where !asked.contains(scope) { asked.append(scope) }
+    for scope in (apis.flatMap(\.scopes) + extras.scopes).map(\.value) where !asked.contains(scope) {
+      asked.append(scope)
+    }
     return AuthorizationRequest(
       clientID: clientID, redirectURI: redirectURI, scopes: asked, additionalParameters: extra)
   }

@@ -179,6 +179,31 @@ public enum Admit {
     return text
   }
 
+  /// `acr_values` for a sign-in (OpenID Connect Core §3.1.2.1), from `login --acr-values` or an
+  /// API's step-up challenge (RFC 9470): 1 to 16 values of printable ASCII but `"` separated by
+  /// single spaces, at most 1 KiB (the value goes into the authorize URL and a shown command;
+  /// whatever an API's challenge may carry is admitted here too).
+  public static func acrValues(_ text: String) throws(AdmissionError) -> String {
+    let values = text.split(separator: " ", omittingEmptySubsequences: false)
+    guard (1...1024).contains(text.utf8.count), values.count <= 16,
+      values.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (0x21...0x7E).contains($0) && $0 != 0x22 } })
+    else {
+      throw AdmissionError("acr_values must be 1 to 16 values of printable characters separated by single spaces")
+    }
+    return text
+  }
+
+  /// The largest `max_age` asked for: ten years, as every lifetime (and an API's challenge).
+  public static let maxAgeLimit = 315_360_000
+
+  /// `max_age` for a sign-in (OpenID Connect Core §3.1.2.1): whole seconds from 0 to ten years.
+  public static func maxAge(_ seconds: Int) throws(AdmissionError) -> Int {
+    guard (0...maxAgeLimit).contains(seconds) else {
+      throw AdmissionError("max_age must be a whole number of seconds from 0 to \(maxAgeLimit)")
+    }
+    return seconds
+  }
+
   /// A lifetime in seconds (`expires_in`, `Retry-After`): from 0 to ten years, read as every
   /// number of a token set is (`number(_:in:what:)`). nil when absent.
   public static func lifetime(_ value: JSONValue?, what: String = "expires_in") throws(AdmissionError) -> Int64? {
