@@ -38,10 +38,10 @@ public struct ServerReply: Sendable {
   }
 
   /// The reply's bytes. A header's name or value can never end its line: CR, LF and NUL in
-  /// them go out as spaces (a value from elsewhere cannot add a header or end the head).
+  /// them are left out (a value from elsewhere cannot add a header or end the head).
   public func encoded() -> [UInt8] {
     func oneLine(_ text: String) -> String {
-      String(String.UnicodeScalarView(text.unicodeScalars.map { "\r\n\0".unicodeScalars.contains($0) ? " " : $0 }))
+      String(String.UnicodeScalarView(text.unicodeScalars.filter { !"\r\n\0".unicodeScalars.contains($0) }))
     }
     var head = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
     for (name, value) in headers { head += "\(oneLine(name)): \(oneLine(value))\r\n" }

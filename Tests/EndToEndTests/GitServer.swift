@@ -107,7 +107,8 @@ final class GitServer: @unchecked Sendable {
     let head = String(decoding: output[0..<headerEnd], as: UTF8.self)
     var status = 200
     var headers: [(name: String, value: String)] = []
-    for line in head.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+    // isNewline: "\r\n" is one Character, equal to neither "\n" nor "\r".
+    for line in head.split(whereSeparator: \.isNewline) {
       guard let colon = line.firstIndex(of: ":") else { continue }
       let name = String(line[..<colon]), value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
       if name.lowercased() == "status" { status = Int(value.prefix(3)) ?? 200 } else { headers.append((name, value)) }

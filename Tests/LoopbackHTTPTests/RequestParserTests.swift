@@ -118,6 +118,6 @@ import Testing
     let text = String(decoding: reply.encoded(), as: UTF8.self)
     #expect(
       text
-        == "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer x  Set-Cookie: a=b    \r\nContent-Length: 0\r\n\r\n")
+        == "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer xSet-Cookie: a=b\r\nContent-Length: 0\r\n\r\n")
   }
 }
