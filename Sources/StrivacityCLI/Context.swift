@@ -106,6 +106,11 @@ final class Context {
 
   /// Writes `settings` into the profile's table of the config file, atomically.
   func updateConfig(profile: String, settings: [(key: String, value: ConfigValue)]) throws {
+    try updateConfig(table: ["profiles", profile], settings: settings)
+  }
+
+  /// Writes `settings` into the table `table` names (`["profiles", P, "apis", NAME]`), atomically.
+  func updateConfig(table: [String], settings: [(key: String, value: ConfigValue)]) throws {
     let path = paths.config
     var text = ""
     switch readFile(path) {
@@ -113,7 +118,7 @@ final class Context {
     case .missing: break
     case .failed(let detail): throw ConfigError.unreadable(path: path, detail: detail)
     }
-    let updated = try ConfigWriter.update(text, profile: profile, settings: settings, path: path)
+    let updated = try ConfigWriter.update(text, table: table, settings: settings, path: path)
     do {
       try PrivateFiles.writeAtomically(Array(updated.utf8), to: path, mode: 0o644)
     } catch {

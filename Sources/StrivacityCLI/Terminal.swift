@@ -1,5 +1,5 @@
 // Human output. stdout carries data only; messages go to stderr, in one voice:
-// `strivacity: error: …`, `strivacity: warning: …`.
+// `strivacity: error: …`, `strivacity: warning: …`, `strivacity: …` (what it does next).
 import Glibc
 import StrivacityCore
 import SystemIO
@@ -18,5 +18,9 @@ enum Console {
   }
   static func warning(_ message: String) {
     writeStderr("strivacity: warning: \(TerminalSafe.text(message, multiline: false))\n")
+  }
+  /// What strivacity does next, on its own (answering an API's challenge).
+  static func note(_ message: String) {
+    writeStderr("strivacity: \(TerminalSafe.text(message, multiline: false))\n")
   }
 }

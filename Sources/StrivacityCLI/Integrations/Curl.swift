@@ -81,30 +81,43 @@ struct Curl: ParsableCommand {
         status: .usage)
     }
     let freshness = Freshness.asked(nil, profile: profile)
-    let tokens =
-      try apis.first.flatMap { $0 }.map { try session.apiTokens($0, freshness) } ?? session.freshTokens(freshness)
+    let api = apis.first.flatMap { $0 }
+    let tokens = try api.map { try session.apiTokens($0, freshness) } ?? session.freshTokens(freshness)
     session.sayShortfall(tokens, freshness)
-    var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
-    _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)  // curl inherits the read end only
     // URL globbing off (a glob could name another host), and http(s) only, redirects included.
     // Loopback is this machine's: never through a proxy from the environment (http_proxy,
     // ALL_PROXY), which would see a plain-http token, and whose loopback is another one.
     let loopback = Set(curl.urls.compactMap { URLParts($0) }.filter(\.isLoopback).map(\.host)).sorted()
-    let config =
+    func config(_ tokens: TokenSet) -> String {
       "globoff\nproto = \"=http,https\"\nproto-redir = \"=http,https\"\n"
-      + (loopback.isEmpty ? "" : "noproxy = \"\(loopback.joined(separator: ","))\"\n")
-      + TokenFormat.curl.render(
-        token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false, now: ProfileSession.now())
-    // Written while curl runs: a config larger than the pipe's buffer would otherwise block.
-    let previous = signal(SIGPIPE, SIG_IGN)
-    defer { signal(SIGPIPE, previous) }
-    // -q first: no ~/.curlrc, which an earlier allowed `-o ~/.curlrc` could have written.
-    let result = try runProgram(["curl", "-q", "-K", "/dev/fd/\(fds[0])"] + curl.arguments, captureOutput: false) {
-      close(fds[0])
-      writeData(fds[1], config)
-      close(fds[1])
+        + (loopback.isEmpty ? "" : "noproxy = \"\(loopback.joined(separator: ","))\"\n")
+        + TokenFormat.curl.render(
+          token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false, now: ProfileSession.now())
     }
-    throw ExitCode(result.status)
+    // An API's challenge is answered for one transfer whose headers strivacity can read (no -D
+    // of the user's: curl writes only the last -D).
+    guard curl.urls.count == 1, !curl.dumpsHeaders else {
+      throw ExitCode(try CurlRun.run(config: config(tokens), arguments: curl.arguments).status)
+    }
+    var answer: ChallengeAnswer?
+    let first = try CurlRun.run(
+      config: config(tokens), arguments: curl.arguments, followsRedirects: curl.followsRedirects
+    ) { head in
+      answer = session.answer(
+        head, url: curl.urls[0], api: api, replayable: !curl.readsStandardInput, terminal: terminalAvailable())
+      if case .retry = answer { return true }
+      return false
+    }
+    switch answer {
+    case .retry(let action, let reason)?:
+      if case .stepUp = action {} else { Console.note(reason) }
+      let second = try session.tokens(answering: action, reason: reason, api: api, freshness)
+      throw ExitCode(try CurlRun.run(config: config(second), arguments: curl.arguments).status)
+    case .hint(let line)?:
+      Console.warning(line)
+    case nil:
+      break
+    }
+    throw ExitCode(first.status)
   }
 }

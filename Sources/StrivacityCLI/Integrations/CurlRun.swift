@@ -1,0 +1,153 @@
+// One run of the real curl for `strivacity curl`: its config (the token among it) on a pipe,
+// and, when the answer may be a challenge strivacity will answer, its response headers on a
+// second pipe (`--dump-header /dev/fd/N`) with its standard output held until the final
+// response's head is read. A challenged response that will be asked again is dropped whole;
+// anything else passes unchanged, byte for byte, as curl wrote it.
+import Glibc
+import StrivacityCore
+import SystemIO
+
+struct CurlRun {
+  /// curl's exit status.
+  var status: Int32
+  /// The final response's head, when headers were watched and curl got one.
+  var head: ResponseHead?
+  /// Whether its output was dropped (`drop` said so).
+  var dropped: Bool
+
+  /// Held output beyond this passes through (the answer is then never dropped).
+  static let maxHeld = 16 * 1_048_576
+
+  /// Runs `curl -q -K /dev/fd/N ARGUMENTS` with `config` written to that pipe. With `drop`,
+  /// headers are watched: `drop(head)` is asked once, when the final response's head is known,
+  /// and true drops that response's output.
+  static func run(
+    config: String, arguments: [String], followsRedirects: Bool = false, drop: ((ResponseHead) -> Bool)? = nil
+  ) throws -> CurlRun {
+    var configPipe: [Int32] = [0, 0]
+    var headerPipe: [Int32] = [-1, -1]
+    var outputPipe: [Int32] = [-1, -1]
+    guard pipe(&configPipe) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
+    _ = fcntl(configPipe[1], F_SETFD, FD_CLOEXEC)  // curl inherits the read ends only
+    var curlArguments = ["curl", "-q", "-K", "/dev/fd/\(configPipe[0])"]
+    if drop != nil {
+      guard pipe(&headerPipe) == 0, pipe(&outputPipe) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
+      _ = fcntl(headerPipe[0], F_SETFD, FD_CLOEXEC)
+      _ = fcntl(outputPipe[0], F_SETFD, FD_CLOEXEC)
+      _ = fcntl(outputPipe[1], F_SETFD, FD_CLOEXEC)  // dup2'd onto 1, which stays open
+      // Before the user's arguments: a -D of theirs would win, and then headers are not watched.
+      curlArguments += ["-D", "/dev/fd/\(headerPipe[1])"]
+    }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    if drop != nil { posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1) }
+    let argv = (curlArguments + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let rc = withSpawnAttributes { posix_spawnp(&pid, "curl", &actions, &$0, argv, environ) }
+    close(configPipe[0])
+    if drop != nil {
+      close(headerPipe[1])
+      close(outputPipe[1])
+    }
+    guard rc == 0 else {
+      close(configPipe[1])
+      if drop != nil {
+        close(headerPipe[0])
+        close(outputPipe[0])
+      }
+      throw CLIFailure("cannot run curl: \(String(cString: strerror(rc)))", status: .failure)
+    }
+    // Written while curl runs: a config larger than the pipe's buffer would otherwise block.
+    let previous = signal(SIGPIPE, SIG_IGN)
+    defer { signal(SIGPIPE, previous) }
+    writeData(configPipe[1], config)
+    close(configPipe[1])
+    var run = CurlRun(status: 0, head: nil, dropped: false)
+    if let drop {
+      run.head = relay(
+        headers: headerPipe[0], output: outputPipe[0], followsRedirects: followsRedirects, drop: drop,
+        dropped: &run.dropped)
+      close(headerPipe[0])
+      close(outputPipe[0])
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    run.status = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return run
+  }
+
+  /// Reads curl's headers and output until both end: output is held until the final head is
+  /// known, then passed to our standard output or, when `drop` says so, dropped.
+  private static func relay(
+    headers: Int32, output: Int32, followsRedirects: Bool, drop: (ResponseHead) -> Bool, dropped: inout Bool
+  ) -> ResponseHead? {
+    var dump = HeaderDump(followsRedirects: followsRedirects)
+    var head: ResponseHead?
+    var decided = false
+    var held: [UInt8] = []
+    var open = [headers, output]
+    var stdoutBroken = false
+    func emit(_ bytes: some Collection<UInt8>) {
+      guard !stdoutBroken, !bytes.isEmpty else { return }
+      let data = Array(bytes)
+      var offset = 0
+      while offset < data.count {
+        let n = data[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 {
+          stdoutBroken = true  // our reader went away; keep draining curl so it can finish
+          return
+        }
+        offset += n
+      }
+    }
+    func decide(_ final: ResponseHead?) {
+      decided = true
+      head = final
+      if let final, drop(final) {
+        dropped = true
+        held = []
+      } else {
+        emit(held)
+        held = []
+      }
+    }
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while !open.isEmpty {
+      var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+      let ready = poll(&fds, nfds_t(fds.count), -1)
+      if ready < 0 {
+        if errno == EINTR { continue }
+        break
+      }
+      for entry in fds where entry.revents != 0 {
+        let n = chunk.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 {
+          open.removeAll { $0 == entry.fd }
+          continue
+        }
+        if entry.fd == headers {
+          if !decided, dump.append(chunk[..<n]) { decide(dump.finish()) }
+        } else if decided {
+          if !dropped { emit(chunk[..<n]) }
+        } else {
+          held += chunk[..<n]
+          if held.count > maxHeld { decide(nil) }
+        }
+      }
+    }
+    if !decided { decide(dump.finish()) }
+    return head
+  }
+}
+
+/// Whether a terminal can be asked (a sign-in's prompts go to /dev/tty).
+func terminalAvailable() -> Bool {
+  let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
+  guard fd >= 0 else { return false }
+  close(fd)
+  return true
+}

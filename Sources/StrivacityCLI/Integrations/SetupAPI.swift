@@ -1,0 +1,90 @@
+// `strivacity setup-api URL`: an `apis` entry from the API's own protected-resource metadata
+// (RFC 9728): its resource identifier becomes the entry's url and resource, its
+// scopes_supported the scopes (or --scope's). The metadata is used only when it names this
+// profile's issuer among its authorization servers.
+import ArgumentParser
+import StrivacityCore
+
+struct SetupAPI: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "setup-api",
+    abstract: "Add an API to a profile from its protected-resource metadata (RFC 9728).",
+    discussion: """
+      Reads URL's metadata (/.well-known/oauth-protected-resource, after the host), checks that \
+      it names the profile's tenant as an authorization server, and writes \
+      [profiles.PROFILE.apis.NAME] with url and resource set to its resource, and scopes to its \
+      scopes_supported (or to --scope's). NAME is --name, else the metadata's resource_name, \
+      else the URL's last path segment. `strivacity curl`, git and `token --for` then get the \
+      API's own token for URLs under it. With --dry-run the entry is printed, not written.
+
+      EXAMPLES:
+        strivacity setup-api https://api.example.com/orders/ --dry-run
+        strivacity setup-api --profile work --name orders --scope orders:read https://api.example.com/orders/
+      """)
+
+  @OptionGroup var global: GlobalOptions
+
+  @Argument(help: ArgumentHelp("The API's URL (its resource identifier).", valueName: "url"))
+  var url: String
+
+  @Option(help: ArgumentHelp("The API's name in the config (default: from the metadata).", valueName: "name"))
+  var name: String?
+
+  @Option(
+    name: .customLong("scope"),
+    help: ArgumentHelp("A scope its tokens carry (repeatable; default: the metadata's).", valueName: "scope"))
+  var scopes: [String] = []
+
+  @Flag(name: .customLong("dry-run"), help: "Print the entry instead of writing it.")
+  var dryRun = false
+
+  func validate() throws {
+    if let name, TokenSlot(name: name) == nil || name.count > 64 {
+      throw ValidationError("--name must be letters, digits, '.', '_' or '-' (at most 64)")
+    }
+    for scope in scopes {
+      do { _ = try Admit.scopeToken(scope) } catch { throw ValidationError("--scope \(error.description)") }
+    }
+    guard (try? HostEntry(admitting: url)) != nil, url.contains("://") else {
+      throw ValidationError("the URL must be https:// (http only on loopback), without user info, query or fragment")
+    }
+  }
+
+  func run() throws {
+    let context = global.context()
+    let session = try ProfileSession(context: context, options: global)
+    guard session.resolved.isConfigured else {
+      throw ConfigError.profileNotConfigured(name: session.name, path: context.paths.config)
+    }
+    guard let metadataURL = ResourceMetadata.wellKnownURL(for: url) else {
+      throw CLIFailure("no metadata URL can be made from \(url)", status: .usage)
+    }
+    let metadata: ResourceMetadata
+    do {
+      metadata = try session.resourceMetadata(metadataURL, for: url)
+    } catch let error as AdmissionError {
+      throw CLIFailure("the API's metadata at \(metadataURL) was refused: \(error.description)", status: .server)
+    }
+    guard let apiName = name ?? metadata.name ?? Self.lastSegment(metadata.resource) else {
+      throw CLIFailure("the metadata gives no usable name: give one with --name", status: .usage)
+    }
+    let chosen = scopes.isEmpty ? metadata.scopesSupported.map(\.value) : scopes
+    let settings: [(key: String, value: ConfigValue)] = [
+      ("url", .string(metadata.resource)), ("resource", .strings([metadata.resource])), ("scopes", .strings(chosen)),
+    ]
+    let table = ["profiles", session.name, "apis", apiName]
+    if dryRun {
+      Console.writeStdout(
+        ConfigWriter.headerLine(table) + "\n" + settings.map { "\($0.key) = \($0.value.toml)\n" }.joined())
+      return
+    }
+    try context.updateConfig(table: table, settings: settings)
+    Console.note("API \(apiName) added to profile \(session.name) (\(context.paths.config))")
+  }
+
+  /// The resource's last path segment when it is a usable name (`orders` of `…/orders/`).
+  static func lastSegment(_ resource: String) -> String? {
+    let segment = resource.split(separator: "/").last.map(String.init) ?? ""
+    return !segment.contains(":") && TokenSlot(name: segment) != nil && segment.count <= 64 ? segment : nil
+  }
+}
