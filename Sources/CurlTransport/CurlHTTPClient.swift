@@ -50,7 +50,8 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     -> HTTPResponse
   {
     easy.reset()
-    let sink = ResponseSink(limit: options.maxBodyBytes)
+    let limit = min(request.maxBodyBytes ?? options.maxBodyBytes, options.maxBodyBytes)
+    let sink = ResponseSink(limit: limit)
     let context = Unmanaged.passRetained(sink)
     defer { context.release() }
     let timeout = request.timeout ?? options.totalTimeout
@@ -85,7 +86,7 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     let rc = easy.perform()
     // Messages name the origin (scheme, host and port: which tenant, which stale port), never
     // a path or query.
-    if sink.overflowed { throw .tooLarge(host: "\(parts.origin)", limit: options.maxBodyBytes) }
+    if sink.overflowed { throw .tooLarge(host: "\(parts.origin)", limit: limit) }
     guard rc == CURLE_OK else { throw Self.classify(rc, host: parts.host, origin: "\(parts.origin)", timeout: timeout) }
     return HTTPResponse(status: easy.info(CURLINFO_RESPONSE_CODE), headers: sink.headers, body: sink.body)
   }

@@ -42,11 +42,14 @@ public struct HTTPRequest: Sendable {
   /// Send on a new connection. For requests that must never be sent twice (a rotating refresh
   /// token): libcurl re-sends a request by itself when a reused connection dies before answering.
   public var freshConnection: Bool
+  /// Lowers the client's limit on the response body for this request (an API's metadata).
+  public var maxBodyBytes: Int?
 
   public init(
     method: String = "GET", url: String, headers: [HTTPHeader] = [], body: [UInt8]? = nil,
-    timeout: Double? = nil, freshConnection: Bool = false
+    timeout: Double? = nil, freshConnection: Bool = false, maxBodyBytes: Int? = nil
   ) {
+    self.maxBodyBytes = maxBodyBytes
     self.method = method
     self.url = url
     self.headers = headers

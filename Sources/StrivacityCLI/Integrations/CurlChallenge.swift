@@ -55,7 +55,9 @@ extension ProfileSession {
       return nil
     case .newToken:
       guard replayable else {
-        return .hint("\(whose) refused the token (invalid_token)\(noRetry): run strivacity token --refresh\(profileFlag)\(apiFlag)")
+        return .hint(
+          "\(whose) refused the token (invalid_token)\(noRetry): run strivacity token --refresh\(profileFlag)\(apiFlag)"
+        )
       }
       return .retry(.newToken, reason: "\(whose) refused the token (invalid_token): getting a new one")
     case .scopes(let scopes):
@@ -64,15 +66,19 @@ extension ProfileSession {
         let foreign = scopes.filter { !allowed.contains($0) }
         guard foreign.isEmpty else {
           return .hint(
-            "\(whose) asks for scope \(foreign.map(\.value).joined(separator: " ")), which its metadata does not list; not asked for")
+            "\(whose) asks for scope \(foreign.map(\.value).joined(separator: " ")), which its metadata does not list; not asked for"
+          )
         }
       }
       guard let api else {
         return .hint(
-          "\(whose) needs scope \(shown) (insufficient_scope): give it an apis entry (strivacity setup-api URL) or run strivacity login\(profileFlag) --scope '…\(shown)'")
+          "\(whose) needs scope \(shown) (insufficient_scope): give it an apis entry (strivacity setup-api URL) or run strivacity login\(profileFlag) --scope '…\(shown)'"
+        )
       }
       let command = "strivacity token\(profileFlag) --api \(api.name)" + scopes.map { " --scope \($0.value)" }.joined()
-      guard replayable else { return .hint("\(whose) needs scope \(shown) (insufficient_scope)\(noRetry): run \(command)") }
+      guard replayable else {
+        return .hint("\(whose) needs scope \(shown) (insufficient_scope)\(noRetry): run \(command)")
+      }
       return .retry(.scopes(scopes), reason: "\(whose) needs scope \(shown): getting a token with it")
     case .stepUp(let acrValues, let maxAge):
       let wants = [acrValues.map { "acr_values \($0)" }, maxAge.map { "max_age \($0)" }].compactMap { $0 }
@@ -111,7 +117,7 @@ extension ProfileSession {
   /// The API's protected-resource metadata at `url` (from its challenge), for a request to
   /// `requestURL`: at most 64 KiB in 5 seconds, admitted by `ResourceMetadata.admit`.
   func resourceMetadata(_ url: String, for requestURL: String) throws -> ResourceMetadata {
-    let response = try tenantClient.send(HTTPRequest(url: url, timeout: 5))
+    let response = try tenantClient.send(HTTPRequest(url: url, timeout: 5, maxBodyBytes: ResourceMetadata.maxBytes))
     guard response.status == 200 else { throw AdmissionError("HTTP \(response.status) from \(url)") }
     return try ResourceMetadata.admit(response.body, requestURL: requestURL, issuer: tenant)
   }
