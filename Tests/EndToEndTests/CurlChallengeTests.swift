@@ -36,7 +36,8 @@ import Testing
     deinit { server.stop() }
   }
 
-  static func challenge(_ status: Int, _ header: String, body: String = "denied\n") -> @Sendable (String) -> ServerReply {
+  static func challenge(_ status: Int, _ header: String, body: String = "denied\n") -> @Sendable (String) -> ServerReply
+  {
     { _ in ServerReply(status: status, contentType: "text/plain", text: body, headers: [("WWW-Authenticate", header)]) }
   }
   static let ok: @Sendable (String) -> ServerReply = { target in
@@ -106,7 +107,7 @@ import Testing
   /// and one line names the command that gets the right token.
   @Test func aBodyFromStandardInputIsNotSentTwice() throws {
     let api = try ScriptedAPI([
-      Self.challenge(403, #"Bearer error="insufficient_scope", scope="orders:write""#, body: "need write\n"),
+      Self.challenge(403, #"Bearer error="insufficient_scope", scope="orders:write""#, body: "need write\n")
     ])
     let h = try Harness(journey: "password")
     try profile(h, api)
@@ -118,6 +119,22 @@ import Testing
         == "strivacity: warning: API orders needs scope orders:write (insufficient_scope) (its body came from "
         + "standard input, so it was not sent again): run strivacity token --profile \(h.profile) --api orders "
         + "--scope orders:write\n")
+    #expect(api.tokens.count == 1)
+  }
+
+  /// The profile's own token (a URL under no API) lacking a scope: no retry; the line says to make
+  /// the API an apis entry.
+  @Test func aScopeForAURLUnderNoAPINamesSetupAPI() throws {
+    let api = try ScriptedAPI([Self.challenge(403, #"Bearer error="insufficient_scope", scope="orders:write""#)])
+    let h = try Harness(journey: "password")
+    try h.writeProfile("hosts = [\"\(api.base)/\"]")
+    try h.signIn()
+    let result = try h.strivacity(["curl", "--profile", h.profile, "-sS", "\(api.base)/orders/1"])
+    #expect(result.status == 0 && result.stdout == "denied\n", "\(result.stderr)")
+    #expect(
+      result.stderr
+        == "strivacity: warning: the API at \(api.base) needs scope orders:write (insufficient_scope): "
+        + "run strivacity setup-api --profile \(h.profile) URL\n")
     #expect(api.tokens.count == 1)
   }
 
@@ -179,7 +196,10 @@ import Testing
         return ServerReply(
           status: 403, contentType: "text/plain", text: "denied\n",
           headers: [
-            ("WWW-Authenticate", #"Bearer error="insufficient_scope", scope="admin:all", resource_metadata="\#(metadata)""#)
+            (
+              "WWW-Authenticate",
+              #"Bearer error="insufficient_scope", scope="admin:all", resource_metadata="\#(metadata)""#
+            )
           ])
       }
     ])
@@ -191,8 +211,9 @@ import Testing
     let evil = try h.strivacity(["curl", "--profile", h.profile, "-sS", "\(api.base)/orders/1"])
     #expect(evil.stdout == "denied\n")
     #expect(
-      evil.stderr.contains("its metadata was refused: the API's resource metadata names authorization server "
-        + "https://evil.example.com, not this profile's issuer"), "\(evil.stderr)")
+      evil.stderr.contains(
+        "its metadata was refused: the API's resource metadata names authorization server "
+          + "https://evil.example.com, not this profile's issuer"), "\(evil.stderr)")
     foreign.withLock { $0 = false }
     let notListed = try h.strivacity(["curl", "--profile", h.profile, "-sS", "\(api.base)/orders/1"])
     #expect(notListed.stdout == "denied\n")
@@ -200,7 +221,9 @@ import Testing
       notListed.stderr.contains("API orders asks for scope admin:all, which its metadata does not list"),
       "\(notListed.stderr)")
     // setup-api reads the same metadata: refused for another server, else the entry.
-    let dry = try h.strivacity(["setup-api", "--profile", h.profile, "--name", "shop", "--dry-run", "\(api.base)/orders/"])
+    let dry = try h.strivacity([
+      "setup-api", "--profile", h.profile, "--name", "shop", "--dry-run", "\(api.base)/orders/",
+    ])
     #expect(dry.status == 0, "\(dry.stderr)")
     #expect(
       dry.stdout
@@ -269,7 +292,8 @@ import Testing
       "\(foreign.stderr)")
     try h.control("hostile", ["kinds": ["metadata-foreign-issuer"]])
     let evil = try h.strivacity(["curl", "--profile", h.profile, "-sS", "-X", "POST", base + "1"])
-    #expect(evil.stderr.contains("names authorization server https://evil.example.com, not this profile's issuer"),
+    #expect(
+      evil.stderr.contains("names authorization server https://evil.example.com, not this profile's issuer"),
       "\(evil.stderr)")
     let setup = try h.strivacity(["setup-api", "--profile", h.profile, "--dry-run", base])
     #expect(setup.status != 0 && setup.stderr.contains("https://evil.example.com"), "\(setup.stderr)")

@@ -65,15 +65,16 @@ extension ProfileSession {
       if let allowed = metadata?.scopesSupported, !allowed.isEmpty {
         let foreign = scopes.filter { !allowed.contains($0) }
         guard foreign.isEmpty else {
-          return .hint(
-            "\(whose) asks for scope \(foreign.map(\.value).joined(separator: " ")), which its metadata does not list; not asked for"
-          )
+          let named = foreign.map(\.value).joined(separator: " ")
+          return .hint("\(whose) asks for scope \(named), which its metadata does not list; not asked for")
         }
       }
       guard let api else {
+        // The profile's own token has the sign-in's scopes; an API with scopes of its own is an
+        // apis entry.
+        let api = metadata?.resource ?? "URL"
         return .hint(
-          "\(whose) needs scope \(shown) (insufficient_scope): give it an apis entry (strivacity setup-api URL) or run strivacity login\(profileFlag) --scope '…\(shown)'"
-        )
+          "\(whose) needs scope \(shown) (insufficient_scope): run strivacity setup-api\(profileFlag) \(api)")
       }
       let command = "strivacity token\(profileFlag) --api \(api.name)" + scopes.map { " --scope \($0.value)" }.joined()
       guard replayable else {
