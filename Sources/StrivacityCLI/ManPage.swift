@@ -501,6 +501,31 @@ enum ManPage {
     .Cm login
     that asks for it
     .Pq Fl -add-scope , Fl -resource , Fl -audience .
+    .Pp
+    .Cm curl
+    answers an API's
+    .Li WWW-Authenticate
+    challenge (RFC 6750, RFC 9470) once:
+    .Li invalid_token
+    gets a new token,
+    .Li insufficient_scope
+    the API's token with the scopes it names,
+    .Li insufficient_user_authentication
+    a sign-in on the terminal with its
+    .Li acr_values
+    and
+    .Li max_age ;
+    then the request is sent again and only the second answer is written. A
+    .Li resource_metadata
+    document (RFC 9728) is used only when it names the profile's issuer, and its
+    .Li scopes_supported
+    bound what a challenge may ask for. A body read from standard input, a
+    .Fl D
+    of curl's, several URLs or no terminal (for a sign-in) mean no second request: curl's answer
+    stands and one line names the command that gets the right token. A malformed or oversized
+    challenge is not answered.
+    .Cm setup-api Ar url
+    writes an API's table from its metadata.
 
     """#
 
