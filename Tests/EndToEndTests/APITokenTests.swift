@@ -124,21 +124,21 @@ import Testing
     #expect(after.status == 3, "\(after.stderr)")
   }
 
-  /// Many processes asking for different APIs at once: each API's token is asked for once, and
+  /// 32 processes asking for different APIs at once: each API's token is asked for once, and
   /// no rotated refresh token is lost (the sign-in's own refresh works after the storm).
   @Test func concurrentCallersForDifferentAPIsLoseNoRefreshToken() throws {
     let h = try Harness(journey: "password")
     try config(h)
     try h.signIn()
     let results = Mutex<[ProcessResult]>([])
-    DispatchQueue.concurrentPerform(iterations: 16) { index in
+    DispatchQueue.concurrentPerform(iterations: 32) { index in
       let api = index % 2 == 0 ? "orders" : "billing"
       if let result = try? h.strivacity(["token", "--profile", h.profile, "--api", api]) {
         results.withLock { $0.append(result) }
       }
     }
     let all = results.withLock { $0 }
-    #expect(all.count == 16)
+    #expect(all.count == 32)
     #expect(all.allSatisfy { $0.status == 0 }, "\(all.map(\.stderr).joined())")
     #expect(Set(all.map(\.stdout)).count == 2)
     #expect(try apiRequests(h, "orders") == 1 && apiRequests(h, "billing") == 1)
