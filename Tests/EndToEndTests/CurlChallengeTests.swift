@@ -87,6 +87,23 @@ import Testing
     #expect(api.tokens.count == 4)
   }
 
+  /// Output passes through unchanged once the head is read, and a reader that goes away stops
+  /// curl as it would without strivacity (curl's exit 23: it could not write).
+  @Test func outputIsPassedThroughAndAClosedPipeStopsCurl() throws {
+    let big = String(repeating: "0123456789abcdef", count: 512 * 1024)  // 8 MiB
+    let api = try ScriptedAPI([{ _ in ServerReply(status: 200, contentType: "text/plain", text: big) }])
+    let h = try Harness(journey: "password")
+    try profile(h, api)
+    try h.signIn()
+    let whole = try h.strivacity(["curl", "--profile", h.profile, "-sS", "\(api.base)/orders/1"])
+    #expect(whole.status == 0 && whole.stdout == big, "\(whole.stderr)")
+    let binary = TestEnvironment.binary("strivacity")
+    let pipeline =
+      "'\(binary)' curl --profile \(h.profile) -s \(api.base)/orders/1 | head -c 5; echo \" ${PIPESTATUS[0]}\""
+    let cut = try run(["/bin/bash", "-c", pipeline], environment: h.environment)
+    #expect(cut.stdout == "01234 23\n", "\(cut.stdout.prefix(40)) \(cut.stderr)")
+  }
+
   /// `insufficient_scope`: the API's token again with the scopes added (consented at sign-in).
   @Test func missingScopesAreAskedFor() throws {
     let api = try ScriptedAPI([

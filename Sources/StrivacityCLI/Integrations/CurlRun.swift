@@ -69,8 +69,6 @@ struct CurlRun {
       run.head = relay(
         headers: headerPipe[0], output: outputPipe[0], followsRedirects: followsRedirects, drop: drop,
         dropped: &run.dropped)
-      close(headerPipe[0])
-      close(outputPipe[0])
     }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -78,8 +76,9 @@ struct CurlRun {
     return run
   }
 
-  /// Reads curl's headers and output until both end: output is held until the final head is
-  /// known, then passed to our standard output or, when `drop` says so, dropped.
+  /// Reads curl's headers and output until both end, and closes them: output is held until the
+  /// final head is known, then passed to our standard output or, when `drop` says so, dropped.
+  /// When our standard output goes away, curl's is closed too, so curl stops as it would have.
   private static func relay(
     headers: Int32, output: Int32, followsRedirects: Bool, drop: (ResponseHead) -> Bool, dropped: inout Bool
   ) -> ResponseHead? {
@@ -89,6 +88,7 @@ struct CurlRun {
     var held: [UInt8] = []
     var open = [headers, output]
     var stdoutBroken = false
+    var outputClosed = false
     func emit(_ bytes: some Collection<UInt8>) {
       guard !stdoutBroken, !bytes.isEmpty else { return }
       let data = Array(bytes)
@@ -137,9 +137,16 @@ struct CurlRun {
           held += chunk[..<n]
           if held.count > maxHeld { decide(nil) }
         }
+        if stdoutBroken, !outputClosed {
+          open.removeAll { $0 == output }
+          close(output)
+          outputClosed = true
+        }
       }
     }
     if !decided { decide(dump.finish()) }
+    close(headers)
+    if !outputClosed { close(output) }
     return head
   }
 }
