@@ -200,12 +200,14 @@ public struct Config: Sendable, Equatable {
     }
     /// `word`, a dot, then a bare key followed by `.` or `]` (left unread): the key; nil when the
     /// header reads otherwise (quoted keys and the like: kept, for the parser to read).
-    func step(_ word: String) -> Slice<UnsafeBufferPointer<UInt8>>? {
+    /// (`word` is a StaticString: its bytes are read in place, with no String iteration, since
+    /// `token` reads every header of the file.)
+    func step(_ word: StaticString) -> Slice<UnsafeBufferPointer<UInt8>>? {
       skipSpaces()
-      for byte in word.utf8 {
-        guard i < header.count, header[i] == byte else { return nil }
-        i += 1
-      }
+      let bytes = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+      guard header.count - i >= bytes.count, memcmp(header.baseAddress! + i, bytes.baseAddress!, bytes.count) == 0
+      else { return nil }
+      i += bytes.count
       skipSpaces()
       guard i < header.count, header[i] == UInt8(ascii: ".") else { return nil }
       i += 1
