@@ -126,8 +126,8 @@ import Testing
     #expect(unknown.status == 3 && unknown.stdout.isEmpty)
     #expect(
       unknown.stderr.hasPrefix(
-        "strivacity: error: the tenant refused a token for the ad hoc API (resource https://api.example.com/shipping/): "
-          + "invalid_target"), "\(unknown.stderr)")
+        "strivacity: error: the tenant refused a token for the ad hoc API "
+          + "(resource https://api.example.com/shipping/): invalid_target"), "\(unknown.stderr)")
     #expect(unknown.stderr.split(separator: "\n").count == 1)
   }
 
