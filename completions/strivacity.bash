@@ -252,8 +252,8 @@ _strivacity_login() {
 _strivacity_token() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --refresh --id-token --login --version -h --help)
-    repeating_options=(--scope)
-    non_repeating_options=(--profile --store --config --min-ttl --format --api --for)
+    repeating_options=(--resource --scope)
+    non_repeating_options=(--profile --store --config --min-ttl --format --api --for --audience)
     __strivacity_offer_flags_options 0
 
     # Offer option value completions
@@ -278,9 +278,16 @@ _strivacity_token() {
         return
         ;;
     '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion token -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
         return
         ;;
     '--for')
+        return
+        ;;
+    '--audience')
+        return
+        ;;
+    '--resource')
         return
         ;;
     '--scope')
@@ -476,6 +483,7 @@ _strivacity_setup-kubectl() {
         return
         ;;
     '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-kubectl -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
         return
         ;;
     esac
