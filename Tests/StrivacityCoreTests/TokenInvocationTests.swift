@@ -33,7 +33,6 @@ import Testing
     #expect(one.adHoc?.resources == ["x:1", "x:2"] && one.adHoc?.scopes.map(\.value) == ["a", "b"])
     let slot = try #require(one.adHoc?.slot.name)
     #expect(slot.hasPrefix("adhoc.") && slot.count == 38)
-    #expect(one.slot(nil) == one.adHoc?.slot)
     let fewer = try #require(
       TokenInvocation(plainArguments: ["--audience", "aud", "--resource", "x:1", "--resource", "x:2"]))
     #expect(fewer.adHoc?.slot != one.adHoc?.slot)

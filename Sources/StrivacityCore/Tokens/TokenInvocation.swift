@@ -101,9 +101,6 @@ public struct TokenInvocation: Equatable, Sendable {
     "--profile", "--format", "--min-ttl", "--api", "--for", "--audience", "--resource", "--scope",
   ]
 
-  /// The slot the token is kept in: an ad hoc target's, the chosen API's, else the sign-in's.
-  public func slot(_ chosen: API?) -> TokenSlot { adHoc?.slot ?? chosen?.slot ?? .signIn }
-
   /// The API the token is for (--api, --for), nil for the sign-in's token; throws what the full
   /// command line refuses with exit 2: an API the profile does not have, a URL under none of its
   /// APIs and on none of its hosts, or one read in more than one way.
