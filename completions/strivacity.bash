@@ -173,13 +173,13 @@ _strivacity() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|token|status|userinfo|logout|revoke|credential|setup-git|setup-kubectl|curl|agent|help)
+    login|token|status|userinfo|logout|revoke|credential|setup-git|setup-kubectl|setup-api|curl|agent|help)
         # Offer subcommand argument completions
         "_strivacity_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login token status userinfo logout revoke credential setup-git setup-kubectl curl agent help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login token status userinfo logout revoke credential setup-git setup-kubectl setup-api curl agent help' -- "${cur}"))
         ;;
     esac
 }
@@ -264,8 +264,8 @@ _strivacity_login() {
 _strivacity_token() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --refresh --id-token --login --version -h --help)
-    repeating_options=(--scope)
-    non_repeating_options=(--profile --store --config --min-ttl --format --api --for)
+    repeating_options=(--resource --scope)
+    non_repeating_options=(--profile --store --config --min-ttl --format --api --for --audience)
     __strivacity_offer_flags_options 0
 
     # Offer option value completions
@@ -290,9 +290,16 @@ _strivacity_token() {
         return
         ;;
     '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion token -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
         return
         ;;
     '--for')
+        return
+        ;;
+    '--audience')
+        return
+        ;;
+    '--resource')
         return
         ;;
     '--scope')
@@ -488,6 +495,37 @@ _strivacity_setup-kubectl() {
         return
         ;;
     '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-kubectl -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup-api() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --dry-run --version -h --help)
+    repeating_options=(--scope)
+    non_repeating_options=(--profile --store --config --name)
+    __strivacity_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-api -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--name')
+        return
+        ;;
+    '--scope')
         return
         ;;
     esac

@@ -25,11 +25,16 @@ public enum AgentClient {
 
   /// A request for a profile's fresh tokens, resolved as this process would resolve it: its
   /// profile name, the config file's absolute path, and the environment that resolution reads.
+  /// `target`: the sign-in's tokens, or an API's (op `api-token`, which an agent from before
+  /// APIs refuses as unknown: its client then does the work itself). nil when the target does
+  /// not fit in one request (the caller does the work itself).
   public static func tokenRequest(
-    profile: String, freshness: Freshness, idToken: Bool, configPath: String, environment: [String: String]
-  ) -> AgentMessage {
+    profile: String, freshness: Freshness, idToken: Bool, configPath: String, environment: [String: String],
+    target: AgentTokenTarget = .signIn
+  ) -> AgentMessage? {
     var request = AgentMessage()
-    request.set("op", "token")
+    request.set("op", target == .signIn ? "token" : "api-token")
+    guard target.write(into: &request) else { return nil }
     request.set("profile", profile)
     request.set("min_ttl", String(freshness.seconds))
     // An explicit margin is a promise (not capped at half the lifetime).
@@ -38,7 +43,7 @@ public enum AgentClient {
     for name in AgentProtocol.environmentNames where name != "STRIVACITY_CONFIG" {
       if let value = environment[name] { request.set("env." + name, value) }
     }
-    request.set("env.STRIVACITY_CONFIG", absolute(configPath))
+    guard request.set("env.STRIVACITY_CONFIG", absolute(configPath)) else { return nil }
     return request
   }
 

@@ -4,6 +4,12 @@
 // and anything else that does not read as described, are refused whole: the agent answers a
 // refusal and closes, the client falls back to doing the work itself.
 //
+// New kinds of request are new ops, never new meanings of an old op's fields: an agent that does
+// not know an op refuses it (`unknown request`, status 2, not a final refusal), and its client
+// does the work itself. So a client newer than its agent is only slower, never answered wrongly
+// (an `api-token` request read by an agent from before APIs as `token` would get the sign-in's
+// token).
+//
 // Read without Foundation: the small `strivacity` binary speaks it on the hot path.
 import StrivacityCore
 
@@ -170,5 +176,66 @@ extension AgentMessage {
       tokens.idToken = idToken
     }
     return tokens
+  }
+}
+
+// MARK: what a token request is for
+
+/// Which of a profile's tokens a request asks for: the sign-in's (op `token`), or an API's (op
+/// `api-token`): a configured one by name (`api`), with scopes besides its own (`scope.0`,
+/// `scope.1`, …), or an ad hoc target (`audience`, `resource.N`, `scope.N`).
+public enum AgentTokenTarget: Sendable, Equatable {
+  case signIn
+  case api(String, extraScopes: [Scope])
+  case adHoc(AdHocTarget)
+
+  /// The slot its tokens are kept in; nil for an API name that could not be one.
+  public var slot: TokenSlot? {
+    switch self {
+    case .signIn: return .signIn
+    case .api(let name, _): return TokenSlot(name: name)
+    case .adHoc(let target): return target.slot
+    }
+  }
+
+  /// Adds the target's fields; false when they do not fit in one message.
+  func write(into message: inout AgentMessage) -> Bool {
+    func list(_ name: String, _ values: [String]) -> Bool {
+      values.enumerated().allSatisfy { message.set("\(name).\($0.offset)", $0.element) }
+    }
+    switch self {
+    case .signIn: return true
+    case .api(let name, let scopes): return message.set("api", name) && list("scope", scopes.map(\.value))
+    case .adHoc(let target):
+      return (target.audience.map { message.set("audience", $0) } ?? true) && list("resource", target.resources)
+        && list("scope", target.scopes.map(\.value))
+    }
+  }
+
+  /// The target of a request (outside input: every value admitted as the command line's is).
+  public init(request: AgentMessage) throws(AgentProtocolError) {
+    func list(_ name: String) -> [String] {
+      var values: [String] = []
+      while let value = request["\(name).\(values.count)"] { values.append(value) }
+      return values
+    }
+    switch request["op"] {
+    case "token": self = .signIn
+    case "api-token":
+      if let name = request["api"] {
+        guard ProfileName.isValid(name), request["audience"] == nil, request["resource.0"] == nil,
+          let scopes = try? list("scope").map({ text throws(AdmissionError) in try Admit.scopeToken(text) })
+        else { throw AgentProtocolError("an api-token request names an API and valid scopes") }
+        self = .api(name, extraScopes: scopes)
+      } else {
+        do {
+          self = .adHoc(
+            try AdHocTarget(audience: request["audience"], resources: list("resource"), scopes: list("scope")))
+        } catch {
+          throw AgentProtocolError("an api-token request's ad hoc API: \(error.description)")
+        }
+      }
+    default: throw AgentProtocolError("not a token request")
+    }
   }
 }

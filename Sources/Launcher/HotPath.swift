@@ -1,7 +1,8 @@
 // `strivacity token` and git's `credential get` from the access-token cache (KernelTokenCache),
 // or from `strivacity agent` when it is enabled, answered by the small `strivacity` binary itself:
 // no argument parser, no libsecret, no D-Bus, none of the full command line's code loaded. Only
-// the plain forms are answered here — `token` with --profile, --format and --min-ttl;
+// the plain forms are answered here — `token` with --profile, --format, --min-ttl, --api, --for
+// and an ad hoc API (--audience, --resource, --scope);
 // `credential get` without options — and only with a token that is not due for refresh and a
 // config that parses without a word to say; everything else (and any doubt, and every refusal
 // of the agent's) is handed to the full command line (Launcher.handOff), which gives the errors
@@ -63,7 +64,7 @@ public enum HotPath {
     let freshness = invocation.freshness(resolved.profile)
     let found = current(
       config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
-      slot: invocation.api(of: resolved.profile)?.slot ?? .signIn)
+      target: invocation.api(of: resolved.profile).map { .api($0.name, extraScopes: []) } ?? .signIn)
     if case .refused(let status, let message) = found, status != .signInRequired {
       // As the full command line says it to git: one line on stderr, nothing on stdout.
       for i in input.indices { input[i] = 0 }
@@ -92,12 +93,13 @@ public enum HotPath {
   /// and answers.
   static func current(
     config: Config, resolved: ResolvedProfile, freshness: Freshness, environment: [String: String], paths: Paths,
-    slot: TokenSlot = .signIn
+    target: AgentTokenTarget = .signIn
   ) -> Current {
     // A bad number in the environment is the full command line's to say (exit 2), whichever
     // binary would have answered.
     guard (try? EnvironmentLimits.admit(environment)) != nil,
-      resolved.store == .secretService, var key = try? resolved.storeKey(configPath: paths.config)
+      resolved.store == .secretService, var key = try? resolved.storeKey(configPath: paths.config),
+      let slot = target.slot
     else { return .unknown(askedAgent: false) }
     key.slot = slot
     if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key),
@@ -105,12 +107,14 @@ public enum HotPath {
     {
       return .tokens(tokens)
     }
-    // The agent keeps the sign-in's tokens only (an API's: the full command line, for now).
-    guard slot == .signIn, AgentClient.enabled(environment, config: config) else {
+    // The agent keeps an API's tokens as it keeps the sign-in's (per profile and slot).
+    guard AgentClient.enabled(environment, config: config),
+      let request = AgentClient.tokenRequest(
+        profile: resolved.name, freshness: freshness, idToken: false, configPath: paths.config,
+        environment: environment, target: target)
+    else {
       return .unknown(askedAgent: false)
     }
-    let request = AgentClient.tokenRequest(
-      profile: resolved.name, freshness: freshness, idToken: false, configPath: paths.config, environment: environment)
     guard
       case .answered(let answer) = AgentSocket.ask(
         request, environment: environment, timeout: AgentClient.timeout, notice: AgentClient.waitNotice)
@@ -172,7 +176,7 @@ public enum HotPath {
     let freshness = invocation.freshness(resolved.profile)
     let found = current(
       config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
-      slot: api?.slot ?? .signIn)
+      target: invocation.adHoc.map { .adHoc($0) } ?? api.map { .api($0.name, extraScopes: []) } ?? .signIn)
     switch found {
     case .tokens(let tokens):
       sayShortfall(tokens, freshness, profile: resolved.name)

@@ -22,6 +22,11 @@ public struct APITarget: Sendable, Equatable {
     self.init(audience: api.audience, resources: api.resources, scopes: Self.union(api.scopes, extraScopes))
   }
 
+  /// An ad hoc target's (`token --audience/--resource/--scope`).
+  public init(_ adHoc: AdHocTarget) {
+    self.init(audience: adHoc.audience, resources: adHoc.resources, scopes: adHoc.scopes)
+  }
+
   /// The token-endpoint parameters (RFC 8707 §2.2: a refresh grant narrowed to the API):
   /// `audience`, each `resource`, then `scope` when there are scopes.
   public var parameters: [FormParameter] {

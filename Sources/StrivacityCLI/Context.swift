@@ -44,6 +44,21 @@ final class Context {
     ((try? config())??.profiles.map(\.name)) ?? []
   }
 
+  /// For completing --api: the API names of the profile the words typed so far name (--profile
+  /// NAME or --profile=NAME), else of the one STRIVACITY_PROFILE or the config names by default.
+  func apiNames(_ words: [String]) -> [String] {
+    var named: String?
+    for (index, word) in words.enumerated() {
+      if word == "--profile", index + 1 < words.count { named = words[index + 1] }
+      if word.hasPrefix("--profile=") { named = String(word.dropFirst("--profile=".count)) }
+    }
+    guard let config = (try? config()) ?? nil else { return [] }
+    let name =
+      ResolvedProfile.requestedName(overrides: ProfileOverrides(profile: named), environment: environment)
+      ?? config.defaultProfile ?? "default"
+    return config.profile(named: name)?.apis.map(\.name) ?? []
+  }
+
   func resolveProfile(_ options: GlobalOptions) throws(ConfigError) -> ResolvedProfile {
     try ResolvedProfile.resolve(config: config(), overrides: options.overrides, environment: environment)
   }

@@ -8,6 +8,30 @@ import Testing
     try AgentMessage(decoding: Array(text.utf8)[...])
   }
 
+  /// An API's request is its own op (an agent that does not know it refuses it, never answers
+  /// it as `token`), and its target reads back as it was written, admitted again.
+  @Test func anAPIsTargetReadsBackAsItWasWritten() throws {
+    let adHoc = try AdHocTarget(audience: "aud", resources: ["x:1", "x:2"], scopes: ["b", "a"])
+    let targets: [AgentTokenTarget] = [
+      .signIn, .api("orders", extraScopes: []), .api("orders", extraScopes: [try Scope(admitting: "w")]), .adHoc(adHoc),
+    ]
+    for target in targets {
+      let request = try #require(
+        AgentClient.tokenRequest(
+          profile: "p", freshness: Freshness(seconds: 60, explicit: false), idToken: false, configPath: "/c",
+          environment: [:], target: target))
+      #expect(request["op"] == (target == .signIn ? "token" : "api-token"))
+      let frame = AgentProtocol.frame(request)
+      #expect(try AgentTokenTarget(request: try AgentMessage(decoding: frame.dropFirst(4))) == target)
+    }
+    for text in [
+      "v=1\nop=api-token\napi=../x\n", "v=1\nop=api-token\n", "v=1\nop=api-token\naudience=a b\n",
+      "v=1\nop=api-token\napi=a\nscope.0=two words\n", "v=1\nop=api-token\napi=a\naudience=b\n", "v=1\nop=ping\n",
+    ] {
+      #expect(throws: AgentProtocolError.self, "\(text)") { try AgentTokenTarget(request: try decode(text)) }
+    }
+  }
+
   @Test func aRequestReadsBackAsItWasWritten() throws {
     var request = AgentMessage()
     do { let added = request.set("op", "token"); #expect(added) }

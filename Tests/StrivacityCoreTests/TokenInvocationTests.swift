@@ -18,11 +18,37 @@ import Testing
       TokenInvocation(plainArguments: ["--for=https://a.example/x"]) == TokenInvocation(forURL: "https://a.example/x"))
   }
 
+  /// An ad hoc API: the same target, and so the same slot, whatever the order and repeats of its
+  /// options; another target, another slot.
+  @Test func adHocTargetsAreReadIntoOneSlot() throws {
+    let one = try #require(
+      TokenInvocation(plainArguments: [
+        "--audience", "aud", "--scope", "b", "--resource=x:2", "--scope=a", "--resource", "x:1",
+      ]))
+    let other = try #require(
+      TokenInvocation(plainArguments: [
+        "--resource", "x:1", "--scope", "a", "--audience=aud", "--resource", "x:2", "--scope", "b", "--scope", "a",
+      ]))
+    #expect(one.adHoc == other.adHoc)
+    #expect(one.adHoc?.resources == ["x:1", "x:2"] && one.adHoc?.scopes.map(\.value) == ["a", "b"])
+    let slot = try #require(one.adHoc?.slot.name)
+    #expect(slot.hasPrefix("adhoc.") && slot.count == 38)
+    let fewer = try #require(
+      TokenInvocation(plainArguments: ["--audience", "aud", "--resource", "x:1", "--resource", "x:2"]))
+    #expect(fewer.adHoc?.slot != one.adHoc?.slot)
+    // The digest is stable: it names what is already in people's keyrings.
+    #expect(AdHocTarget.digest("") == "6c62272e07bb014262b821756295c58d")
+  }
+
   /// Anything else is the full command line's: other options, repeats, missing or bad values.
   @Test(arguments: [
     ["--refresh"], ["--id-token"], ["--verbose"], ["-p", "work"], ["--profile"], ["--profile", "a", "--profile", "b"],
     ["--format", "yaml"], ["--min-ttl", "-1"], ["--min-ttl", "1e3"], ["--min-ttl", "\(Freshness.maxSeconds + 1)"],
     ["--login=yes"], ["extra"], ["--api", "a", "--for", "https://a.example/"], ["--api", "a", "--api", "b"], ["--api"],
+    ["--api", "a", "--scope", "s"], ["--scope", "s"], ["--audience", "a", "--api", "b"],
+    ["--resource", "x:y", "--for", "x:y"],
+    ["--audience", "a", "--audience", "b"], ["--audience", "a b"], ["--resource", "nope"], ["--resource", "x:y#f"],
+    ["--audience", "a", "--scope", "two words"],
   ])
   func everythingElseIsHandedOn(_ arguments: [String]) {
     #expect(TokenInvocation(plainArguments: arguments) == nil)

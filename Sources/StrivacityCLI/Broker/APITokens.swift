@@ -5,38 +5,82 @@
 // lock as every refresh of the profile. A target or scope the tenant refuses needs a sign-in that
 // asks for it: on a terminal, one is offered at once (`signInAgain`), then the token is asked
 // for once more.
+import Agent
 import OAuthCore
 import StrivacityCore
 
 extension ProfileSession {
   /// The store key of `api`'s token set.
-  func key(for api: API) -> StoreKey {
+  func key(for api: API) -> StoreKey { key(for: api.slot) }
+
+  func key(for slot: TokenSlot) -> StoreKey {
     var key = self.key
-    key.slot = api.slot
+    key.slot = slot
     return key
+  }
+
+  /// What an API token is asked for, as this code and the agent's request name it.
+  struct APIAsk {
+    /// How messages name it: "API orders", "the ad hoc API" (whose parameters the refusal names).
+    var label: String
+    var slot: TokenSlot
+    var target: APITarget
+    /// Scopes asked besides the API's own: a kept token serves only when it has them.
+    var extraScopes: [Scope]
+    /// The agent's name for it.
+    var wire: AgentTokenTarget
+
+    static func api(_ api: API, extraScopes: [Scope] = []) -> APIAsk {
+      APIAsk(
+        label: "API \(api.name)", slot: api.slot, target: APITarget(api, extraScopes: extraScopes),
+        extraScopes: extraScopes, wire: .api(api.name, extraScopes: extraScopes))
+    }
+
+    /// Its slot names its scopes: whatever is kept there was asked with them.
+    static func adHoc(_ target: AdHocTarget) -> APIAsk {
+      APIAsk(
+        label: "the ad hoc API", slot: target.slot, target: APITarget(target), extraScopes: [], wire: .adHoc(target))
+    }
+
+    /// Whether `kept` serves: not due by `freshness`, and carrying the extra scopes.
+    func serves(_ kept: TokenSet, _ freshness: Freshness) -> Bool {
+      guard !kept.needsRefresh(now: ProfileSession.now(), freshness) else { return false }
+      if extraScopes.isEmpty { return true }
+      let granted = kept.scope?.value.split(separator: " ").map(String.init) ?? []
+      return target.scopes.allSatisfy { granted.contains($0.value) }
+    }
   }
 
   /// A token for `api` (with `extraScopes` besides its own) with at least `freshness` left: the
   /// one kept if it has the scopes, else a new one from the refresh grant narrowed to the API,
   /// checked to be for it (`APITarget.mismatch`). It replaces the one kept: a token with more
-  /// scopes still serves the API. When the tenant refuses the API's audience, resources or
-  /// scopes, a person at the terminal is signed in again asking for them and the token asked
-  /// for once more; anyone else (and a second refusal) gets one line naming the API, the
-  /// parameter and the tenant's error, exit 3.
+  /// scopes still serves the API.
   func apiTokens(_ api: API, _ freshness: Freshness, extraScopes: [Scope] = []) throws -> TokenSet {
-    let target = APITarget(api, extraScopes: extraScopes)
+    try apiTokens(.api(api, extraScopes: extraScopes), freshness)
+  }
+
+  /// The same for an API named on the command line (`token --audience/--resource/--scope`).
+  func apiTokens(_ target: AdHocTarget, _ freshness: Freshness) throws -> TokenSet {
+    try apiTokens(.adHoc(target), freshness)
+  }
+
+  /// From the agent when it is enabled and answers; else the kept one, or a new one. When the
+  /// tenant refuses the target's audience, resources or scopes, a person at the terminal is
+  /// signed in again asking for them and the token asked for once more; anyone else (and a
+  /// second refusal) gets one line naming the API, the parameter and the tenant's error, exit 3.
+  func apiTokens(_ ask: APIAsk, _ freshness: Freshness) throws -> TokenSet {
+    let target = ask.target
     do {
-      return try apiTokensOnce(api, freshness, target: target, extraScopes: extraScopes)
+      return try apiTokensOnce(ask, freshness)
     } catch let refused as APIRefusal {
       // The first attempt's lock is released here: the sign-in stores its set under it.
       try signInAgain(
         SignInExtras(scopes: target.scopes, resources: target.resources, audience: target.audience),
         reason: refused.message)
       do {
-        return try apiTokensOnce(api, freshness, target: target, extraScopes: extraScopes)
+        return try apiTokensOnce(ask, freshness)
       } catch let again as APIRefusal {
-        var failure = CLIFailure(
-          "\(again.message), even after signing in again asking for it", status: .signInRequired)
+        var failure = CLIFailure("\(again.message), even after signing in again asking for it", status: .signInRequired)
         failure.signInOffered = true
         throw failure
       }
@@ -48,38 +92,32 @@ extension ProfileSession {
     var message: String
   }
 
-  private func apiTokensOnce(
-    _ api: API, _ freshness: Freshness, target: APITarget, extraScopes: [Scope]
-  ) throws -> TokenSet {
-    let apiKey = key(for: api)
-    func usable(_ kept: TokenSet) -> Bool {
-      guard !kept.needsRefresh(now: Self.now(), freshness) else { return false }
-      if extraScopes.isEmpty { return true }
-      let granted = kept.scope?.value.split(separator: " ").map(String.init) ?? []
-      return target.scopes.allSatisfy { granted.contains($0.value) }
+  private func apiTokensOnce(_ ask: APIAsk, _ freshness: Freshness) throws -> TokenSet {
+    if asksAgent, !freshness.force, let tokens = try agentTokens(freshness, idToken: false, target: ask.wire) {
+      return tokens
     }
-    if !freshness.force, let kept = try store.load(apiKey), usable(kept) { return kept }
+    let apiKey = key(for: ask.slot)
+    if !freshness.force, let kept = try store.load(apiKey), ask.serves(kept, freshness) { return kept }
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
     defer { withExtendedLifetime(lock) {} }
     // Someone may have fetched it while we waited.
-    if !freshness.force, let kept = try store.reload(apiKey), usable(kept) {
-      log.note("another process renewed \(name)'s token for API \(api.name)")
+    if !freshness.force, let kept = try store.reload(apiKey), ask.serves(kept, freshness) {
+      log.note("another process renewed \(name)'s token for \(ask.label)")
       return kept
     }
     guard let signIn = try store.reload(key) else { throw notSignedIn }
     guard var request = renewalRequest(for: signIn) else {
       throw CLIFailure(
-        "no refresh token is held for \(name), so no token for API \(api.name) can be asked for: run strivacity login",
+        "no refresh token is held for \(name), so no token for \(ask.label) can be asked for: run strivacity login",
         status: .signInRequired)
     }
-    request.additionalParameters += target.parameters
+    request.additionalParameters += ask.target.parameters
     let url = try tenantClient.endpoint(\.tokenEndpoint, "token endpoint")
-    return try withInterruptsHeld { try exchange(request, to: url, for: api, target: target, signIn: signIn) }
+    return try withInterruptsHeld { try exchange(request, to: url, for: ask, signIn: signIn) }
   }
 
-  private func exchange(
-    _ request: TokenRequest, to url: String, for api: API, target: APITarget, signIn: TokenSet
-  ) throws -> TokenSet {
+  private func exchange(_ request: TokenRequest, to url: String, for ask: APIAsk, signIn: TokenSet) throws -> TokenSet {
+    let target = ask.target
     let outcome = try tenantClient.send(request, to: url)
     let now = Self.now()
     switch outcome {
@@ -91,34 +129,35 @@ extension ProfileSession {
         try store.save(kept, for: key)
       }
       if let mismatch = target.mismatch(accessToken: response.accessToken, responseScope: response.scope) {
-        throw CLIFailure("API \(api.name): \(mismatch); it was not kept", status: .server)
+        throw CLIFailure("\(ask.label): \(mismatch); it was not kept", status: .server)
       }
       let tokens = TokenSet(
         accessToken: response.accessToken, tokenType: response.tokenType, scope: response.scope,
         expiresAt: response.expiresIn.map { now + $0 }, obtainedAt: now)
-      try store.save(tokens, for: key(for: api))
-      log.note("got \(name)'s token for API \(api.name)")
+      try store.save(tokens, for: key(for: ask.slot))
+      log.note("got \(name)'s token for \(ask.label)")
       return tokens
     case .serverError(200, let error):
       let reason = error.map { "\($0)" } ?? "HTTP 200"
-      throw CLIFailure("the answer for API \(api.name) is unusable: \(reason)", status: .server)
+      throw CLIFailure("the answer for \(ask.label) is unusable: \(reason)", status: .server)
     case _ where outcome.isTransient:
       throw CLIFailure(
-        "a token for API \(api.name) failed with HTTP \(outcome.status); stored tokens are unchanged",
+        "a token for \(ask.label) failed with HTTP \(outcome.status); stored tokens are unchanged",
         status: .transient)
     case _ where outcome.error != nil:
-      throw refusal(outcome.error!, api: api, target: target)
+      throw refusal(outcome.error!, for: ask)
     default:
-      throw CLIFailure("a token for API \(api.name) failed with HTTP \(outcome.status)", status: .server)
+      throw CLIFailure("a token for \(ask.label) failed with HTTP \(outcome.status)", status: .server)
     }
   }
 
   /// The tenant's refusal of a token for `api`, in one line naming the API, the parameter and the
   /// tenant's error. A target or scope it refuses needs a sign-in that asks for it: an
   /// `APIRefusal` (what `apiTokens` answers with `signInAgain`).
-  private func refusal(_ error: OAuthError, api: API, target: APITarget) -> any Error {
+  private func refusal(_ error: OAuthError, for ask: APIAsk) -> any Error {
+    let target = ask.target
     guard case .server(let code, _, _) = error else {
-      return CLIFailure("a token for API \(api.name) failed: \(error)", status: .server)
+      return CLIFailure("a token for \(ask.label) failed: \(error)", status: .server)
     }
     let parameter: String
     switch code {
@@ -127,8 +166,8 @@ extension ProfileSession {
     case "invalid_scope", "invalid_grant":
       parameter = "scope \(target.scopes.map(\.value).joined(separator: " "))"
     default:
-      return CLIFailure("the tenant refused a token for API \(api.name): \(error)", status: .server)
+      return CLIFailure("the tenant refused a token for \(ask.label): \(error)", status: .server)
     }
-    return APIRefusal(message: "the tenant refused a token for API \(api.name) (\(parameter)): \(error)")
+    return APIRefusal(message: "the tenant refused a token for \(ask.label) (\(parameter)): \(error)")
   }
 }

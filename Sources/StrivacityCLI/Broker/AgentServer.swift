@@ -222,7 +222,7 @@ final class AgentServer: @unchecked Sendable {
       var answer = AgentMessage()
       answer.set("status", "0")
       return (answer, false)
-    case "token":
+    case "token", "api-token":
       return (token(request), false)
     default:
       return (.refusal(status: .usage, message: "agent: unknown request"), false)
@@ -241,25 +241,32 @@ final class AgentServer: @unchecked Sendable {
   }
 
   /// Fresh tokens for the request's profile, resolved with the request's environment (its
-  /// profile and config file, as the client would have resolved them).
+  /// profile and config file, as the client would have resolved them): the sign-in's, or one of
+  /// its APIs' (`api-token`), each kept in memory per profile and slot.
   private func token(_ request: AgentMessage) -> AgentMessage {
     guard let profile = request["profile"], ProfileName.isValid(profile),
       let minTTL = request["min_ttl"].flatMap({ Int64($0) }), minTTL >= 0, minTTL <= Freshness.maxSeconds
     else { return .refusal(status: .usage, message: "agent: a token request needs a profile and min_ttl") }
+    let target: AgentTokenTarget
+    do {
+      target = try AgentTokenTarget(request: request)
+    } catch {
+      return .refusal(status: .usage, message: "agent: \(error)")
+    }
     var environment: [String: String] = [:]
     for name in AgentProtocol.environmentNames {
       if let value = request["env." + name] { environment[name] = value }
     }
-    let includeIDToken = request["id_token"] == "1"
+    let includeIDToken = request["id_token"] == "1" && target == .signIn
     let freshness = Freshness(seconds: minTTL, explicit: request["min_ttl_explicit"] == "1")
     // The common case, without resolving or the keyring: this request was answered before, its
     // config file has not changed since, and the set held is not due for refresh.
-    let requestKey = ([profile] + AgentProtocol.environmentNames.map { environment[$0] ?? "\u{0}" }).joined(
-      separator: "\u{0}")
+    let requestKey = ([profile, "\(target)"] + AgentProtocol.environmentNames.map { environment[$0] ?? "\u{0}" })
+      .joined(separator: "\u{0}")
     let configPath = Paths(environment: environment).config
     let known = state.withLock { $0.resolvedKeys[requestKey] }
     if let known, known.config == ConfigStamp(configPath), let tokens = store.held(known.key),
-      !tokens.needsRefresh(now: ProfileSession.now(), freshness)
+      !tokens.needsRefresh(now: ProfileSession.now(), freshness), Self.carries(tokens, target)
     {
       return .answer(tokens, includeIDToken: includeIDToken)
     }
@@ -269,20 +276,46 @@ final class AgentServer: @unchecked Sendable {
     do {
       let stamp = ConfigStamp(configPath)
       let options = try GlobalOptions.parse(["--profile", profile])
-      let session = try ProfileSession(context: context, options: options)
-      let tokens = try session.freshTokens(freshness)
-      let key = session.key
+      let tokens: TokenSet
+      let key: StoreKey
+      switch target {
+      case .signIn:
+        let session = try ProfileSession(context: context, options: options)
+        tokens = try session.freshTokens(freshness)
+        key = session.key
+      case .api(let name, let extraScopes):
+        let session = try ProfileSession(context: context, options: options, apis: .named(name))
+        // Not the profile's (any more): the client's own reading says so, listing the names.
+        guard let api = session.resolved.profile.api(named: name) else {
+          throw CLIFailure("profile \(profile) has no API \(name)", status: .usage)
+        }
+        tokens = try session.apiTokens(api, freshness, extraScopes: extraScopes)
+        key = session.key(for: api)
+      case .adHoc(let adHoc):
+        let session = try ProfileSession(context: context, options: options, apis: .none)
+        tokens = try session.apiTokens(adHoc, freshness)
+        key = session.key(for: adHoc.slot)
+      }
       state.withLock { state in
         if state.resolvedKeys.count >= 256 { state.resolvedKeys.removeAll() }  // bounded, whatever clients send
         state.resolvedKeys[requestKey] = (key, stamp)
       }
-      log.note("agent: answered \(profile)")
+      log.note("agent: answered \(profile)\(target.slot.map { $0 == .signIn ? "" : " (\($0))" } ?? "")")
       return .answer(tokens, includeIDToken: includeIDToken)
     } catch {
       let failure = CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .failure)
       log.note("agent: \(profile): \(failure.message)")
       return .refusal(status: failure.status, message: failure.message)
     }
+  }
+
+  /// Whether `tokens` held for `target` have the scopes asked besides its own (a configured
+  /// API's own are those it was fetched with while the config file is unchanged; an ad hoc
+  /// target's slot names its scopes).
+  static func carries(_ tokens: TokenSet, _ target: AgentTokenTarget) -> Bool {
+    guard case .api(_, let extraScopes) = target, !extraScopes.isEmpty else { return true }
+    let granted = tokens.scope?.value.split(separator: " ").map(String.init) ?? []
+    return extraScopes.allSatisfy { granted.contains($0.value) }
   }
 
   /// No core dumps, no ptrace by other processes of the user, and memory kept out of swap when

@@ -8,11 +8,11 @@ struct Logout: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Revoke the tokens, end the session at the tenant, and delete them locally.",
     discussion: """
-      Revokes the refresh and access tokens (RFC 7009) when the tenant advertises a \
-      revocation endpoint, ends the session at its end_session_endpoint with the ID token \
-      as hint, then deletes the stored tokens. With --local only the last step happens. \
-      If the tenant cannot be reached, the tokens are still deleted here, strivacity says \
-      what was not revoked, and exits 4.
+      Revokes the refresh and access tokens (RFC 7009), the access tokens of the profile's \
+      APIs among them, when the tenant advertises a revocation endpoint, ends the session at \
+      its end_session_endpoint with the ID token as hint, then deletes the stored tokens. \
+      With --local only the last step happens. If the tenant cannot be reached, the tokens \
+      are still deleted here, strivacity says what was not revoked, and exits 4.
       """)
 
   @OptionGroup var global: GlobalOptions
@@ -34,7 +34,14 @@ struct Logout: ParsableCommand {
 
 struct Revoke: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Revoke the tokens at the tenant and delete them, keeping the profile's settings.")
+    abstract: "Revoke the tokens at the tenant and delete them, keeping the profile's settings.",
+    discussion: """
+      Revokes the refresh token, the access token and the access token of each of the \
+      profile's APIs (configured or ad hoc) at the tenant's revocation endpoint (RFC 7009), then \
+      deletes them all here (a running agent forgets them too). The session at the tenant is \
+      not ended (logout does that). If the tenant cannot be reached, the tokens are still \
+      deleted here, strivacity says what was not revoked, and exits 4.
+      """)
 
   @OptionGroup var global: GlobalOptions
 
@@ -58,6 +65,7 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
     any = true
     var done: [String] = []
     var failed: [String] = []
+    var revokedAPIs = 0
     if !local {
       do {
         let tenant = session.tenantClient
@@ -68,14 +76,16 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
             (tokens.refreshToken?.value, RevocationRequest.Hint.refreshToken),
             (Optional(tokens.accessToken.value), .accessToken),
           ]
-          for (token, hint) in held {
+          // Every API's access token too (RFC 7009 §2.1: token_type_hint=access_token).
+          let apis = apiAccessTokens(session).map { (Optional($0.token), RevocationRequest.Hint.accessToken, $0.what) }
+          for (token, hint, api) in held.map({ ($0.0, $0.1, String?.none) }) + apis {
             guard let token else { continue }
-            let what = hint == .refreshToken ? "refresh token" : "access token"
+            let what = api ?? (hint == .refreshToken ? "refresh token" : "access token")
             do {
               let revocation = RevocationRequest(token: token, hint: hint, client: .none(clientID: session.clientID))
               let response = try tenant.send(revocation.httpRequest(url: endpoint))
               if response.status == 200 {
-                done.append("revoked the \(what)")
+                if api == nil { done.append("revoked the \(what)") } else { revokedAPIs += 1 }
               } else {
                 failed.append("the \(what) (HTTP \(response.status))")
               }
@@ -83,6 +93,7 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
               failed.append("the \(what) (\(error))")
             }
           }
+          if revokedAPIs > 0 { done.append("revoked \(revokedAPIs) API access token\(revokedAPIs == 1 ? "" : "s")") }
         }
         if endSession, let idToken = tokens.idToken, discovery.endSessionEndpoint != nil {
           let endpoint = try tenant.endpoint(\.endSessionEndpoint, "end-session endpoint")
@@ -118,4 +129,20 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
   }
   if all && !any { Console.writeStderr("strivacity: no profile was signed in\n") }
   if incomplete { throw CLIFailure("", status: .transient) }
+}
+
+/// The access tokens of `session`'s APIs (configured and ad hoc: every slot stored beside the
+/// sign-in's for the same tenant and client), each with how a message names it. What cannot be
+/// read is left out: it is deleted all the same.
+private func apiAccessTokens(_ session: ProfileSession) -> [(token: String, what: String)] {
+  let keys = (try? session.store.keys()) ?? []
+  return keys.filter {
+    $0.profile == session.name && $0.issuer == session.key.issuer && $0.clientID == session.clientID
+      && $0.slot != .signIn
+  }
+  .compactMap { key in
+    guard let tokens = try? session.store.load(key) else { return nil }
+    let name = key.slot.name ?? ""
+    return (tokens.accessToken.value, "access token of " + (name.hasPrefix("adhoc.") ? "an ad hoc API" : "API \(name)"))
+  }
 }

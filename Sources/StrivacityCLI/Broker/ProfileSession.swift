@@ -91,12 +91,15 @@ final class ProfileSession {
     }
   }
 
-  /// The agent's answer: tokens, or its refusal as this command's error; nil when there is no
-  /// agent to ask or no usable answer (the work is done here, as without one).
-  private func agentTokens(_ freshness: Freshness, idToken: Bool) throws -> TokenSet? {
-    let request = AgentClient.tokenRequest(
-      profile: name, freshness: freshness, idToken: idToken, configPath: context.paths.config,
-      environment: context.environment)
+  /// The agent's answer for `target` (the sign-in's tokens, or an API's): tokens, or its refusal
+  /// as this command's error; nil when there is no agent to ask or no usable answer (the work is
+  /// done here, as without one: an agent from before APIs refuses an API's request as unknown).
+  func agentTokens(_ freshness: Freshness, idToken: Bool, target: AgentTokenTarget = .signIn) throws -> TokenSet? {
+    guard
+      let request = AgentClient.tokenRequest(
+        profile: name, freshness: freshness, idToken: idToken, configPath: context.paths.config,
+        environment: context.environment, target: target)
+    else { return nil }
     switch AgentSocket.ask(
       request, environment: context.environment, timeout: AgentClient.timeout, notice: AgentClient.waitNotice)
     {

@@ -69,10 +69,13 @@ final class AgentStore: TokenStore, @unchecked Sendable {
     try keyring.withLock { _ throws(StoreError) -> T in try body() }
   }
 
-  /// Drops what is held for `profile` and marks its tokens as changed.
-  private func invalidate(_ profile: String) {
+  /// Drops what is held for `profile` (for its one set `only`, when given) and marks its tokens
+  /// as changed.
+  private func invalidate(_ profile: String, only: StoreKey? = nil) {
     inMemory { memory in
-      for key in memory.sets.keys where key.profile == profile { memory.sets[key] = nil }
+      for key in memory.sets.keys where key.profile == profile && (only == nil || key == only) {
+        memory.sets[key] = nil
+      }
       memory.generations[profile, default: 0] += 1
     }
   }
@@ -94,7 +97,9 @@ final class AgentStore: TokenStore, @unchecked Sendable {
   }
 
   func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
-    invalidate(key.profile)  // never newer than the keyring, even if the save fails
+    // Never newer than the keyring, even if the save fails. The profile's other sets (its APIs'
+    // tokens beside the sign-in's) are as the keyring has them still: kept.
+    invalidate(key.profile, only: key)
     try inKeyring { () throws(StoreError) in try base.save(tokens, for: key) }
     inMemory { $0.sets[key] = (tokens, ProfileSession.now()) }
   }

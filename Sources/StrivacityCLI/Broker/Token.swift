@@ -20,10 +20,17 @@ struct Token: ParsableCommand {
       eval), curl (for curl -K -), exec-credential (a Kubernetes ExecCredential, in the \
       apiVersion kubectl asks for: client.authentication.k8s.io/v1 or v1beta1).
 
+      --api NAME and --for URL ask for a token of one of the profile's APIs \
+      ([profiles.P.apis.NAME]); --audience and --resource (with --scope) for an API named \
+      here, without a config entry. Either is kept beside the sign-in's tokens (the same ad \
+      hoc options are answered from it the next time) and renewed with the sign-in's refresh \
+      token; through the agent too when it runs.
+
       EXAMPLES:
         curl -H @<(strivacity token --format header) https://api.example.com/
         strivacity token --format curl | curl -K - https://api.example.com/
         eval "$(strivacity token --format env)"
+        strivacity token --audience https://api.example.com/orders --scope orders:read
       """)
 
   @OptionGroup var global: GlobalOptions
@@ -49,7 +56,9 @@ struct Token: ParsableCommand {
   @Flag(help: "Sign in on the terminal when there is no usable token.")
   var login = false
 
-  @Option(help: ArgumentHelp("A token for this API of the profile ([profiles.P.apis.NAME]).", valueName: "name"))
+  @Option(
+    help: ArgumentHelp("A token for this API of the profile ([profiles.P.apis.NAME]).", valueName: "name"),
+    completion: .custom { words, _, prefix in Context().apiNames(words).filter { $0.hasPrefix(prefix) } })
   var api: String?
 
   @Option(
@@ -59,8 +68,22 @@ struct Token: ParsableCommand {
   var forURL: String?
 
   @Option(
+    help: ArgumentHelp(
+      "A token for an API named here, not in the config: the audience parameter it is asked with.",
+      valueName: "audience"))
+  var audience: String?
+
+  @Option(
+    name: .customLong("resource"),
+    help: ArgumentHelp(
+      "A token for an API named here: an RFC 8707 resource it is asked for (repeatable).", valueName: "uri"))
+  var resources: [String] = []
+
+  @Option(
     name: .customLong("scope"),
-    help: ArgumentHelp("With --api or --for: a scope the API's token must carry too (repeatable).", valueName: "scope"))
+    help: ArgumentHelp(
+      "With --api, --for, --audience or --resource: a scope the API's token must carry too (repeatable).",
+      valueName: "scope"))
   var scopes: [String] = []
 
   /// --scope's values, each admitted as one scope token.
@@ -68,14 +91,30 @@ struct Token: ParsableCommand {
     get throws(AdmissionError) { try scopes.map { text throws(AdmissionError) in try Admit.scopeToken(text) } }
   }
 
+  /// --audience and --resource (with --scope): an API named on the command line, admitted as an
+  /// `apis` table's values are; nil without them.
+  var adHoc: AdHocTarget? {
+    get throws(AdmissionError) {
+      guard audience != nil || !resources.isEmpty else { return nil }
+      return try AdHocTarget(audience: audience, resources: resources, scopes: scopes)
+    }
+  }
+
   func validate() throws {
     do { _ = try extraScopes } catch { throw ValidationError("--scope: \(error.description)") }
-    if !scopes.isEmpty && api == nil && forURL == nil { throw ValidationError("--scope needs --api or --for") }
+    let adHoc: AdHocTarget?
+    do { adHoc = try self.adHoc } catch { throw ValidationError(error.description) }
+    if adHoc != nil && (api != nil || forURL != nil) {
+      throw ValidationError("--audience and --resource name an API of their own: use them without --api and --for")
+    }
+    if !scopes.isEmpty && api == nil && forURL == nil && adHoc == nil {
+      throw ValidationError("--scope needs --api or --for (or --audience or --resource)")
+    }
     if let minTTL, !TokenInvocation.minTTLRange.contains(minTTL) {
       throw ValidationError(TokenInvocation.minTTLRefusal)
     }
     if api != nil && forURL != nil { throw ValidationError("use either --api or --for") }
-    if idToken && (api != nil || forURL != nil) {
+    if idToken && (api != nil || forURL != nil || adHoc != nil) {
       throw ValidationError("--id-token is the sign-in's; it cannot be asked for an API")
     }
   }
@@ -84,7 +123,7 @@ struct Token: ParsableCommand {
   var invocation: TokenInvocation {
     TokenInvocation(
       profile: global.profile, format: format, minTTL: minTTL, refresh: refresh, idToken: idToken, login: login,
-      api: api, forURL: forURL)
+      api: api, forURL: forURL, adHoc: try? adHoc)
   }
 
   func run() throws {
@@ -119,11 +158,12 @@ struct Token: ParsableCommand {
       }
       throw CLIFailure(message, status: .usage)
     }
-    if chosen == nil && !scopes.isEmpty {
+    if chosen == nil && invocation.adHoc == nil && !scopes.isEmpty {
       throw CLIFailure("--scope is for an API's token: --for names a URL under none of the APIs", status: .usage)
     }
     var freshness = invocation.freshness(session.resolved.profile)
     func fresh() throws -> TokenSet {
+      if let adHoc = invocation.adHoc { return try session.apiTokens(adHoc, freshness) }
       if let chosen {
         return try session.apiTokens(chosen, freshness, extraScopes: extraScopes)
       }
@@ -134,7 +174,9 @@ struct Token: ParsableCommand {
       tokens = try fresh()
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       // kubectl with interactiveMode Never (or no terminal to offer): at once, naming the command.
-      guard exec.interactive != false, signInAllowed(failure, profile: session.name) else { throw failure }
+      guard !failure.signInOffered, exec.interactive != false, signInAllowed(failure, profile: session.name) else {
+        throw failure
+      }
       let login = try Login.parse(
         ["--profile", session.name] + (global.verbose ? ["--verbose"] : [])
           + (global.config.map { ["--config", $0] } ?? []))

@@ -44,7 +44,9 @@ struct SetupKubectl: ParsableCommand {
   @Flag(help: "Remove the user instead (and empty the profile's kube_clusters).")
   var undo = false
 
-  @Option(help: ArgumentHelp("Give kubectl the token of this API of the profile (its audience).", valueName: "name"))
+  @Option(
+    help: ArgumentHelp("Give kubectl the token of this API of the profile (its audience).", valueName: "name"),
+    completion: .custom { words, _, prefix in Context().apiNames(words).filter { $0.hasPrefix(prefix) } })
   var api: String?
 
   func validate() throws {

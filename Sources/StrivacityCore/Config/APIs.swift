@@ -94,3 +94,63 @@ extension Admit {
     return try Scope(admitting: text)
   }
 }
+
+/// A token target named on the command line instead of in the config (`token --audience A
+/// --resource R --scope S`): values admitted by the same rules as an `apis` table's. Its token is
+/// kept in a slot named from a digest of what it asks for (audience, resources and scopes, each
+/// list sorted and without repeats), so the same call is answered from the store, the kernel's
+/// cache or the agent the next time, whatever the order of its options.
+public struct AdHocTarget: Sendable, Hashable {
+  public let audience: String?
+  /// Sorted, each once.
+  public let resources: [String]
+  /// Sorted, each once.
+  public let scopes: [Scope]
+
+  /// Most resources and scopes one ad hoc target names (each list): a request stays one frame.
+  public static let maxValues = 16
+
+  public init(audience: String?, resources: [String], scopes: [String]) throws(AdmissionError) {
+    guard audience != nil || !resources.isEmpty else {
+      throw AdmissionError("an ad hoc API needs --audience or --resource")
+    }
+    guard resources.count <= Self.maxValues, scopes.count <= Self.maxValues else {
+      throw AdmissionError("at most \(Self.maxValues) resources and \(Self.maxValues) scopes")
+    }
+    self.audience = try audience.map { text throws(AdmissionError) in try Admit.audience(text) }
+    self.resources = Array(Set(try resources.map { text throws(AdmissionError) in try Admit.resource(text) })).sorted()
+    let admitted = try scopes.map { text throws(AdmissionError) in try Admit.scopeToken(text).value }
+    self.scopes = try Array(Set(admitted)).sorted().map { text throws(AdmissionError) in try Scope(admitting: text) }
+  }
+
+  /// `adhoc.` and 32 hex digits: the digest of the target's canonical text. A name of the
+  /// config's API alphabet, so it is a slot like any API's (and `logout` deletes it with them).
+  public var slot: TokenSlot {
+    guard let slot = TokenSlot(name: "adhoc." + Self.digest(canonical)) else {
+      preconditionFailure("hex digits make a slot name")
+    }
+    return slot
+  }
+
+  /// One line per value, each tagged (admitted values have no spaces or line breaks, so the
+  /// text reads back one way only).
+  var canonical: String {
+    let lines =
+      (audience.map { ["audience \($0)"] } ?? []) + resources.map { "resource \($0)" }
+      + scopes.map { "scope \($0.value)" }
+    return lines.joined(separator: "\n")
+  }
+
+  /// FNV-1a over 128 bits. Not a cryptographic hash, and it need not be one: the slot only keeps
+  /// one person's own targets apart, and the small binary, which computes it too, has no crypto.
+  static func digest(_ text: String) -> String {
+    var hash: UInt128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d
+    let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
+    for byte in text.utf8 {
+      hash ^= UInt128(byte)
+      hash &*= prime
+    }
+    let hex = String(hash, radix: 16)
+    return String(repeating: "0", count: 32 - hex.count) + hex
+  }
+}

@@ -20,13 +20,16 @@ public struct TokenInvocation: Equatable, Sendable {
   public var api: String?
   /// --for URL: a token for the API that URL is under (else the sign-in's, for its hosts).
   public var forURL: String?
+  /// --audience, --resource and --scope without --api or --for: an API named on the command line.
+  public var adHoc: AdHocTarget?
 
   public init(
     profile: String? = nil, format: TokenFormat = .raw, minTTL: Int64? = nil, refresh: Bool = false,
-    idToken: Bool = false, login: Bool = false, api: String? = nil, forURL: String? = nil
+    idToken: Bool = false, login: Bool = false, api: String? = nil, forURL: String? = nil, adHoc: AdHocTarget? = nil
   ) {
     self.api = api
     self.forURL = forURL
+    self.adHoc = adHoc
     self.profile = profile
     self.format = format
     self.minTTL = minTTL
@@ -41,12 +44,16 @@ public struct TokenInvocation: Equatable, Sendable {
   public static let minTTLRefusal = "--min-ttl must be from 0 to \(Freshness.maxSeconds) seconds"
 
   /// The small binary's reading of the arguments after `token`: the plain forms only (--profile,
-  /// --format, --min-ttl and one of --api and --for, each at most once, `--name value` or
-  /// `--name=value`, with valid values; --login). nil for anything else: the full command line's
-  /// to parse, answer or refuse.
+  /// --format, --min-ttl and one of --api and --for, each at most once, or an ad hoc target:
+  /// --audience at most once, --resource and --scope repeated; `--name value` or `--name=value`,
+  /// with valid values; --login). nil for anything else: the full command line's to parse,
+  /// answer or refuse.
   public init?(plainArguments arguments: some Sequence<String>) {
     self.init()
     var seen: Set<String> = []
+    var audience: String?
+    var resources: [String] = []
+    var scopes: [String] = []
     var rest = Array(arguments)[...]
     while let argument = rest.popFirst() {
       let equals = argument.firstIndex(of: "=")
@@ -56,14 +63,16 @@ public struct TokenInvocation: Equatable, Sendable {
         login = true
         continue
       }
-      guard ["--profile", "--format", "--min-ttl", "--api", "--for"].contains(name), seen.insert(name).inserted else {
-        return nil
-      }
+      let repeatable = name == "--resource" || name == "--scope"
+      guard Self.plainOptions.contains(name), repeatable || seen.insert(name).inserted else { return nil }
       guard let value = equals.map({ String(argument[argument.index(after: $0)...]) }) ?? rest.popFirst() else {
         return nil
       }
       switch name {
       case "--profile": profile = value
+      case "--audience": audience = value
+      case "--resource": resources.append(value)
+      case "--scope": scopes.append(value)
       case "--api", "--for":
         // One of them (the full command line refuses both).
         guard api == nil, forURL == nil else { return nil }
@@ -76,7 +85,21 @@ public struct TokenInvocation: Equatable, Sendable {
         minTTL = seconds
       }
     }
+    // --scope alone, or beside --api or --for, is the full command line's (the kept token's
+    // scopes are checked there); an ad hoc target's slot names its scopes.
+    if audience != nil || !resources.isEmpty {
+      guard api == nil, forURL == nil,
+        let target = try? AdHocTarget(audience: audience, resources: resources, scopes: scopes)
+      else { return nil }
+      adHoc = target
+    } else if !scopes.isEmpty {
+      return nil
+    }
   }
+
+  static let plainOptions: Set<String> = [
+    "--profile", "--format", "--min-ttl", "--api", "--for", "--audience", "--resource", "--scope",
+  ]
 
   /// The API the token is for (--api, --for), nil for the sign-in's token; throws what the full
   /// command line refuses with exit 2: an API the profile does not have, a URL under none of its
