@@ -151,6 +151,9 @@ import Testing
       try Config.parse("[profiles.w.apis.\"a/b\"]\nurl = \"https://a.example\"", path: "c")
     }
     #expect(throws: ConfigError.self) { try Config.parse("[profiles.w]\napis = \"orders\"", path: "c") }
+    #expect(throws: ConfigError.self) {  // an ad hoc target's slot name
+      try Config.parse("[profiles.w.apis.\"adhoc.0123\"]\nurl = \"https://a.example\"", path: "c")
+    }
     #expect(throws: ConfigError.self) { try Config.parse("[profiles.w.apis]\norders = 1", path: "c") }
     let config = try Config.parse("[profiles.w.apis.a]\nurl = \"https://a.example\"\nflavour = \"x\"\n", path: "c")
     #expect(config.warnings.map(\.message) == ["unknown key 'flavour' in [profiles.w.apis.a] ignored"])

@@ -353,6 +353,12 @@ public struct Config: Sendable, Equatable {
           path: path, position: apiEntry.position,
           message: "invalid API name '\(HostEntry.shown(apiEntry.key))': use letters, digits, '.', '_' and '-'")
       }
+      // Ad hoc targets' slots are `adhoc.<digest>` (AdHocTarget): an API of that name would share one.
+      guard !apiEntry.key.hasPrefix("adhoc.") else {
+        throw .invalid(
+          path: path, position: apiEntry.position,
+          message: "API names starting with 'adhoc.' are kept for ad hoc targets (token --audience/--resource)")
+      }
       guard case .table(let fields) = apiEntry.value else {
         throw .invalid(path: path, position: apiEntry.position, message: "\(section) must be a section")
       }
