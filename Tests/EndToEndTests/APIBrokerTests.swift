@@ -159,6 +159,16 @@ import Testing
       let (adHocAgain, _) = try small(h, ["--resource", Self.billing])
       #expect(adHocAgain.stdout == adHoc.stdout, "\(adHocAgain.stderr)")
     }
+    // git's get asks it too, for a URL under the API (both binaries; the keyring item is gone).
+    let apis = APITokenTests.apis.replacingOccurrences(of: "PROFILE", with: h.profile)
+    try h.writeProfile("git_hosts = [\"https://api.example.com/\"]\n\n" + apis)
+    let token = orders.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    for binary in ["strivacity", "strivacity-cli"] {
+      let get = try run(
+        [TestEnvironment.binary(binary), "credential", "get"], environment: h.environment,
+        stdin: "protocol=https\nhost=api.example.com\npath=orders/repo.git\n\n")
+      #expect(get.status == 0 && get.stdout.contains("password=\(token)\n"), "\(binary): \(get.stderr)")
+    }
     // The full command line asks it too (--scope is its form), for a wider token it fetches.
     let wider = try run(
       [
