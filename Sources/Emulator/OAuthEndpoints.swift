@@ -287,9 +287,12 @@ extension Emulator {
         requested = scope
       }
       state.tokens[presented]?.rotated = true
+      // The grant keeps its scope (so offline_access still yields the rotated refresh token, and
+      // the old one is never dead with no successor); the access token gets the narrowed one.
       return tokenResponse(
-        client: client, user: old.user, scope: requested, sid: old.sid, family: old.family, nonce: nil,
-        authTime: old.consent.authTime, now: now, refreshGrant: true, consent: old.consent, state: &state)
+        client: client, user: old.user, scope: old.scope, sid: old.sid, family: old.family, nonce: nil,
+        authTime: old.consent.authTime, now: now, refreshGrant: true, consent: old.consent,
+        accessScope: requested == old.scope ? nil : requested, state: &state)
     }
   }
 
@@ -391,11 +394,12 @@ extension Emulator {
   private func tokenResponse(
     client: Client, user: String, scope: String, sid: String, family: String, nonce: String?, authTime: Int64?,
     now: Int64, refreshGrant: Bool = false, consent: Consent,
-    api: (api: API, scope: String, namingResourceURL: Bool)? = nil,
+    api: (api: API, scope: String, namingResourceURL: Bool)? = nil, accessScope: String? = nil,
     state: inout TenantState
   ) -> ServerReply {
     // `scope` is the grant's (the refresh token's, and what decides on refresh and ID tokens); an
-    // API's access token carries only the API's scopes.
+    // API's access token carries only the API's scopes, and a refresh narrowed by `scope`
+    // (`accessScope`) only those: RFC 6749 §6 keeps a new refresh token's scope the old one's.
     let scopes = Set(scope.split(separator: " ").map(String.init))
     let hostile = state.hostile
     let access: String
@@ -411,12 +415,12 @@ extension Emulator {
     } else {
       access = Hostile.accessToken("sat_" + SecureRandom.token(), hostile)
       state.tokens[access] = IssuedToken(
-        kind: .access, clientID: client.clientID, user: user, scope: scope, sid: sid, family: family, issuedAt: now,
-        expiresAt: now + Int64(client.accessTokenTTL), consent: consent)
+        kind: .access, clientID: client.clientID, user: user, scope: accessScope ?? scope, sid: sid, family: family,
+        issuedAt: now, expiresAt: now + Int64(client.accessTokenTTL), consent: consent)
     }
     var body: [String: JSONValue] = [
       "access_token": .string(access), "token_type": "bearer", "expires_in": .number(Double(client.accessTokenTTL)),
-      "scope": .string(api?.scope ?? scope),
+      "scope": .string(api?.scope ?? accessScope ?? scope),
     ]
     if scopes.contains("offline_access") || scopes.contains("offline") {
       let refresh = Hostile.refreshToken("srt_" + SecureRandom.token(), hostile)
