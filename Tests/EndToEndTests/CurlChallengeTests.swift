@@ -286,6 +286,29 @@ import Testing
     #expect(stats["api_token_requests"]?["orders"]?.int == 2)
   }
 
+  /// An entry naming neither audience nor resource gets the profile's plain token, which the API
+  /// refuses; its metadata's resource then names the API in the request for a new one.
+  @Test func theMetadatasResourceNamesAnAPIWhoseEntryNamesNone() throws {
+    let h = try Harness(journey: "password")
+    let base = h.emulator.issuer + "resources/orders/"
+    try h.writeProfile(
+      """
+
+      [profiles.\(h.profile).apis.orders]
+      url = "\(base)"
+      scopes = ["orders:read"]
+      """)
+    let login = try h.automatedLogin(
+      sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW", "--resource", base],
+      environment: ["PW": "Demo-pass-1"])
+    #expect(login.status == 0, "\(login.stderr)")
+    let get = try h.strivacity(["curl", "--profile", h.profile, "-sS", base + "3"])
+    #expect(get.status == 0, "\(get.stderr)")
+    #expect(JSONValue.parse(get.stdout)?["api"] == "orders", "\(get.stdout) \(get.stderr)")
+    #expect(get.stderr == "strivacity: API orders refused the token (invalid_token): getting a new one\n")
+    #expect(try h.stats()["resource_refusals"]?["invalid_token"]?.int == 1)
+  }
+
   /// The emulator playing a hostile API: each kind gets no retry and leaves nothing raw on the
   /// terminal; metadata naming another authorization server is refused, naming it.
   @Test func theEmulatorsHostileChallengesAreNotAnswered() throws {

@@ -109,9 +109,9 @@ struct Curl: ParsableCommand {
       return false
     }
     switch answer {
-    case .retry(let action, let reason)?:
+    case .retry(let action, let reason, let target)?:
       if case .stepUp = action {} else { Console.note(reason) }
-      let second = try session.tokens(answering: action, reason: reason, api: api, freshness)
+      let second = try session.tokens(answering: action, reason: reason, api: target, freshness)
       throw ExitCode(try CurlRun.run(config: config(second), arguments: curl.arguments).status)
     case .hint(let line)?:
       Console.warning(line)

@@ -9,8 +9,9 @@ import StrivacityCore
 
 /// What to do about a challenged response, decided when its head arrives (before its body).
 enum ChallengeAnswer: Equatable {
-  /// Get a token this way and send the request once more; `reason` is said first.
-  case retry(Action, reason: String)
+  /// Get a token this way, for `api` (nil: the profile's own), and send the request once more;
+  /// `reason` is said first.
+  case retry(Action, reason: String, api: API?)
   /// Let curl's answer stand; say this line after it.
   case hint(String)
 
@@ -50,6 +51,12 @@ extension ProfileSession {
       }
     }
     let noRetry = replayable ? "" : " (its body came from standard input, so it was not sent again)"
+    // The metadata's resource names the API when its entry names neither an audience nor a resource.
+    var api = api
+    if let resource = metadata?.resource, var named = api, named.audience == nil, named.resources.isEmpty {
+      named.resources = [resource]
+      api = named
+    }
     switch demand {
     case .nothing:
       return nil
@@ -59,7 +66,7 @@ extension ProfileSession {
           "\(whose) refused the token (invalid_token)\(noRetry): run strivacity token --refresh\(profileFlag)\(apiFlag)"
         )
       }
-      return .retry(.newToken, reason: "\(whose) refused the token (invalid_token): getting a new one")
+      return .retry(.newToken, reason: "\(whose) refused the token (invalid_token): getting a new one", api: api)
     case .scopes(let scopes):
       let shown = scopes.map(\.value).joined(separator: " ")
       if let allowed = metadata?.scopesSupported, !allowed.isEmpty {
@@ -80,7 +87,7 @@ extension ProfileSession {
       guard replayable else {
         return .hint("\(whose) needs scope \(shown) (insufficient_scope)\(noRetry): run \(command)")
       }
-      return .retry(.scopes(scopes), reason: "\(whose) needs scope \(shown): getting a token with it")
+      return .retry(.scopes(scopes), reason: "\(whose) needs scope \(shown): getting a token with it", api: api)
     case .stepUp(let acrValues, let maxAge):
       let wants = [acrValues.map { "acr_values \($0)" }, maxAge.map { "max_age \($0)" }].compactMap { $0 }
       let command =
@@ -93,7 +100,7 @@ extension ProfileSession {
       // signInAgain says it (adding ": signing in again") and asks first.
       return .retry(
         .stepUp(acrValues: acrValues, maxAge: maxAge),
-        reason: "\(whose) asks for a stronger sign-in (\(wants.joined(separator: ", ")))")
+        reason: "\(whose) asks for a stronger sign-in (\(wants.joined(separator: ", ")))", api: api)
     }
   }
 
