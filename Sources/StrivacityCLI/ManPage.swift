@@ -519,7 +519,9 @@ enum ManPage {
     .Li resource_metadata
     document (RFC 9728) is used only when it names the profile's issuer, and its
     .Li scopes_supported
-    bound what a challenge may ask for. A body read from standard input, a
+    bound what a challenge may ask for; for an API whose table names neither audience nor
+    resource, its resource names the API in the request for the new token. A body read from
+    standard input, a
     .Fl D
     of curl's, several URLs or no terminal (for a sign-in) mean no second request: curl's answer
     stands and one line names the command that gets the right token. A malformed or oversized
