@@ -10,11 +10,26 @@ import StrivacityCore
 /// public client (a command line: no secret to keep) sends its `client_id` in the body.
 public enum ClientAuthentication: Sendable, Equatable {
   case none(clientID: String)
+  /// A confidential client (a machine profile) in the Basic header (RFC 6749 §2.3.1).
+  case clientSecretBasic(clientID: String, secret: ClientSecret)
+  /// The same in the body (`client_id`, `client_secret`; RFC 6749 §2.3.1).
+  case clientSecretPost(clientID: String, secret: ClientSecret)
 
   /// The body parameters it adds.
   var parameters: [FormParameter] {
     switch self {
     case .none(let clientID): return [FormParameter("client_id", clientID)]
+    case .clientSecretBasic: return []
+    case .clientSecretPost(let clientID, let secret):
+      return [FormParameter("client_id", clientID), FormParameter("client_secret", secret.value)]
+    }
+  }
+
+  /// The headers it adds.
+  var headers: [HTTPHeader] {
+    switch self {
+    case .clientSecretBasic(let clientID, let secret): return [.basicAuthorization(clientID: clientID, secret: secret)]
+    case .none, .clientSecretPost: return []
     }
   }
 }
@@ -37,6 +52,8 @@ public struct TokenRequest: Sendable, Equatable {
     case authorizationCode(code: String, verifier: String, redirectURI: String)
     /// RFC 6749 §6.
     case refreshToken(RefreshToken)
+    /// RFC 6749 §4.4: a machine's own token (scope, audience, resource as additional parameters).
+    case clientCredentials
   }
 
   public var grant: Grant
@@ -64,6 +81,8 @@ public struct TokenRequest: Sendable, Equatable {
     case .refreshToken(let token):
       out = [FormParameter("grant_type", "refresh_token"), FormParameter("refresh_token", token.value)]
       out += client.parameters
+    case .clientCredentials:
+      out = [FormParameter("grant_type", "client_credentials")] + client.parameters
     }
     return out + additionalParameters
   }
@@ -78,7 +97,7 @@ public struct TokenRequest: Sendable, Equatable {
       method: "POST", url: url,
       headers: [
         HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json"),
-      ],
+      ] + client.headers,
       body: formBody(parameters), freshConnection: freshConnection)
   }
 }
@@ -106,7 +125,8 @@ public struct RevocationRequest: Sendable, Equatable {
 
   public func httpRequest(url: String) -> HTTPRequest {
     HTTPRequest(
-      method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+      method: "POST", url: url,
+      headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")] + client.headers,
       body: formBody(parameters))
   }
 }
