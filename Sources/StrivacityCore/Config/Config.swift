@@ -43,6 +43,11 @@ public struct Profile: Sendable, Equatable {
   public var kubeClusters: [KubeServer] = []
   /// `[profiles.NAME.apis.API]`: the APIs tokens are asked for (APIs.swift), in the file's order.
   public var apis: [API] = []
+  /// `grant`: how its tokens are got (default: a person signs in).
+  public var grant: Grant = .signIn
+  /// A machine profile's secret source and client authentication (Machine.swift); nil when
+  /// `grant` is the sign-in.
+  public var machine: MachineCredentials?
 
   public init(name: String) { self.name = name }
 
@@ -63,6 +68,9 @@ public enum ConfigError: Error, Equatable, CustomStringConvertible {
   case invalidProfileName(String)
   case profileNotConfigured(name: String, path: String)
   case missingSetting(profile: String, setting: String, flag: String, env: String)
+  /// A machine profile (`grant = "client_credentials"`): read and checked, not yet used by the
+  /// commands (issue 28 in progress), so each says so rather than starting a sign-in.
+  case machineProfileNotYetSupported(profile: String)
 
   public var description: String {
     switch self {
@@ -82,6 +90,10 @@ public enum ConfigError: Error, Equatable, CustomStringConvertible {
       return
         "profile '\(profile)' has no \(setting); pass \(flag), set \(env), or run `strivacity login --profile "
         + "\(profile) \(flag) …`"
+    case .machineProfileNotYetSupported(let profile):
+      return
+        "profile '\(profile)' is a machine profile (grant = \"client_credentials\"), which this version of "
+        + "strivacity reads but cannot use yet"
     }
   }
 }
@@ -292,6 +304,7 @@ public struct Config: Sendable, Equatable {
       )
     }
     var profile = Profile(name: entry.key)
+    var machineFields: [TOMLTable.Entry] = []
     for field in table.entries {
       switch field.key {
       case "tenant": profile.tenant = try string(field, path: path)
@@ -325,6 +338,16 @@ public struct Config: Sendable, Equatable {
         }
       case "apis":
         profile.apis = try parseAPIs(field, profile: entry.key, path: path, warnings: &warnings)
+      case "grant":
+        let text = try string(field, path: path)
+        guard let grant = Grant(rawValue: text) else {
+          throw .invalid(
+            path: path, position: field.position,
+            message: "grant must be \"authorization_code\" (a person signs in) or \"client_credentials\" (a machine)")
+        }
+        profile.grant = grant
+      case "client_secret_env", "client_secret_file", "token_endpoint_auth", "private_key_file":
+        machineFields.append(field)
       default:
         warnings.append(
           .init(
@@ -332,7 +355,56 @@ public struct Config: Sendable, Equatable {
             message: "unknown key '\(field.key)' in [profiles.\(entry.key)] ignored"))
       }
     }
+    if profile.grant == .clientCredentials || !machineFields.isEmpty {
+      profile.machine = try parseMachine(machineFields, profile: profile, path: path)
+    }
     return profile
+  }
+
+  /// A machine profile's keys: the secret from exactly one source, a known client
+  /// authentication, and a private key exactly when it is `private_key_jwt`.
+  private static func parseMachine(
+    _ fields: [TOMLTable.Entry], profile: Profile, path: String
+  ) throws(ConfigError) -> MachineCredentials {
+    let section = "[profiles.\(profile.name)]"
+    var machine = MachineCredentials()
+    var sourceField: TOMLTable.Entry?
+    for field in fields {
+      switch field.key {
+      case "client_secret_env", "client_secret_file":
+        if let first = sourceField {
+          throw .invalid(
+            path: path, position: field.position,
+            message: "\(section) has both \(first.key) and \(field.key): the secret comes from exactly one")
+        }
+        sourceField = field
+        machine.secret =
+          field.key == "client_secret_env"
+          ? .environment(try admittedString(field, path: path, in: section, SecretSource.admitVariable))
+          : .file(try admittedString(field, path: path, in: section, SecretSource.admitPath))
+      case "token_endpoint_auth":
+        let text = try string(field, path: path)
+        guard let auth = TokenEndpointAuth(rawValue: text) else {
+          let known = TokenEndpointAuth.allCases.map(\.rawValue).joined(separator: ", ")
+          throw .invalid(path: path, position: field.position, message: "token_endpoint_auth must be one of \(known)")
+        }
+        machine.auth = auth
+      default:  // private_key_file
+        machine.privateKeyFile = try admittedString(field, path: path, in: section, SecretSource.admitPath)
+      }
+    }
+    let position = (fields.first ?? sourceField)?.position
+    guard profile.grant == .clientCredentials else {
+      throw .invalid(
+        path: path, position: position ?? SourcePosition(line: 1, column: 1),
+        message: "\(section): \(fields[0].key) is for machine profiles: add grant = \"client_credentials\"")
+    }
+    if (machine.auth == .privateKeyJWT) != (machine.privateKeyFile != nil) {
+      throw .invalid(
+        path: path, position: position ?? SourcePosition(line: 1, column: 1),
+        message: "\(section): private_key_file goes with token_endpoint_auth = \"private_key_jwt\", and only with it")
+    }
+    return machine
   }
 
   /// `[profiles.P.apis.NAME]` tables: each needs a `url`; every value admitted, or the line is an

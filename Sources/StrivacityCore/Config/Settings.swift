@@ -67,6 +67,7 @@ public struct ResolvedProfile: Sendable, Equatable {
     guard ProfileName.isValid(name) else { throw .invalidProfileName(name) }
     let configured = config?.profile(named: name)
     var profile = configured ?? Profile(name: name)
+    guard profile.grant == .signIn else { throw .machineProfileNotYetSupported(profile: name) }
     if let tenant = overrides.tenant ?? env["STRIVACITY_TENANT"].flatMap({ $0.isEmpty ? nil : $0 }) {
       profile.tenant = tenant
     }

@@ -1,0 +1,76 @@
+// Machine profiles (issue 28): `grant = "client_credentials"` in a profile, and where its client
+// secret comes from and how the client proves itself. Admitted when the config is read; the
+// secret itself is never in the config.
+//
+//   [profiles.ci]
+//   tenant = "https://example.strivacity.com"
+//   client_id = "ci-bot"
+//   grant = "client_credentials"
+//   client_secret_env = "CI_BOT_SECRET"            # or client_secret_file = "/run/secrets/ci-bot"
+//   token_endpoint_auth = "client_secret_basic"    # or client_secret_post, private_key_jwt
+
+/// How a profile gets its tokens.
+public enum Grant: String, Sendable, Equatable {
+  /// A person signs in (the journey, or the browser), and the refresh token renews.
+  case signIn = "authorization_code"
+  /// A machine asks with its own credentials (RFC 6749 §4.4).
+  case clientCredentials = "client_credentials"
+}
+
+/// How a confidential client authenticates at the token endpoint.
+public enum TokenEndpointAuth: String, Sendable, Equatable, CaseIterable {
+  case clientSecretBasic = "client_secret_basic"
+  case clientSecretPost = "client_secret_post"
+  case privateKeyJWT = "private_key_jwt"
+}
+
+/// Where a machine profile's secret is.
+public enum SecretSource: Sendable, Equatable {
+  /// An environment variable (default `STRIVACITY_CLIENT_SECRET`).
+  case environment(String)
+  /// A file only its owner can read (`client_secret_file`).
+  case file(String)
+  /// The keyring (`login --client-secret-stdin` stored it); chosen when the profile names
+  /// neither of the others and the variable is not set.
+  case keyring
+
+  public static let defaultVariable = "STRIVACITY_CLIENT_SECRET"
+
+  /// An environment variable's name: `[A-Za-z_][A-Za-z0-9_]*`, at most 128.
+  public static func admitVariable(_ text: String) throws(AdmissionError) -> String {
+    let bytes = Array(text.utf8)
+    func isLetter(_ b: UInt8) -> Bool { (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || b == 0x5F }
+    guard (1...128).contains(bytes.count), isLetter(bytes[0]),
+      bytes.allSatisfy({ isLetter($0) || (0x30...0x39).contains($0) })
+    else {
+      throw AdmissionError("'\(text.prefix(64))' is not an environment variable's name (letters, digits, '_')")
+    }
+    return text
+  }
+
+  /// A secret file's path: absolute, or starting with `$CREDENTIALS_DIRECTORY/` (systemd's
+  /// credentials, expanded when read); no NUL, at most 4096 bytes.
+  public static func admitPath(_ text: String) throws(AdmissionError) -> String {
+    guard (1...4096).contains(text.utf8.count), !text.utf8.contains(0) else {
+      throw AdmissionError("the path must be 1 to 4096 bytes")
+    }
+    guard text.hasPrefix("/") || text.hasPrefix("$CREDENTIALS_DIRECTORY/") else {
+      throw AdmissionError("the path must be absolute (or start with $CREDENTIALS_DIRECTORY/)")
+    }
+    return text
+  }
+}
+
+/// A machine profile's settings: its secret's source and its client authentication (nil: the
+/// first of basic and post that discovery lists), or its private key for `private_key_jwt`.
+public struct MachineCredentials: Sendable, Equatable {
+  public var secret: SecretSource?
+  public var auth: TokenEndpointAuth?
+  public var privateKeyFile: String?
+
+  public init(secret: SecretSource? = nil, auth: TokenEndpointAuth? = nil, privateKeyFile: String? = nil) {
+    self.secret = secret
+    self.auth = auth
+    self.privateKeyFile = privateKeyFile
+  }
+}
