@@ -114,7 +114,8 @@ let package = Package(
     .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "LoopbackHTTP", "StrivacityTestSupport"]),
     .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "TokenCache", "StrivacityTestSupport"]),
     .testTarget(
-      name: "StrivacityCLITests", dependencies: ["StrivacityCore", "StrivacityTestSupport"], exclude: ["Golden"]),
+      name: "StrivacityCLITests", dependencies: ["StrivacityCore", "SystemIO", "StrivacityTestSupport"],
+      exclude: ["Golden"]),
     // Every input the fuzzers keep (Tests/Fuzz/TARGET/, seeds and crashes) replayed in-process.
     .testTarget(
       name: "FuzzRegressionTests",
