@@ -7,8 +7,7 @@ import StrivacityCore
 
 public enum SecretFile {
   /// `$CREDENTIALS_DIRECTORY/…` (systemd's credentials) is expanded from `environment`.
-  public static func read(_ configured: String, environment: [String: String]) throws(AdmissionError) -> ClientSecret
-  {
+  public static func read(_ configured: String, environment: [String: String]) throws(AdmissionError) -> ClientSecret {
     var path = configured
     let prefix = "$CREDENTIALS_DIRECTORY/"
     if configured.hasPrefix(prefix) {

@@ -24,7 +24,8 @@ import Testing
     #expect(try SecretFile.read(crlf, environment: [:]).value == "line1\nline2", "one trailing line end dropped")
     // systemd's credentials directory.
     _ = try dir.write("creds/bot", "from-systemd", mode: 0o600)
-    let viaSystemd = try SecretFile.read("$CREDENTIALS_DIRECTORY/bot", environment: ["CREDENTIALS_DIRECTORY": dir.file("creds")])
+    let viaSystemd = try SecretFile.read(
+      "$CREDENTIALS_DIRECTORY/bot", environment: ["CREDENTIALS_DIRECTORY": dir.file("creds")])
     #expect(viaSystemd.value == "from-systemd")
     #expect(refusal("$CREDENTIALS_DIRECTORY/bot").contains("CREDENTIALS_DIRECTORY is not set"))
   }

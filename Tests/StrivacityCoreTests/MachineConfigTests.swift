@@ -5,7 +5,8 @@ import Testing
 
 @Suite struct MachineConfigTests {
   func profile(_ body: String) throws -> Profile {
-    let config = try Config.parse("[profiles.ci]\ntenant = \"https://t.example\"\nclient_id = \"bot\"\n" + body, path: "c")
+    let config = try Config.parse(
+      "[profiles.ci]\ntenant = \"https://t.example\"\nclient_id = \"bot\"\n" + body, path: "c")
     return try #require(config.profile(named: "ci"))
   }
 
@@ -34,20 +35,33 @@ import Testing
         + "token_endpoint_auth = \"client_secret_post\"\n")
     #expect(file.machine == MachineCredentials(secret: .file("$CREDENTIALS_DIRECTORY/bot"), auth: .clientSecretPost))
     let jwt = try profile(
-      "grant = \"client_credentials\"\ntoken_endpoint_auth = \"private_key_jwt\"\nprivate_key_file = \"/etc/bot.pem\"\n")
+      "grant = \"client_credentials\"\ntoken_endpoint_auth = \"private_key_jwt\"\nprivate_key_file = \"/etc/bot.pem\"\n"
+    )
     #expect(jwt.machine?.auth == .privateKeyJWT && jwt.machine?.privateKeyFile == "/etc/bot.pem")
   }
 
   @Test func mistakesNameTheLine() {
-    #expect(refusal("grant = \"password\"\n") == "c:4:1: grant must be \"authorization_code\" (a person signs in) or \"client_credentials\" (a machine)")
+    #expect(
+      refusal("grant = \"password\"\n")
+        == "c:4:1: grant must be \"authorization_code\" (a person signs in) or \"client_credentials\" (a machine)")
     #expect(
       refusal("grant = \"client_credentials\"\nclient_secret_env = \"A\"\nclient_secret_file = \"/s\"\n")
         == "c:6:1: [profiles.ci] has both client_secret_env and client_secret_file: the secret comes from exactly one")
-    #expect(refusal("grant = \"client_credentials\"\nclient_secret_env = \"1BAD\"\n").hasPrefix("c:5:1: [profiles.ci] client_secret_env: '1BAD' is not"))
-    #expect(refusal("grant = \"client_credentials\"\nclient_secret_file = \"secret.txt\"\n").contains("must be absolute"))
-    #expect(refusal("grant = \"client_credentials\"\ntoken_endpoint_auth = \"tls_client_auth\"\n").hasPrefix("c:5:1: token_endpoint_auth must be one of"))
-    #expect(refusal("grant = \"client_credentials\"\ntoken_endpoint_auth = \"private_key_jwt\"\n").contains("private_key_file goes with"))
-    #expect(refusal("grant = \"client_credentials\"\nprivate_key_file = \"/k.pem\"\n").contains("private_key_file goes with"))
-    #expect(refusal("client_secret_env = \"X\"\n") == "c:4:1: [profiles.ci]: client_secret_env is for machine profiles: add grant = \"client_credentials\"")
+    #expect(
+      refusal("grant = \"client_credentials\"\nclient_secret_env = \"1BAD\"\n").hasPrefix(
+        "c:5:1: [profiles.ci] client_secret_env: '1BAD' is not"))
+    #expect(
+      refusal("grant = \"client_credentials\"\nclient_secret_file = \"secret.txt\"\n").contains("must be absolute"))
+    #expect(
+      refusal("grant = \"client_credentials\"\ntoken_endpoint_auth = \"tls_client_auth\"\n").hasPrefix(
+        "c:5:1: token_endpoint_auth must be one of"))
+    #expect(
+      refusal("grant = \"client_credentials\"\ntoken_endpoint_auth = \"private_key_jwt\"\n").contains(
+        "private_key_file goes with"))
+    #expect(
+      refusal("grant = \"client_credentials\"\nprivate_key_file = \"/k.pem\"\n").contains("private_key_file goes with"))
+    #expect(
+      refusal("client_secret_env = \"X\"\n")
+        == "c:4:1: [profiles.ci]: client_secret_env is for machine profiles: add grant = \"client_credentials\"")
   }
 }
