@@ -253,16 +253,14 @@ import Testing
 
   // MARK: the emulator's protected resource (tokens checked for real: JWKS, aud, scope, acr)
 
-  func emulatorAPI(_ h: Harness, scopes: String = #"["orders:read"]"#) throws -> String {
-    let base = h.emulator.issuer + "resources/orders/"
-    try h.writeProfile(
-      """
-
-      [profiles.\(h.profile).apis.orders]
-      url = "\(base)"
-      resource = ["https://api.example.com/orders/"]
-      scopes = \(scopes)
-      """)
+  /// The profile with one of the emulator's APIs (its protected resource as `url`), naming the
+  /// journey file's resource unless `withResource` is false; returns the resource's URL.
+  func emulatorAPI(
+    _ h: Harness, _ name: String = "orders", scopes: String = #"["orders:read"]"#, withResource: Bool = true
+  ) throws -> String {
+    let base = h.emulator.issuer + "resources/\(name)/"
+    let resource = withResource ? "resource = [\"https://api.example.com/\(name)/\"]\n" : ""
+    try h.writeProfile("\n[profiles.\(h.profile).apis.\(name)]\nurl = \"\(base)\"\n\(resource)scopes = \(scopes)\n")
     return base
   }
 
@@ -290,14 +288,7 @@ import Testing
   /// refuses; its metadata's resource then names the API in the request for a new one.
   @Test func theMetadatasResourceNamesAnAPIWhoseEntryNamesNone() throws {
     let h = try Harness(journey: "password")
-    let base = h.emulator.issuer + "resources/orders/"
-    try h.writeProfile(
-      """
-
-      [profiles.\(h.profile).apis.orders]
-      url = "\(base)"
-      scopes = ["orders:read"]
-      """)
+    let base = try emulatorAPI(h, withResource: false)
     let login = try h.automatedLogin(
       sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW", "--resource", base],
       environment: ["PW": "Demo-pass-1"])
@@ -362,15 +353,7 @@ import Testing
   /// signs in again asking for it (the journey shows the extra step), then asks once more.
   @Test func aStepUpOnATerminalSignsInWithTheExtraStep() throws {
     let h = try Harness(journey: "password")
-    let base = h.emulator.issuer + "resources/billing/"
-    try h.writeProfile(
-      """
-
-      [profiles.\(h.profile).apis.billing]
-      url = "\(base)"
-      resource = ["https://api.example.com/billing/"]
-      scopes = ["billing:read"]
-      """)
+    let base = try emulatorAPI(h, "billing", scopes: #"["billing:read"]"#)
     try h.signIn()
     let tty = try PTYSession(
       [TestEnvironment.binary("strivacity"), "curl", "--profile", h.profile, "-sS", base + "invoices"],

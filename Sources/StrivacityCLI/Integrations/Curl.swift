@@ -104,7 +104,8 @@ struct Curl: ParsableCommand {
       config: config(tokens), arguments: curl.arguments, followsRedirects: curl.followsRedirects
     ) { head in
       answer = session.answer(
-        head, url: curl.urls[0], api: api, replayable: !curl.readsStandardInput, terminal: terminalAvailable())
+        head, url: curl.urls[0], api: api, replayable: !curl.readsStandardInput,
+        terminal: session.signInTerminal() != nil)
       if case .retry = answer { return true }
       return false
     }

@@ -6,6 +6,7 @@
 // input) and, for a sign-in, when there is a terminal; otherwise curl's answer stands and one
 // line names the command that gets the right token.
 import StrivacityCore
+import TerminalUI
 
 /// What to do about a challenged response, decided when its head arrives (before its body).
 enum ChallengeAnswer: Equatable {
@@ -125,6 +126,10 @@ extension ProfileSession {
   /// The API's protected-resource metadata at `url` (from its challenge), for a request to
   /// `requestURL`: at most 64 KiB in 5 seconds, admitted by `ResourceMetadata.admit`.
   func resourceMetadata(_ url: String, for requestURL: String) throws -> ResourceMetadata {
+    // Up to 5 s: on a terminal, a spinner says what is awaited.
+    let spinner = Spinner()
+    spinner.start("reading the API's metadata…")
+    defer { spinner.stop() }
     let response = try tenantClient.send(HTTPRequest(url: url, timeout: 5, maxBodyBytes: ResourceMetadata.maxBytes))
     guard response.status == 200 else { throw AdmissionError("HTTP \(response.status) from \(url)") }
     return try ResourceMetadata.admit(response.body, requestURL: requestURL, issuer: tenant)

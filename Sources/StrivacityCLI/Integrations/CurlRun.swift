@@ -150,13 +150,3 @@ struct CurlRun {
     return head
   }
 }
-
-/// Whether a person can be signed in here: signInAgain's rule (/dev/tty for the prompts, and
-/// stderr on a terminal so the person sees why).
-func terminalAvailable() -> Bool {
-  guard isatty(2) == 1 else { return false }
-  let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
-  guard fd >= 0 else { return false }
-  close(fd)
-  return true
-}

@@ -68,7 +68,7 @@ extension ProfileSession {
   /// offer to sign in (/dev/tty, with stderr on a terminal so the person sees why), never for
   /// git or inside the agent (unattended: they answer another program that waits), never when
   /// kubectl forbids talking to the user.
-  private func signInTerminal() -> TTY? {
+  func signInTerminal() -> TTY? {
     guard context.agentStore == nil, context.attended, isatty(2) == 1 else { return nil }
     if (try? ExecCredentialInfo.from(context.environment))?.interactive == false { return nil }
     return TTY()
