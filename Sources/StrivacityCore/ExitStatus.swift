@@ -22,6 +22,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
   /// The keyring provider asked a person (an access or delete confirmation, a new wallet or
   /// keyring) and the answer was no, or nobody answered within the prompt bound.
   case keyringDenied = 8
+  /// The tenant refused a machine profile's client credentials (`invalid_client`): the secret
+  /// or key is wrong, expired or not this client's. Not retried: a fix is needed, not time.
+  case clientRefused = 9
   /// Interrupted (Ctrl-C).
   case interrupted = 130
 
@@ -36,6 +39,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
       6    credential store unavailable (no keyring, stalled keyring, unsafe file)
       7    keyring locked, or its unlock declined (or use --store file)
       8    keyring access denied, or its dialog not answered in time
+      9    the tenant refused the client's credentials (machine profile)
       130  interrupted
     """
 }
