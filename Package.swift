@@ -101,7 +101,12 @@ let package = Package(
     .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore", "Agent"]),
     .testTarget(name: "AgentProtocolTests", dependencies: ["Agent", "StrivacityCore"]),
     .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
-    .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
+    .testTarget(
+      name: "OAuthCoreTests",
+      dependencies: [
+        "OAuthCore", .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
+      ]),
     .testTarget(name: "GitCredentialTests", dependencies: ["GitCredential"]),
     .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "JourneyCore"], resources: [.copy("Golden")]),

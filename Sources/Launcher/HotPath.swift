@@ -98,7 +98,8 @@ public enum HotPath {
     // A bad number in the environment is the full command line's to say (exit 2), whichever
     // binary would have answered.
     guard (try? EnvironmentLimits.admit(environment)) != nil,
-      resolved.store == .secretService, var key = try? resolved.storeKey(configPath: paths.config),
+      resolved.store == .secretService || resolved.store == .kernel,
+      var key = try? resolved.storeKey(configPath: paths.config),
       let slot = target.slot
     else { return .unknown(askedAgent: false) }
     key.slot = slot
@@ -108,7 +109,7 @@ public enum HotPath {
       return .tokens(tokens)
     }
     // The agent keeps an API's tokens as it keeps the sign-in's (per profile and slot).
-    guard AgentClient.enabled(environment, config: config),
+    guard AgentClient.enabled(environment, config: config), resolved.agentServes(environment: environment),
       let request = AgentClient.tokenRequest(
         profile: resolved.name, freshness: freshness, idToken: false, configPath: paths.config,
         environment: environment, target: target)

@@ -11,6 +11,10 @@ public struct Discovery: Sendable, Equatable {
   public var userinfoEndpoint: String?
   public var revocationEndpoint: String?
   public var endSessionEndpoint: String?
+  /// `token_endpoint_auth_methods_supported` (RFC 8414 §2), what a machine profile's default
+  /// client authentication is chosen from; nil when the document has none (then Basic, the
+  /// RFC's default). Only names of the token alphabet are kept.
+  public var tokenEndpointAuthMethods: [String]?
 
   public init(json: JSONValue) throws(OAuthError) {
     func required(_ key: String) throws(OAuthError) -> String {
@@ -27,6 +31,15 @@ public struct Discovery: Sendable, Equatable {
     userinfoEndpoint = json["userinfo_endpoint"]?.string
     revocationEndpoint = json["revocation_endpoint"]?.string
     endSessionEndpoint = json["end_session_endpoint"]?.string
+    // An array in the document; a space-separated string in what a profile keeps (`cacheable`).
+    let methods = json["token_endpoint_auth_methods_supported"]
+    let names =
+      methods?.array?.compactMap(\.string) ?? methods?.string.map { $0.split(separator: " ").map(String.init) }
+    tokenEndpointAuthMethods = names.map { list in
+      list.filter { name in
+        !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { $0 == 0x5F || (0x61...0x7A).contains($0) }
+      }
+    }
   }
 
   /// What a profile keeps of the document (TokenSet.endpoints), in the document's own keys.
@@ -36,6 +49,7 @@ public struct Discovery: Sendable, Equatable {
     out["userinfo_endpoint"] = userinfoEndpoint
     out["revocation_endpoint"] = revocationEndpoint
     out["end_session_endpoint"] = endSessionEndpoint
+    out["token_endpoint_auth_methods_supported"] = tokenEndpointAuthMethods?.joined(separator: " ")
     return out
   }
 
@@ -110,6 +124,12 @@ public enum OAuthError: Error, Equatable, CustomStringConvertible {
   public static func from(status: Int, body: [UInt8]) -> OAuthError? {
     guard let json = JSONValue.parse(body), let error = json["error"]?.string else { return nil }
     return .server(error: error, description: json["error_description"]?.string, status: status)
+  }
+
+  /// The server's `error` code; nil for a broken answer.
+  public var code: String? {
+    if case .server(let error, _, _) = self { return error }
+    return nil
   }
 
   public var description: String {

@@ -8,12 +8,25 @@ import StrivacityCore
 
 /// How the client identifies itself at the token and revocation endpoints (RFC 6749 §2.3). A
 /// public client (a command line: no secret to keep) sends its `client_id` in the body.
-public enum ClientAuthentication: Sendable, Equatable {
+public enum ClientAuthentication: Sendable, Equatable, CustomStringConvertible {
   case none(clientID: String)
   /// A confidential client (a machine profile) in the Basic header (RFC 6749 §2.3.1).
   case clientSecretBasic(clientID: String, secret: ClientSecret)
   /// The same in the body (`client_id`, `client_secret`; RFC 6749 §2.3.1).
   case clientSecretPost(clientID: String, secret: ClientSecret)
+  /// A JWT signed with the client's private key (RFC 7523 §2.2; `ClientAssertion` makes one,
+  /// for one request), with `client_id` beside it (RFC 7521 §4.2: some servers want it).
+  case privateKeyJWT(clientID: String, assertion: String)
+
+  /// Its method's name (RFC 7591 §2), never the secret.
+  public var description: String {
+    switch self {
+    case .none: return "none"
+    case .clientSecretBasic: return "client_secret_basic"
+    case .clientSecretPost: return "client_secret_post"
+    case .privateKeyJWT: return "private_key_jwt"
+    }
+  }
 
   /// The body parameters it adds.
   var parameters: [FormParameter] {
@@ -22,6 +35,11 @@ public enum ClientAuthentication: Sendable, Equatable {
     case .clientSecretBasic: return []
     case .clientSecretPost(let clientID, let secret):
       return [FormParameter("client_id", clientID), FormParameter("client_secret", secret.value)]
+    case .privateKeyJWT(let clientID, let assertion):
+      return [
+        FormParameter("client_id", clientID), FormParameter("client_assertion_type", ClientAssertion.type),
+        FormParameter("client_assertion", assertion),
+      ]
     }
   }
 
@@ -29,7 +47,7 @@ public enum ClientAuthentication: Sendable, Equatable {
   var headers: [HTTPHeader] {
     switch self {
     case .clientSecretBasic(let clientID, let secret): return [.basicAuthorization(clientID: clientID, secret: secret)]
-    case .none, .clientSecretPost: return []
+    case .none, .clientSecretPost, .privateKeyJWT: return []
     }
   }
 }

@@ -10,7 +10,13 @@ final class Context {
   let paths: Paths
   private var loadedConfig: Config??
 
-  init(environment: [String: String] = processEnvironment(), configPath: String? = nil) {
+  /// Whether `environment` is this process's own (not a client's, inside the agent).
+  let isProcessEnvironment: Bool
+
+  init(
+    environment: [String: String] = processEnvironment(), configPath: String? = nil, isProcessEnvironment: Bool = true
+  ) {
+    self.isProcessEnvironment = isProcessEnvironment
     var environment = environment
     if let configPath { environment["STRIVACITY_CONFIG"] = configPath }
     self.environment = environment
@@ -97,13 +103,20 @@ final class Context {
   /// terminal (the provider's own dialog: KWallet's new wallet, gnome-keyring's new keyring).
   var createsKeyring = false
 
-  /// The chosen store, with what goes over it (StoreStack): inside the agent, its own.
-  func store(for kind: StoreKind) throws -> TokenStore {
+  /// Inside `strivacity agent`: its memory over machine profiles' kernel stores, by profile key.
+  var agentMachineStore: ((StoreKey) -> TokenStore)?
+
+  /// The chosen store for the profile of `key`, with what goes over it (StoreStack): inside the
+  /// agent, its own.
+  func store(for kind: StoreKind, key: StoreKey) throws -> TokenStore {
     switch kind {
     case .secretService:
       if let agentStore { return agentStore }
       return StoreStack.command(over: try keyring(), environment: environment)
     case .file: return FileStore(stateDirectory: paths.stateDir)
+    case .kernel:
+      if let agentMachineStore { return agentMachineStore(key) }
+      return StoreStack.machine(key, environment: environment)
     }
   }
 

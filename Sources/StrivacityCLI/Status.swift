@@ -47,10 +47,13 @@ struct Status: ParsableCommand {
       // (The file store's warning is given once, when it is chosen at sign-in; the table
       // shows the store.)
       let tokens = try session.store.load(session.key)
-      let apis = tokens == nil ? [] : try session.resolved.profile.apis.map { try apiReport(session, $0) }
-      reports.append(report(session, tokens: tokens, agent: agentState(session, &agentPing), apis: apis))
+      let apis =
+        tokens == nil && !session.isMachine ? [] : try session.resolved.profile.apis.map { try apiReport(session, $0) }
+      var report = report(session, tokens: tokens, agent: agentState(session, &agentPing), apis: apis)
+      if session.isMachine { report = machineReport(session, report) }
+      reports.append(report)
     }
-    let signedIn = reports.contains { $0["signed_in"] == true }
+    let signedIn = reports.contains { $0["signed_in"] == true || $0["machine"]?["ready"] == true }
     if json {
       let output = all ? JSONValue.array(reports) : reports.first ?? .object([:])
       Console.writeStdout(String(decoding: output.serialized(pretty: true), as: UTF8.self) + "\n")
@@ -92,6 +95,34 @@ struct Status: ParsableCommand {
     return .object(object)
   }
 
+  /// A machine profile: how it gets tokens and whether its credentials are at hand (read, never
+  /// shown); `ready` stands for "signed in" in the exit code.
+  private func machineReport(_ session: ProfileSession, _ report: JSONValue) -> JSONValue {
+    guard var object = report.object else { return report }
+    let configured = session.resolved.profile.machine?.auth
+    var machine: [String: JSONValue] = [
+      "grant": "client_credentials",
+      "token_endpoint_auth": .string(
+        configured?.rawValue ?? "client_secret_basic or client_secret_post (as the tenant lists)"),
+    ]
+    var problem: String?
+    do {
+      if configured == .privateKeyJWT {
+        machine["private_key_file"] = .string(session.resolved.profile.machine?.privateKeyFile ?? "")
+        _ = try session.machineClient(tokenEndpoint: session.tenant)
+      } else {
+        machine["secret_from"] = .string(session.secretSource.map { "\($0)" } ?? "")
+        _ = try session.clientSecret()
+      }
+    } catch {
+      problem = (error as? CLIFailure)?.message ?? "\(error)"
+    }
+    machine["ready"] = .bool(problem == nil)
+    if let problem { machine["problem"] = .string(problem) }
+    object["machine"] = .object(machine)
+    return .object(object)
+  }
+
   /// An API's token as kept: valid for how long, which scopes (nothing when none is kept yet).
   private func apiReport(_ session: ProfileSession, _ api: API) throws -> JSONValue {
     var object: [String: JSONValue] = ["name": .string(api.name), "url": .string(api.url.description)]
@@ -114,16 +145,25 @@ struct Status: ParsableCommand {
       ("client", report["client_id"]?.string ?? ""), ("store", report["store"]?.string ?? ""),
     ]
     if let agent = report["agent"]?.string, agent != "off" { rows.append(("agent", agent)) }
-    guard report["signed_in"] == true else {
-      let name = report["profile"]?.string ?? "default"
-      rows.append(("signed in", "no (run `strivacity login\(name == "default" ? "" : " --profile \(name)")`)"))
-      return format(rows)
+    if let machine = report["machine"] {
+      let auth = machine["token_endpoint_auth"]?.string ?? ""
+      let source =
+        machine["secret_from"]?.string.map { "secret from \($0)" } ?? "key \(machine["private_key_file"]?.string ?? "")"
+      rows.append(("machine profile", "client credentials, \(auth), \(source)"))
+      if let problem = machine["problem"]?.string { rows.append(("credentials", "not usable: \(problem)")) }
+      if report["signed_in"] != true { rows.append(("access token", "none yet (strivacity token asks for one)")) }
+    } else {
+      guard report["signed_in"] == true else {
+        let name = report["profile"]?.string ?? "default"
+        rows.append(("signed in", "no (run `strivacity login\(name == "default" ? "" : " --profile \(name)")`)"))
+        return format(rows)
+      }
+      rows.append(("signed in", "yes"))
+      let who = [report["name"]?.string, report["email"]?.string.map { "<\($0)>" }].compactMap { $0 }.joined(
+        separator: " ")
+      if !who.isEmpty { rows.append(("user", who)) }
+      if let sub = report["sub"]?.string { rows.append(("subject", sub)) }
     }
-    rows.append(("signed in", "yes"))
-    let who = [report["name"]?.string, report["email"]?.string.map { "<\($0)>" }].compactMap { $0 }.joined(
-      separator: " ")
-    if !who.isEmpty { rows.append(("user", who)) }
-    if let sub = report["sub"]?.string { rows.append(("subject", sub)) }
     if let left = report["access_token_expires_in"]?.int {
       rows.append(
         (
@@ -133,7 +173,7 @@ struct Status: ParsableCommand {
             : "expired \(Duration.describe(seconds: Int64(-left))) ago"
         ))
     }
-    rows.append(("refresh token", report["refresh_token"] == true ? "held" : "none"))
+    if report["machine"] == nil { rows.append(("refresh token", report["refresh_token"] == true ? "held" : "none")) }
     if let scope = report["scope"]?.string { rows.append(("scopes", scope)) }
     for api in report["apis"]?.array ?? [] {
       let name = api["name"]?.string ?? ""

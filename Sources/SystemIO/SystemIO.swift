@@ -4,6 +4,15 @@
 import Glibc
 import StrivacityCore
 
+/// Takes the variable `name` out of this process's environment: its value's bytes are zeroed
+/// where they are (the block the kernel shows in /proc/PID/environ, or setenv's copy), then it is
+/// unset, so that no program started from here inherits it. A machine profile's secret.
+public func takeFromEnvironment(_ name: String) {
+  guard let value = getenv(name) else { return }
+  memset(value, 0, strlen(value))
+  unsetenv(name)
+}
+
 /// The process environment as a dictionary (an entry without "=" is skipped).
 public func processEnvironment() -> [String: String] {
   // Bytes, not Characters: this runs on every hot-path call, and splitting each entry at "="

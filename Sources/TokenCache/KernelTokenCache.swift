@@ -32,14 +32,39 @@ public enum KernelTokenCache {
   }
 
   /// Keeps the access token of `tokens` for `key` (best effort: a kernel without keyrings just
-  /// means no cache).
-  public static func put(_ tokens: TokenSet, for key: StoreKey, now: Int64) {
-    guard let expiresAt = tokens.expiresAt, expiresAt > now else { return drop(key) }
+  /// means no cache); for at most `cap` seconds (a machine profile's store, whose tokens are
+  /// kept nowhere else, keeps them as long as they live). Returns whether the kernel took it.
+  @discardableResult
+  public static func put(_ tokens: TokenSet, for key: StoreKey, now: Int64, cap: Int64 = maxLifetime) -> Bool {
+    guard let expiresAt = tokens.expiresAt, expiresAt > now else {
+      drop(key)
+      return false
+    }
     var payload = Array(CacheRecord.encode(tokens, expiresAt: expiresAt).utf8)
     defer { for i in payload.indices { payload[i] = 0 } }
-    let timeout = UInt32(min(expiresAt - now, maxLifetime))
-    if payload.withUnsafeBytes({ kc_put(description(key), $0.baseAddress, $0.count, timeout) }) != 0 { drop(key) }
+    let timeout = UInt32(min(expiresAt - now, cap, Int64(UInt32.max)))
+    guard payload.withUnsafeBytes({ kc_put(description(key), $0.baseAddress, $0.count, timeout) }) == 0 else {
+      drop(key)
+      return false
+    }
+    return true
   }
+
+  /// A small non-secret record under `name` (beside the entries, never one of them): a machine
+  /// profile's list of its slots, so that `logout` finds every entry. Best effort.
+  public static func putNote(_ text: String, name: String, seconds: Int64) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { kc_put(name, $0.baseAddress, $0.count, UInt32(min(max(seconds, 1), 86_400 * 30))) }
+  }
+
+  public static func note(name: String) -> String? {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let length = buffer.withUnsafeMutableBytes { kc_get(name, $0.baseAddress, $0.count) }
+    guard length > 0, length <= buffer.count else { return nil }
+    return String(decoding: buffer[0..<length], as: UTF8.self)
+  }
+
+  public static func dropNote(name: String) { _ = kc_drop(name) }
 
   /// The cached set for `key`, admitted like a stored one; nil when there is none or it does not read.
   public static func get(_ key: StoreKey) -> TokenSet? {

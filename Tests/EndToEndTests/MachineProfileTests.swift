@@ -1,25 +1,350 @@
-// Machine profiles (issue 28), as far as they go today: the config is read and checked, and
-// every command says plainly that this version cannot use one yet (exit 2), never starting a
-// sign-in or touching the keyring.
+// Machine profiles (issue 28): `grant = "client_credentials"` against the emulator's confidential
+// clients (its `machine` journey): each client authentication, the secret from the environment,
+// a file or the keyring, tokens cached in the kernel's keyring (one request for many calls, one
+// for 32 processes at once), APIs, every command, and the secret never where it must not be.
+import Foundation
+import StrivacityCore
 import StrivacityTestSupport
+import Synchronization
 import Testing
 
+extension Harness {
+  /// A machine profile for the emulator's client `client`, plus `settings` (TOML lines).
+  func writeMachineProfile(client: String, _ settings: String = "") throws {
+    try home.write(
+      ".config/strivacity/config.toml",
+      """
+      [profiles.\(profile)]
+      tenant = "\(emulator.issuer)"
+      client_id = "\(client)"
+      grant = "client_credentials"
+      \(settings)
+      """)
+  }
+
+  func strivacity(_ arguments: [String], environment more: [String: String], binary: String = "strivacity") throws
+    -> ProcessResult
+  {
+    try run([TestEnvironment.binary(binary)] + arguments, environment: environment.merging(more) { _, new in new })
+  }
+
+  var clientCredentialsRequests: Int { (try? stats()["client_credentials_requests"]?.int) ?? -1 }
+}
+
 @Suite struct MachineProfileTests {
-  @Test func everyCommandSaysAMachineProfileIsNotUsableYet() throws {
-    let h = try Harness(journey: "password")
-    try h.writeProfile("grant = \"client_credentials\"\nclient_secret_env = \"CI_SECRET\"\n")
-    let expected =
-      "strivacity: error: profile '\(h.profile)' is a machine profile (grant = \"client_credentials\"), which this "
-      + "version of strivacity reads but cannot use yet\n"
-    for arguments in [["token"], ["status"], ["login"], ["curl", h.emulator.issuer]] {
-      for binary in ["strivacity", "strivacity-cli"] {
-        let result = try run(
-          [TestEnvironment.binary(binary)] + [arguments[0], "--profile", h.profile] + arguments.dropFirst(),
-          environment: h.environment.merging(["CI_SECRET": "s3cret"]) { _, new in new })
-        #expect(result.status == 2 && result.stdout.isEmpty, "\(binary) \(arguments): \(result.stderr)")
-        #expect(result.stderr == expected, "\(binary) \(arguments)")
+  /// The emulator's `machine` journey's clients (Sources/Emulator/Journeys/machine.json).
+  static let botSecret = "ci:s3cr%t+ü/ä"
+  static let postSecret = "post-only-secret"
+  static let basicSecret = "basic-only-secret"
+
+  static func claims(_ token: String) -> [String: JSONValue] {
+    let part = token.split(separator: ".").dropFirst().first.map(String.init) ?? ""
+    var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    while base64.count % 4 != 0 { base64 += "=" }
+    return Data(base64Encoded: base64).flatMap { JSONValue.parse(Array($0))?.object } ?? [:]
+  }
+
+  @Test(arguments: [
+    ("ci-bot", "client_secret_basic", botSecret), ("ci-bot", "client_secret_post", botSecret),
+    ("ci-post", "client_secret_post", postSecret), ("ci-basic", "client_secret_basic", basicSecret),
+  ])
+  func eachSecretMethodGetsTheClientsToken(client: String, method: String, secret: String) throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: client, "token_endpoint_auth = \"\(method)\"")
+    let result = try h.strivacity(
+      ["token", "--profile", h.profile], environment: ["STRIVACITY_CLIENT_SECRET": secret])
+    #expect(result.status == 0, "\(result.stderr)")
+    let claims = Self.claims(result.stdout.trimmingCharacters(in: .newlines))
+    #expect(claims["sub"]?.string == client && claims["client_id"]?.string == client, "\(claims)")
+    #expect(!result.stderr.contains(secret))
+    #expect(h.clientCredentialsRequests == 1)
+  }
+
+  /// Without token_endpoint_auth: the first of Basic and Post that discovery lists; ci-post
+  /// allows Post only, so a tenant listing Post alone is what makes it work.
+  @Test func theDefaultMethodIsTheFirstOfBasicAndPostThatDiscoveryLists() throws {
+    let h = try Harness(journey: "machine") { _ in }  // MERGE: discovery lists client_secret_post alone
+    try h.writeMachineProfile(client: "ci-post")
+    let post = try h.strivacity(
+      ["token", "--profile", h.profile], environment: ["STRIVACITY_CLIENT_SECRET": Self.postSecret])
+    #expect(post.status == 0, "\(post.stderr)")
+    let basic = try Harness(journey: "machine")
+    try basic.writeMachineProfile(client: "ci-basic")
+    let result = try basic.strivacity(
+      ["token", "--profile", basic.profile], environment: ["STRIVACITY_CLIENT_SECRET": Self.basicSecret])
+    #expect(result.status == 0, "\(result.stderr)")
+  }
+
+  @Test(arguments: ["ci-jwt-rsa.pem", "ci-jwt-ec.pem"])
+  func privateKeyJWTSignsAnAssertionPerRequest(keyFile: String) throws {
+    let h = try Harness(journey: "machine")
+    let source = TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Fixtures/machine-keys/" + keyFile).path
+    let key = try h.home.write("key.pem", try String(contentsOfFile: source, encoding: .utf8))
+    try h.writeMachineProfile(
+      client: "ci-jwt", "token_endpoint_auth = \"private_key_jwt\"\nprivate_key_file = \"\(key)\"")
+    let first = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(Self.claims(first.stdout.trimmingCharacters(in: .newlines))["sub"]?.string == "ci-jwt")
+    // A second request: a fresh jti (the emulator refuses a replayed one).
+    let second = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(h.clientCredentialsRequests == 2)
+    // A key readable by others is refused, naming its mode.
+    chmod(key, 0o644)
+    let open = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(open.status == 2 && open.stderr.contains("private_key_file \(key): mode 644"), "\(open.stderr)")
+  }
+
+  /// 100 calls, one request (kernel cache; both binaries answer from it); with the cache off, one each.
+  @Test func manyCallsMakeOneRequestAndNoCacheMakesOneEach() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-bot")
+    let secret = ["STRIVACITY_CLIENT_SECRET": Self.botSecret]
+    var tokens = Set<String>()
+    for index in 0..<100 {
+      let result = try h.strivacity(
+        ["token", "--profile", h.profile], environment: secret,
+        binary: index % 10 == 0 ? "strivacity-cli" : "strivacity")
+      #expect(result.status == 0, "\(result.stderr)")
+      tokens.insert(result.stdout)
+    }
+    #expect(tokens.count == 1)
+    #expect(h.clientCredentialsRequests == 1)
+    var off = secret
+    off["STRIVACITY_TOKEN_CACHE"] = "off"
+    for _ in 0..<3 {
+      #expect(try h.strivacity(["token", "--profile", h.profile], environment: off).status == 0)
+    }
+    #expect(h.clientCredentialsRequests == 4)
+  }
+
+  /// 32 processes with nothing cached: one request (the profile's lock).
+  @Test func thirtyTwoProcessesAtOnceMakeOneRequest() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-bot")
+    let results = Mutex<[ProcessResult]>([])
+    DispatchQueue.concurrentPerform(iterations: 32) { _ in
+      if let result = try? h.strivacity(
+        ["token", "--profile", h.profile], environment: ["STRIVACITY_CLIENT_SECRET": Self.botSecret])
+      {
+        results.withLock { $0.append(result) }
       }
     }
-    #expect(try h.stats()["grants"]?.object?.isEmpty ?? true, "nothing was asked of the tenant")
+    let all = results.withLock { $0 }
+    #expect(all.count == 32 && all.allSatisfy { $0.status == 0 }, "\(all.map(\.stderr))")
+    #expect(Set(all.map(\.stdout)).count == 1)
+    #expect(h.clientCredentialsRequests == 1)
+  }
+
+  @Test func aSecretFileMustBeTheUsersAloneAndSmall() throws {
+    let h = try Harness(journey: "machine")
+    let path = try h.home.write("secret", Self.botSecret + "\n")
+    try h.writeMachineProfile(client: "ci-bot", "client_secret_file = \"\(path)\"")
+    let works = try h.strivacity(["token", "--profile", h.profile])
+    #expect(works.status == 0, "\(works.stderr)")
+    chmod(path, 0o640)
+    let group = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(group.status == 2, "\(group.stderr)")
+    #expect(
+      group.stderr == "strivacity: error: client_secret_file \(path): mode 640 lets others read it: chmod 600 it\n")
+    let big = try h.home.write("big", String(repeating: "x", count: 10 << 20))
+    try h.writeMachineProfile(client: "ci-bot", "client_secret_file = \"\(big)\"")
+    let tooBig = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(tooBig.status == 2 && tooBig.stderr.contains("10485760 bytes"), "\(tooBig.stderr)")
+    try h.writeMachineProfile(client: "ci-bot", "client_secret_file = \"\(h.home.file("absent"))\"")
+    let missing = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(missing.status == 2 && missing.stderr.contains("client_secret_file \(h.home.file("absent")): No such file"))
+    // systemd's credentials directory.
+    try h.writeMachineProfile(client: "ci-bot", "client_secret_file = \"$CREDENTIALS_DIRECTORY/bot\"")
+    _ = try h.home.write("credentials/bot", Self.botSecret)
+    let systemd = try h.strivacity(
+      ["token", "--profile", h.profile, "--refresh"], environment: ["CREDENTIALS_DIRECTORY": h.home.file("credentials")]
+    )
+    #expect(systemd.status == 0, "\(systemd.stderr)")
+  }
+
+  @Test func aMissingVariableIsAConfigErrorNamingIt() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-bot", "client_secret_env = \"CI_BOT_SECRET\"")
+    let result = try h.strivacity(["token", "--profile", h.profile])
+    #expect(result.status == 2 && result.stdout.isEmpty)
+    #expect(
+      result.stderr == "strivacity: error: profile \(h.profile) takes its client secret from the environment variable "
+        + "CI_BOT_SECRET, which is not set\n")
+    #expect(h.clientCredentialsRequests == 0)
+  }
+
+  /// A wrong secret: its own exit code and message, one request (no retry), the secret nowhere.
+  @Test(arguments: ["client_secret_basic", "client_secret_post"])
+  func aRefusedSecretIsExitNineWithoutRetry(method: String) throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-bot", "token_endpoint_auth = \"\(method)\"")
+    let wrong = "wrong:secret%+é"
+    let result = try h.strivacity(["token", "--profile", h.profile], environment: ["STRIVACITY_CLIENT_SECRET": wrong])
+    #expect(result.status == 9, "\(result.stderr)")
+    #expect(result.stdout.isEmpty)
+    #expect(
+      result.stderr.contains("the tenant refused the client secret for ci-bot (invalid_client"), "\(result.stderr)")
+    #expect(result.stderr.contains("check the secret in STRIVACITY_CLIENT_SECRET"))
+    #expect(!result.stderr.contains(wrong) && !result.stderr.contains("wrong"))
+    #expect(h.clientCredentialsRequests == 1)
+    let verbose = try h.strivacity(
+      ["token", "--profile", h.profile, "--verbose"], environment: ["STRIVACITY_CLIENT_SECRET": Self.botSecret])
+    #expect(verbose.status == 0, "\(verbose.stderr)")
+    #expect(!verbose.stderr.contains(Self.botSecret) && !verbose.stderr.contains("s3cr"), "\(verbose.stderr)")
+    let token = verbose.stdout.trimmingCharacters(in: .newlines)
+    #expect(!verbose.stderr.contains(token))
+  }
+
+  /// APIs as for a signed-in profile: a token per API, with its audience and scopes.
+  @Test func eachAPIGetsItsOwnToken() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(
+      client: "ci-bot",
+      """
+      [profiles.\(h.profile).apis.orders]
+      url = "https://api.example.com/orders/"
+      audience = "https://api.example.com/orders"
+      scopes = ["orders:read"]
+      """)
+    let secret = ["STRIVACITY_CLIENT_SECRET": Self.botSecret]
+    let orders = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"], environment: secret)
+    #expect(orders.status == 0, "\(orders.stderr)")
+    let claims = Self.claims(orders.stdout.trimmingCharacters(in: .newlines))
+    #expect(
+      claims["aud"] == .string("https://api.example.com/orders")
+        || claims["aud"]?.array?.contains(.string("https://api.example.com/orders")) == true, "\(claims)")
+    #expect(claims["scope"]?.string?.split(separator: " ").contains("orders:read") == true, "\(claims)")
+    let again = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"], environment: secret)
+    #expect(again.stdout == orders.stdout)
+    let adHoc = try h.strivacity(
+      ["token", "--profile", h.profile, "--audience", "https://api.example.com/orders", "--scope", "orders:write"],
+      environment: secret)
+    #expect(adHoc.status == 0, "\(adHoc.stderr)")
+    #expect(adHoc.stdout != orders.stdout)
+    // Not allowed to this client: the tenant's refusal, exit 5, no sign-in offered.
+    let refused = try h.strivacity(
+      ["token", "--profile", h.profile, "--audience", "https://api.example.com/secret"], environment: secret)
+    #expect(refused.status == 5, "\(refused.stderr)")
+    #expect(refused.stderr.contains("invalid_target") && !refused.stderr.contains("login"), "\(refused.stderr)")
+    #expect(h.clientCredentialsRequests == 3)
+  }
+
+  @Test func statusLogoutRevokeAndUserinfoSpeakOfAMachine() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-bot", "token_endpoint_auth = \"client_secret_basic\"")
+    let secret = ["STRIVACITY_CLIENT_SECRET": Self.botSecret]
+    let before = try h.strivacity(["status", "--profile", h.profile], environment: secret)
+    #expect(before.status == 0, "\(before.stderr)")
+    #expect(
+      before.stdout.contains(
+        "machine profile  client credentials, client_secret_basic, secret from STRIVACITY_CLIENT_SECRET"),
+      "\(before.stdout)")
+    #expect(before.stdout.contains("none yet"))
+    #expect(try h.strivacity(["token", "--profile", h.profile], environment: secret).status == 0)
+    let after = try h.strivacity(["status", "--profile", h.profile, "--json"], environment: secret)
+    let report = try #require(JSONValue.parse(Array(after.stdout.utf8)))
+    #expect(report["signed_in"] == true && report["store"] == "kernel", "\(after.stdout)")
+    #expect(report["machine"]?["ready"] == true)
+    #expect(!after.stdout.contains(Self.botSecret))
+    let missing = try h.strivacity(["status", "--profile", h.profile])
+    #expect(missing.status == 3 && missing.stdout.contains("not usable"), "\(missing.stdout)")
+    let userinfo = try h.strivacity(["userinfo", "--profile", h.profile], environment: secret)
+    #expect(userinfo.status == 2 && userinfo.stderr.contains("there is no user"), "\(userinfo.stderr)")
+    let revoke = try h.strivacity(["revoke", "--profile", h.profile], environment: secret)
+    #expect(revoke.status == 0, "\(revoke.stderr)")
+    #expect(revoke.stderr.contains("revoked the access token"), "\(revoke.stderr)")
+    let token = try h.strivacity(["token", "--profile", h.profile], environment: secret)
+    #expect(token.status == 0)
+    #expect(h.clientCredentialsRequests == 2, "revoke forgot the token here too")
+    let logout = try h.strivacity(["logout", "--profile", h.profile], environment: secret)
+    #expect(logout.status == 0, "\(logout.stderr)")
+    let nothing = try h.strivacity(["logout", "--profile", h.profile], environment: secret)
+    #expect(nothing.stderr.contains("holds no tokens"), "\(nothing.stderr)")
+  }
+
+  /// `login --client-secret-stdin`: checked by one request, then kept in the keyring; a wrong one
+  /// is not stored; logout forgets it.
+  @Test func aSecretFromStdinIsCheckedThenKeptInTheKeyring() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-bot")
+    let wrong = try run(
+      [TestEnvironment.binary("strivacity"), "login", "--profile", h.profile, "--client-secret-stdin"],
+      environment: h.environment, stdin: "nope\n")
+    #expect(wrong.status == 9, "\(wrong.stderr)")
+    #expect(try h.keyringItemCount() == 0)
+    let login = try run(
+      [TestEnvironment.binary("strivacity"), "login", "--profile", h.profile, "--client-secret-stdin"],
+      environment: h.environment, stdin: Self.botSecret + "\n")
+    #expect(login.status == 0, "\(login.stderr)")
+    #expect(login.stderr.contains("works") && login.stderr.contains("kept in the keyring"), "\(login.stderr)")
+    #expect(try h.keyringItemCount() == 1)
+    let token = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(token.status == 0, "\(token.stderr)")
+    let status = try h.strivacity(["status", "--profile", h.profile])
+    #expect(status.stdout.contains("secret from the keyring"), "\(status.stdout)")
+    let logout = try h.strivacity(["logout", "--profile", h.profile])
+    #expect(logout.status == 0 && logout.stderr.contains("the stored client secret"), "\(logout.stderr)")
+    #expect(try h.keyringItemCount() == 0)
+    let gone = try h.strivacity(["token", "--profile", h.profile])
+    #expect(gone.status == 2 && gone.stderr.contains("--client-secret-stdin"), "\(gone.stderr)")
+  }
+
+  /// A CI job: no session bus, a HOME with nothing in it, no runtime directory: tokens from the
+  /// kernel's keyring, nothing written under HOME.
+  @Test func aCIJobNeedsNoSessionBusAndWritesNothing() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-bot")
+    let config = h.home.file(".config/strivacity/config.toml")
+    let empty = try ScratchDirectory("ci-home")
+    let environment = [
+      "HOME": empty.path, "PATH": "/usr/bin:/bin", "STRIVACITY_CONFIG": config,
+      "STRIVACITY_CLIENT_SECRET": Self.botSecret,
+    ]
+    for _ in 0..<3 {
+      let result = try run(
+        [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile], environment: environment)
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+    #expect(h.clientCredentialsRequests == 1)
+    let status = try run(
+      [TestEnvironment.binary("strivacity"), "status", "--profile", h.profile], environment: environment)
+    #expect(status.status == 0, "\(status.stderr)")
+    let logout = try run(
+      [TestEnvironment.binary("strivacity"), "logout", "--profile", h.profile], environment: environment)
+    #expect(logout.status == 0, "\(logout.stderr)")
+    // Only the profile's lock (no runtime directory here): an empty file.
+    for entry in empty.listing() {
+      var info = stat()
+      #expect(lstat(empty.file(entry), &info) == 0)
+      #expect(info.st_mode & S_IFMT == S_IFDIR || (entry.hasSuffix(".lock") && info.st_size == 0), "\(entry)")
+    }
+  }
+
+  /// The secret is in no child's argv or environment (the curl that `strivacity curl` runs; a
+  /// stand-in records its own /proc/self/cmdline and environ, and its parent's), and not in
+  /// strivacity's own environment block once it was taken.
+  @Test func theSecretIsInNoChildsArgvOrEnvironment() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-bot")
+    let bin = h.home.file("bin")
+    let dump = h.home.file("dump")
+    _ = try h.home.write(
+      "bin/curl",
+      """
+      #!/bin/sh
+      for f in /proc/$$/cmdline /proc/$$/environ /proc/$PPID/cmdline /proc/$PPID/environ; do
+        cat "$f" >> \(dump) 2>/dev/null
+      done
+      exec /usr/bin/curl "$@"
+      """, mode: 0o700)
+    let result = try h.strivacity(
+      ["curl", "--profile", h.profile, "-s", h.emulator.issuer + ".well-known/openid-configuration"],
+      environment: ["STRIVACITY_CLIENT_SECRET": Self.botSecret, "PATH": bin + ":/usr/local/bin:/usr/bin:/bin"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let recorded = try String(contentsOfFile: dump, encoding: .isoLatin1)
+    #expect(recorded.contains("curl"), "the stand-in ran")
+    #expect(!recorded.contains("s3cr"), "the secret reached a child or stayed in the environment block")
+    #expect(!recorded.contains("STRIVACITY_CLIENT_SECRET=c"))
   }
 }

@@ -69,6 +69,8 @@ extension ProfileSession {
   /// signed in again asking for them and the token asked for once more; anyone else (and a
   /// second refusal) gets one line naming the API, the parameter and the tenant's error, exit 3.
   func apiTokens(_ ask: APIAsk, _ freshness: Freshness) throws -> TokenSet {
+    // A machine asks with its client credentials: no sign-in to offer (MachineTokens.swift).
+    if isMachine { return try machineTokens(ask, freshness) }
     let target = ask.target
     do {
       return try apiTokensOnce(ask, freshness)

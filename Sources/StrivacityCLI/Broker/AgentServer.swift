@@ -14,6 +14,8 @@ final class AgentServer: @unchecked Sendable {
   let idleTimeout: Int
   let log: Log
   let store: AgentStore
+  /// Machine profiles' tokens, each profile's memory over its kernel store (by its sign-in key).
+  private let machineStores = Mutex<[StoreKey: AgentStore]>([:])
   private let started = monotonicSeconds()
   private let state = Mutex(State())
   /// Whether the socket file is ours to remove (not systemd's; the loop's thread only).
@@ -218,6 +220,9 @@ final class AgentServer: @unchecked Sendable {
         return (.refusal(status: .usage, message: "agent: forget needs a profile"), false)
       }
       store.forget(profile: profile)
+      machineStores.withLock { stores in
+        for (key, held) in stores where key.profile == profile { held.forget(profile: profile) }
+      }
       log.note("agent: forgot \(profile)")
       var answer = AgentMessage()
       answer.set("status", "0")
@@ -265,13 +270,14 @@ final class AgentServer: @unchecked Sendable {
       .joined(separator: "\u{0}")
     let configPath = Paths(environment: environment).config
     let known = state.withLock { $0.resolvedKeys[requestKey] }
-    if let known, known.config == ConfigStamp(configPath), let tokens = store.held(known.key),
+    if let known, known.config == ConfigStamp(configPath), let tokens = heldStore(for: known.key).held(known.key),
       !tokens.needsRefresh(now: ProfileSession.now(), freshness), Self.carries(tokens, target)
     {
       return .answer(tokens, includeIDToken: includeIDToken)
     }
-    let context = Context(environment: environment)
+    let context = Context(environment: environment, isProcessEnvironment: false)
     context.agentStore = store
+    context.agentMachineStore = { [environment] key in self.machineStore(for: key, environment: environment) }
     context.attended = false
     do {
       let stamp = ConfigStamp(configPath)
@@ -306,6 +312,27 @@ final class AgentServer: @unchecked Sendable {
       let failure = CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .failure)
       log.note("agent: \(profile): \(failure.message)")
       return .refusal(status: failure.status, message: failure.message)
+    }
+  }
+
+  /// The memory that holds `key`'s sets: a machine profile's own, else the keyring's.
+  private func heldStore(for key: StoreKey) -> AgentStore {
+    var profileKey = key
+    profileKey.slot = .signIn
+    return machineStores.withLock { $0[profileKey] } ?? store
+  }
+
+  /// A machine profile's memory over its kernel store, made on first use (bounded, whatever
+  /// clients send: past 256 profiles, the oldest are simply made again).
+  private func machineStore(for key: StoreKey, environment: [String: String]) -> AgentStore {
+    var profileKey = key
+    profileKey.slot = .signIn
+    return machineStores.withLock { stores in
+      if let held = stores[profileKey] { return held }
+      if stores.count >= 256 { stores.removeAll() }
+      let made = AgentStore(MachineTokenStore(profileKey, environment: environment) { ProfileSession.now() })
+      stores[profileKey] = made
+      return made
     }
   }
 

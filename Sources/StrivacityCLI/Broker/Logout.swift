@@ -58,8 +58,14 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
   var any = false
   for name in names {
     let session = try ProfileSession(context: context, options: global, profile: name)
-    guard let tokens = try session.store.load(session.key) else {
-      if !all { Console.writeStderr("strivacity: \(session.name) was not signed in\n") }
+    let tokens = try session.store.load(session.key)
+    // A machine profile may hold only its APIs' tokens, or only a stored secret (logout forgets it).
+    let machineHeld = session.isMachine && (!((try? session.store.keys()) ?? []).isEmpty || hasStoredSecret(session))
+    guard tokens != nil || machineHeld else {
+      if !all {
+        Console.writeStderr(
+          "strivacity: \(session.name) \(session.isMachine ? "holds no tokens" : "was not signed in")\n")
+      }
       continue
     }
     any = true
@@ -73,8 +79,8 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
         if discovery.revocationEndpoint != nil {
           let endpoint = try tenant.endpoint(\.revocationEndpoint, "revocation endpoint")
           let held = [
-            (tokens.refreshToken?.value, RevocationRequest.Hint.refreshToken),
-            (Optional(tokens.accessToken.value), .accessToken),
+            (tokens?.refreshToken?.value, RevocationRequest.Hint.refreshToken),
+            (tokens?.accessToken.value, .accessToken),
           ]
           // Every API's access token too (RFC 7009 §2.1: token_type_hint=access_token).
           let apis = apiAccessTokens(session).map { (Optional($0.token), RevocationRequest.Hint.accessToken, $0.what) }
@@ -82,7 +88,12 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
             guard let token else { continue }
             let what = api ?? (hint == .refreshToken ? "refresh token" : "access token")
             do {
-              let revocation = RevocationRequest(token: token, hint: hint, client: .none(clientID: session.clientID))
+              // A machine proves itself here too (RFC 7009 §2.1), with a new assertion each time.
+              let client =
+                session.isMachine
+                ? try session.machineClient(tokenEndpoint: try tenant.endpoint(\.tokenEndpoint, "token endpoint"))
+                : .none(clientID: session.clientID)
+              let revocation = RevocationRequest(token: token, hint: hint, client: client)
               let response = try tenant.send(revocation.httpRequest(url: endpoint))
               if response.status == 200 {
                 if api == nil { done.append("revoked the \(what)") } else { revokedAPIs += 1 }
@@ -95,7 +106,7 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
           }
           if revokedAPIs > 0 { done.append("revoked \(revokedAPIs) API access token\(revokedAPIs == 1 ? "" : "s")") }
         }
-        if endSession, let idToken = tokens.idToken, discovery.endSessionEndpoint != nil {
+        if endSession, let idToken = tokens?.idToken, discovery.endSessionEndpoint != nil {
           let endpoint = try tenant.endpoint(\.endSessionEndpoint, "end-session endpoint")
           let hint = [("id_token_hint", idToken.value), ("client_id", session.clientID)]
           let url = FormURLEncoding.appending(hint, to: endpoint)
@@ -119,7 +130,20 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
     try withExtendedLifetime(try RefreshLock(directory: context.paths.runtimeDir, profile: session.name, timeout: 45)) {
       _ = try session.store.delete(profile: session.name)
     }
-    let summary = (done + ["deleted the stored tokens"]).joined(separator: ", ")
+    var deleted = ["deleted the stored tokens"]
+    // logout forgets a machine's stored secret too; revoke keeps it (the profile stays usable).
+    if endSession && session.isMachine && hasStoredSecret(session) {
+      do {
+        try session.secretStore().delete(profile: session.name)
+        deleted.append("the stored client secret")
+      } catch {
+        incomplete = true
+        Console.warning(
+          "\(session.name): the stored client secret could not be deleted: "
+            + (CLIFailure(recognising: error)?.message ?? "\(error)"))
+      }
+    }
+    let summary = (done + [deleted.joined(separator: " and ")]).joined(separator: ", ")
     Console.writeStderr("strivacity: \(session.name): \(summary)\n")
     if !failed.isEmpty {
       incomplete = true
@@ -129,6 +153,14 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
   }
   if all && !any { Console.writeStderr("strivacity: no profile was signed in\n") }
   if incomplete { throw CLIFailure("", status: .transient) }
+}
+
+/// Whether a secret from `login --client-secret-stdin` is kept for a machine profile. A keyring
+/// that cannot be reached (a container without D-Bus) holds none that matters here.
+private func hasStoredSecret(_ session: ProfileSession) -> Bool {
+  guard session.isMachine else { return false }
+  if case .keyring? = session.secretSource { return ((try? session.storedSecret()) ?? nil) != nil }
+  return (try? session.secretStore().load(session.key(for: ProfileSession.secretSlot))) != nil
 }
 
 /// The access tokens of `session`'s APIs (configured and ad hoc: every slot stored beside the

@@ -5,6 +5,7 @@ import Agent
 import Glibc
 import OAuthCore
 import StrivacityCore
+import SystemIO
 
 final class ProfileSession {
   let context: Context
@@ -18,6 +19,12 @@ final class ProfileSession {
   let tenantClient: TenantClient
   /// Whether fresh tokens are asked of `strivacity agent` first (AgentClient.enabled).
   let asksAgent: Bool
+  /// A machine profile's client secret source (MachineTokens.swift); nil for a profile that
+  /// signs in, or one that signs with a private key.
+  var secretSource: SecretSource?
+  /// A secret from the environment, taken out of it when the session starts (so that no child
+  /// inherits it); or the one `login --client-secret-stdin` is checking.
+  var heldSecret: String?
 
   /// `apis`: which of the profile's API tables are read from the config (`token` needs few).
   init(context: Context, options: GlobalOptions, profile: String? = nil, apis: APITables = .all) throws {
@@ -29,15 +36,24 @@ final class ProfileSession {
     resolved = try ResolvedProfile.resolve(config: config, overrides: overrides, environment: context.environment)
     // Not with --store: the agent resolves the store from the config alone.
     asksAgent =
-      context.agentStore == nil && overrides.store == nil && resolved.store == .secretService
+      context.agentStore == nil && overrides.store == nil
+      && (resolved.store == .secretService || resolved.store == .kernel)
+      && resolved.agentServes(environment: context.environment)
       && AgentClient.enabled(context.environment, config: config)
     key = try resolved.storeKey(configPath: context.paths.config)
     tenant = key.issuer
     clientID = key.clientID
-    store = try context.store(for: resolved.store)
+    store = try context.store(for: resolved.store, key: key)
     log = options.log
     tenantClient = TenantClient(tenant: key.issuer, log: log) { [context] in try context.httpClient() }
+    secretSource = resolved.secretSource(environment: context.environment)
+    if case .environment(let name) = secretSource {
+      heldSecret = context.environment[name]
+      if context.isProcessEnvironment { Self.holdSecrets(); takeFromEnvironment(name) }
+    }
   }
+
+  var isMachine: Bool { resolved.profile.grant == .clientCredentials }
 
   var name: String { resolved.name }
 
@@ -52,6 +68,7 @@ final class ProfileSession {
   /// one refresh however many processes ask. From the agent when it is enabled and answers (then
   /// without a refresh token; the ID token only with `idToken`); a forced refresh is done here.
   func freshTokens(_ freshness: Freshness, idToken: Bool = false) throws -> TokenSet {
+    if isMachine { return try machineTokens(nil, freshness) }
     if asksAgent, !freshness.force, let tokens = try agentTokens(freshness, idToken: idToken) { return tokens }
     // Forced: from the store itself (a cached copy may be older than what it holds).
     guard let tokens = try freshness.force ? store.reload(key) : store.load(key) else { throw notSignedIn }

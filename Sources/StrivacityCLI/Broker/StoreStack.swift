@@ -9,6 +9,8 @@
 //                           small binary answers `token` from (STRIVACITY_TOKEN_CACHE=off: none)
 //   4. SecretServiceStore   the store of record (SecretStore); or FileStore, which stands alone:
 //                           no agent and no cache for a store that is a file read already
+//   5. MachineTokenStore    a machine profile's store of record: the kernel's keyring itself
+//                           (1 or 2 over it, no 3: it is the cache)
 //
 // Why this order: the agent's memory is the fastest answer and must hear of nothing it did not
 // see itself, so it sits over the cache and has nobody to tell (1 and 2 exclude each other); a
@@ -32,6 +34,12 @@ enum StoreStack {
   /// The agent's store over `keyring`: 1 → 3 → 4.
   static func agent(over keyring: SecretServiceStore, environment: [String: String]) -> AgentStore {
     AgentStore(cached(keyring, environment))
+  }
+
+  /// A machine profile's store: 2 → 5.
+  static func machine(_ key: StoreKey, environment: [String: String]) -> TokenStore {
+    AgentNotifyingStore(
+      MachineTokenStore(key, environment: environment) { ProfileSession.now() }, environment: environment)
   }
 
   /// 3 → 4, or 4 alone when the access-token cache is off.
@@ -193,4 +201,74 @@ final class KernelCachingStore: TokenStore {
   }
 
   func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
+}
+
+// MARK: 5. a machine profile's tokens
+
+/// The store of record of a machine profile (`StoreKind.kernel`): its access tokens in the
+/// kernel's per-user keyring only, for as long as each lives, where the small binary answers
+/// `token` from as it does for a signed-in profile. Nothing on disk, no D-Bus: a container
+/// without either works. A machine gets a new token with its client credentials at any time, so
+/// a kernel without keyrings (some sandboxes), or STRIVACITY_TOKEN_CACHE=off, only means a
+/// request per call. A note per profile lists the slots written, so that `logout` and `revoke`
+/// find ad hoc targets' entries too.
+final class MachineTokenStore: TokenStore {
+  let kind = StoreKind.kernel
+  /// The profile's sign-in key (profile, tenant, client): the store is one profile's.
+  let profileKey: StoreKey
+  let enabled: Bool
+  let now: () -> Int64
+
+  init(_ profileKey: StoreKey, environment: [String: String], now: @escaping () -> Int64) {
+    self.profileKey = profileKey
+    enabled = KernelTokenCache.enabled(environment)
+    self.now = now
+  }
+
+  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+    enabled ? KernelTokenCache.get(key) : nil
+  }
+
+  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+    guard enabled else { return }
+    let time = now()
+    guard KernelTokenCache.put(tokens, for: key, now: time, cap: .max) else { return }
+    var slots = Set(noted(key))
+    slots.insert(key.slot.name ?? "")
+    // Kept as long as the longest-lived entry may be (a day at least: notes are tiny).
+    let seconds = max(86_400, (tokens.expiresAt ?? time) - time)
+    KernelTokenCache.putNote(slots.sorted().joined(separator: "\n"), name: Self.noteName(key), seconds: seconds)
+  }
+
+  @discardableResult
+  func delete(profile: String) throws(StoreError) -> Bool {
+    guard profile == profileKey.profile else { return false }
+    let held = try keys()
+    for key in held { KernelTokenCache.drop(key) }
+    KernelTokenCache.drop(profileKey)
+    KernelTokenCache.dropNote(name: Self.noteName(profileKey))
+    return !held.isEmpty
+  }
+
+  /// The profile's entries that are there now.
+  func keys() throws(StoreError) -> [StoreKey] {
+    guard enabled else { return [] }
+    return noted(profileKey).compactMap { name in
+      var entry = profileKey
+      entry.slot = name.isEmpty ? .signIn : TokenSlot(name: name) ?? .signIn
+      return KernelTokenCache.get(entry) == nil ? nil : entry
+    }
+  }
+
+  private func noted(_ key: StoreKey) -> [String] {
+    guard let note = KernelTokenCache.note(name: Self.noteName(key)) else { return [] }
+    return note.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter {
+      $0.isEmpty || TokenSlot(name: $0) != nil
+    }
+  }
+
+  /// Beside the entries' `strivacity:v2…` descriptions, never one of them.
+  static func noteName(_ key: StoreKey) -> String {
+    "strivacity:slots:\(key.profile):\(key.issuer):\(key.clientID)"
+  }
 }

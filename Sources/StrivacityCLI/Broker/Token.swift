@@ -221,6 +221,11 @@ struct Userinfo: ParsableCommand {
 
   func run() throws {
     let session = try ProfileSession(context: global.context(), options: global)
+    guard !session.isMachine else {
+      throw CLIFailure(
+        "profile \(session.name) is a machine profile: its tokens are the client's own, there is no user to describe",
+        status: .usage)
+    }
     let tokens = try session.freshTokens(Freshness(seconds: 30, explicit: false))
     let tenant = session.tenantClient
     let endpoint = try tenant.endpoint(\.userinfoEndpoint, "userinfo endpoint")

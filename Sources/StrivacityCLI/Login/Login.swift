@@ -6,6 +6,7 @@ import JourneyCore
 import OAuthCore
 import SecretStore
 import StrivacityCore
+import SystemIO
 import TerminalUI
 
 struct Login: ParsableCommand {
@@ -111,6 +112,11 @@ struct Login: ParsableCommand {
   @Option(help: ArgumentHelp("Seconds to wait for the browser (default: 300).", valueName: "seconds"))
   var timeout: Double?  // 300; optional so that help says "300", not "300.0" twice
 
+  @Flag(
+    name: .customLong("client-secret-stdin"),
+    help: "A machine profile: read its client secret from stdin, check it, and keep it in the keyring.")
+  var clientSecretStdin = false
+
   static let sdkModes = ["web", "web-minimal", "ios", "ios-minimal", "android", "android-minimal"]
 
   func validate() throws {
@@ -158,6 +164,14 @@ struct Login: ParsableCommand {
     overrides.clientID = clientID
     let resolved = try ResolvedProfile.resolve(
       config: context.config(), overrides: overrides, environment: context.environment)
+    if resolved.profile.grant == .clientCredentials {
+      try rememberFlags(context: context, profile: resolved.name)
+      return try machineLogin(context: global.context(), profile: resolved.name)
+    }
+    if clientSecretStdin {
+      throw CLIFailure(
+        "--client-secret-stdin is for machine profiles (grant = \"client_credentials\" in the profile)", status: .usage)
+    }
     let configPath = context.paths.config
     let tenantURL = try resolved.requireTenant(configPath: configPath)
     let client = try resolved.requireClientID(configPath: configPath)
@@ -178,8 +192,8 @@ struct Login: ParsableCommand {
     // The store must be usable before anyone types a password (a keyring with no default
     // collection is asked for one here).
     context.createsKeyring = true
-    let store = try context.store(for: resolved.store)
     let key = try resolved.storeKey(configPath: configPath)
+    let store = try context.store(for: resolved.store, key: key)
     _ = try store.load(key)
 
     let terminal = TTY()
@@ -266,6 +280,69 @@ struct Login: ParsableCommand {
   }
 
   /// Saves the flags given on this command line to the profile.
+  /// `login` on a machine profile (no person, no journey): one token request checks its
+  /// credentials; with --client-secret-stdin, the secret read from stdin (or typed, hidden, on
+  /// a terminal), which is stored only once the tenant took it.
+  private func machineLogin(context: Context, profile: String) throws {
+    let session = try ProfileSession(context: context, options: global, profile: profile)
+    var given: ClientSecret?
+    if clientSecretStdin {
+      let machine = session.resolved.profile.machine
+      if machine?.auth == .privateKeyJWT || machine?.secret != nil {
+        let source = machine?.auth == .privateKeyJWT ? "its private_key_file" : "\(machine!.secret!)"
+        throw CLIFailure(
+          "profile \(profile) takes its credentials from \(source); --client-secret-stdin stores a secret for a "
+            + "machine profile that names no client_secret_env or client_secret_file", status: .usage)
+      }
+      ProfileSession.holdSecrets()
+      given = try Self.readSecret(clientID: session.clientID)
+      session.secretSource = .keyring
+      session.heldSecret = given!.value
+    }
+    let tokens = try session.machineTokens(nil, Freshness(seconds: 0, explicit: false, force: true))
+    var stored = ""
+    if let given {
+      try session.storeSecret(given)
+      stored = "; the client secret is kept in \(session.resolved.store == .file ? "the file store" : "the keyring")"
+      if context.environment[SecretSource.defaultVariable].map({ !$0.isEmpty }) == true {
+        stored += " (\(SecretSource.defaultVariable), which is set now, comes first)"
+      }
+    }
+    let left =
+      tokens.expiresAt.map { " (it expires in \(Duration.describe(seconds: $0 - ProfileSession.now())))" } ?? ""
+    Console.writeStderr(
+      "strivacity: profile \(profile) works: the tenant \(session.tenant) gave client \(session.clientID) a token by "
+        + "client credentials\(left)\(stored)\n")
+  }
+
+  /// The secret from stdin: typed without echo on a terminal, else read whole (one trailing
+  /// line end dropped). Never shown.
+  private static func readSecret(clientID: String) throws -> ClientSecret {
+    var text: String
+    if isatty(0) == 1, let tty = TTY() {
+      do {
+        text = try tty.readLine(prompt: "Client secret for \(clientID): ", hidden: true)
+      } catch {
+        throw CLIFailure("no client secret was typed", status: .interrupted)
+      }
+    } else {
+      var bytes = readStdin(limit: ClientSecret.maxBytes + 3)
+      defer { for i in bytes.indices { bytes[i] = 0 } }
+      if bytes.last == 0x0A { bytes.removeLast() }
+      if bytes.last == 0x0D { bytes.removeLast() }
+      guard let decoded = String(validating: bytes, as: UTF8.self) else {
+        throw CLIFailure("the client secret on stdin is not UTF-8 text", status: .usage)
+      }
+      text = decoded
+    }
+    guard !text.isEmpty else { throw CLIFailure("no client secret on stdin", status: .usage) }
+    do {
+      return try ClientSecret(admitting: text)
+    } catch {
+      throw CLIFailure("the client secret on stdin: \(error.description)", status: .usage)
+    }
+  }
+
   private func rememberFlags(context: Context, profile: String) throws {
     var settings: [(key: String, value: ConfigValue)] = []
     if let tenant { settings.append(("tenant", .string(tenant))) }

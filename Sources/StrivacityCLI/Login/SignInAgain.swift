@@ -69,7 +69,7 @@ extension ProfileSession {
   /// git or inside the agent (unattended: they answer another program that waits), never when
   /// kubectl forbids talking to the user.
   func signInTerminal() -> TTY? {
-    guard context.agentStore == nil, context.attended, isatty(2) == 1 else { return nil }
+    guard !isMachine, context.agentStore == nil, context.attended, isatty(2) == 1 else { return nil }
     if (try? ExecCredentialInfo.from(context.environment))?.interactive == false { return nil }
     return TTY()
   }

@@ -68,9 +68,6 @@ public enum ConfigError: Error, Equatable, CustomStringConvertible {
   case invalidProfileName(String)
   case profileNotConfigured(name: String, path: String)
   case missingSetting(profile: String, setting: String, flag: String, env: String)
-  /// A machine profile (`grant = "client_credentials"`): read and checked, not yet used by the
-  /// commands (issue 28 in progress), so each says so rather than starting a sign-in.
-  case machineProfileNotYetSupported(profile: String)
 
   public var description: String {
     switch self {
@@ -90,10 +87,6 @@ public enum ConfigError: Error, Equatable, CustomStringConvertible {
       return
         "profile '\(profile)' has no \(setting); pass \(flag), set \(env), or run `strivacity login --profile "
         + "\(profile) \(flag) …`"
-    case .machineProfileNotYetSupported(let profile):
-      return
-        "profile '\(profile)' is a machine profile (grant = \"client_credentials\"), which this version of "
-        + "strivacity reads but cannot use yet"
     }
   }
 }
@@ -430,6 +423,12 @@ public struct Config: Sendable, Equatable {
         throw .invalid(
           path: path, position: apiEntry.position,
           message: "API names starting with 'adhoc.' are kept for ad hoc targets (token --audience/--resource)")
+      }
+      // A machine profile's stored secret is the slot `machine.secret`.
+      guard !apiEntry.key.hasPrefix("machine.") else {
+        throw .invalid(
+          path: path, position: apiEntry.position,
+          message: "API names starting with 'machine.' are kept for a machine profile's own items")
       }
       guard case .table(let fields) = apiEntry.value else {
         throw .invalid(path: path, position: apiEntry.position, message: "\(section) must be a section")

@@ -22,6 +22,15 @@ public enum TokenEndpointAuth: String, Sendable, Equatable, CaseIterable {
   case clientSecretBasic = "client_secret_basic"
   case clientSecretPost = "client_secret_post"
   case privateKeyJWT = "private_key_jwt"
+
+  /// The method used: the configured one; else the first of Basic and Post that discovery's
+  /// `token_endpoint_auth_methods_supported` lists; else Basic (RFC 8414 §2: the default when
+  /// the list is omitted; a list naming neither gets Basic too, and the tenant's answer says).
+  public static func chosen(configured: TokenEndpointAuth?, discovered: [String]?) -> TokenEndpointAuth {
+    if let configured { return configured }
+    let listed = discovered ?? []
+    return [.clientSecretBasic, .clientSecretPost].first { listed.contains($0.rawValue) } ?? .clientSecretBasic
+  }
 }
 
 /// Where a machine profile's secret is.
@@ -33,6 +42,15 @@ public enum SecretSource: Sendable, Equatable {
   /// The keyring (`login --client-secret-stdin` stored it); chosen when the profile names
   /// neither of the others and the variable is not set.
   case keyring
+
+  /// How `status` names it.
+  public var description: String {
+    switch self {
+    case .environment(let name): return name
+    case .file(let path): return path
+    case .keyring: return "the keyring"
+    }
+  }
 
   public static let defaultVariable = "STRIVACITY_CLIENT_SECRET"
 

@@ -67,15 +67,35 @@ public struct ResolvedProfile: Sendable, Equatable {
     guard ProfileName.isValid(name) else { throw .invalidProfileName(name) }
     let configured = config?.profile(named: name)
     var profile = configured ?? Profile(name: name)
-    guard profile.grant == .signIn else { throw .machineProfileNotYetSupported(profile: name) }
     if let tenant = overrides.tenant ?? env["STRIVACITY_TENANT"].flatMap({ $0.isEmpty ? nil : $0 }) {
       profile.tenant = tenant
     }
     if let client = overrides.clientID ?? env["STRIVACITY_CLIENT_ID"].flatMap({ $0.isEmpty ? nil : $0 }) {
       profile.clientID = client
     }
-    let store = overrides.store ?? profile.store ?? config?.defaultStore ?? .secretService
+    var store = overrides.store ?? profile.store ?? config?.defaultStore ?? .secretService
+    // A machine's tokens are never the desktop keyring's: the kernel's keyring, or a chosen file.
+    if profile.grant == .clientCredentials && store != .file { store = .kernel }
     return ResolvedProfile(profile: profile, store: store, isConfigured: configured != nil)
+  }
+
+  /// A machine profile's secret source as this environment resolves it: the configured one; else
+  /// `STRIVACITY_CLIENT_SECRET` when it is set; else the keyring (`login --client-secret-stdin`).
+  /// nil for a profile that signs in, or that signs with a private key.
+  public func secretSource(environment: [String: String]) -> SecretSource? {
+    guard profile.grant == .clientCredentials, profile.machine?.auth != .privateKeyJWT else { return nil }
+    if let configured = profile.machine?.secret { return configured }
+    if let value = environment[SecretSource.defaultVariable], !value.isEmpty {
+      return .environment(SecretSource.defaultVariable)
+    }
+    return .keyring
+  }
+
+  /// Whether `strivacity agent` can answer for this profile: a machine profile's secret in this
+  /// process's environment is not the agent's (nor sent to it), so such a profile is served here.
+  public func agentServes(environment: [String: String]) -> Bool {
+    if case .environment = secretSource(environment: environment) { return false }
+    return true
   }
 
   /// The tenant URL, or an error that says how to provide it.

@@ -7,6 +7,10 @@
 public enum StoreKind: String, Sendable, CaseIterable {
   case secretService = "secret-service"
   case file
+  /// The kernel's per-user keyring (keyrings(7)): a machine profile's tokens, which a request
+  /// with its client credentials replaces at any time, so no desktop keyring and no file is
+  /// needed. Never chosen in the config: a machine profile gets it unless `store = "file"`.
+  case kernel
 
   /// Accepts the config/flag spellings.
   public init?(configValue: String) {

@@ -1,0 +1,221 @@
+// A machine profile at work (issue 28, `grant = "client_credentials"`): its tokens come from the
+// client-credentials grant (RFC 6749 §4.4), the client proving itself with its secret (Basic or
+// in the body) or a signed assertion (`private_key_jwt`, RFC 7523). No refresh token, no ID
+// token, no person: a token due for renewal is asked for anew, once however many processes ask
+// (the profile's RefreshLock), and kept in the kernel's keyring (MachineTokenStore) or a chosen
+// file. The secret is read when a request needs it (from the environment at the session's start,
+// which takes it out of the environment), never shown, and the process is not dumpable from the
+// moment it holds one.
+import Agent
+import OAuthCore
+import SecretStore
+import StrivacityCore
+import SystemIO
+
+extension ProfileSession {
+  /// No core file, no ptrace, and /proc/PID/environ and mem closed to the user's other
+  /// processes, from the moment a secret is held to the process's end.
+  static func holdSecrets() { _ = AgentSocket.makeUndumpable() }
+
+  /// Where `login --client-secret-stdin` keeps a secret, beside the profile's tokens (API names
+  /// starting with `machine.` are refused, so no API's slot is this one).
+  static let secretSlot = TokenSlot(name: "machine.secret")!
+
+  /// The client authentication it uses: as configured; else the first of Basic and Post that
+  /// the tenant's discovery lists.
+  var machineAuthMethod: TokenEndpointAuth {
+    TokenEndpointAuth.chosen(
+      configured: resolved.profile.machine?.auth,
+      discovered: resolved.profile.machine?.auth == nil
+        ? (try? tenantClient.discovery())?.tokenEndpointAuthMethods : nil)
+  }
+
+  /// The client's proof for one request to the tenant (token or revocation endpoint): a new
+  /// assertion each time, for `private_key_jwt`, its audience the token endpoint.
+  func machineClient(tokenEndpoint: String) throws -> ClientAuthentication {
+    switch machineAuthMethod {
+    case .clientSecretBasic: return .clientSecretBasic(clientID: clientID, secret: try clientSecret())
+    case .clientSecretPost: return .clientSecretPost(clientID: clientID, secret: try clientSecret())
+    case .privateKeyJWT:
+      guard let path = resolved.profile.machine?.privateKeyFile else {
+        throw CLIFailure(
+          "profile \(name) has token_endpoint_auth = \"private_key_jwt\" but no private_key_file", status: .usage)
+      }
+      Self.holdSecrets()
+      do {
+        let key = try ClientAssertion.SigningKey(
+          pem: try SecretFile.readPrivateKey(path, environment: context.environment))
+        let assertion = try ClientAssertion.make(
+          clientID: clientID, tokenEndpoint: tokenEndpoint, key: key, now: Self.now())
+        return .privateKeyJWT(clientID: clientID, assertion: assertion)
+      } catch {
+        let message =
+          error.description.hasPrefix("private_key_file")
+          ? error.description : "private_key_file \(path): \(error.description)"
+        throw CLIFailure(message, status: .usage)
+      }
+    }
+  }
+
+  /// The client secret from its source; a missing or unusable one is a configuration error
+  /// naming the source, never showing the secret.
+  func clientSecret() throws -> ClientSecret {
+    Self.holdSecrets()
+    switch secretSource {
+    case .environment(let variable)?:
+      guard let held = heldSecret, !held.isEmpty else {
+        throw CLIFailure(
+          "profile \(name) takes its client secret from the environment variable \(variable), which is not set",
+          status: .usage)
+      }
+      return try admitSecret(held, from: "the environment variable \(variable)")
+    case .file(let path)?:
+      do {
+        return try SecretFile.read(path, environment: context.environment)
+      } catch {
+        throw CLIFailure(error.description, status: .usage)
+      }
+    case .keyring?:
+      if let held = heldSecret { return try admitSecret(held, from: "standard input") }
+      guard let stored = try storedSecret() else {
+        throw CLIFailure(
+          "profile \(name) has no client secret: set \(SecretSource.defaultVariable), or client_secret_env or "
+            + "client_secret_file in its config, or store one: "
+            + "strivacity login --profile \(name) --client-secret-stdin",
+          status: .usage)
+      }
+      return stored
+    case nil:
+      throw CLIFailure("profile \(name) signs with its private key and has no client secret", status: .usage)
+    }
+  }
+
+  private func admitSecret(_ text: String, from source: String) throws -> ClientSecret {
+    do {
+      return try ClientSecret(admitting: text)
+    } catch {
+      throw CLIFailure("the client secret from \(source): \(error.description)", status: .usage)
+    }
+  }
+
+  // MARK: a stored secret
+
+  /// Where a secret given to `login --client-secret-stdin` is kept: the file store with
+  /// `store = "file"`, else the keyring.
+  func secretStore() throws -> TokenStore {
+    resolved.store == .file ? FileStore(stateDirectory: context.paths.stateDir) : try context.keyring()
+  }
+
+  /// The stored secret (kept base64url-encoded as a token set's access token, in its own slot).
+  func storedSecret() throws -> ClientSecret? {
+    guard let kept = try secretStore().load(key(for: Self.secretSlot)) else { return nil }
+    guard let bytes = Base64URL.decode(kept.accessToken.value), let text = String(validating: bytes, as: UTF8.self),
+      let secret = try? ClientSecret(admitting: text)
+    else {
+      throw CLIFailure(
+        "the client secret stored for \(name) does not read: store it again with strivacity login --profile \(name) "
+          + "--client-secret-stdin", status: .store)
+    }
+    return secret
+  }
+
+  func storeSecret(_ secret: ClientSecret) throws {
+    let encoded = try BearerToken(admitting: Base64URL.encode(Array(secret.value.utf8)), what: "client secret")
+    try secretStore().save(TokenSet(accessToken: encoded, obtainedAt: Self.now()), for: key(for: Self.secretSlot))
+  }
+
+  // MARK: tokens
+
+  /// The profile's own token (`ask` nil: its `scopes`), or one for an API, with at least
+  /// `freshness` left: the one kept, else a new one; one request however many processes ask.
+  func machineTokens(_ ask: APIAsk?, _ freshness: Freshness) throws -> TokenSet {
+    if asksAgent, !freshness.force,
+      let tokens = try agentTokens(freshness, idToken: false, target: ask?.wire ?? .signIn)
+    {
+      return tokens
+    }
+    let slotKey = ask.map { key(for: $0.slot) } ?? key
+    func serves(_ kept: TokenSet) -> Bool {
+      ask?.serves(kept, freshness) ?? !kept.needsRefresh(now: Self.now(), freshness)
+    }
+    if !freshness.force, let kept = try store.load(slotKey), serves(kept) { return kept }
+    let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
+    defer { withExtendedLifetime(lock) {} }
+    // Someone may have asked while we waited.
+    if !freshness.force, let kept = try store.reload(slotKey), serves(kept) {
+      log.note("another process got \(name)'s token\(ask.map { " for \($0.label)" } ?? "")")
+      return kept
+    }
+    let url = try tenantClient.endpoint(\.tokenEndpoint, "token endpoint")
+    var request = TokenRequest(grant: .clientCredentials, client: try machineClient(tokenEndpoint: url))
+    if let ask {
+      request.additionalParameters = ask.target.parameters
+    } else if let scopes = resolved.profile.scopes, !scopes.isEmpty {
+      request.additionalParameters = [FormParameter("scope", scopes.joined(separator: " "))]
+    }
+    let outcome = try tenantClient.send(request, to: url)
+    return try machineAnswer(outcome, ask: ask, key: slotKey, method: request.client)
+  }
+
+  private func machineAnswer(
+    _ outcome: TokenEndpointOutcome, ask: APIAsk?, key slotKey: StoreKey, method: ClientAuthentication
+  ) throws -> TokenSet {
+    let label = ask?.label ?? "profile \(name)"
+    switch outcome {
+    case .tokens(let response):
+      if let ask, let mismatch = ask.target.mismatch(accessToken: response.accessToken, responseScope: response.scope) {
+        throw CLIFailure("\(ask.label): \(mismatch); it was not kept", status: .server)
+      }
+      let now = Self.now()
+      let tokens = TokenSet(
+        accessToken: response.accessToken, tokenType: response.tokenType, scope: response.scope,
+        expiresAt: response.expiresIn.map { now + $0 }, obtainedAt: now)
+      try store.save(tokens, for: slotKey)
+      log.note("got \(name)'s token for \(label) by client credentials (\(method))")
+      return tokens
+    case .clientRefused(let error) where error.code == "invalid_client":
+      throw CLIFailure(clientRefusal(error, method: method), status: .clientRefused)
+    case .clientRefused(let error):
+      throw CLIFailure(
+        "the tenant does not let client \(clientID) use the client-credentials grant (\(error)): allow it for the "
+          + "client at the tenant", status: .clientRefused)
+    case .serverError(401, let error) where error == nil:
+      throw CLIFailure(clientRefusal(nil, method: method), status: .clientRefused)
+    case .serverError(200, let error):
+      throw CLIFailure("the answer for \(label) is unusable: \(error.map { "\($0)" } ?? "HTTP 200")", status: .server)
+    case _ where outcome.isTransient:
+      throw CLIFailure("a token for \(label) failed with HTTP \(outcome.status); try again later", status: .transient)
+    case _ where outcome.error != nil:
+      let target = ask?.target
+      var parameter = ""
+      switch outcome.error!.code {
+      case "invalid_target":
+        parameter =
+          target.map {
+            " (\($0.audience.map { "audience \($0)" } ?? "resource \($0.resources.joined(separator: " "))"))"
+          } ?? ""
+      case "invalid_scope", "invalid_grant":
+        let scopes = target.map { $0.scopes.map(\.value) } ?? resolved.profile.scopes ?? []
+        parameter = scopes.isEmpty ? "" : " (scope \(scopes.joined(separator: " ")))"
+      default: break
+      }
+      throw CLIFailure(
+        "the tenant refused a token for \(label)\(parameter) to client \(clientID): \(outcome.error!)", status: .server)
+    default:
+      throw CLIFailure("a token for \(label) failed with HTTP \(outcome.status)", status: .server)
+    }
+  }
+
+  /// "the tenant refused the client secret", naming where the secret came from (never itself).
+  private func clientRefusal(_ error: OAuthError?, method: ClientAuthentication) -> String {
+    let why = error.map { " (\($0))" } ?? " (HTTP 401)"
+    if case .privateKeyJWT = method {
+      let path = resolved.profile.machine?.privateKeyFile ?? ""
+      return "the tenant refused the client's key assertion for \(clientID)\(why): check that \(path) is the key "
+        + "registered for the client"
+    }
+    let source = secretSource.map { "\($0)" } ?? "its source"
+    return "the tenant refused the client secret for \(clientID)\(why), sent as \(method): check the secret in "
+      + "\(source)"
+  }
+}
