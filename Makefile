@@ -90,6 +90,7 @@ bench: deps
 	bench/api-token $(BENCH_RUNS)
 	bench/config-scale 3000 $(BENCH_RUNS)
 	bench/refresh-storm
+	bench/machine-token $(BENCH_RUNS)
 	bench/login 20
 
 ## demo: a full sign-in in this terminal against the local tenant, with a private keyring
