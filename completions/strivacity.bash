@@ -186,7 +186,7 @@ _strivacity() {
 
 _strivacity_login() {
     repeating_flags=()
-    non_repeating_flags=(--verbose -v --browser --no-browser --version -h --help)
+    non_repeating_flags=(--verbose -v --browser --no-browser --client-secret-stdin --version -h --help)
     repeating_options=(--add-scope --resource --field --field-env --action)
     non_repeating_options=(--profile --store --config --tenant --client-id --scope --redirect-uri --sdk-mode --login-hint --prompt --acr-values --max-age --audience --ui-locales --timeout)
     __strivacity_offer_flags_options 0

@@ -23,7 +23,7 @@ function __strivacity_parse_tokens -S
         __strivacity_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'login'
-            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'tenant=' 'client-id=' 'scope=' 'redirect-uri=' 'sdk-mode=' 'login-hint=' 'prompt=' 'acr-values=' 'max-age=' 'add-scope=+' 'resource=+' 'audience=' 'ui-locales=' 'field=+' 'field-env=+' 'action=+' 'browser' 'no-browser' 'timeout=' 'version' 'h/help'
+            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'tenant=' 'client-id=' 'scope=' 'redirect-uri=' 'sdk-mode=' 'login-hint=' 'prompt=' 'acr-values=' 'max-age=' 'add-scope=+' 'resource=+' 'audience=' 'ui-locales=' 'field=+' 'field-env=+' 'action=+' 'browser' 'no-browser' 'timeout=' 'client-secret-stdin' 'version' 'h/help'
         case 'token'
             __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'min-ttl=' 'refresh' 'format=' 'id-token' 'login' 'api=' 'for=' 'audience=' 'resource=+' 'scope=+' 'version' 'h/help'
         case 'status'
@@ -139,6 +139,7 @@ complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" browser' -l 'browser' -d 'Do the whole sign-in on the tenant\'s pages in a browser.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" no-browser' -l 'no-browser' -d 'Print the browser address instead of opening it.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" timeout' -l 'timeout' -d 'Seconds to wait for the browser (default: 300).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" client-secret-stdin' -l 'client-secret-stdin' -d 'A machine profile: read its client secret from stdin, check it, and keep it in the keyring.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" version' -l 'version' -d 'Show the version.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity token" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion token -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'

@@ -67,7 +67,7 @@ enum ManPage {
     }
     out += optionItems(commands.first?["arguments"]?.array ?? [], common: true) + ".El\n.Sh COMMANDS\n"
     for command in commands { out += commandSection(command) }
-    out += configurationSection + promptsSection + agentSection
+    out += configurationSection + promptsSection + machineSection + agentSection
     out += """
       .Sh EXIT STATUS
       .Bl -tag -width 6n
@@ -132,6 +132,14 @@ enum ManPage {
       keyring (by default it is kept there, at most 15 minutes, so that
       .Cm token
       answers without D-Bus; never the refresh token)
+      .It Ev STRIVACITY_CLIENT_SECRET
+      a machine profile's client secret when its table names no
+      .Ic client_secret_env
+      or
+      .Ic client_secret_file ;
+      taken out of the environment as soon as
+      .Nm
+      starts, so no program it runs inherits it
       .It Ev STRIVACITY_AGENT
       .Li 1 :
       ask
@@ -528,6 +536,46 @@ enum ManPage {
     challenge is not answered.
     .Cm setup-api Ar url
     writes an API's table from its metadata.
+
+    """#
+
+  static let machineSection = #"""
+    .Sh MACHINE PROFILES
+    A profile with
+    .Ic grant No = Qq client_credentials
+    gets its tokens with the client's own credentials (RFC 6749 \(sc4.4), for CI jobs and
+    services: no person, no sign-in, no refresh token. The secret comes from the variable named by
+    .Ic client_secret_env
+    (default
+    .Ev STRIVACITY_CLIENT_SECRET ) ,
+    a file named by
+    .Ic client_secret_file
+    (owned by the user, mode 0600 or stricter, at most 4 KiB;
+    .Li $CREDENTIALS_DIRECTORY/NAME
+    for systemd's credentials), or the keyring, where
+    .Cm login Fl -client-secret-stdin
+    keeps it after one successful token request.
+    .Ic token_endpoint_auth
+    is
+    .Li client_secret_basic ,
+    .Li client_secret_post
+    (default: the first of the two that the tenant's discovery lists) or
+    .Li private_key_jwt
+    with
+    .Ic private_key_file
+    (RSA or EC P-256, PEM; a 60-second assertion per request, RFC 7523). Tokens, for the profile
+    and each of its APIs, are kept in the kernel's per-user keyring (nothing on disk unless
+    .Ic store No = Qq file ) ;
+    many calls and many processes make one request per token lifetime. The tenant refusing the
+    credentials
+    .Pq Li invalid_client
+    is exit 9, without a retry.
+    .Cm status
+    says how the profile authenticates and where its secret comes from, never the secret;
+    .Cm logout
+    forgets a stored secret;
+    .Cm userinfo
+    refuses: there is no user.
 
     """#
 
