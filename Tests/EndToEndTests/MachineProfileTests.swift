@@ -347,4 +347,65 @@ extension Harness {
     #expect(!recorded.contains("s3cr"), "the secret reached a child or stayed in the environment block")
     #expect(!recorded.contains("STRIVACITY_CLIENT_SECRET=c"))
   }
+  /// The agent keeps a machine's tokens when the secret is in a file (the kernel cache off, so
+  /// only the agent can answer): one request for many calls, the API's too. A profile whose
+  /// secret is in the caller's environment is not sent to the agent.
+  @Test func theAgentKeepsAMachinesTokens() throws {
+    let h = try Harness(journey: "machine")
+    let path = try h.home.write("secret", Self.botSecret)
+    try h.writeMachineProfile(
+      client: "ci-bot",
+      """
+      client_secret_file = "\(path)"
+
+      [profiles.\(h.profile).apis.orders]
+      url = "https://api.example.com/orders/"
+      audience = "https://api.example.com/orders"
+      scopes = ["orders:read"]
+      """)
+    try h.startAgent()
+    let off = ["STRIVACITY_TOKEN_CACHE": "off"]
+    var seen = Set<String>()
+    for arguments in [["token"], ["token"], ["token", "--api", "orders"], ["token", "--api", "orders"], ["token"]] {
+      let result = try h.strivacity(arguments + ["--profile", h.profile], environment: off)
+      #expect(result.status == 0, "\(result.stderr)")
+      seen.insert(result.stdout)
+    }
+    #expect(seen.count == 2)
+    #expect(h.clientCredentialsRequests == 2)
+    let status = try h.strivacity(["status", "--profile", h.profile], environment: off)
+    #expect(status.stdout.contains("running (pid"), "\(status.stdout)")
+    // The secret in the caller's environment: asked here, not of the agent.
+    try h.writeMachineProfile(client: "ci-bot")
+    let here = try h.strivacity(
+      ["token", "--profile", h.profile, "--verbose"],
+      environment: off.merging(["STRIVACITY_CLIENT_SECRET": Self.botSecret]) { _, new in new })
+    #expect(here.status == 0, "\(here.stderr)")
+    #expect(!here.stderr.contains("agent"), "\(here.stderr)")
+  }
+
+  /// kubectl's exec credential and git's `get` take the machine's token like any other.
+  @Test func kubectlAndGitTakeTheMachinesToken() throws {
+    let h = try Harness(journey: "machine")
+    let host = String(h.emulator.issuer.dropFirst("http://".count).dropLast())
+    try h.writeMachineProfile(client: "ci-bot", "git_hosts = [\"\(host)\"]")
+    let secret = ["STRIVACITY_CLIENT_SECRET": Self.botSecret]
+    let exec = try h.strivacity(
+      ["token", "--profile", h.profile, "--format", "exec-credential"],
+      environment: secret.merging([
+        "KUBERNETES_EXEC_INFO":
+          #"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":false}}"#
+      ]) { _, new in new })
+    #expect(exec.status == 0, "\(exec.stderr)")
+    let credential = try #require(JSONValue.parse(Array(exec.stdout.utf8)))
+    let token = try #require(credential["status"]?["token"]?.string)
+    let git = try run(
+      [TestEnvironment.binary("strivacity"), "credential", "get"],
+      environment: h.environment.merging(secret) { _, new in new }, stdin: "protocol=http\nhost=\(host)\n\n")
+    #expect(git.status == 0, "\(git.stderr)")
+    #expect(git.stdout.contains("password=\(token)"), "\(git.stdout)")
+    #expect(h.clientCredentialsRequests == 1)
+    let idToken = try h.strivacity(["token", "--profile", h.profile, "--id-token"], environment: secret)
+    #expect(idToken.status == 2 && idToken.stderr.contains("has no ID token"), "\(idToken.stderr)")
+  }
 }

@@ -145,6 +145,9 @@ struct Token: ParsableCommand {
       }
     }
     let session = try ProfileSession(context: context, options: global, apis: invocation.apiTables)
+    if idToken && session.isMachine {
+      throw CLIFailure("profile \(session.name) is a machine profile: it has no ID token", status: .usage)
+    }
     let chosen: API?
     do {
       chosen = try invocation.chosenAPI(session.resolved.profile, tenant: session.tenant)
@@ -174,7 +177,9 @@ struct Token: ParsableCommand {
       tokens = try fresh()
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       // kubectl with interactiveMode Never (or no terminal to offer): at once, naming the command.
-      guard !failure.signInOffered, exec.interactive != false, signInAllowed(failure, profile: session.name) else {
+      guard !failure.signInOffered, !session.isMachine, exec.interactive != false,
+        signInAllowed(failure, profile: session.name)
+      else {
         throw failure
       }
       let login = try Login.parse(
