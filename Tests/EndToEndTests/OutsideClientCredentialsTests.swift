@@ -56,6 +56,7 @@ extension OutsideAuthorizationServer {
     "glewlwyd is not installed and STRIVACITY_SKIP_OUTSIDE_AS=1"))
 struct OutsideClientCredentialsTests {
   static let orders = "https://api.example.com/orders/"
+  /// The issue-27 suite's readers of a JWT (claims, audiences, scopes).
   let jwt = OutsideAuthorizationServerTests()
 
   /// A CI job's environment: no HOME keyring, no session bus, the secret (if any) in `secret`.
