@@ -179,8 +179,10 @@ extension ProfileSession {
       throw CLIFailure(
         "the tenant does not let client \(clientID) use the client-credentials grant (\(error)): allow it for the "
           + "client at the tenant", status: .clientRefused)
-    case .serverError(401, let error) where error == nil:
-      throw CLIFailure(clientRefusal(nil, method: method), status: .clientRefused)
+    case .serverError(let status, nil) where status == 401 || status == 403:
+      // No OAuth error at all (glewlwyd answers a wrong secret with a bare 403): for this grant
+      // the client is what the tenant can be refusing.
+      throw CLIFailure(clientRefusal(nil, method: method, status: status), status: .clientRefused)
     case .serverError(200, let error):
       throw CLIFailure("the answer for \(label) is unusable: \(error.map { "\($0)" } ?? "HTTP 200")", status: .server)
     case _ where outcome.isTransient:
@@ -207,8 +209,10 @@ extension ProfileSession {
   }
 
   /// "the tenant refused the client secret", naming where the secret came from (never itself).
-  private func clientRefusal(_ error: OAuthError?, method: ClientAuthentication) -> String {
-    let why = error.map { " (\($0))" } ?? " (HTTP 401)"
+  private func clientRefusal(_ error: OAuthError?, method: ClientAuthentication, status: Int = 401) -> String {
+    let why =
+      error.map { " (\($0))" }
+      ?? " (HTTP \(status) without an OAuth error: a wrong secret, or a grant or scope this client may not have)"
     if case .privateKeyJWT = method {
       let path = resolved.profile.machine?.privateKeyFile ?? ""
       return "the tenant refused the client's key assertion for \(clientID)\(why): check that \(path) is the key "
