@@ -245,7 +245,8 @@ extension Emulator {
       if !apis.contains(api) { apis.append(api) }
     }
     // Naming APIs narrows the client's scopes to those the APIs allow.
-    let allowed = apis.isEmpty ? client.scopes : client.scopes.filter { scope in apis.contains { $0.scopes.contains(scope) } }
+    let allowed =
+      apis.isEmpty ? client.scopes : client.scopes.filter { scope in apis.contains { $0.scopes.contains(scope) } }
     var scopes: [String] = []
     if let asked = form["scope"], !asked.isEmpty {
       for scope in asked.split(separator: " ").map(String.init) where !scopes.contains(scope) {
@@ -272,7 +273,8 @@ extension Emulator {
       let hostile = state.hostile
       let access = Hostile.accessToken(jwt, hostile)
       state.tokens[access] = IssuedToken(
-        kind: .access, clientID: client.clientID, user: "", scope: scope, sid: "", family: SecureRandom.token(bytes: 12),
+        kind: .access, clientID: client.clientID, user: "", scope: scope, sid: "",
+        family: SecureRandom.token(bytes: 12),
         issuedAt: now, expiresAt: now + Int64(client.accessTokenTTL), api: apis.first?.name, audience: audience,
         clientCredentials: true)
       var body: [String: JSONValue] = [

@@ -108,7 +108,9 @@ public final class Emulator: @unchecked Sendable {
 
   /// What discovery lists: every method the emulator knows, unless the journey file says otherwise.
   var authMethodsSupported: [String] {
-    journey.tokenEndpointAuthMethodsSupported ?? ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
+    journey.tokenEndpointAuthMethodsSupported ?? [
+      "none", "client_secret_basic", "client_secret_post", "private_key_jwt",
+    ]
   }
 
   private func discovery() -> ServerReply {

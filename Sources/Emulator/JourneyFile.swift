@@ -289,7 +289,8 @@ struct JourneyChecker {
     }
     let ttl = optionalInt(root, "session_ttl", "$") ?? 600
     if ttl <= 0 { issue("$.session_ttl", "must be positive") }
-    for (index, client) in clients.enumerated() where clients[..<index].contains(where: { $0.clientID == client.clientID }) {
+    for (index, client) in clients.enumerated()
+    where clients[..<index].contains(where: { $0.clientID == client.clientID }) {
       issue("$.clients[\(index)].client_id", "duplicate client_id \"\(client.clientID)\"")
     }
     var authMethodsSupported: [String]?
@@ -415,7 +416,8 @@ struct JourneyChecker {
     }
     // Only a client that signs people in needs somewhere to send them back.
     let redirects =
-      object["redirect_uris"] == nil && !grants.contains("authorization_code") ? [] : strings(object, "redirect_uris", path)
+      object["redirect_uris"] == nil && !grants.contains("authorization_code")
+      ? [] : strings(object, "redirect_uris", path)
     if redirects.isEmpty && grants.contains("authorization_code") {
       issue("\(path).redirect_uris", "declare at least one redirect URI")
     }
@@ -468,7 +470,8 @@ struct JourneyChecker {
     if object["token_endpoint_auth_methods"] != nil {
       methods = strings(object, "token_endpoint_auth_methods", path)
       if methods.isEmpty {
-        issue("\(path).token_endpoint_auth_methods", "declare at least one method (leave the key out for a public client)")
+        issue(
+          "\(path).token_endpoint_auth_methods", "declare at least one method (leave the key out for a public client)")
       }
       for (index, method) in methods.enumerated() {
         let at = "\(path).token_endpoint_auth_methods[\(index)]"

@@ -173,6 +173,45 @@ struct MachineClient {
       try c.token(authorization: "Basic " + Data("no-colon".utf8).base64EncodedString()), "no colon")
   }
 
+  @Test func theCommandLinesBasicHeaderIsUnderstood() throws {
+    let (emulator, c) = try machine()
+    defer { emulator.stop() }
+    let hostile = "x:y%2B+z w\n\u{00FC}\u{20AC}/:"
+    #expect(
+      try c.http.send(
+        HTTPRequest(
+          method: "POST", url: emulator.issuer + "_emulator/clients/ci-bot/secret", body: Array(hostile.utf8))
+      ).status == 204)
+    let header = HTTPHeader.basicAuthorization(clientID: "ci-bot", secret: try ClientSecret(admitting: hostile))
+    #expect(try c.token(authorization: header.value).status == 200)
+    #expect(try c.token([("client_id", "ci-bot"), ("client_secret", hostile)]).status == 200)
+  }
+
+  @Test func faultsOfTheTokenEndpointApply() throws {
+    let (emulator, c) = try machine()
+    defer { emulator.stop() }
+    let fault = try c.http.send(
+      HTTPRequest(
+        method: "POST", url: emulator.issuer + "_emulator/faults",
+        headers: [HTTPHeader("Content-Type", "application/json")],
+        body: Array(#"{"endpoint": "token", "kind": "status", "status": 503}"#.utf8)))
+    #expect(fault.status == 201)
+    #expect(try c.token(authorization: MachineClient.basic("ci-bot", MachineClient.botSecret)).status == 503)
+    #expect(try c.token(authorization: MachineClient.basic("ci-bot", MachineClient.botSecret)).status == 200)
+  }
+
+  @Test func idTokenVerificationStaysRS256Only() throws {
+    let (emulator, c) = try machine()
+    defer { emulator.stop() }
+    // An ES256 token verifies as an assertion with ci-jwt's keys, never through verify(with:).
+    let journey = try loadJourney("machine")
+    let keys = try #require(journey.clients.first { $0.clientID == "ci-jwt" }?.assertionKeys)
+    let token = try JWT(compact: try c.ecAssertion())
+    try token.verifyAssertion(with: keys)
+    #expect(throws: JWTError.unsupportedAlgorithm("ES256")) { try token.verify(with: JWKS(keys: [])) }
+    #expect(keys.keys.map(\.kid) == ["ci-jwt-rsa", "ci-jwt-ec"])
+  }
+
   @Test func refusedClientsAre401WithABasicChallenge() throws {
     let (emulator, c) = try machine()
     defer { emulator.stop() }
@@ -414,7 +453,8 @@ struct MachineClient {
     let postOnly = try Journey.load(
       data: Array(
         JourneyFileTests.valid.replacingOccurrences(
-          of: #"{"name": "t","#, with: #"{"name": "t", "token_endpoint_auth_methods_supported": ["client_secret_post"],"#
+          of: #"{"name": "t","#,
+          with: #"{"name": "t", "token_endpoint_auth_methods_supported": ["client_secret_post"],"#
         ).utf8), file: "j.json")
     let other = try Emulator(journey: postOnly)
     defer { other.stop() }
