@@ -263,11 +263,13 @@ extension Emulator {
     // No audience or resource: the client's own id, as introspection reports for other tokens.
     if audience.isEmpty { audience = [client.clientID] }
     let scope = scopes.joined(separator: " ")
-    let claims: [String: JSONValue] = [
+    // A client with no `scopes` is granted none: no `scope` at all rather than an empty one.
+    var claims: [String: JSONValue] = [
       "iss": .string(issuer), "sub": .string(client.clientID), "aud": .array(audience.map(JSONValue.string)),
-      "scope": .string(scope), "client_id": .string(client.clientID), "iat": .number(Double(now)),
+      "client_id": .string(client.clientID), "iat": .number(Double(now)),
       "exp": .number(Double(now + Int64(client.accessTokenTTL))), "jti": .string(SecureRandom.token(bytes: 12)),
     ]
+    if !scope.isEmpty { claims["scope"] = .string(scope) }
     let jwt = (try? JWT.sign(claims: claims, with: signingKey, keyID: keyID)) ?? ""
     return state.withLock { state -> ServerReply in
       let hostile = state.hostile
@@ -279,8 +281,8 @@ extension Emulator {
         clientCredentials: true)
       var body: [String: JSONValue] = [
         "access_token": .string(access), "token_type": "Bearer", "expires_in": .number(Double(client.accessTokenTTL)),
-        "scope": .string(scope),
       ]
+      if !scope.isEmpty { body["scope"] = .string(scope) }
       Hostile.tokenBody(&body, hostile)
       return json(200, .object(body), headers: [("Pragma", "no-cache")])
     }

@@ -350,7 +350,7 @@ struct MachineClient {
           of: #"{"client_id": "c", "redirect_uris": ["http://127.0.0.1/cb"]}"#,
           with: #"{"client_id": "c", "redirect_uris": ["http://127.0.0.1/cb"]}, "#
             + #"{"client_id": "web", "client_secret": "s", "grant_types": ["authorization_code"], "#
-            + #""redirect_uris": ["https://app.example/cb"]}"#
+            + #""redirect_uris": ["https://app.example/cb"]}, {"client_id": "m", "client_secret": "t"}"#
         ).utf8), file: "j.json")
     let emulator = try Emulator(journey: journey)
     defer { emulator.stop() }
@@ -358,6 +358,14 @@ struct MachineClient {
     let response = try c.token(authorization: MachineClient.basic("web", "s"))
     #expect(response.status == 400)
     #expect(c.json(response)["error"]?.string == "unauthorized_client")
+    // A machine with no `scopes` is granted none, and the answer names none.
+    let bare = try c.token(authorization: MachineClient.basic("m", "t"))
+    #expect(bare.status == 200, "\(bare.bodyText)")
+    #expect(c.json(bare)["scope"] == nil)
+    #expect(try JWT(compact: c.json(bare)["access_token"]?.string ?? "").claims["scope"] == nil)
+    c.expectInvalidClient(try c.token([("scope", "x")], authorization: MachineClient.basic("m", "wrong")), "wrong")
+    let refused = try c.token([("scope", "x")], authorization: MachineClient.basic("m", "t"))
+    #expect(c.json(refused)["error"]?.string == "invalid_scope")
     // Its authorization-code grant needs the secret too.
     c.expectInvalidClient(
       try c.post(
