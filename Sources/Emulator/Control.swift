@@ -56,6 +56,8 @@ extension Emulator {
         return oauthError(400, "invalid_request", "what must be sessions, access_tokens or refresh_tokens")
       }
       return ServerReply(status: 204)
+    case ("POST", let path) where path.hasPrefix("/_emulator/clients/") && path.hasSuffix("/secret"):
+      return replaceSecret(path, request.body)
     case (_, "/_emulator/hostile"):
       return hostileControl(request, body)
     case ("GET", "/_emulator/info"):
@@ -79,5 +81,22 @@ extension Emulator {
     default:
       return json(404, ["error": "not_found", "error_description": "unknown control endpoint"])
     }
+  }
+
+  /// `POST /_emulator/clients/ID/secret` with the new secret as the whole body (UTF-8, taken as
+  /// is): a test makes the secret a client holds wrong, or right again.
+  func replaceSecret(_ path: String, _ body: [UInt8]) -> ServerReply {
+    let encoded = path.dropFirst("/_emulator/clients/".count).dropLast("/secret".count)
+    guard let id = String(encoded).removingPercentEncoding, let client = client(id) else {
+      return json(404, ["error": "not_found", "error_description": "no such client"])
+    }
+    guard client.authMethods.contains(where: { $0 != "private_key_jwt" }) else {
+      return oauthError(400, "invalid_request", "client \(Self.quoted(id)) does not authenticate with a secret")
+    }
+    guard !body.isEmpty, let secret = String(validating: body, as: UTF8.self) else {
+      return oauthError(400, "invalid_request", "the body must be the new secret, UTF-8, not empty")
+    }
+    state.withLock { $0.clientSecrets[id] = secret }
+    return ServerReply(status: 204)
   }
 }

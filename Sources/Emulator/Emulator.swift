@@ -40,7 +40,9 @@ public final class Emulator: @unchecked Sendable {
       signingKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
     }
     keyID = JWKS.keyID(for: signingKey.publicKey)
-    state = Mutex(TenantState(users: journey.users))
+    var tenant = TenantState(users: journey.users)
+    for client in journey.clients { tenant.clientSecrets[client.clientID] = client.secret }
+    state = Mutex(tenant)
     // Bind first so the issuer can name the real port.
     let box = HandlerBox()
     let server = try LoopbackServer(host: "127.0.0.1", port: port) { request in box.handle(request) }
@@ -104,6 +106,13 @@ public final class Emulator: @unchecked Sendable {
     }
   }
 
+  /// What discovery lists: every method the emulator knows, unless the journey file says otherwise.
+  var authMethodsSupported: [String] {
+    journey.tokenEndpointAuthMethodsSupported ?? [
+      "none", "client_secret_basic", "client_secret_post", "private_key_jwt",
+    ]
+  }
+
   private func discovery() -> ServerReply {
     json(
       200,
@@ -118,11 +127,13 @@ public final class Emulator: @unchecked Sendable {
         "end_session_endpoint": .string(issuer + "oauth2/sessions/logout"),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query", "fragment"],
-        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
         "subject_types_supported": ["public"],
         "id_token_signing_alg_values_supported": ["RS256"],
         "code_challenge_methods_supported": ["plain", "S256"],
-        "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
+        "token_endpoint_auth_methods_supported": .array(authMethodsSupported.map(JSONValue.string)),
+        "token_endpoint_auth_signing_alg_values_supported": ["RS256", "ES256"],
+        "revocation_endpoint_auth_methods_supported": .array(authMethodsSupported.map(JSONValue.string)),
         "scopes_supported": ["offline_access", "offline", "openid", "profile", "email"],
         "claims_supported": ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "sid", "email", "name"],
       ])

@@ -6,6 +6,7 @@
 // reports each mistake with its JSON path.
 import Foundation
 import JourneyCore
+import OAuthCore
 import StrivacityCore
 
 public struct Journey: Sendable {
@@ -24,6 +25,8 @@ public struct Journey: Sendable {
   public var screens: [String: Screen]
   /// API security policies: what the token endpoint issues for each API (docs/journey-format.md, "APIs").
   public var apis: [API] = []
+  /// Discovery's `token_endpoint_auth_methods_supported`, when the file replaces the default.
+  public var tokenEndpointAuthMethodsSupported: [String]? = nil
 
   public func api(named name: String) -> API? { apis.first { $0.name == name } }
 }
@@ -48,6 +51,23 @@ public struct Client: Sendable {
   public var accessTokenTTL: Int
   public var refreshTokenTTL: Int
   public var idTokenTTL: Int
+  /// A confidential client's secret as registered (the tenant's copy may be replaced at run time).
+  public var secret: String? = nil
+  /// How the client authenticates (`client_secret_basic`, `client_secret_post`, `private_key_jwt`);
+  /// empty for a public client.
+  public var authMethods: [String] = []
+  /// The public keys of `private_key_jwt`.
+  public var assertionKeys: AssertionKeys? = nil
+  public var grantTypes: [String] = Client.publicGrants
+  /// What a client-credentials request may name as `audience`, and the scopes it may be granted.
+  public var audiences: [String] = []
+  public var scopes: [String] = []
+
+  public var isConfidential: Bool { !authMethods.isEmpty }
+
+  public static let publicGrants = ["authorization_code", "refresh_token"]
+  public static let knownGrants = ["authorization_code", "refresh_token", "client_credentials"]
+  public static let knownAuthMethods = ["client_secret_basic", "client_secret_post", "private_key_jwt"]
 }
 
 public struct User: Sendable {
@@ -218,7 +238,7 @@ struct JourneyChecker {
       root, path: "$",
       keys: [
         "$schema", "name", "description", "start", "mode", "sso_user", "session_ttl", "errors_with_screen", "clients",
-        "users", "screens", "apis",
+        "users", "screens", "apis", "token_endpoint_auth_methods_supported",
       ])
     let name = string(root, "name", "$") ?? "journey"
     let mode: Journey.Mode
@@ -269,10 +289,28 @@ struct JourneyChecker {
     }
     let ttl = optionalInt(root, "session_ttl", "$") ?? 600
     if ttl <= 0 { issue("$.session_ttl", "must be positive") }
+    for (index, client) in clients.enumerated()
+    where clients[..<index].contains(where: { $0.clientID == client.clientID }) {
+      issue("$.clients[\(index)].client_id", "duplicate client_id \"\(client.clientID)\"")
+    }
+    var authMethodsSupported: [String]?
+    if root["token_endpoint_auth_methods_supported"] != nil {
+      let known = ["none"] + Client.knownAuthMethods
+      authMethodsSupported = strings(root, "token_endpoint_auth_methods_supported", "$")
+      if authMethodsSupported?.isEmpty == true {
+        issue("$.token_endpoint_auth_methods_supported", "declare at least one method")
+      }
+      for (index, method) in (authMethodsSupported ?? []).enumerated() where !known.contains(method) {
+        issue(
+          "$.token_endpoint_auth_methods_supported[\(index)]",
+          "unknown method \"\(method)\" (known: \(known.joined(separator: ", ")))")
+      }
+    }
     return Journey(
       name: name, description: optionalString(root, "description", "$") ?? "", start: start, mode: mode,
       ssoUser: ssoUser, sessionTTL: ttl, errorsWithScreen: root["errors_with_screen"]?.bool ?? false,
-      clients: clients, users: users, screens: screens, apis: apis)
+      clients: clients, users: users, screens: screens, apis: apis,
+      tokenEndpointAuthMethodsSupported: authMethodsSupported)
   }
 
   static let apiNameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
@@ -356,21 +394,105 @@ struct JourneyChecker {
       object, path: path,
       keys: [
         "client_id", "redirect_uris", "post_logout_redirect_uris", "access_token_ttl", "refresh_token_ttl",
-        "id_token_ttl",
+        "id_token_ttl", "client_secret", "token_endpoint_auth_methods", "jwks", "grant_types", "audiences", "scopes",
       ])
     guard let id = string(object, "client_id", path) else { return nil }
-    let redirects = strings(object, "redirect_uris", path)
-    if redirects.isEmpty { issue("\(path).redirect_uris", "declare at least one redirect URI") }
+    let confidential = confidentiality(object, path)
+    var grants = confidential.methods.isEmpty ? Client.publicGrants : ["client_credentials"]
+    if object["grant_types"] != nil {
+      grants = strings(object, "grant_types", path)
+      if grants.isEmpty { issue("\(path).grant_types", "declare at least one grant type") }
+      for (index, grant) in grants.enumerated() {
+        if !Client.knownGrants.contains(grant) {
+          issue(
+            "\(path).grant_types[\(index)]",
+            "unknown grant type \"\(grant)\" (known: \(Client.knownGrants.joined(separator: ", ")))")
+        } else if grant == "client_credentials" && confidential.methods.isEmpty {
+          issue(
+            "\(path).grant_types[\(index)]",
+            "client_credentials needs a confidential client (client_secret, or jwks with private_key_jwt)")
+        }
+      }
+    }
+    // Only a client that signs people in needs somewhere to send them back.
+    let redirects =
+      object["redirect_uris"] == nil && !grants.contains("authorization_code")
+      ? [] : strings(object, "redirect_uris", path)
+    if redirects.isEmpty && grants.contains("authorization_code") {
+      issue("\(path).redirect_uris", "declare at least one redirect URI")
+    }
     for (index, uri) in redirects.enumerated() where URLParts(uri) == nil {
       issue("\(path).redirect_uris[\(index)]", "not an absolute URL: \"\(uri)\"")
     }
+    let audiences = object["audiences"] == nil ? [] : strings(object, "audiences", path)
+    for (index, audience) in audiences.enumerated() where audience.isEmpty || audience.contains(where: \.isWhitespace) {
+      issue("\(path).audiences[\(index)]", "must be a non-empty string without white space")
+    }
+    let scopes = object["scopes"] == nil ? [] : strings(object, "scopes", path)
+    for (index, scope) in scopes.enumerated() where !Self.isScopeToken(scope) {
+      issue("\(path).scopes[\(index)]", "not a scope token (no spaces, quotes or backslashes): \"\(scope)\"")
+    }
+    let accessTTL = optionalInt(object, "access_token_ttl", path) ?? 3600
+    if accessTTL <= 0 { issue("\(path).access_token_ttl", "must be positive") }
     return Client(
       clientID: id, redirectURIs: redirects,
       postLogoutRedirectURIs: object["post_logout_redirect_uris"] == nil
         ? [] : strings(object, "post_logout_redirect_uris", path),
-      accessTokenTTL: optionalInt(object, "access_token_ttl", path) ?? 3600,
+      accessTokenTTL: accessTTL,
       refreshTokenTTL: optionalInt(object, "refresh_token_ttl", path) ?? 30 * 86400,
-      idTokenTTL: optionalInt(object, "id_token_ttl", path) ?? 3600)
+      idTokenTTL: optionalInt(object, "id_token_ttl", path) ?? 3600, secret: confidential.secret,
+      authMethods: confidential.methods, assertionKeys: confidential.keys, grantTypes: grants, audiences: audiences,
+      scopes: scopes)
+  }
+
+  /// A client's `client_secret`, `jwks` and `token_endpoint_auth_methods`: each method needs what it
+  /// proves possession of. Without methods, a secret allows Basic and post, keys alone `private_key_jwt`.
+  mutating func confidentiality(_ object: [String: JSONValue], _ path: String) -> (
+    secret: String?, methods: [String], keys: AssertionKeys?
+  ) {
+    var secret: String?
+    if let value = object["client_secret"] {
+      if let text = value.string, !text.isEmpty {
+        secret = text
+      } else {
+        issue("\(path).client_secret", "must be a non-empty string, not \(value.typeName)")
+      }
+    }
+    var keys: AssertionKeys?
+    if let value = object["jwks"] {
+      do {
+        keys = try AssertionKeys(json: value)
+      } catch {
+        if case .invalidKey(let why) = error { issue("\(path).jwks", why) } else { issue("\(path).jwks", "\(error)") }
+      }
+    }
+    var methods: [String]
+    if object["token_endpoint_auth_methods"] != nil {
+      methods = strings(object, "token_endpoint_auth_methods", path)
+      if methods.isEmpty {
+        issue(
+          "\(path).token_endpoint_auth_methods", "declare at least one method (leave the key out for a public client)")
+      }
+      for (index, method) in methods.enumerated() {
+        let at = "\(path).token_endpoint_auth_methods[\(index)]"
+        if !Client.knownAuthMethods.contains(method) {
+          issue(at, "unknown method \"\(method)\" (known: \(Client.knownAuthMethods.joined(separator: ", ")))")
+        } else if methods[..<index].contains(method) {
+          issue(at, "duplicate method \"\(method)\"")
+        } else if method == "private_key_jwt" && object["jwks"] == nil {
+          issue(at, "private_key_jwt needs the client's public keys in \"jwks\"")
+        } else if method != "private_key_jwt" && object["client_secret"] == nil {
+          issue(at, "\(method) needs a \"client_secret\"")
+        }
+      }
+    } else if object["client_secret"] != nil {
+      methods = ["client_secret_basic", "client_secret_post"]
+    } else if object["jwks"] != nil {
+      methods = ["private_key_jwt"]
+    } else {
+      methods = []
+    }
+    return (secret, methods, keys)
   }
 
   mutating func user(_ json: JSONValue, _ path: String) -> User? {

@@ -184,10 +184,29 @@ extension Emulator {
       return oauthError(400, "invalid_request", "the body must be application/x-www-form-urlencoded")
     }
     let form = FormEncoding.dictionary(request.bodyText)
+    let pairs = FormEncoding.decode(request.bodyText)
     let now = self.now()
+    if pairs.filter({ $0.0 == "grant_type" }).count > 1 {
+      return oauthError(400, "invalid_request", "grant_type is sent more than once")
+    }
     switch form["grant_type"] {
-    case "authorization_code": return exchangeCode(form, now: now)
-    case "refresh_token": return refresh(form, FormEncoding.decode(request.bodyText), now: now)
+    case "client_credentials": return clientCredentials(request, pairs, now: now)
+    case "authorization_code", "refresh_token":
+      // A confidential client proves itself here too (RFC 6749 §4.1.3, §6); a public one sends its id.
+      var form = form
+      switch presentedClient(request, pairs, now: now) {
+      case .failure(let refusal): return reply(refusal)
+      case .success(let presented):
+        if let id = presented.clientID { form["client_id"] = id }
+        if let named = client(presented.clientID), named.isConfidential, presented.authenticated == nil {
+          return invalidClient("client \(Self.quoted(named.clientID)) must authenticate")
+        }
+        if let named = client(presented.clientID), !named.grantTypes.contains(form["grant_type"] ?? "") {
+          return oauthError(400, "unauthorized_client", "client \(Self.quoted(named.clientID)) may not use this grant")
+        }
+      }
+      if form["grant_type"] == "authorization_code" { return exchangeCode(form, now: now) }
+      return refresh(form, pairs, now: now)
     case nil: return oauthError(400, "invalid_request", "grant_type is missing")
     case let other?: return oauthError(400, "unsupported_grant_type", "grant_type \(other) is not supported")
     }
@@ -199,7 +218,7 @@ extension Emulator {
     else {
       return oauthError(400, "invalid_request", "code, code_verifier, client_id and redirect_uri are required")
     }
-    guard let client = client(clientID) else { return oauthError(401, "invalid_client", "unknown client") }
+    guard let client = client(clientID) else { return invalidClient("unknown client") }
     return state.withLock { state -> ServerReply in
       state.stats.grants["authorization_code", default: 0] += 1
       guard var grant = state.codes[code] else { return oauthError(400, "invalid_grant", "unknown authorization code") }
@@ -233,7 +252,7 @@ extension Emulator {
     guard let presented = form["refresh_token"], let clientID = form["client_id"] else {
       return oauthError(400, "invalid_request", "refresh_token and client_id are required")
     }
-    guard let client = client(clientID) else { return oauthError(401, "invalid_client", "unknown client") }
+    guard let client = client(clientID) else { return invalidClient("unknown client") }
     return state.withLock { state -> ServerReply in
       state.stats.grants["refresh_token", default: 0] += 1
       // RFC 8707 §2.2: `audience` and `resource` narrow the token to one API of the journey file.
@@ -485,11 +504,27 @@ extension Emulator {
   func revoke(_ request: ServerRequest) -> ServerReply {
     guard request.method == "POST" else { return oauthError(405, "invalid_request", "use POST") }
     let form = FormEncoding.dictionary(request.bodyText)
+    let pairs = FormEncoding.decode(request.bodyText)
     guard let token = form["token"] else { return oauthError(400, "invalid_request", "token is required") }
+    // RFC 7009 §2.1: a confidential client authenticates; a public one may name itself.
+    let presented: PresentedClient
+    switch presentedClient(request, pairs, now: now()) {
+    case .failure(let refusal):
+      state.withLock { $0.stats.revocations += 1 }
+      return reply(refusal)
+    case .success(let p): presented = p
+    }
+    let owner = state.withLock { $0.tokens[token]?.clientID }
+    for id in [presented.clientID, owner].compactMap({ $0 }) where presented.authenticated == nil {
+      if let named = client(id), named.isConfidential {
+        state.withLock { $0.stats.revocations += 1 }
+        return invalidClient("client \(Self.quoted(id)) must authenticate to revoke its tokens")
+      }
+    }
     state.withLock { state in
       state.stats.revocations += 1
       guard let issued = state.tokens[token] else { return }  // RFC 7009 §2.2: unknown tokens are fine
-      if let clientID = form["client_id"], clientID != issued.clientID { return }
+      if let clientID = presented.clientID, clientID != issued.clientID { return }
       if issued.kind == .refresh { state.revokeFamily(issued.family) } else { state.tokens[token]?.revoked = true }
     }
     return ServerReply(status: 200)
@@ -513,6 +548,12 @@ extension Emulator {
         401, ["error": "invalid_token", "error_description": "missing, expired or revoked access token"],
         headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])
     }
+    // A client-credentials token speaks for a client, not a person: there is no one to describe.
+    guard !token.clientCredentials else {
+      return json(
+        401, ["error": "invalid_token", "error_description": "a client-credentials token has no user"],
+        headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\", error_description=\"no user\"")])
+    }
     let user = state.withLock { $0.user(token.user) }
     return json(200, .object(userClaims(user, identifier: token.user)))
   }
@@ -528,6 +569,16 @@ extension Emulator {
     }
     guard let (issued, user) = found, !issued.revoked, !issued.rotated, issued.expiresAt > now else {
       return json(200, ["active": false])
+    }
+    if issued.clientCredentials {
+      return json(
+        200,
+        [
+          "active": true, "scope": .string(issued.scope), "client_id": .string(issued.clientID),
+          "sub": .string(issued.clientID), "iss": .string(issuer),
+          "aud": .array((issued.audience ?? [issued.clientID]).map(JSONValue.string)),
+          "exp": .number(Double(issued.expiresAt)), "iat": .number(Double(issued.issuedAt)), "token_type": "Bearer",
+        ])
     }
     let claims = userClaims(user, identifier: issued.user)
     return json(

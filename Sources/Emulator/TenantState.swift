@@ -66,6 +66,8 @@ struct IssuedToken {
   /// Access tokens for an API: its name and the token's `aud`.
   var api: String?
   var audience: [String]?
+  /// Issued by the client-credentials grant: the client's own token, with no user behind it.
+  var clientCredentials = false
 }
 
 /// What a sign-in consented to besides its scope: the resource indicators (RFC 8707) and audiences
@@ -106,6 +108,20 @@ struct TenantState {
   var tampering: [Tamper] = []
   /// Hostile kinds in force (`--hostile`, `POST /_emulator/hostile`), until cleared.
   var hostile: Set<HostileKind> = []
+  /// Confidential clients' secrets by client id: the journey file's, until a test replaces one
+  /// (`POST /_emulator/clients/ID/secret`).
+  var clientSecrets: [String: String] = [:]
+  /// The `jti` of each client assertion accepted, by client id and jti, until its `exp` (RFC 7523 §3).
+  var seenAssertions: [String: Int64] = [:]
+
+  /// Remembers an assertion's `jti`; false when it was seen before (a replay). Forgets expired ones.
+  mutating func firstUse(client: String, jti: String, expiresAt: Int64, now: Int64) -> Bool {
+    seenAssertions = seenAssertions.filter { $0.value >= now }
+    let key = client + "\u{0}" + jti
+    guard seenAssertions[key] == nil else { return false }
+    seenAssertions[key] = expiresAt
+    return true
+  }
 
   mutating func takeTamper(_ matching: (Tamper) -> Bool) -> Tamper? {
     guard let index = tampering.firstIndex(where: matching) else { return nil }
@@ -158,6 +174,11 @@ struct Stats {
   var nonConforming: [JSONValue] = []
   var logouts = 0
   var revocations = 0
+  /// Every client-credentials token request, refused or not; by the client it named (known ones).
+  var clientCredentialsRequests = 0
+  var clientCredentialsByClient: [String: Int] = [:]
+  /// `invalid_client` refusals at the token and revocation endpoints.
+  var invalidClient = 0
   /// What hostile mode's recording listener received (Hostile.swift).
   var hostileListenerRequests = 0
   var hostileListenerBodies: [String] = []
@@ -187,6 +208,9 @@ struct Stats {
       "non_conforming": .array(nonConforming),
       "logouts": .number(Double(logouts)),
       "revocations": .number(Double(revocations)),
+      "client_credentials_requests": .number(Double(clientCredentialsRequests)),
+      "client_credentials_by_client": .object(clientCredentialsByClient.mapValues { .number(Double($0)) }),
+      "invalid_client": .number(Double(invalidClient)),
       "hostile_listener_requests": .number(Double(hostileListenerRequests)),
       "hostile_listener_bodies": .array(hostileListenerBodies.map(JSONValue.string)),
       "hostile_listener_log": .array(hostileListenerLog),
