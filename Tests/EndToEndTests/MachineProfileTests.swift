@@ -34,8 +34,8 @@ extension Harness {
 @Suite struct MachineProfileTests {
   /// The emulator's `machine` journey's clients (Sources/Emulator/Journeys/machine.json).
   static let botSecret = "ci:s3cr%t+ü/ä"
-  static let postSecret = "post-only-secret"
-  static let basicSecret = "basic-only-secret"
+  static let postSecret = "ci-post-secret-1"
+  static let basicSecret = "ci-basic-secret-1"
 
   static func claims(_ token: String) -> [String: JSONValue] {
     let part = token.split(separator: ".").dropFirst().first.map(String.init) ?? ""
@@ -63,7 +63,7 @@ extension Harness {
   /// Without token_endpoint_auth: the first of Basic and Post that discovery lists; ci-post
   /// allows Post only, so a tenant listing Post alone is what makes it work.
   @Test func theDefaultMethodIsTheFirstOfBasicAndPostThatDiscoveryLists() throws {
-    let h = try Harness(journey: "machine") { _ in }  // MERGE: discovery lists client_secret_post alone
+    let h = try Harness(journey: "machine") { $0.tokenEndpointAuthMethodsSupported = ["client_secret_post"] }
     try h.writeMachineProfile(client: "ci-post")
     let post = try h.strivacity(
       ["token", "--profile", h.profile], environment: ["STRIVACITY_CLIENT_SECRET": Self.postSecret])
@@ -247,8 +247,10 @@ extension Harness {
     #expect(report["signed_in"] == true && report["store"] == "kernel", "\(after.stdout)")
     #expect(report["machine"]?["ready"] == true)
     #expect(!after.stdout.contains(Self.botSecret))
+    // Without its secret: said, and still exit 0 while the token kept serves (`token` works).
     let missing = try h.strivacity(["status", "--profile", h.profile])
-    #expect(missing.status == 3 && missing.stdout.contains("not usable"), "\(missing.stdout)")
+    #expect(missing.status == 0 && missing.stdout.contains("credentials    not usable: profile"), "\(missing.stdout)")
+    #expect(missing.stdout.contains("access token   expires in"))
     let userinfo = try h.strivacity(["userinfo", "--profile", h.profile], environment: secret)
     #expect(userinfo.status == 2 && userinfo.stderr.contains("there is no user"), "\(userinfo.stderr)")
     let revoke = try h.strivacity(["revoke", "--profile", h.profile], environment: secret)

@@ -34,7 +34,7 @@ public enum TokenEndpointAuth: String, Sendable, Equatable, CaseIterable {
 }
 
 /// Where a machine profile's secret is.
-public enum SecretSource: Sendable, Equatable {
+public enum SecretSource: Sendable, Equatable, CustomStringConvertible {
   /// An environment variable (default `STRIVACITY_CLIENT_SECRET`).
   case environment(String)
   /// A file only its owner can read (`client_secret_file`).
