@@ -410,4 +410,29 @@ extension Harness {
     let idToken = try h.strivacity(["token", "--profile", h.profile, "--id-token"], environment: secret)
     #expect(idToken.status == 2 && idToken.stderr.contains("has no ID token"), "\(idToken.stderr)")
   }
+  /// `store = "file"`: the tokens and a secret from stdin in 0600 files; revoke keeps the secret,
+  /// logout deletes it.
+  @Test func theFileStoreKeepsAMachinesTokensAndSecret() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-bot", "store = \"file\"")
+    let login = try run(
+      [TestEnvironment.binary("strivacity"), "login", "--profile", h.profile, "--client-secret-stdin"],
+      environment: h.environment, stdin: Self.botSecret)
+    #expect(login.status == 0 && login.stderr.contains("kept in the file store"), "\(login.stderr)")
+    #expect(try h.keyringItemCount() == 0)
+    let files = h.home.listing().filter { $0.contains(h.profile) && !$0.hasSuffix(".lock") }
+    #expect(files.count == 2, "\(files)")
+    for file in files {
+      var info = stat()
+      #expect(stat(h.home.file(file), &info) == 0 && info.st_mode & 0o777 == 0o600, "\(file)")
+      #expect(!(try String(contentsOfFile: h.home.file(file), encoding: .utf8)).contains("s3cr"), "\(file)")
+    }
+    let revoke = try h.strivacity(["revoke", "--profile", h.profile])
+    #expect(revoke.status == 0, "\(revoke.stderr)")
+    let again = try h.strivacity(["token", "--profile", h.profile])
+    #expect(again.status == 0, "the secret survived revoke: \(again.stderr)")
+    let logout = try h.strivacity(["logout", "--profile", h.profile])
+    #expect(logout.status == 0 && logout.stderr.contains("the stored client secret"), "\(logout.stderr)")
+    #expect(h.home.listing().filter { $0.contains(h.profile) && !$0.hasSuffix(".lock") }.isEmpty)
+  }
 }

@@ -127,12 +127,17 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
     }
     // Under the refresh lock: a refresh in flight would otherwise store its new set after this
     // delete and bring the tokens back.
+    // A machine's secret kept in the file store shares the profile's files: what revoke keeps.
+    let fileSecret =
+      session.isMachine && session.resolved.store == .file ? ((try? session.storedSecret()) ?? nil) : nil
+    let hadSecret = hasStoredSecret(session)
     try withExtendedLifetime(try RefreshLock(directory: context.paths.runtimeDir, profile: session.name, timeout: 45)) {
       _ = try session.store.delete(profile: session.name)
+      if !endSession, let fileSecret { try session.storeSecret(fileSecret) }
     }
     var deleted = ["deleted the stored tokens"]
     // logout forgets a machine's stored secret too; revoke keeps it (the profile stays usable).
-    if endSession && session.isMachine && hasStoredSecret(session) {
+    if endSession && hadSecret {
       do {
         try session.secretStore().delete(profile: session.name)
         deleted.append("the stored client secret")
