@@ -9,7 +9,8 @@ BUILD_DIR ?= .build
 # for gnome-keyring's prompter (Tests/Support/prompter-standin); xvfb, xdotool: its real
 # prompter (gcr) on a display; libkf5wallet-bin: kwalletd5. glewlwyd (with dbconfig-sqlite3, so
 # that its database dependency is sqlite, not a MariaDB client): the authorization server nobody
-# here wrote that OutsideAuthorizationServerTests runs in a scratch directory (Scripts/outside-as,
+# here wrote that OutsideAuthorizationServerTests (sign-in, API tokens) and
+# OutsideClientCredentialsTests (machine profiles) run in a scratch directory (Scripts/outside-as,
 # which pins its version); the system service the package starts is stopped and disabled.
 APT_PACKAGES := libsecret-1-dev libcurl4-openssl-dev pkg-config \
   libsecret-tools gnome-keyring dbus-daemon libglib2.0-bin \
