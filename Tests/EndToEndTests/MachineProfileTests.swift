@@ -435,4 +435,49 @@ extension Harness {
     #expect(logout.status == 0 && logout.stderr.contains("the stored client secret"), "\(logout.stderr)")
     #expect(h.home.listing().filter { $0.contains(h.profile) && !$0.hasSuffix(".lock") }.isEmpty)
   }
+  /// Not dumpable while it holds a secret: run as an unprivileged user (setpriv; the tests run as
+  /// root), the curl that `strivacity curl` starts, same user, cannot read its parent's
+  /// /proc/PID/environ (it can read its own).
+  @Test func strivacityIsNotDumpableWhileItHoldsASecret() throws {
+    guard getuid() == 0 else { return }  // needs to become another user; CI runs as root
+    let h = try Harness(journey: "machine")
+    let dir = try ScratchDirectory("undumpable")
+    let nobody: uid_t = 65534
+    for name in ["strivacity", "strivacity-cli"] {
+      try copyExecutable(TestEnvironment.binary(name), to: dir.file(name))
+    }
+    _ = try dir.write(
+      "config.toml",
+      """
+      [profiles.ci]
+      tenant = "\(h.emulator.issuer)"
+      client_id = "ci-bot"
+      grant = "client_credentials"
+      """, mode: 0o644)
+    _ = try dir.write(
+      "bin/curl",
+      """
+      #!/bin/sh
+      dump=\(dir.file("dump"))
+      head -c 1 /proc/$$/environ >/dev/null 2>&1 && echo "own environ readable" >> "$dump"
+      head -c 1 /proc/$PPID/environ >/dev/null 2>&1 && echo "parent environ readable" >> "$dump"
+      head -c 1 /proc/$PPID/environ 2>&1 | grep -q "Permission denied" && echo "parent environ denied" >> "$dump"
+      exec /usr/bin/curl "$@"
+      """, mode: 0o755)
+    for entry in [""] + dir.listing() { chown(dir.file(entry), nobody, nobody) }
+    let result = try run(
+      [
+        "/usr/bin/setpriv", "--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--",
+        dir.file("strivacity"), "curl", "--profile", "ci", "-s", "-o", "/dev/null",
+        h.emulator.issuer + ".well-known/openid-configuration",
+      ],
+      environment: [
+        "HOME": dir.path, "PATH": dir.file("bin") + ":/usr/bin:/bin", "STRIVACITY_CONFIG": dir.file("config.toml"),
+        "STRIVACITY_CLIENT_SECRET": Self.botSecret, "XDG_RUNTIME_DIR": dir.file("run"),
+      ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let dump = (try? String(contentsOfFile: dir.file("dump"), encoding: .utf8)) ?? ""
+    #expect(dump.contains("own environ readable"), "\(dump)")
+    #expect(dump.contains("parent environ denied") && !dump.contains("parent environ readable"), "\(dump)")
+  }
 }
