@@ -102,6 +102,9 @@ public enum HotPath {
       var key = try? resolved.storeKey(configPath: paths.config),
       let slot = target.slot
     else { return .unknown(askedAgent: false) }
+    // A machine profile's secret may be in this process's environment (read by strivacity-cli
+    // only, which takes it out): closed to the user's other processes here too, as there.
+    if resolved.profile.grant == .clientCredentials { _ = AgentSocket.makeUndumpable() }
     key.slot = slot
     if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key),
       !tokens.needsRefresh(now: Int64(time(nil)), freshness)
