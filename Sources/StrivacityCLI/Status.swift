@@ -149,7 +149,7 @@ struct Status: ParsableCommand {
       let auth = machine["token_endpoint_auth"]?.string ?? ""
       let source =
         machine["secret_from"]?.string.map { "secret from \($0)" } ?? "key \(machine["private_key_file"]?.string ?? "")"
-      rows.append(("machine profile", "client credentials, \(auth), \(source)"))
+      rows.append(("kind", "machine profile: client credentials, \(auth), \(source)"))
       if let problem = machine["problem"]?.string { rows.append(("credentials", "not usable: \(problem)")) }
       if report["signed_in"] != true { rows.append(("access token", "none yet (strivacity token asks for one)")) }
     } else {

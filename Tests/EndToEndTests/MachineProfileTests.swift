@@ -238,7 +238,8 @@ extension Harness {
     #expect(before.status == 0, "\(before.stderr)")
     #expect(
       before.stdout.contains(
-        "machine profile  client credentials, client_secret_basic, secret from STRIVACITY_CLIENT_SECRET"),
+        "kind           machine profile: client credentials, client_secret_basic, secret from "
+          + "STRIVACITY_CLIENT_SECRET"),
       "\(before.stdout)")
     #expect(before.stdout.contains("none yet"))
     #expect(try h.strivacity(["token", "--profile", h.profile], environment: secret).status == 0)
