@@ -2,6 +2,7 @@
 // clients (its `machine` journey): each client authentication, the secret from the environment,
 // a file or the keyring, tokens cached in the kernel's keyring (one request for many calls, one
 // for 32 processes at once), APIs, every command, and the secret never where it must not be.
+import CurlTransport
 import Foundation
 import StrivacityCore
 import StrivacityTestSupport
@@ -480,5 +481,25 @@ extension Harness {
     let dump = (try? String(contentsOfFile: dir.file("dump"), encoding: .utf8)) ?? ""
     #expect(dump.contains("own environ readable"), "\(dump)")
     #expect(dump.contains("parent environ denied") && !dump.contains("parent environ readable"), "\(dump)")
+  }
+  /// A secret with a newline, a space, `:`, `%`, `+`, `&`, `=` and non-ASCII (set at the tenant
+  /// at run time): through Basic and Post, from the environment and from a file.
+  @Test(arguments: ["client_secret_basic", "client_secret_post"])
+  func anySecretTextWorks(method: String) throws {
+    let h = try Harness(journey: "machine")
+    let secret = "line one\nline:two %41+&=é€"
+    let replaced = try CurlHTTPClient().send(
+      HTTPRequest(method: "POST", url: h.emulator.issuer + "_emulator/clients/ci-bot/secret", body: Array(secret.utf8)))
+    #expect(replaced.status == 204, "\(replaced.bodyText)")
+    try h.writeMachineProfile(client: "ci-bot", "token_endpoint_auth = \"\(method)\"")
+    let fromEnvironment = try h.strivacity(
+      ["token", "--profile", h.profile], environment: ["STRIVACITY_CLIENT_SECRET": secret])
+    #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+    let path = try h.home.write("secret", secret + "\n")
+    try h.writeMachineProfile(
+      client: "ci-bot", "token_endpoint_auth = \"\(method)\"\nclient_secret_file = \"\(path)\"")
+    let fromFile = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(fromFile.status == 0, "\(fromFile.stderr)")
+    #expect(h.clientCredentialsRequests == 2)
   }
 }
