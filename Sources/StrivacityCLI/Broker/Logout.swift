@@ -125,12 +125,12 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
         failed.append("anything at \(session.tenant) (\((error as? CLIFailure)?.message ?? "\(error)"))")
       }
     }
-    // Under the refresh lock: a refresh in flight would otherwise store its new set after this
-    // delete and bring the tokens back.
     // A machine's secret kept in the file store shares the profile's files: what revoke keeps.
     let fileSecret =
       session.isMachine && session.resolved.store == .file ? ((try? session.storedSecret()) ?? nil) : nil
     let hadSecret = hasStoredSecret(session)
+    // Under the refresh lock: a refresh in flight would otherwise store its new set after this
+    // delete and bring the tokens back.
     try withExtendedLifetime(try RefreshLock(directory: context.paths.runtimeDir, profile: session.name, timeout: 45)) {
       _ = try session.store.delete(profile: session.name)
       if !endSession, let fileSecret { try session.storeSecret(fileSecret) }
