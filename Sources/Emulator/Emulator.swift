@@ -28,8 +28,11 @@ public final class Emulator: @unchecked Sendable {
   /// - Parameters:
   ///   - keyPEM: an RSA private key in PEM; a fresh 2048-bit key when nil.
   ///   - now: the clock, in seconds since 1970 (tests may pin it).
+  ///   - publicURL: the URL clients reach it at, when that is not the loopback address it
+  ///     listens on (behind a TLS front under a name, as a real tenant is): the issuer and every
+  ///     endpoint are named from it. Its own trailing slash is added.
   public init(
-    journey: Journey, port: Int = 0, keyPEM: String? = nil,
+    journey: Journey, port: Int = 0, keyPEM: String? = nil, publicURL: String? = nil,
     now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
   ) throws {
     self.journey = journey
@@ -46,7 +49,7 @@ public final class Emulator: @unchecked Sendable {
     // Bind first so the issuer can name the real port.
     let box = HandlerBox()
     let server = try LoopbackServer(host: "127.0.0.1", port: port) { request in box.handle(request) }
-    issuer = "http://127.0.0.1:\(server.port)/"
+    issuer = publicURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "http://127.0.0.1:\(server.port)/"
     self.server = server
     box.emulator = self
   }

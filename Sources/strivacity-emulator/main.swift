@@ -43,6 +43,13 @@ struct EmulatorCommand: ParsableCommand {
     ))
   var hostile: [String] = []
 
+  @Option(
+    name: .customLong("public-url"),
+    help: ArgumentHelp(
+      "The URL clients reach it at (https://tenant.corp.test:8443 behind a TLS front); its issuer and endpoints.",
+      valueName: "url"))
+  var publicURL: String?
+
   @Flag(help: "Check the journey file, report problems with their JSON paths, and exit.")
   var check = false
 
@@ -76,6 +83,9 @@ struct EmulatorCommand: ParsableCommand {
         "\(path): ok (\(loaded.screens.count) screens, \(loaded.users.count) users, \(loaded.clients.count) clients)")
       return
     }
+    if let publicURL, !(publicURL.hasPrefix("https://") || publicURL.hasPrefix("http://")) || publicURL.contains("?") {
+      throw ValidationError("--public-url must be an http(s) URL without a query")
+    }
     let hostileKinds: Set<HostileKind>
     switch HostileKind.parse(hostile) {
     case .success(let kinds): hostileKinds = kinds
@@ -96,7 +106,7 @@ struct EmulatorCommand: ParsableCommand {
     pthread_sigmask(SIG_BLOCK, &signals, nil)
     let emulator: Emulator
     do {
-      emulator = try Emulator(journey: loaded, port: port, keyPEM: pem)
+      emulator = try Emulator(journey: loaded, port: port, keyPEM: pem, publicURL: publicURL)
     } catch {
       FileHandle.standardError.write(Data("strivacity-emulator: \(error)\n".utf8))
       throw ExitCode(3)

@@ -26,12 +26,15 @@ final class Harness: @unchecked Sendable {
 
   /// `adjust` changes the journey before the tenant starts (a client's token lifetimes, say);
   /// `clockBehind` puts the tenant's clock that many seconds behind ours.
-  init(journey: String, clockBehind: Int64 = 0, adjust: (inout Journey) -> Void = { _ in }) throws {
+  /// `publicURL`: where clients reach the tenant when a front (TLS, a name) stands before it.
+  init(
+    journey: String, clockBehind: Int64 = 0, publicURL: String? = nil, adjust: (inout Journey) -> Void = { _ in }
+  ) throws {
     try #require(TestEnvironment.hasRealKeyring, "run through `make test`: end-to-end tests need the real keyring")
     guard let path = Journey.builtInPath(journey) else { throw TestFailure("no journey \(journey)") }
     var loaded = try Journey.load(path: path)
     adjust(&loaded)
-    emulator = try Emulator(journey: loaded) { Int64(Date().timeIntervalSince1970) - clockBehind }
+    emulator = try Emulator(journey: loaded, publicURL: publicURL) { Int64(Date().timeIntervalSince1970) - clockBehind }
     home = try ScratchDirectory("e2e")
   }
 
