@@ -12,10 +12,12 @@ BUILD_DIR ?= .build
 # here wrote that OutsideAuthorizationServerTests (sign-in, API tokens) and
 # OutsideClientCredentialsTests (machine profiles) run in a scratch directory (Scripts/outside-as,
 # which pins its version); the system service the package starts is stopped and disabled.
+# socat: the TLS front (its OpenSSL listener) that serves the local tenant over https with a CA
+# the test makes (CorporateCATests).
 APT_PACKAGES := libsecret-1-dev libcurl4-openssl-dev pkg-config \
   libsecret-tools gnome-keyring dbus-daemon libglib2.0-bin \
   keepassxc python3-dbus python3-gi xvfb xdotool libkf5wallet-bin systemd git curl man-db lintian keyutils openssl python3 python3-pip gcc \
-  dbconfig-sqlite3 glewlwyd
+  dbconfig-sqlite3 glewlwyd socat
 FUZZ_SECONDS ?= 10
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(BUILD_DIR)/debug/strivacity

@@ -16,6 +16,12 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     /// Largest response body accepted, in bytes.
     public var maxBodyBytes = 10 * 1_048_576
     public var userAgent = "strivacity"
+    /// The CA bundle (PEM) certificates are checked against, instead of libcurl's default.
+    public var caFile: String?
+    /// A directory of CA certificates named by hash, as SSL_CERT_DIR names one.
+    public var caDirectory: String?
+    /// How messages name the trust in use (CATrust's description).
+    public var trust = "the system's store"
     public init() {}
   }
 
@@ -65,6 +71,8 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
       try easy.set(CURLOPT_COOKIEFILE, "")  // in-memory cookie engine for this handle
       try easy.set(CURLOPT_SSL_VERIFYPEER, 1)
       try easy.set(CURLOPT_SSL_VERIFYHOST, 2)
+      if let caFile = options.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
+      if let caDirectory = options.caDirectory { try easy.set(CURLOPT_CAPATH, caDirectory) }
       try setProtocols(parts.scheme, on: easy)
       // Take only what we can hold: gzip/deflate bodies are decoded by libcurl.
       try easy.set(CURLOPT_ACCEPT_ENCODING, "")
@@ -87,7 +95,14 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     // Messages name the origin (scheme, host and port: which tenant, which stale port), never
     // a path or query.
     if sink.overflowed { throw .tooLarge(host: "\(parts.origin)", limit: limit) }
-    guard rc == CURLE_OK else { throw Self.classify(rc, host: parts.host, origin: "\(parts.origin)", timeout: timeout) }
+    guard rc == CURLE_OK else {
+      if rc == CURLE_PEER_FAILED_VERIFICATION {
+        throw .untrustedCertificate(
+          host: "\(parts.origin)", detail: Self.verifyResult(easy.info(CURLINFO_SSL_VERIFYRESULT)), trust: options.trust
+        )
+      }
+      throw Self.classify(rc, host: parts.host, origin: "\(parts.origin)", timeout: timeout)
+    }
     return HTTPResponse(status: easy.info(CURLINFO_RESPONSE_CODE), headers: sink.headers, body: sink.body)
   }
 
@@ -100,6 +115,19 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
       let mask = scheme == "https" ? Int(CURLPROTO_HTTPS) : Int(CURLPROTO_HTTP)
       try easy.set(CURLOPT_PROTOCOLS, mask)
       try easy.set(CURLOPT_REDIR_PROTOCOLS, mask)
+    }
+  }
+
+  /// OpenSSL's verify result (X509_V_ERR_*) in words, for the common cases.
+  static func verifyResult(_ code: Int) -> String {
+    switch code {
+    case 2, 20: return "its issuer is not among the trusted CAs"
+    case 18: return "it is self-signed"
+    case 19: return "a self-signed CA is in its chain"
+    case 9: return "it is not valid yet"
+    case 10: return "it has expired"
+    case 62: return "it is for another host name"
+    default: return "X509 verify error \(code)"
     }
   }
 

@@ -81,8 +81,44 @@ final class Context {
 
   /// An HTTP client with the user's timeouts: STRIVACITY_TIMEOUT seconds per request (30 by
   /// default, 0.1 to 3600), connecting within a third of that (at most 10 s).
-  func httpClient() throws -> CurlHTTPClient {
+  /// The CAs `profile`'s requests trust (CATrust), checked: a file that is not there, not
+  /// readable or holds no certificate is a configuration error naming it and where it came from.
+  func trust(for profile: Profile?) throws -> CATrust {
+    let config = (try? config(warn: false)) ?? nil
+    let trust = CATrust.resolve(profile: profile, config: config, environment: environment)
+    switch trust.kind {
+    case .system: break
+    case .file(let path):
+      switch readFile(path, limit: 16 * 1_048_576) {
+      case .contents(let bytes):
+        guard String(decoding: bytes, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+          throw CLIFailure(
+            "the CA bundle \(path) (from \(trust.source)) holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+            status: .usage)
+        }
+      case .missing:
+        throw CLIFailure("the CA bundle \(path) (from \(trust.source)) does not exist", status: .usage)
+      case .failed(let why):
+        throw CLIFailure("cannot read the CA bundle \(path) (from \(trust.source)): \(why)", status: .usage)
+      }
+    case .directory(let path):
+      var info = stat()
+      guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+        throw CLIFailure("the CA directory \(path) (from \(trust.source)) is not a directory", status: .usage)
+      }
+    }
+    return trust
+  }
+
+  func httpClient(profile: Profile? = nil) throws -> CurlHTTPClient {
     var options = CurlHTTPClient.Options()
+    let trust = try trust(for: profile)
+    switch trust.kind {
+    case .file(let path): options.caFile = path
+    case .directory(let path): options.caDirectory = path
+    case .system: break
+    }
+    options.trust = trust.description
     options.userAgent = "strivacity/\(strivacityVersion)"
     if let seconds = try limits().httpTimeout {
       options.totalTimeout = seconds

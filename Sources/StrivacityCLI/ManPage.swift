@@ -132,6 +132,13 @@ enum ManPage {
       keyring (by default it is kept there, at most 15 minutes, so that
       .Cm token
       answers without D-Bus; never the refresh token)
+      .It Ev CURL_CA_BUNDLE , Ev SSL_CERT_FILE , Ev SSL_CERT_DIR
+      the CA bundle (or directory) certificates are checked against, in that order, when the
+      profile and the config name no
+      .Ic ca_bundle ;
+      handed to the curl that
+      .Cm curl
+      runs too
       .It Ev STRIVACITY_CLIENT_SECRET
       a machine profile's client secret when its table names no
       .Ic client_secret_env

@@ -99,6 +99,8 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
   case dns(host: String)
   case refused(host: String)
   case tls(host: String, detail: String)
+  /// The server's certificate does not verify against `trust` (CATrust's description).
+  case untrustedCertificate(host: String, detail: String, trust: String)
   case timeout(host: String, seconds: Double)
   case tooLarge(host: String, limit: Int)
   /// A header field that would break the request's framing (a CR, LF or other control).
@@ -114,6 +116,8 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
     case .dns(let host): return "cannot resolve host \(host)"
     case .refused(let host): return "cannot connect to \(host): connection refused"
     case .tls(let host, let detail): return "TLS failure with \(host): \(detail)"
+    case .untrustedCertificate(let host, let detail, let trust):
+      return "the certificate of \(host) is not trusted (\(detail)), checked against \(trust); \(CATrust.fix)"
     case .timeout(let host, let seconds):
       return "\(host) did not answer within \(formatSeconds(seconds))"
     case .tooLarge(let host, let limit): return "response from \(host) exceeds \(limit / 1_048_576) MiB"

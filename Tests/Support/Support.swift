@@ -220,10 +220,10 @@ public final class ScratchDirectory: @unchecked Sendable {
 /// posix_spawn attributes for test children: an empty signal mask and default dispositions
 /// (test threads block most signals, and a child inheriting that could never be stopped with
 /// SIGTERM), in a new session: no controlling terminal, and a process group to kill.
-final class SpawnAttributes {
-  var raw = posix_spawnattr_t()
+public final class SpawnAttributes {
+  public var raw = posix_spawnattr_t()
 
-  init() {
+  public init() {
     posix_spawnattr_init(&raw)
     var empty = sigset_t()
     sigemptyset(&empty)

@@ -45,7 +45,9 @@ final class ProfileSession {
     clientID = key.clientID
     store = try context.store(for: resolved.store, key: key)
     log = options.log
-    tenantClient = TenantClient(tenant: key.issuer, log: log) { [context] in try context.httpClient() }
+    tenantClient = TenantClient(tenant: key.issuer, log: log) { [context, resolved] in
+      try context.httpClient(profile: resolved.profile)
+    }
     secretSource = resolved.secretSource(environment: context.environment)
     if case .environment(let name) = secretSource {
       heldSecret = context.environment[name]

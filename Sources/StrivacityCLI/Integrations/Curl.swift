@@ -88,8 +88,10 @@ struct Curl: ParsableCommand {
     // Loopback is this machine's: never through a proxy from the environment (http_proxy,
     // ALL_PROXY), which would see a plain-http token, and whose loopback is another one.
     let loopback = Set(curl.urls.compactMap { URLParts($0) }.filter(\.isLoopback).map(\.host)).sorted()
+    // The API call trusts the CAs the token's own requests trusted (CATrust).
+    let trust = try session.context.trust(for: session.resolved.profile)
     func config(_ tokens: TokenSet) -> String {
-      "globoff\nproto = \"=http,https\"\nproto-redir = \"=http,https\"\n"
+      "globoff\nproto = \"=http,https\"\nproto-redir = \"=http,https\"\n" + trust.curlConfig
         + (loopback.isEmpty ? "" : "noproxy = \"\(loopback.joined(separator: ","))\"\n")
         + TokenFormat.curl.render(
           token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false, now: ProfileSession.now())

@@ -216,7 +216,8 @@ struct Login: ParsableCommand {
     store: TokenStore, log: Log
   ) throws -> LoginResult {
     let flow = LoginFlow(
-      settings: settings, http: try context.httpClient(), prompter: prompter, spinner: Spinner(), log: log,
+      settings: settings, http: try context.httpClient(profile: try? context.config()?.profile(named: profile)),
+      prompter: prompter, spinner: Spinner(), log: log,
       environment: context.environment)
     let result = try flow.run()
 

@@ -43,6 +43,8 @@ public struct Profile: Sendable, Equatable {
   public var kubeClusters: [KubeServer] = []
   /// `[profiles.NAME.apis.API]`: the APIs tokens are asked for (APIs.swift), in the file's order.
   public var apis: [API] = []
+  /// `ca_bundle`: the CA bundle this profile's requests trust (CATrust), before the config's.
+  public var caBundle: String?
   /// `grant`: how its tokens are got (default: a person signs in).
   public var grant: Grant = .signIn
   /// A machine profile's secret source and client authentication (Machine.swift); nil when
@@ -98,6 +100,8 @@ public struct Config: Sendable, Equatable {
   public var defaultStore: StoreKind?
   /// `agent = true`: `token`, git's `get`, `curl` and `userinfo` ask `strivacity agent` first.
   public var agent = false
+  /// `ca_bundle` at the top level: the CA bundle every profile trusts (CATrust).
+  public var caBundle: String?
   public var profiles: [Profile] = []
   /// Unknown keys and other things worth telling the user; never fatal.
   public var warnings: [ConfigWarning] = []
@@ -261,6 +265,8 @@ public struct Config: Sendable, Equatable {
         config.defaultProfile = name
       case "store":
         config.defaultStore = try storeKind(entry, path: path)
+      case "ca_bundle":
+        config.caBundle = try admittedString(entry, path: path, in: "the config's", CATrust.admitPath)
       case "agent":
         guard case .boolean(let on) = entry.value else {
           throw .invalid(
@@ -310,6 +316,8 @@ public struct Config: Sendable, Equatable {
       case "redirect_uri": profile.redirectURI = try string(field, path: path)
       case "store": profile.store = try storeKind(field, path: path)
       case "sdk_mode": profile.sdkMode = try string(field, path: path)
+      case "ca_bundle":
+        profile.caBundle = try admittedString(field, path: path, in: "[profiles.\(entry.key)]", CATrust.admitPath)
       case "git_hosts":
         profile.gitHosts = try admitted(field, path: path) { text throws(AdmissionError) in
           try HostEntry(admitting: text)

@@ -1,0 +1,219 @@
+// The company's CA (issue 29, point 1): the tenant over https behind a TLS front (Debian's socat,
+// its OpenSSL listener) with a certificate from a CA the test makes with openssl, which no
+// system store trusts. strivacity trusts it through `ca_bundle` (the profile's, the config's) or
+// curl's variables in curl's order, for its own requests and for the curl `strivacity curl`
+// runs; without it, one line names the host, why, the trust in use and the setting.
+import CurlTransport
+import Foundation
+import StrivacityCore
+import StrivacityTestSupport
+import Testing
+
+/// A CA, a certificate for 127.0.0.1 from it, and socat serving TLS on a port of its own in
+/// front of a plain port (the emulator's), stopped by PID.
+final class TLSFront: @unchecked Sendable {
+  let dir: ScratchDirectory
+  let port: Int
+  private var socat: pid_t = 0
+  var ca: String { dir.file("ca.pem") }
+  var url: String { "https://127.0.0.1:\(port)/" }
+
+  init() throws {
+    dir = try ScratchDirectory("tls-front")
+    let script = """
+      set -e
+      cd '\(dir.path)'
+      openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj '/CN=Corp Test CA' \
+        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+      openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj '/CN=tenant.corp.test' 2>/dev/null
+      printf 'subjectAltName=IP:127.0.0.1,DNS:tenant.corp.test\\nbasicConstraints=CA:FALSE\\n' > ext
+      openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 \
+        -extfile ext 2>/dev/null
+      mkdir certs && cp ca.pem certs/ && openssl rehash certs
+      """
+    let made = try run(["/bin/sh", "-c", script], environment: ["PATH": "/usr/bin:/bin"])
+    guard made.status == 0 else { throw TestFailure("openssl: \(made.stderr)") }
+    port = try Self.freePort()
+  }
+
+  /// Starts forwarding TLS on `port` to plain `target` on 127.0.0.1.
+  func start(forwardingTo target: Int) throws {
+    let arguments = [
+      "/usr/bin/socat",
+      "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,verify=0,"
+        + "cert=\(dir.file("server.pem")),key=\(dir.file("server.key"))",
+      "TCP:127.0.0.1:\(target)",
+    ]
+    var pid: pid_t = 0
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    // Its own session (a process group with the connections' children) and default signals.
+    let attributes = SpawnAttributes()
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)  // its per-connection notes
+    guard posix_spawn(&pid, arguments[0], &actions, &attributes.raw, argv, environ) == 0 else {
+      throw TestFailure("socat did not start")
+    }
+    socat = pid
+    // Each probe is a connection socat forks a child for: stop at the first that is taken.
+    for _ in 0..<100 {
+      if Self.listening(port) { break }
+      usleep(20_000)
+    }
+  }
+
+  /// Stops socat and its connections' children (its process group), before the tenant stops:
+  /// a connection they hold would keep the tenant waiting for it.
+  func stop() {
+    guard socat > 0 else { return }
+    kill(-socat, SIGKILL)
+    var status: Int32 = 0
+    waitpid(socat, &status, 0)
+    socat = 0
+  }
+
+  deinit { stop() }
+
+  static func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+      }
+    }
+    guard bound else { throw TestFailure("no free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  static func listening(_ port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+      }
+    }
+  }
+}
+
+@Suite struct CorporateCATests {
+  /// The tenant's count, read on its own plain port (the test trusts no CA of its own).
+  func requests(_ h: Harness) -> Int {
+    let stats = try? CurlHTTPClient().send(HTTPRequest(url: "http://127.0.0.1:\(h.emulator.port)/_emulator/stats"))
+    return stats.flatMap { JSONValue.parse($0.body)?["client_credentials_requests"]?.int } ?? -1
+  }
+
+  /// A machine profile on the tenant over TLS (no sign-in needed: every `token` with the cache
+  /// off makes discovery and token requests through the CA in use).
+  func setUp(_ extra: String = "", topLevel: String = "") throws -> (Harness, TLSFront) {
+    try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/socat"), "socat: make deps installs it")
+    let front = try TLSFront()
+    let h = try Harness(journey: "machine", publicURL: front.url)
+    try front.start(forwardingTo: h.emulator.port)
+    try h.home.write(
+      ".config/strivacity/config.toml",
+      """
+      \(topLevel)
+      [profiles.\(h.profile)]
+      tenant = "\(front.url)"
+      client_id = "ci-bot"
+      grant = "client_credentials"
+      \(extra)
+      """)
+    h.extraEnvironment["STRIVACITY_CLIENT_SECRET"] = MachineProfileTests.botSecret
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    return (h, front)
+  }
+
+  @Test func withoutTheCAOneLineSaysWhatToSet() throws {
+    let (h, front) = try setUp()
+    defer { front.stop() }
+    let result = try h.strivacity(["token", "--profile", h.profile])
+    #expect(result.status == 4 && result.stdout.isEmpty, "\(result.stderr)")
+    #expect(
+      result.stderr == "strivacity: error: the certificate of https://127.0.0.1:\(front.port) is not trusted (its "
+        + "issuer is not among the trusted CAs), checked against the system's store; \(CATrust.fix)\n")
+  }
+
+  @Test(arguments: ["CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR"])
+  func curlsVariablesAreHonoured(variable: String) throws {
+    let (h, front) = try setUp()
+    defer { front.stop() }
+    let value = variable == "SSL_CERT_DIR" ? front.dir.file("certs") : front.ca
+    let result = try h.strivacity(["token", "--profile", h.profile], environment: [variable: value])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(requests(h) == 1)
+  }
+
+  @Test func theConfigsCABundleAndTheProfilesComeFirst() throws {
+    let anotherCA = try TLSFront()  // its CA only: a bundle that does not sign this tenant
+    let (h, front) = try setUp()
+    defer { front.stop() }
+    try h.home.write(
+      ".config/strivacity/config.toml",
+      """
+      ca_bundle = "\(front.ca)"
+      [profiles.\(h.profile)]
+      tenant = "\(front.url)"
+      client_id = "ci-bot"
+      grant = "client_credentials"
+      """)
+    // The config's before the variables (a wrong one there changes nothing).
+    let top = try h.strivacity(["token", "--profile", h.profile], environment: ["CURL_CA_BUNDLE": "/nonexistent"])
+    #expect(top.status == 0, "\(top.stderr)")
+    // The profile's before the config's: a bundle without the CA is refused, naming it.
+    let other = try front.dir.write("other.pem", try String(contentsOfFile: anotherCA.ca, encoding: .utf8))
+    try h.home.write(
+      ".config/strivacity/config.toml",
+      """
+      ca_bundle = "\(front.ca)"
+      [profiles.\(h.profile)]
+      tenant = "\(front.url)"
+      client_id = "ci-bot"
+      grant = "client_credentials"
+      ca_bundle = "\(other)"
+      """)
+    let profile = try h.strivacity(["token", "--profile", h.profile])
+    #expect(profile.status == 4, "\(profile.stderr)")
+    #expect(
+      profile.stderr.contains("checked against the CA bundle \(other) (from ca_bundle in [profiles.\(h.profile)])"))
+  }
+
+  @Test func aMissingOrGarbageBundleIsAConfigErrorNamingIt() throws {
+    let (h, front) = try setUp()
+    defer { front.stop() }
+    let missing = try h.strivacity(
+      ["token", "--profile", h.profile], environment: ["CURL_CA_BUNDLE": "/nonexistent.pem"])
+    #expect(missing.status == 2, "\(missing.stderr)")
+    #expect(
+      missing.stderr == "strivacity: error: the CA bundle /nonexistent.pem (from CURL_CA_BUNDLE) does not exist\n")
+    let garbage = try front.dir.write("garbage.pem", "not a certificate\n")
+    let bad = try h.strivacity(["token", "--profile", h.profile], environment: ["SSL_CERT_FILE": garbage])
+    #expect(bad.status == 2, "\(bad.stderr)")
+    #expect(bad.stderr.contains("the CA bundle \(garbage) (from SSL_CERT_FILE) holds no PEM certificate"))
+    #expect(requests(h) == 0)
+  }
+
+  /// `strivacity curl` hands curl the same trust: the API call goes the way the token call went.
+  @Test func strivacityCurlTrustsTheSameCAs() throws {
+    let (h, front) = try setUp()
+    defer { front.stop() }
+    let result = try h.strivacity(
+      ["curl", "--profile", h.profile, "-sS", front.url + ".well-known/openid-configuration"],
+      environment: ["CURL_CA_BUNDLE": front.ca])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      result.stdout.contains("\"issuer\":\"\(front.url)\"") || result.stdout.contains(front.url), "\(result.stdout)")
+  }
+}

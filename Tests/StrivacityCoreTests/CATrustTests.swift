@@ -1,0 +1,55 @@
+// Which CAs strivacity trusts (issue 29): the profile's ca_bundle, the config's, then curl's
+// variables in curl's order, then the system's store; and the same trust written for curl's -K.
+import StrivacityCore
+import Testing
+
+@Suite struct CATrustTests {
+  static let config = """
+    ca_bundle = "/etc/top.pem"
+    [profiles.work]
+    tenant = "https://t.example"
+    ca_bundle = "/etc/work.pem"
+    [profiles.home]
+    tenant = "https://t.example"
+    """
+
+  @Test func theOrderIsProfileConfigThenCurlsVariables() throws {
+    let config = try Config.parse(Self.config, path: "/c.toml")
+    let all = ["CURL_CA_BUNDLE": "/a.pem", "SSL_CERT_FILE": "/b.pem", "SSL_CERT_DIR": "/certs"]
+    #expect(
+      CATrust.resolve(profile: config.profile(named: "work"), config: config, environment: all)
+        == CATrust(kind: .file("/etc/work.pem"), source: "ca_bundle in [profiles.work]"))
+    #expect(
+      CATrust.resolve(profile: config.profile(named: "home"), config: config, environment: all)
+        == CATrust(kind: .file("/etc/top.pem"), source: "ca_bundle in the config"))
+    #expect(CATrust.resolve(profile: nil, config: nil, environment: all).source == "CURL_CA_BUNDLE")
+    #expect(
+      CATrust.resolve(profile: nil, config: nil, environment: ["SSL_CERT_FILE": "/b.pem", "SSL_CERT_DIR": "/c"])
+        == CATrust(kind: .file("/b.pem"), source: "SSL_CERT_FILE"))
+    #expect(
+      CATrust.resolve(profile: nil, config: nil, environment: ["SSL_CERT_DIR": "/c", "CURL_CA_BUNDLE": ""])
+        == CATrust(kind: .directory("/c"), source: "SSL_CERT_DIR"))
+    #expect(CATrust.resolve(profile: nil, config: nil, environment: [:]).kind == .system)
+  }
+
+  @Test func aRelativeBundleIsAConfigErrorNamingTheLine() {
+    #expect(throws: ConfigError.self) {
+      try Config.parse("[profiles.p]\nca_bundle = \"ca.pem\"\n", path: "/c.toml")
+    }
+    do {
+      _ = try Config.parse("ca_bundle = \"ca.pem\"\n", path: "/c.toml")
+      Issue.record("a relative path was taken")
+    } catch {
+      #expect("\(error)".hasPrefix("/c.toml:1:"), "\(error)")
+    }
+  }
+
+  /// A path with a quote, a backslash or a line end cannot add a line to curl's config.
+  @Test func curlsConfigQuotesThePath() {
+    let hostile = CATrust(kind: .file("/tmp/x\"\nurl = \"http://evil/\\"), source: "CURL_CA_BUNDLE")
+    #expect(hostile.curlConfig == "cacert = \"/tmp/x\\\"\\nurl = \\\"http://evil/\\\\\"\n")
+    #expect(hostile.curlConfig.split(separator: "\n").count == 1)
+    #expect(CATrust(kind: .directory("/certs"), source: "SSL_CERT_DIR").curlConfig == "capath = \"/certs\"\n")
+    #expect(CATrust(kind: .system, source: "the system's store").curlConfig.isEmpty)
+  }
+}
