@@ -84,7 +84,8 @@ final class Context {
   /// The CAs `profile`'s requests trust (CATrust), checked: a file that is not there, not
   /// readable or holds no certificate is a configuration error naming it and where it came from.
   func trust(for profile: Profile?) throws -> CATrust {
-    let config = (try? config(warn: false)) ?? nil
+    // Only the top level and this profile's table (the config is read so already, or is small).
+    let config = (try? config(onlyProfile: profile?.name, apis: .none, warn: false)) ?? nil
     let trust = CATrust.resolve(profile: profile, config: config, environment: environment)
     switch trust.kind {
     case .system: break
