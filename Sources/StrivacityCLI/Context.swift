@@ -79,8 +79,6 @@ final class Context {
     }
   }
 
-  /// An HTTP client with the user's timeouts: STRIVACITY_TIMEOUT seconds per request (30 by
-  /// default, 0.1 to 3600), connecting within a third of that (at most 10 s).
   /// The CAs `profile`'s requests trust (CATrust), checked: a file that is not there, not
   /// readable or holds no certificate is a configuration error naming it and where it came from.
   func trust(for profile: Profile?) throws -> CATrust {
@@ -111,6 +109,9 @@ final class Context {
     return trust
   }
 
+  /// An HTTP client with the user's timeouts: STRIVACITY_TIMEOUT seconds per request (30 by
+  /// default, 0.1 to 3600), connecting within a third of that (at most 10 s); trusting the CAs
+  /// `profile`'s requests trust.
   func httpClient(profile: Profile? = nil) throws -> CurlHTTPClient {
     var options = CurlHTTPClient.Options()
     let trust = try trust(for: profile)
