@@ -105,6 +105,21 @@ CURLcode sc_getinfo_long(CURL *handle, CURLINFO info, long *value) {
   return api.easy_getinfo(handle, info, value);
 }
 
+int sc_certinfo_field(CURL *handle, const char *name, char *out, size_t capacity) {
+  struct curl_certinfo *info = NULL;
+  if (api.easy_getinfo(handle, CURLINFO_CERTINFO, &info) != CURLE_OK || info == NULL || info->num_of_certs < 1 ||
+      capacity == 0)
+    return -1;
+  size_t length = strlen(name);
+  for (struct curl_slist *item = info->certinfo[0]; item != NULL; item = item->next) {
+    if (item->data != NULL && strncmp(item->data, name, length) == 0 && item->data[length] == ':') {
+      snprintf(out, capacity, "%s", item->data + length + 1);
+      return 0;
+    }
+  }
+  return -1;
+}
+
 struct curl_slist *sc_slist_append(struct curl_slist *list, const char *string) {
   return api.slist_append(list, string);
 }

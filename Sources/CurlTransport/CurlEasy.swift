@@ -71,6 +71,13 @@ final class CurlEasy {
 
   func perform() -> CURLcode { sc_easy_perform(handle) }
 
+  /// A field of the peer's first certificate (CURLOPT_CERTINFO), at most 255 bytes.
+  func certificateField(_ name: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard sc_certinfo_field(handle, name, &buffer, buffer.count) == 0 else { return nil }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   func info(_ info: CURLINFO) -> Int {
     var value = 0
     _ = sc_getinfo_long(handle, info, &value)

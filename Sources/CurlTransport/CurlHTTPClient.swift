@@ -97,9 +97,11 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     if sink.overflowed { throw .tooLarge(host: "\(parts.origin)", limit: limit) }
     guard rc == CURLE_OK else {
       if rc == CURLE_PEER_FAILED_VERIFICATION {
-        throw .untrustedCertificate(
-          host: "\(parts.origin)", detail: Self.verifyResult(easy.info(CURLINFO_SSL_VERIFYRESULT)), trust: options.trust
-        )
+        var detail = Self.verifyResult(easy.info(CURLINFO_SSL_VERIFYRESULT))
+        if let shown = shownCertificate(request.url, parts: parts) {
+          detail += "; it names \(shown.subject), issued by \(shown.issuer)"
+        }
+        throw .untrustedCertificate(host: "\(parts.origin)", detail: detail, trust: options.trust)
       }
       throw Self.classify(rc, host: parts.host, origin: "\(parts.origin)", timeout: timeout)
     }
@@ -116,6 +118,33 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
       try easy.set(CURLOPT_PROTOCOLS, mask)
       try easy.set(CURLOPT_REDIR_PROTOCOLS, mask)
     }
+  }
+
+  /// The subject and issuer of the certificate `url`'s server shows, for the message that it
+  /// is not trusted: a second handshake on a connection of its own that only connects
+  /// (CURLOPT_CONNECT_ONLY: nothing is sent over it, it is closed at once), with verification
+  /// off for that alone. Tenant text: one line, no controls, bounded.
+  private func shownCertificate(_ url: String, parts: URLParts) -> (subject: String, issuer: String)? {
+    guard let probe = try? CurlEasy() else { return nil }
+    do throws(CurlOptionError) {
+      try probe.set(CURLOPT_URL, url)
+      try probe.set(CURLOPT_CONNECT_ONLY, 1)
+      try probe.set(CURLOPT_NOSIGNAL, 1)
+      try probe.set(CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
+      try probe.set(CURLOPT_TIMEOUT_MS, Int(options.connectTimeout * 1000))
+      try probe.set(CURLOPT_SSL_VERIFYPEER, 0)
+      try probe.set(CURLOPT_SSL_VERIFYHOST, 0)
+      try probe.set(CURLOPT_CERTINFO, 1)
+      try setProtocols(parts.scheme, on: probe)
+      if parts.isLoopback { try probe.set(CURLOPT_PROXY, "") }
+    } catch {
+      return nil
+    }
+    guard probe.perform() == CURLE_OK, let subject = probe.certificateField("Subject"),
+      let issuer = probe.certificateField("Issuer")
+    else { return nil }
+    func inert(_ text: String) -> String { String(TerminalSafe.text(text, multiline: false).prefix(200)) }
+    return (inert(subject), inert(issuer))
   }
 
   /// OpenSSL's verify result (X509_V_ERR_*) in words, for the common cases.

@@ -143,7 +143,9 @@ final class TLSFront: @unchecked Sendable {
     #expect(result.status == 4 && result.stdout.isEmpty, "\(result.stderr)")
     #expect(
       result.stderr == "strivacity: error: the certificate of https://127.0.0.1:\(front.port) is not trusted (its "
-        + "issuer is not among the trusted CAs), checked against the system's store; \(CATrust.fix)\n")
+        + "issuer is not among the trusted CAs; it names CN = tenant.corp.test, issued by CN = Corp Test CA), "
+        + "checked against the system's store; \(CATrust.fix)\n")
+    #expect(requests(h) == 0, "nothing was sent over the probe")
   }
 
   @Test(arguments: ["CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR"])

@@ -32,6 +32,9 @@ CURLcode sc_setopt_write_callback(CURL *handle, sc_data_callback callback, void 
 CURLcode sc_setopt_header_callback(CURL *handle, sc_data_callback callback, void *userdata);
 
 CURLcode sc_getinfo_long(CURL *handle, CURLINFO info, long *value);
+/// The field `name` ("Subject", "Issuer") of the peer's first certificate, after a transfer with
+/// CURLOPT_CERTINFO, copied (truncated) into `out`; 0 when found.
+int sc_certinfo_field(CURL *handle, const char *name, char *out, size_t capacity);
 
 struct curl_slist *sc_slist_append(struct curl_slist *list, const char *string);
 void sc_slist_free_all(struct curl_slist *list);
