@@ -79,12 +79,16 @@ final class Context {
     }
   }
 
-  /// The CAs `profile`'s requests trust (CATrust), checked: a file that is not there, not
-  /// readable or holds no certificate is a configuration error naming it and where it came from.
-  func trust(for profile: Profile?) throws -> CATrust {
-    // Only the top level and this profile's table (the config is read so already, or is small).
-    let config = (try? config(onlyProfile: profile?.name, apis: .none, warn: false)) ?? nil
-    let trust = CATrust.resolve(profile: profile, config: config, environment: environment)
+  /// The CAs `profile`'s requests trust under `config` (read by the caller already; CATrust),
+  /// checked: a bad path, or a file that is not there, not readable or holds no certificate, is
+  /// a configuration error naming it and where it came from.
+  func trust(for profile: Profile?, config: Config?) throws -> CATrust {
+    let trust: CATrust
+    do {
+      trust = try CATrust.resolve(profile: profile, config: config, environment: environment)
+    } catch {
+      throw CLIFailure(error.description, status: .usage)
+    }
     switch trust.kind {
     case .system: break
     case .file(let path):
@@ -110,11 +114,10 @@ final class Context {
   }
 
   /// An HTTP client with the user's timeouts: STRIVACITY_TIMEOUT seconds per request (30 by
-  /// default, 0.1 to 3600), connecting within a third of that (at most 10 s); trusting the CAs
-  /// `profile`'s requests trust.
-  func httpClient(profile: Profile? = nil) throws -> CurlHTTPClient {
+  /// default, 0.1 to 3600), connecting within a third of that (at most 10 s); trusting `trust`
+  /// (`trust(for:config:)`).
+  func httpClient(trust: CATrust) throws -> CurlHTTPClient {
     var options = CurlHTTPClient.Options()
-    let trust = try trust(for: profile)
     switch trust.kind {
     case .file(let path): options.caFile = path
     case .directory(let path): options.caDirectory = path

@@ -109,7 +109,7 @@ struct Status: ParsableCommand {
     do {
       if configured == .privateKeyJWT {
         machine["private_key_file"] = .string(session.resolved.profile.machine?.privateKeyFile ?? "")
-        _ = try session.machineClient(tokenEndpoint: session.tenant)
+        _ = try session.signingKey()
       } else {
         machine["secret_from"] = .string(session.secretSource.map { "\($0)" } ?? "")
         _ = try session.clientSecret()

@@ -30,14 +30,7 @@ import Testing
         {"name": "billing", "audience": "urn:billing", "scopes": ["billing:read"], "acr": "mfa"}],
       """)
 
-  func issues(_ text: String) -> [String] {
-    do {
-      _ = try Journey.load(data: Array(text.utf8), file: "j.json")
-      return []
-    } catch {
-      return error.issues.map(\.description)
-    }
-  }
+  func issues(_ text: String) -> [String] { journeyIssues(text) }
 
   @Test func validAPIsLoad() throws {
     #expect(issues(Self.valid) == [])

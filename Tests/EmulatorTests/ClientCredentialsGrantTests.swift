@@ -520,14 +520,7 @@ struct MachineClient {
   }
 
   @Test func redirectURIsAreOptionalForMachineClientsAndTopLevelMethodsAreChecked() {
-    func issues(_ text: String) -> [String] {
-      do {
-        _ = try Journey.load(data: Array(text.utf8), file: "j.json")
-        return []
-      } catch {
-        return error.issues.map(\.description)
-      }
-    }
+    let issues = journeyIssues
     let machineOnly = JourneyFileTests.valid.replacingOccurrences(
       of: #"{"client_id": "c", "redirect_uris": ["http://127.0.0.1/cb"]}"#,
       with: #"{"client_id": "c", "redirect_uris": ["http://127.0.0.1/cb"]}, {"client_id": "m", "client_secret": "s"}"#)

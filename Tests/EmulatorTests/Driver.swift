@@ -186,3 +186,13 @@ final class Driver {
     return tokens
   }
 }
+
+/// The problems `Journey.load` finds in a journey file's text, as it words them (none: valid).
+func journeyIssues(_ text: String) -> [String] {
+  do {
+    _ = try Journey.load(data: Array(text.utf8), file: "j.json")
+    return []
+  } catch {
+    return error.issues.map(\.description)
+  }
+}

@@ -16,14 +16,7 @@ import Testing
     for name in names { _ = try loadJourney(name) }
   }
 
-  func issues(_ text: String) -> [String] {
-    do {
-      _ = try Journey.load(data: Array(text.utf8), file: "j.json")
-      return []
-    } catch {
-      return error.issues.map(\.description)
-    }
-  }
+  func issues(_ text: String) -> [String] { journeyIssues(text) }
 
   static let valid = """
     {"name": "t", "start": "a",

@@ -121,6 +121,14 @@ final class TLSFront: @unchecked Sendable {
     let front = try TLSFront()
     let h = try Harness(journey: "machine", publicURL: front.url)
     try front.start(forwardingTo: h.emulator.port)
+    try writeConfig(h, front, extra, topLevel: topLevel)
+    h.extraEnvironment["STRIVACITY_CLIENT_SECRET"] = MachineProfileTests.botSecret
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    return (h, front)
+  }
+
+  /// The machine profile's config: `topLevel` lines before its table, `extra` in it.
+  func writeConfig(_ h: Harness, _ front: TLSFront, _ extra: String = "", topLevel: String = "") throws {
     try h.home.write(
       ".config/strivacity/config.toml",
       """
@@ -131,9 +139,6 @@ final class TLSFront: @unchecked Sendable {
       grant = "client_credentials"
       \(extra)
       """)
-    h.extraEnvironment["STRIVACITY_CLIENT_SECRET"] = MachineProfileTests.botSecret
-    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
-    return (h, front)
   }
 
   @Test func withoutTheCAOneLineSaysWhatToSet() throws {
@@ -162,30 +167,13 @@ final class TLSFront: @unchecked Sendable {
     let anotherCA = try TLSFront()  // its CA only: a bundle that does not sign this tenant
     let (h, front) = try setUp()
     defer { front.stop() }
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      """
-      ca_bundle = "\(front.ca)"
-      [profiles.\(h.profile)]
-      tenant = "\(front.url)"
-      client_id = "ci-bot"
-      grant = "client_credentials"
-      """)
+    try writeConfig(h, front, topLevel: "ca_bundle = \"\(front.ca)\"")
     // The config's before the variables (a wrong one there changes nothing).
     let top = try h.strivacity(["token", "--profile", h.profile], environment: ["CURL_CA_BUNDLE": "/nonexistent"])
     #expect(top.status == 0, "\(top.stderr)")
     // The profile's before the config's: a bundle without the CA is refused, naming it.
     let other = try front.dir.write("other.pem", try String(contentsOfFile: anotherCA.ca, encoding: .utf8))
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      """
-      ca_bundle = "\(front.ca)"
-      [profiles.\(h.profile)]
-      tenant = "\(front.url)"
-      client_id = "ci-bot"
-      grant = "client_credentials"
-      ca_bundle = "\(other)"
-      """)
+    try writeConfig(h, front, "ca_bundle = \"\(other)\"", topLevel: "ca_bundle = \"\(front.ca)\"")
     let profile = try h.strivacity(["token", "--profile", h.profile])
     #expect(profile.status == 4, "\(profile.stderr)")
     #expect(

@@ -40,10 +40,13 @@ final class OutsideAuthorizationServer: @unchecked Sendable {
   /// How glewlwyd issued the access token with this `jti`, from its own database: the grant
   /// (6: refresh token) and the resource it was issued for.
   func issued(jti: String) throws -> String {
+    try accessTokenRecord(jti: jti, "gpoa_authorization_type || ' ' || ifnull(gpoa_resource, '-')")
+  }
+
+  /// `columns` (an SQL expression) of glewlwyd's row for the access token with this `jti`.
+  func accessTokenRecord(jti: String, _ columns: String) throws -> String {
     try #require(!jti.isEmpty && jti.allSatisfy { $0.isLetter || $0.isNumber }, "a plain jti: \(jti)")
-    let query =
-      "SELECT gpoa_authorization_type || ' ' || ifnull(gpoa_resource, '-') FROM gpo_access_token "
-      + "WHERE gpoa_jti = '\(jti)'"
+    let query = "SELECT \(columns) FROM gpo_access_token WHERE gpoa_jti = '\(jti)'"
     let result = try run(["/usr/bin/sqlite3", self["db"], query], environment: ["PATH": "/usr/bin:/bin"])
     #expect(result.status == 0, "\(result.stderr)")
     return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

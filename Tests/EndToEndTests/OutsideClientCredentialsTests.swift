@@ -21,13 +21,9 @@ extension OutsideAuthorizationServer {
   /// glewlwyd's own record of the access token with this `jti`: its grant (5: client
   /// credentials), the client id it recorded ("-" unless the client used Basic) and its resource.
   func issuedToMachine(jti: String) throws -> String {
-    try #require(!jti.isEmpty && jti.allSatisfy { $0.isLetter || $0.isNumber }, "a plain jti: \(jti)")
-    let query =
-      "SELECT gpoa_authorization_type || ' ' || ifnull(nullif(gpoa_client_id, ''), '-') || ' ' || "
-      + "ifnull(gpoa_resource, '-') FROM gpo_access_token WHERE gpoa_jti = '\(jti)'"
-    let result = try run(["/usr/bin/sqlite3", self["db"], query], environment: ["PATH": "/usr/bin:/bin"])
-    #expect(result.status == 0, "\(result.stderr)")
-    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    try accessTokenRecord(
+      jti: jti,
+      "gpoa_authorization_type || ' ' || ifnull(nullif(gpoa_client_id, ''), '-') || ' ' || ifnull(gpoa_resource, '-')")
   }
 
   /// How many lines of glewlwyd's log contain `text` (one per token issued, or per refusal).

@@ -17,19 +17,19 @@ import Testing
     let config = try Config.parse(Self.config, path: "/c.toml")
     let all = ["CURL_CA_BUNDLE": "/a.pem", "SSL_CERT_FILE": "/b.pem", "SSL_CERT_DIR": "/certs"]
     #expect(
-      CATrust.resolve(profile: config.profile(named: "work"), config: config, environment: all)
+      try CATrust.resolve(profile: config.profile(named: "work"), config: config, environment: all)
         == CATrust(kind: .file("/etc/work.pem"), source: "ca_bundle in [profiles.work]"))
     #expect(
-      CATrust.resolve(profile: config.profile(named: "home"), config: config, environment: all)
+      try CATrust.resolve(profile: config.profile(named: "home"), config: config, environment: all)
         == CATrust(kind: .file("/etc/top.pem"), source: "ca_bundle in the config"))
-    #expect(CATrust.resolve(profile: nil, config: nil, environment: all).source == "CURL_CA_BUNDLE")
+    #expect(try CATrust.resolve(profile: nil, config: nil, environment: all).source == "CURL_CA_BUNDLE")
     #expect(
-      CATrust.resolve(profile: nil, config: nil, environment: ["SSL_CERT_FILE": "/b.pem", "SSL_CERT_DIR": "/c"])
+      try CATrust.resolve(profile: nil, config: nil, environment: ["SSL_CERT_FILE": "/b.pem", "SSL_CERT_DIR": "/c"])
         == CATrust(kind: .file("/b.pem"), source: "SSL_CERT_FILE"))
     #expect(
-      CATrust.resolve(profile: nil, config: nil, environment: ["SSL_CERT_DIR": "/c", "CURL_CA_BUNDLE": ""])
+      try CATrust.resolve(profile: nil, config: nil, environment: ["SSL_CERT_DIR": "/c", "CURL_CA_BUNDLE": ""])
         == CATrust(kind: .directory("/c"), source: "SSL_CERT_DIR"))
-    #expect(CATrust.resolve(profile: nil, config: nil, environment: [:]).kind == .system)
+    #expect(try CATrust.resolve(profile: nil, config: nil, environment: [:]).kind == .system)
   }
 
   @Test func aRelativeBundleIsAConfigErrorNamingTheLine() {
@@ -44,11 +44,23 @@ import Testing
     }
   }
 
-  /// A path with a quote, a backslash or a line end cannot add a line to curl's config.
-  @Test func curlsConfigQuotesThePath() {
-    let hostile = CATrust(kind: .file("/tmp/x\"\nurl = \"http://evil/\\"), source: "CURL_CA_BUNDLE")
-    #expect(hostile.curlConfig == "cacert = \"/tmp/x\\\"\\nurl = \\\"http://evil/\\\\\"\n")
-    #expect(hostile.curlConfig.split(separator: "\n").count == 1)
+  /// A path with a quote, a backslash or a line end cannot add a line to curl's config: it is
+  /// refused where it enters (a variable, named; a config key, by its line).
+  @Test func curlsConfigTakesOnlyAdmittedPaths() throws {
+    let hostile = "/tmp/x\"\nurl = \"http://evil/\\"
+    #expect(throws: AdmissionError.self) {
+      try CATrust.resolve(profile: nil, config: nil, environment: ["CURL_CA_BUNDLE": hostile])
+    }
+    do {
+      _ = try CATrust.resolve(profile: nil, config: nil, environment: ["SSL_CERT_FILE": "/a\\b.pem"])
+      Issue.record("a backslash was taken")
+    } catch {
+      #expect(error.description.hasPrefix("SSL_CERT_FILE: it must be an absolute path"), "\(error)")
+    }
+    #expect(throws: ConfigError.self) {
+      try Config.parse("ca_bundle = \"/a\\\"b.pem\"\n", path: "/c.toml")
+    }
+    #expect(CATrust(kind: .file("/etc/ca.pem"), source: "x").curlConfig == "cacert = \"/etc/ca.pem\"\n")
     #expect(CATrust(kind: .directory("/certs"), source: "SSL_CERT_DIR").curlConfig == "capath = \"/certs\"\n")
     #expect(CATrust(kind: .system, source: "the system's store").curlConfig.isEmpty)
   }

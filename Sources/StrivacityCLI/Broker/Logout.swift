@@ -60,7 +60,8 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
     let session = try ProfileSession(context: context, options: global, profile: name)
     let tokens = try session.store.load(session.key)
     // A machine profile may hold only its APIs' tokens, or only a stored secret (logout forgets it).
-    let machineHeld = session.isMachine && (!((try? session.store.keys()) ?? []).isEmpty || hasStoredSecret(session))
+    let hadSecret = hasStoredSecret(session)
+    let machineHeld = session.isMachine && (!((try? session.store.keys()) ?? []).isEmpty || hadSecret)
     guard tokens != nil || machineHeld else {
       if !all {
         Console.writeStderr(
@@ -125,15 +126,10 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
         failed.append("anything at \(session.tenant) (\((error as? CLIFailure)?.message ?? "\(error)"))")
       }
     }
-    // A machine's secret kept in the file store shares the profile's files: what revoke keeps.
-    let fileSecret =
-      session.isMachine && session.resolved.store == .file ? ((try? session.storedSecret()) ?? nil) : nil
-    let hadSecret = hasStoredSecret(session)
     // Under the refresh lock: a refresh in flight would otherwise store its new set after this
-    // delete and bring the tokens back.
+    // delete and bring the tokens back. (A machine's stored secret is in a store of its own.)
     try withExtendedLifetime(try RefreshLock(directory: context.paths.runtimeDir, profile: session.name, timeout: 45)) {
       _ = try session.store.delete(profile: session.name)
-      if !endSession, let fileSecret { try session.storeSecret(fileSecret) }
     }
     var deleted = ["deleted the stored tokens"]
     // logout forgets a machine's stored secret too; revoke keeps it (the profile stays usable).
@@ -160,11 +156,11 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
   if incomplete { throw CLIFailure("", status: .transient) }
 }
 
-/// Whether a secret from `login --client-secret-stdin` is kept for a machine profile. A keyring
-/// that cannot be reached (a container without D-Bus) holds none that matters here.
+/// Whether a secret from `login --client-secret-stdin` is kept for a machine profile (read once,
+/// never decoded here). A keyring that cannot be reached (a container without D-Bus) holds none
+/// that matters here.
 private func hasStoredSecret(_ session: ProfileSession) -> Bool {
   guard session.isMachine else { return false }
-  if case .keyring? = session.secretSource { return ((try? session.storedSecret()) ?? nil) != nil }
   return (try? session.secretStore().load(session.key(for: ProfileSession.secretSlot))) != nil
 }
 

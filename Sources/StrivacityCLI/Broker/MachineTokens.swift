@@ -37,23 +37,33 @@ extension ProfileSession {
     case .clientSecretBasic: return .clientSecretBasic(clientID: clientID, secret: try clientSecret())
     case .clientSecretPost: return .clientSecretPost(clientID: clientID, secret: try clientSecret())
     case .privateKeyJWT:
-      guard let path = resolved.profile.machine?.privateKeyFile else {
-        throw CLIFailure(
-          "profile \(name) has token_endpoint_auth = \"private_key_jwt\" but no private_key_file", status: .usage)
-      }
-      Self.holdSecrets()
       do {
-        let key = try ClientAssertion.SigningKey(
-          pem: try SecretFile.readPrivateKey(path, environment: context.environment))
         let assertion = try ClientAssertion.make(
-          clientID: clientID, tokenEndpoint: tokenEndpoint, key: key, now: Self.now())
+          clientID: clientID, tokenEndpoint: tokenEndpoint, key: try signingKey(), now: Self.now())
         return .privateKeyJWT(clientID: clientID, assertion: assertion)
+      } catch let failure as CLIFailure {
+        throw failure
       } catch {
-        let message =
-          error.description.hasPrefix("private_key_file")
-          ? error.description : "private_key_file \(path): \(error.description)"
-        throw CLIFailure(message, status: .usage)
+        throw CLIFailure("private_key_file: \(error)", status: .usage)
       }
+    }
+  }
+
+  /// The private key of a `private_key_jwt` profile, read as a secret; a missing, open or
+  /// unusable file is a configuration error naming it.
+  func signingKey() throws -> ClientAssertion.SigningKey {
+    guard let path = resolved.profile.machine?.privateKeyFile else {
+      throw CLIFailure(
+        "profile \(name) has token_endpoint_auth = \"private_key_jwt\" but no private_key_file", status: .usage)
+    }
+    Self.holdSecrets()
+    do {
+      return try ClientAssertion.SigningKey(pem: try SecretFile.readPrivateKey(path, environment: context.environment))
+    } catch {
+      let message =
+        error.description.hasPrefix("private_key_file")
+        ? error.description : "private_key_file \(path): \(error.description)"
+      throw CLIFailure(message, status: .usage)
     }
   }
 
@@ -100,10 +110,12 @@ extension ProfileSession {
 
   // MARK: a stored secret
 
-  /// Where a secret given to `login --client-secret-stdin` is kept: the file store with
-  /// `store = "file"`, else the keyring.
+  /// Where a secret given to `login --client-secret-stdin` is kept: with `store = "file"`, a file
+  /// store of its own (so that deleting the profile's tokens, as revoke does, leaves it), else
+  /// the keyring.
   func secretStore() throws -> TokenStore {
-    resolved.store == .file ? FileStore(stateDirectory: context.paths.stateDir) : try context.keyring()
+    resolved.store == .file
+      ? FileStore(stateDirectory: context.paths.stateDir + "/client-secrets") : try context.keyring()
   }
 
   /// The stored secret (kept base64url-encoded as a token set's access token, in its own slot).

@@ -19,6 +19,8 @@ final class ProfileSession {
   let tenantClient: TenantClient
   /// Whether fresh tokens are asked of `strivacity agent` first (AgentClient.enabled).
   let asksAgent: Bool
+  /// The config as read for this profile (its top level and the profile's table).
+  let config: Config?
   /// A machine profile's client secret source (MachineTokens.swift); nil for a profile that
   /// signs in, or one that signs with a private key.
   var secretSource: SecretSource?
@@ -32,7 +34,7 @@ final class ProfileSession {
     var overrides = options.overrides
     if let profile { overrides.profile = profile }
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
-    let config = try context.config(onlyProfile: named, apis: apis)
+    config = try context.config(onlyProfile: named, apis: apis)
     resolved = try ResolvedProfile.resolve(config: config, overrides: overrides, environment: context.environment)
     // Not with --store: the agent resolves the store from the config alone.
     asksAgent =
@@ -45,8 +47,8 @@ final class ProfileSession {
     clientID = key.clientID
     store = try context.store(for: resolved.store, key: key)
     log = options.log
-    tenantClient = TenantClient(tenant: key.issuer, log: log) { [context, resolved] in
-      try context.httpClient(profile: resolved.profile)
+    tenantClient = TenantClient(tenant: key.issuer, log: log) { [context, resolved, config] in
+      try context.httpClient(trust: context.trust(for: resolved.profile, config: config))
     }
     secretSource = resolved.secretSource(environment: context.environment)
     if case .environment(let name) = secretSource {
@@ -56,6 +58,9 @@ final class ProfileSession {
   }
 
   var isMachine: Bool { resolved.profile.grant == .clientCredentials }
+
+  /// The CAs its requests trust, checked (Context.trust), for the curl `strivacity curl` runs too.
+  func trust() throws -> CATrust { try context.trust(for: resolved.profile, config: config) }
 
   var name: String { resolved.name }
 

@@ -89,7 +89,7 @@ struct Curl: ParsableCommand {
     // ALL_PROXY), which would see a plain-http token, and whose loopback is another one.
     let loopback = Set(curl.urls.compactMap { URLParts($0) }.filter(\.isLoopback).map(\.host)).sorted()
     // The API call trusts the CAs the token's own requests trusted (CATrust).
-    let trust = try session.context.trust(for: session.resolved.profile)
+    let trust = try session.trust()
     func config(_ tokens: TokenSet) -> String {
       "globoff\nproto = \"=http,https\"\nproto-redir = \"=http,https\"\n" + trust.curlConfig
         + (loopback.isEmpty ? "" : "noproxy = \"\(loopback.joined(separator: ","))\"\n")

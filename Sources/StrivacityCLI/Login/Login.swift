@@ -216,7 +216,9 @@ struct Login: ParsableCommand {
     store: TokenStore, log: Log
   ) throws -> LoginResult {
     let flow = LoginFlow(
-      settings: settings, http: try context.httpClient(profile: try? context.config()?.profile(named: profile)),
+      settings: settings,
+      http: try context.httpClient(
+        trust: context.trust(for: try context.config()?.profile(named: profile), config: context.config())),
       prompter: prompter, spinner: Spinner(), log: log,
       environment: context.environment)
     let result = try flow.run()

@@ -25,25 +25,38 @@ public struct CATrust: Sendable, Equatable, CustomStringConvertible {
     self.source = source
   }
 
-  /// The trust for `profile` (nil: none chosen) under `config`, in this environment.
-  public static func resolve(profile: Profile?, config: Config?, environment: [String: String]) -> CATrust {
+  /// The trust for `profile` (nil: none chosen) under `config`, in this environment. A
+  /// variable's path is admitted as the config's are (`admitPath`); a bad one is an error
+  /// naming the variable.
+  public static func resolve(profile: Profile?, config: Config?, environment: [String: String]) throws(AdmissionError)
+    -> CATrust
+  {
     if let profile, let path = profile.caBundle {
       return CATrust(kind: .file(path), source: "ca_bundle in [profiles.\(profile.name)]")
     }
     if let path = config?.caBundle { return CATrust(kind: .file(path), source: "ca_bundle in the config") }
-    for name in ["CURL_CA_BUNDLE", "SSL_CERT_FILE"] {
-      if let path = environment[name], !path.isEmpty { return CATrust(kind: .file(path), source: name) }
-    }
-    if let path = environment["SSL_CERT_DIR"], !path.isEmpty {
-      return CATrust(kind: .directory(path), source: "SSL_CERT_DIR")
+    for name in ["CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR"] {
+      guard let value = environment[name], !value.isEmpty else { continue }
+      let path: String
+      do {
+        path = try admitPath(value)
+      } catch {
+        throw AdmissionError("\(name): \(error.description)")
+      }
+      return CATrust(kind: name == "SSL_CERT_DIR" ? .directory(path) : .file(path), source: name)
     }
     return CATrust(kind: .system, source: "the system's store")
   }
 
-  /// A `ca_bundle` value: an absolute path without NUL, at most 4096 bytes.
+  /// A CA path (`ca_bundle`, curl's variables): absolute, at most 4096 bytes, without a quote, a
+  /// backslash or a control character, so that it goes into curl's config file as it is.
   public static func admitPath(_ text: String) throws(AdmissionError) -> String {
-    guard (1...4096).contains(text.utf8.count), !text.utf8.contains(0), text.hasPrefix("/") else {
-      throw AdmissionError("it must be an absolute path to a PEM file of CA certificates")
+    guard (1...4096).contains(text.utf8.count), text.hasPrefix("/"),
+      text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F && $0 != 0x22 && $0 != 0x5C })
+    else {
+      throw AdmissionError(
+        "it must be an absolute path to a PEM file of CA certificates, without quotes, backslashes or control "
+          + "characters")
     }
     return text
   }
@@ -58,26 +71,12 @@ public struct CATrust: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
-  /// The same trust as lines of a curl config file (`-K`), for the curl that `strivacity curl`
-  /// runs: the path quoted as curl's config syntax reads it (a `"`, `\` or line end escaped).
+  /// The same trust as a line of a curl config file (`-K`), for the curl that `strivacity curl`
+  /// runs (an admitted path needs no escape there).
   public var curlConfig: String {
-    func quoted(_ path: String) -> String {
-      var out = "\""
-      for character in path.unicodeScalars {
-        switch character {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default: out.unicodeScalars.append(character)
-        }
-      }
-      return out + "\""
-    }
     switch kind {
-    case .file(let path): return "cacert = \(quoted(path))\n"
-    case .directory(let path): return "capath = \(quoted(path))\n"
+    case .file(let path): return "cacert = \"\(path)\"\n"
+    case .directory(let path): return "capath = \"\(path)\"\n"
     case .system: return ""
     }
   }
