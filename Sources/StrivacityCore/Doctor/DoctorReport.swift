@@ -117,11 +117,12 @@ public struct DoctorReport: Sendable, Equatable {
 /// A tenant's `Date` header (RFC 9110 §5.6.7, IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`) as
 /// seconds since the epoch; nil for anything else. For the clock-skew check.
 public enum HTTPDate {
+  static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
   public static func parse(_ text: String) -> Int64? {
     let parts = text.split(separator: " ")
     guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]),
-      let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].firstIndex(
-        of: String(parts[2]))
+      let month = months.firstIndex(of: String(parts[2]))
     else { return nil }
     let time = parts[4].split(separator: ":").compactMap { Int($0) }
     guard time.count == 3, (1...31).contains(day), (1970...9999).contains(year), (0...23).contains(time[0]),
@@ -138,9 +139,10 @@ public enum HTTPDate {
     let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][Int(((days % 7) + 7) % 7)]
     let stamp = RFC3339.format(seconds)  // 1994-11-06T08:49:37Z
     let parts = stamp.prefix(10).split(separator: "-").map(String.init)
-    let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][(Int(parts[1]) ?? 1) - 1]
+    let month = months[(Int(parts[1]) ?? 1) - 1]
     func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return "\(weekday), \(parts[2]) \(month) \(parts[0]) \(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)) GMT"
+    return
+      "\(weekday), \(parts[2]) \(month) \(parts[0]) \(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)) GMT"
   }
 
   /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
