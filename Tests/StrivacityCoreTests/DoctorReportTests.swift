@@ -40,10 +40,13 @@ import Testing
 
   @Test func theExitStatusIsTheFirstFailures() {
     #expect(Self.report.exitStatus == .transient)
-    let warnings = DoctorReport(profile: nil, checks: [DoctorCheck("clock", .warn, "skew"), DoctorCheck("x", .skipped, "")])
+    let warnings = DoctorReport(
+      profile: nil, checks: [DoctorCheck("clock", .warn, "skew"), DoctorCheck("x", .skipped, "")])
     #expect(warnings.exitStatus == .ok)
     #expect(warnings.text(colour: false).hasSuffix("no failures, 1 warning\n"))
-    #expect(DoctorReport(profile: nil, checks: [DoctorCheck("a", .pass, "")]).text(colour: false) == "✔ a  \nall checks passed\n")
+    #expect(
+      DoctorReport(profile: nil, checks: [DoctorCheck("a", .pass, "")]).text(colour: false)
+        == "✔ a  \nall checks passed\n")
   }
 
   @Test func jsonHasStableKeys() throws {
@@ -58,7 +61,9 @@ import Testing
   }
 
   @Test func outsideTextIsInertAndBounded() {
-    let hostile = DoctorCheck("discovery", .fail, "issuer \u{1B}]52;c;AAAA\u{7}\u{202E}x\nsecond line", fix: String(repeating: "y", count: 5000))
+    let hostile = DoctorCheck(
+      "discovery", .fail, "issuer \u{1B}]52;c;AAAA\u{7}\u{202E}x\nsecond line", fix: String(repeating: "y", count: 5000)
+    )
     #expect(!hostile.detail.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) })
     #expect(hostile.detail.contains("^[") && hostile.detail.contains("<U+202E>") && !hostile.detail.contains("\n"))
     #expect(hostile.fix.count == DoctorCheck.lineLimit && hostile.fix.hasSuffix("…"))
@@ -72,9 +77,10 @@ import Testing
     #expect(HTTPDate.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
     #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
     #expect(HTTPDate.parse(HTTPDate.format(1_795_000_000)) == 1_795_000_000)
-    for bad in ["", "Sun, 06 Nov 1994 08:49:37 UTC", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT",
-      "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT"]
-    {
+    for bad in [
+      "", "Sun, 06 Nov 1994 08:49:37 UTC", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT",
+      "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT",
+    ] {
       #expect(HTTPDate.parse(bad) == nil, "\(bad)")
     }
   }
