@@ -417,6 +417,9 @@ private final class Examination {
     let loaded = keys.enumerated().map { index, key in load(session, key, state: inspection?.items[safe: index]) }
     let now = ProfileSession.now()
     switch loaded[0] {
+    case .failure(let problem) where problem.status == .keyringDenied:
+      // KeePassXC asks before a process reads an item: a person's matter, not a fault.
+      add("tokens", .warn, problem.message, fix: "strivacity status --profile \(session.name) asks for access")
     case .failure(let problem):
       add("tokens", .fail, problem.message, fix: "see the store's message", status: problem.status)
     case .success(nil):

@@ -169,6 +169,29 @@ import Testing
     #expect(result.stdout.contains("✘ tokens        not signed in"), "\(result.stdout)")
   }
 
+  /// The tenant over TLS from the test's own CA: without it, the TLS step fails with the setting
+  /// that fixes it (exit 4); with it (curl's variable), the CA row says where it came from.
+  @Test func theTLSStepAndTheCAInUse() throws {
+    let (h, front) = try CorporateCATests().setUp()
+    defer { front.stop() }
+    h.extraEnvironment["STRIVACITY_AGENT"] = "0"
+    let untrusted = try h.strivacity(["doctor", "--profile", h.profile])
+    #expect(untrusted.status == 4, "\(untrusted.stdout)\(untrusted.stderr)")
+    #expect(untrusted.stdout.contains("✔ ca            the system's store"), "\(untrusted.stdout)")
+    #expect(
+      untrusted.stdout.contains(
+        "✘ tenant        TLS: the certificate of https://127.0.0.1:\(front.port) is not trusted (its issuer is not"),
+      "\(untrusted.stdout)")
+    #expect(untrusted.stdout.contains("→ \(CATrust.fix)"), "\(untrusted.stdout)")
+    h.extraEnvironment["CURL_CA_BUNDLE"] = front.ca
+    let trusted = try h.strivacity(["doctor", "--profile", h.profile])
+    #expect(trusted.status == 0, "\(trusted.stdout)\(trusted.stderr)")
+    #expect(
+      trusted.stdout.contains("✔ ca            the CA bundle \(front.ca) (from CURL_CA_BUNDLE)"), "\(trusted.stdout)")
+    #expect(trusted.stdout.contains("(DNS, TCP, TLS verified against the CA bundle \(front.ca)"), "\(trusted.stdout)")
+    #expect(trusted.stdout.contains("✔ discovery") && trusted.stdout.contains("✔ jwks"), "\(trusted.stdout)")
+  }
+
   /// JSON for a support ticket: stable keys, and no token, refresh token, client secret or
   /// proxy password, though each was there to be found.
   @Test func theJSONReportHoldsNoSecret() throws {
