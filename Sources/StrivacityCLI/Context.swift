@@ -113,10 +113,41 @@ final class Context {
     return trust
   }
 
+  /// The proxy `profile`'s requests go through under `config` (ProxyChoice); a bad variable is
+  /// a configuration error naming it.
+  func proxy(for profile: Profile?, config: Config?) throws -> ProxyChoice {
+    do {
+      return try ProxyChoice.resolve(profile: profile, config: config, environment: environment)
+    } catch {
+      throw CLIFailure(error.description, status: .usage)
+    }
+  }
+
+  /// The password for `proxy`'s user, and where it came from: the proxy URL's own when the user
+  /// is the URL's, else STRIVACITY_PROXY_PASSWORD (text without controls). nil: none found.
+  func proxyPassword(for proxy: ProxyChoice) throws -> (password: String, source: String)? {
+    guard let user = proxy.user else { return nil }
+    if let url = proxy.proxy, url.user == user, let password = url.password { return (password, "the proxy's URL") }
+    if let value = environment["STRIVACITY_PROXY_PASSWORD"], !value.isEmpty {
+      guard value.utf8.count <= 1024, value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+        throw CLIFailure(
+          "STRIVACITY_PROXY_PASSWORD must be at most 1024 bytes of text without control characters", status: .usage)
+      }
+      return (value, "STRIVACITY_PROXY_PASSWORD")
+    }
+    return nil
+  }
+
+  /// An HTTP client for `profile` under `config`: its CAs and its proxy (`trust(for:config:)`,
+  /// `proxy(for:config:)`).
+  func httpClient(for profile: Profile?, config: Config?) throws -> CurlHTTPClient {
+    try httpClient(trust: trust(for: profile, config: config), proxy: proxy(for: profile, config: config))
+  }
+
   /// An HTTP client with the user's timeouts: STRIVACITY_TIMEOUT seconds per request (30 by
   /// default, 0.1 to 3600), connecting within a third of that (at most 10 s); trusting `trust`
-  /// (`trust(for:config:)`).
-  func httpClient(trust: CATrust) throws -> CurlHTTPClient {
+  /// and going through `proxy`.
+  func httpClient(trust: CATrust, proxy: ProxyChoice) throws -> CurlHTTPClient {
     var options = CurlHTTPClient.Options()
     switch trust.kind {
     case .file(let path): options.caFile = path
@@ -124,6 +155,11 @@ final class Context {
     case .system: break
     }
     options.trust = trust.description
+    options.proxy = proxy
+    if let (password, source) = try proxyPassword(for: proxy) {
+      options.proxyPassword = password
+      options.proxyPasswordSource = source
+    }
     options.userAgent = "strivacity/\(strivacityVersion)"
     if let seconds = try limits().httpTimeout {
       options.totalTimeout = seconds

@@ -217,8 +217,7 @@ struct Login: ParsableCommand {
   ) throws -> LoginResult {
     let flow = LoginFlow(
       settings: settings,
-      http: try context.httpClient(
-        trust: context.trust(for: try context.config()?.profile(named: profile), config: context.config())),
+      http: try context.httpClient(for: try context.config()?.profile(named: profile), config: context.config()),
       prompter: prompter, spinner: Spinner(), log: log,
       environment: context.environment)
     let result = try flow.run()
