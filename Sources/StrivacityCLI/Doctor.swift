@@ -161,7 +161,7 @@ private final class Examination {
     let proxy: ProxyChoice
     do {
       proxy = try context.proxy(for: session.resolved.profile, config: session.config)
-      add("proxy", .pass, proxy.description)
+      add("proxy", .pass, try proxyDetail(proxy, tenant: session.tenant))
     } catch {
       add("proxy", .fail, message(error), fix: "correct the proxy setting the message names", status: .usage)
       skipNetwork("the proxy setting is unusable")
@@ -195,11 +195,33 @@ private final class Examination {
     }
   }
 
+  /// The proxy in use for the tenant and where it came from, who it is told we are and where
+  /// the password comes from (never the password); or why the tenant is reached directly.
+  private func proxyDetail(_ proxy: ProxyChoice, tenant: String) throws -> String {
+    guard let chosen = proxy.proxy else { return proxy.description }
+    if let parts = URLParts(tenant), proxy.proxy(forHost: parts.host, loopback: parts.isLoopback) == nil {
+      let why = parts.isLoopback ? "loopback is never proxied" : "\(proxy.noProxySource ?? "no_proxy") names it"
+      return "\(proxy.description), but not for the tenant: \(why)"
+    }
+    var detail = "\(chosen.address) (from \(proxy.source))"
+    if let user = proxy.user {
+      let password = try context.proxyPassword(for: proxy)
+      detail += "; user \(user), " + (password.map { "password from \($0.source)" } ?? "no password")
+    }
+    if let caBundle = proxy.caBundle { detail += "; its CA \(caBundle)" }
+    return detail
+  }
+
   /// Which step of reaching the tenant failed, and what fixes it.
   static func step(of error: any Error, proxy: ProxyChoice) -> (String, String) {
-    let viaProxy = proxy.description == "direct" ? "" : " (through the proxy \(proxy.description))"
+    let viaProxy = proxy.proxy == nil ? "" : " (through the proxy \(proxy.description))"
     guard let transport = error as? TransportError else { return ("request", "see the message") }
     switch transport {
+    case .proxyUnreachable(_, _, let fix): return ("proxy", fix)
+    case .proxyAuthentication(_, _, _, let fix): return ("proxy authentication", fix)
+    case .proxyRefused(_, let host, _):
+      return ("proxy CONNECT", "ask the proxy's administrators to allow \(host), or name it in no_proxy")
+    case .proxyTimeout: return ("proxy time-out", proxy.fix)
     case .dns:
       return ("DNS", "check the tenant URL's host name, or the resolver (/etc/resolv.conf, VPN)\(viaProxy)")
     case .refused:

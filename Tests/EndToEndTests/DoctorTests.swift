@@ -49,7 +49,7 @@ import Testing
         ✔ config        HOME/.config/strivacity/config.toml parses (1 profile)
         ✔ profile       PROFILE: http://127.0.0.1:PORT/, client strivacity-cli, signs in
         ✔ ca            the system's store
-        ✔ proxy         direct
+        ✔ proxy         direct (no proxy variable)
         ✔ tenant        http://127.0.0.1:PORT answered in N ms (DNS, TCP, plain http on loopback)
         ✔ discovery     issuer http://127.0.0.1:PORT/ matches the tenant URL
         ✔ jwks          1 signing key
@@ -192,6 +192,39 @@ import Testing
     #expect(trusted.stdout.contains("✔ discovery") && trusted.stdout.contains("✔ jwks"), "\(trusted.stdout)")
   }
 
+  /// The tenant by name through a proxy with credentials in its URL (from https_proxy): the
+  /// proxy row names it, its user and where the password comes from (never the password); a
+  /// proxy nobody listens on, or one that never answers, fails the tenant row naming the proxy
+  /// and the variable, within 10 s.
+  @Test(arguments: ["refused", "silent"])
+  func theProxyInUseIsNamedAndItsFailureSaid(kind: String) throws {
+    let h = try Harness(journey: "password")
+    let silent = try SilentListener()
+    defer { silent.close() }
+    let port = kind == "silent" ? silent.port : try SilentListener.unusedPort()
+    try h.home.write(
+      ".config/strivacity/config.toml",
+      """
+      [profiles.\(h.profile)]
+      tenant = "https://tenant.corp.test/"
+      client_id = "strivacity-cli"
+      """)
+    let environment = ["https_proxy": "http://doctor:Pr0xyS3cret@127.0.0.1:\(port)", "STRIVACITY_AGENT": "0"]
+    let started = Date()
+    let result = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
+    #expect(Date().timeIntervalSince(started) < 10)
+    #expect(result.status == 4, "\(result.stdout)\(result.stderr)")
+    #expect(
+      result.stdout.contains(
+        "✔ proxy         http://127.0.0.1:\(port) (from https_proxy); user doctor, password from the proxy's URL"),
+      "\(result.stdout)")
+    let step = kind == "silent" ? "✘ tenant        proxy time-out: " : "✘ tenant        proxy: cannot reach the proxy "
+    #expect(result.stdout.contains(step), "\(result.stdout)")
+    #expect(result.stdout.contains("https_proxy"), "\(result.stdout)")
+    let json = try h.strivacity(["doctor", "--profile", h.profile, "--format", "json"], environment: environment)
+    for output in [result.stdout, result.stderr, json.stdout, json.stderr] { #expect(!output.contains("Pr0xyS3cret")) }
+  }
+
   /// JSON for a support ticket: stable keys, and no token, refresh token, client secret or
   /// proxy password, though each was there to be found.
   @Test func theJSONReportHoldsNoSecret() throws {
@@ -216,6 +249,10 @@ import Testing
       ])
     #expect(checks.allSatisfy { Set(($0.object ?? [:]).keys) == ["check", "outcome", "detail", "fix"] })
     let text = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
+    #expect(
+      text.stdout.contains(
+        "✔ proxy         http://127.0.0.1:9 (from https_proxy), but not for the tenant: loopback is never proxied"),
+      "\(text.stdout)")
     for secret in secrets {
       #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret))
       #expect(!text.stdout.contains(secret) && !text.stderr.contains(secret))
