@@ -12,6 +12,8 @@ public struct KeyringInspection: Sendable, Equatable {
   /// "the keyring 'login'", "the KeePassXC database 'Passwords'" (made inert).
   public var collection: String
   public var locked: Bool
+  /// What a command would say of the lock (with the way out for this provider and desktop).
+  public var lockedMessage: String?
   /// Per key asked for, in order: nil when the collection is locked (its items cannot be
   /// searched); else whether an item is there and whether it is open to this process (KeePassXC
   /// keeps an item locked to a process until access is allowed).
@@ -65,6 +67,9 @@ extension SecretServiceStore {
     let locked = ss_collection_get_locked(collection) != 0
     var inspection = KeyringInspection(provider: provider.name, collection: described, locked: locked, items: [])
     guard !locked else {
+      let noDesktop = provider.dialogsNeedDesktop && !Self.desktopVisible
+      let error: StoreError = noDesktop ? .lockedNoDesktop(what: described) : .locked(what: described)
+      inspection.lockedMessage = error.description
       inspection.items = keys.map { _ in nil }
       return inspection
     }

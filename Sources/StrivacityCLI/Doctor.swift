@@ -353,9 +353,12 @@ private final class Examination {
       do {
         let inspection = try quietKeyring().inspect(keys(session))
         if inspection.locked {
+          // The store's own sentence: what is locked, then (after the first colon) the way out.
+          let said = inspection.lockedMessage ?? "\(inspection.collection) is locked: unlock it, or use --store file"
+          let colon = said.firstRange(of: ": ")
           add(
-            "store", .fail, "\(inspection.provider): \(inspection.collection) is locked",
-            fix: "unlock it (strivacity login unlocks it on a terminal), or use --store file", status: .keyringLocked)
+            "store", .fail, "\(inspection.provider): " + (colon.map { String(said[..<$0.lowerBound]) } ?? said),
+            fix: colon.map { String(said[$0.upperBound...]) } ?? "", status: .keyringLocked)
         } else {
           let held =
             inspection.items.first == .present(lockedToUs: false)

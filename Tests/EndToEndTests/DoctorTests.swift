@@ -225,6 +225,41 @@ import Testing
     for output in [result.stdout, result.stderr, json.stdout, json.stderr] { #expect(!output.contains("Pr0xyS3cret")) }
   }
 
+  /// A locked keyring is said (exit 7) and nothing is unlocked or asked, on a terminal too.
+  @Test(arguments: KeyringProvider.allCases)
+  func aLockedKeyringIsSaidNotUnlocked(_ provider: KeyringProvider) throws {
+    let h = try Harness(journey: "password")
+    try h.useOwnKeyring(provider)
+    try h.signIn()
+    try h.lockKeyring()
+    let (result, took) = try KeyringProviderTests.timed(h, ["doctor", "--profile", h.profile])
+    #expect(result.status == 7, "\(result.stdout)\(result.stderr)")
+    #expect(took < KeyringProviderTests.quick, "took \(took) s")
+    #expect(result.stdout.contains("✘ store         "), "\(result.stdout)")
+    #expect(result.stdout.contains(" is locked"), "\(result.stdout)")
+    #expect(result.stdout.contains("→ ") && result.stdout.contains("--store file"), "\(result.stdout)")
+    #expect(result.stdout.contains("- tokens        skipped: the store cannot be used"), "\(result.stdout)")
+    let tty = try PTYSession(
+      [TestEnvironment.binary("strivacity"), "doctor", "--profile", h.profile], environment: h.environment)
+    #expect(try tty.wait(timeout: KeyringProviderTests.quick) == 7)
+    #expect(tty.stdout.contains(" is locked"), "\(tty.stdout)")
+    #expect(!tty.transcript.contains("waiting up to") && !tty.transcript.contains("unlock it in"), "\(tty.transcript)")
+  }
+
+  /// KeePassXC asking before each new process reads an item: the item is found, not read, and
+  /// no dialog is raised (a warning, exit 0).
+  @Test func anItemLockedToUsIsNotRead() throws {
+    let h = try Harness(journey: "password")
+    try h.useOwnKeyring(.keepassxc, confirmAccess: true)
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    try h.signIn()
+    let (result, took) = try KeyringProviderTests.timed(h, ["doctor", "--profile", h.profile])
+    #expect(took < KeyringProviderTests.quick, "took \(took) s")
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout.contains("the profile's item is there"), "\(result.stdout)")
+    #expect(result.stdout.contains("! tokens        the keyring keeps the item locked"), "\(result.stdout)")
+  }
+
   /// JSON for a support ticket: stable keys, and no token, refresh token, client secret or
   /// proxy password, though each was there to be found.
   @Test func theJSONReportHoldsNoSecret() throws {
