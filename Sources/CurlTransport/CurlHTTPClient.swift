@@ -24,8 +24,8 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     public var trust = "the system's store"
     /// The proxy (nil: always direct, whatever the environment says).
     public var proxy: ProxyChoice?
-    /// The proxy's password for `proxy.user`, and where it came from ("STRIVACITY_PROXY_PASSWORD",
-    /// "the proxy URL", "the keyring"), for the message when it is refused.
+    /// The proxy's password for `proxy.user`, and where it came from ("the password in
+    /// STRIVACITY_PROXY_PASSWORD", …), for the message when it is refused.
     public var proxyPassword: String?
     public var proxyPasswordSource: String?
     public init() {}
@@ -152,11 +152,12 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
           fix: "set proxy_user = \"NAME\" in the config and the password in STRIVACITY_PROXY_PASSWORD, or "
             + "user:password in the proxy's URL")
       }
-      let source = options.proxyPasswordSource ?? "STRIVACITY_PROXY_PASSWORD"
+      let source = options.proxyPasswordSource ?? "the password in STRIVACITY_PROXY_PASSWORD"
       return .proxyAuthentication(
         proxy: named, status: connectCode, user: TerminalSafe.text(user, multiline: false),
         fix: options.proxyPassword == nil
-          ? "no password was found: set STRIVACITY_PROXY_PASSWORD" : "check the password in \(source)")
+          ? "no password was found for it: set STRIVACITY_PROXY_PASSWORD or run strivacity setup-proxy --password-stdin"
+          : "check \(source)")
     case 300...:
       return .proxyRefused(proxy: named, host: "\(parts.origin)", status: connectCode)
     case 200..<300:

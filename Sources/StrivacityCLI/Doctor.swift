@@ -161,7 +161,7 @@ private final class Examination {
     let proxy: ProxyChoice
     do {
       proxy = try context.proxy(for: session.resolved.profile, config: session.config)
-      add("proxy", .pass, try proxyDetail(proxy, tenant: session.tenant))
+      add("proxy", .pass, try proxyDetail(proxy, session))
     } catch {
       add("proxy", .fail, message(error), fix: "correct the proxy setting the message names", status: .usage)
       skipNetwork("the proxy setting is unusable")
@@ -169,7 +169,10 @@ private final class Examination {
     }
     let client: CurlHTTPClient
     do {
-      var settings = try context.httpClient(trust: trust, proxy: proxy).options
+      let kept = keptProxyPassword(proxy, session)
+      var settings = try context.httpClient(
+        trust: trust, proxy: proxy, key: kept ? session.key : nil, store: kept ? session.resolved.store : nil
+      ).options
       settings.connectTimeout = Doctor.connectTimeout
       settings.totalTimeout = Doctor.requestTimeout
       client = CurlHTTPClient(options: settings)
@@ -197,19 +200,39 @@ private final class Examination {
 
   /// The proxy in use for the tenant and where it came from, who it is told we are and where
   /// the password comes from (never the password); or why the tenant is reached directly.
-  private func proxyDetail(_ proxy: ProxyChoice, tenant: String) throws -> String {
+  private func proxyDetail(_ proxy: ProxyChoice, _ session: ProfileSession) throws -> String {
     guard let chosen = proxy.proxy else { return proxy.description }
-    if let parts = URLParts(tenant), proxy.proxy(forHost: parts.host, loopback: parts.isLoopback) == nil {
+    if let parts = URLParts(session.tenant), proxy.proxy(forHost: parts.host, loopback: parts.isLoopback) == nil {
       let why = parts.isLoopback ? "loopback is never proxied" : "\(proxy.noProxySource ?? "no_proxy") names it"
       return "\(proxy.description), but not for the tenant: \(why)"
     }
     var detail = "\(chosen.address) (from \(proxy.source))"
     if let user = proxy.user {
-      let password = try context.proxyPassword(for: proxy)
-      detail += "; user \(user), " + (password.map { "password from \($0.source)" } ?? "no password")
+      let source: String
+      if let given = try context.proxyPassword(for: proxy, key: nil, store: nil) {
+        source = given.source
+      } else {
+        source = keptProxyPassword(proxy, session) ? "the password setup-proxy kept" : "no password"
+      }
+      detail += "; user \(user), \(source)"
     }
     if let caBundle = proxy.caBundle { detail += "; its CA \(caBundle)" }
     return detail
+  }
+
+  /// Whether the proxy's password is one `setup-proxy` kept, and can be read without a prompt:
+  /// neither the proxy's URL nor the environment gives one, and the item is there, open to us.
+  private func keptProxyPassword(_ proxy: ProxyChoice, _ session: ProfileSession) -> Bool {
+    guard proxy.user != nil, (try? context.proxyPassword(for: proxy, key: nil, store: nil)) ?? nil == nil else {
+      return false
+    }
+    let key = session.key.with(slot: Context.proxyPasswordSlot)
+    switch session.resolved.store {
+    case .file: return true
+    case .secretService, .kernel:
+      let item = (try? quietKeyring().inspect([key]))?.items.first ?? nil
+      return item == .present(lockedToUs: false)
+    }
   }
 
   /// Which step of reaching the tenant failed, and what fixes it.

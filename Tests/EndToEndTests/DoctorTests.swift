@@ -216,7 +216,7 @@ import Testing
     #expect(result.status == 4, "\(result.stdout)\(result.stderr)")
     #expect(
       result.stdout.contains(
-        "✔ proxy         http://127.0.0.1:\(port) (from https_proxy); user doctor, password from the proxy's URL"),
+        "✔ proxy         http://127.0.0.1:\(port) (from https_proxy); user doctor, the password in the proxy's URL"),
       "\(result.stdout)")
     let step = kind == "silent" ? "✘ tenant        proxy time-out: " : "✘ tenant        proxy: cannot reach the proxy "
     #expect(result.stdout.contains(step), "\(result.stdout)")

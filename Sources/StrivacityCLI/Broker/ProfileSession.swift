@@ -47,8 +47,8 @@ final class ProfileSession {
     clientID = key.clientID
     store = try context.store(for: resolved.store, key: key)
     log = options.log
-    tenantClient = TenantClient(tenant: key.issuer, log: log) { [context, resolved, config] in
-      try context.httpClient(for: resolved.profile, config: config)
+    tenantClient = TenantClient(tenant: key.issuer, log: log) { [context, resolved, config, key] in
+      try context.httpClient(for: resolved.profile, config: config, key: key, store: resolved.store)
     }
     secretSource = resolved.secretSource(environment: context.environment)
     if case .environment(let name) = secretSource {
@@ -66,7 +66,7 @@ final class ProfileSession {
   /// with the password for the proxy's user.
   func proxy() throws -> (choice: ProxyChoice, password: String?) {
     let choice = try context.proxy(for: resolved.profile, config: config)
-    return (choice, try context.proxyPassword(for: choice)?.password)
+    return (choice, try context.proxyPassword(for: choice, key: key, store: resolved.store)?.password)
   }
 
   var name: String { resolved.name }
