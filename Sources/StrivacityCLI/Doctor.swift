@@ -159,9 +159,11 @@ private final class Examination {
       return nil
     }
     let proxy: ProxyChoice
+    let kept: Bool
     do {
       proxy = try context.proxy(for: session.resolved.profile, config: session.config)
-      add("proxy", .pass, try proxyDetail(proxy, session))
+      kept = keptProxyPassword(proxy, session)
+      add("proxy", .pass, try proxyDetail(proxy, session, kept: kept))
     } catch {
       add("proxy", .fail, message(error), fix: "correct the proxy setting the message names", status: .usage)
       skipNetwork("the proxy setting is unusable")
@@ -169,7 +171,6 @@ private final class Examination {
     }
     let client: CurlHTTPClient
     do {
-      let kept = keptProxyPassword(proxy, session)
       var settings = try context.httpClient(
         trust: trust, proxy: proxy, key: kept ? session.key : nil, store: kept ? session.resolved.store : nil
       ).options
@@ -182,13 +183,16 @@ private final class Examination {
       return nil
     }
     let url = Discovery.url(forTenant: session.tenant)
-    let where_ = URLParts(url).map { "\($0.origin)" } ?? session.tenant
+    let parts = URLParts(url)
+    let origin = parts.map { "\($0.origin)" } ?? session.tenant
+    let proxied = parts.flatMap { proxy.proxy(forHost: $0.host, loopback: $0.isLoopback) }
     let started = monotonicSeconds()
     do {
       let response = try client.send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "application/json")]))
       let millis = Int((monotonicSeconds() - started) * 1000)
-      let tls = where_.hasPrefix("https:") ? "TLS verified against \(trust.description)" : "plain http on loopback"
-      add("tenant", .pass, "\(where_) answered in \(millis) ms (DNS, TCP, \(tls))")
+      let tls = origin.hasPrefix("https:") ? "TLS verified against \(trust.description)" : "plain http on loopback"
+      let path = proxied.map { "through \($0.address)" } ?? "DNS, TCP"
+      add("tenant", .pass, "\(origin) answered in \(millis) ms (\(path), \(tls))")
       return (client, response)
     } catch {
       let (step, fix) = Self.step(of: error, proxy: proxy)
@@ -200,7 +204,7 @@ private final class Examination {
 
   /// The proxy in use for the tenant and where it came from, who it is told we are and where
   /// the password comes from (never the password); or why the tenant is reached directly.
-  private func proxyDetail(_ proxy: ProxyChoice, _ session: ProfileSession) throws -> String {
+  private func proxyDetail(_ proxy: ProxyChoice, _ session: ProfileSession, kept: Bool) throws -> String {
     guard let chosen = proxy.proxy else { return proxy.description }
     if let parts = URLParts(session.tenant), proxy.proxy(forHost: parts.host, loopback: parts.isLoopback) == nil {
       let why = parts.isLoopback ? "loopback is never proxied" : "\(proxy.noProxySource ?? "no_proxy") names it"
@@ -212,7 +216,7 @@ private final class Examination {
       if let given = try context.proxyPassword(for: proxy, key: nil, store: nil) {
         source = given.source
       } else {
-        source = keptProxyPassword(proxy, session) ? "the password setup-proxy kept" : "no password"
+        source = kept ? "the password setup-proxy kept" : "no password"
       }
       detail += "; user \(user), \(source)"
     }
