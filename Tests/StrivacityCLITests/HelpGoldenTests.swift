@@ -10,7 +10,7 @@ import Testing
   /// Every command but the hidden ones (generate-man); a new one fails DocsTests until listed.
   static let commands = [
     "", "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "credential", "setup-git",
-    "setup-kubectl", "curl",
+    "setup-kubectl", "setup-api", "setup-proxy", "exec", "curl",
     "agent",
   ]
 
