@@ -34,7 +34,8 @@ public struct KeepFresh: Sendable, Equatable {
     let lifetime = max(1, expiresAt - obtainedAt)
     let renewAt: Int64
     if failures == 0 {
-      renewAt = obtainedAt + lifetime / 2
+      // At least a second after it was obtained: a token of a second's life is not renewed in a loop.
+      renewAt = obtainedAt + max(1, lifetime / 2)
     } else {
       renewAt = now + min(60, Int64(1) << min(failures, 6))
     }
