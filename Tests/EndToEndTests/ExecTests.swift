@@ -71,7 +71,8 @@ import Testing
     defer { withExtendedLifetime(h) {} }
     let result = try sh(
       #"""
-      "$STRIVACITY_BIN" exec --profile "$P" --env API_TOKEN -- sh -c 'printf "%s\n" "$API_TOKEN"; tr "\0" " " < /proc/$$/cmdline; echo; echo "default=${STRIVACITY_ACCESS_TOKEN:-none}"'
+      "$STRIVACITY_BIN" exec --profile "$P" --env API_TOKEN -- sh -c 'printf "%s\n" "$API_TOKEN"
+        tr "\0" " " < /proc/$$/cmdline; echo; echo "default=${STRIVACITY_ACCESS_TOKEN:-none}"'
       "$STRIVACITY_BIN" exec --profile "$P" -- sh -c 'echo "default=${STRIVACITY_ACCESS_TOKEN:+set}"'
       """#, environment)
     #expect(result.status == 0, "\(result.stderr)")
@@ -114,7 +115,8 @@ import Testing
     defer { withExtendedLifetime(h) {} }
     let result = try sh(
       """
-      "$STRIVACITY_BIN" exec --profile "$P" --file-env F -- sh -c 'echo "$$ $F" > "$XDG_RUNTIME_DIR/path.part"; mv "$XDG_RUNTIME_DIR/path.part" "$XDG_RUNTIME_DIR/path"; exec sleep 30' &
+      "$STRIVACITY_BIN" exec --profile "$P" --file-env F -- sh -c 'echo "$$ $F" > "$XDG_RUNTIME_DIR/path.part"
+        mv "$XDG_RUNTIME_DIR/path.part" "$XDG_RUNTIME_DIR/path"; exec sleep 30' &
       pid=$!
       while [ ! -s "$XDG_RUNTIME_DIR/path" ]; do sleep 0.05; done
       kill -KILL $pid; wait $pid 2>/dev/null
