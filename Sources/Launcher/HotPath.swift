@@ -25,12 +25,15 @@ public enum HotPath {
 
   /// Answers `arguments` (argv without the program name, as `commandLineArguments`) if it can.
   public static func answer(_ arguments: [String]) -> Outcome {
-    guard arguments.first == "token" || arguments == ["credential", "get"] else { return .handOff(stdin: nil) }
+    guard arguments.first == "token" || arguments.first == "exec" || arguments == ["credential", "get"] else {
+      return .handOff(stdin: nil)
+    }
     // As in the full command line: a token in this process's memory never goes to a core file.
     var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
     setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
     let environment = processEnvironment()
     if arguments.first == "credential" { return credentialGet(environment) }
+    if arguments.first == "exec" { return exec(arguments[...], environment) }
     return token(arguments[...], environment)
   }
 

@@ -14,6 +14,13 @@ public enum Launcher {
   /// Where it is, relative to the directory of `strivacity`, in the order tried.
   static let places = [fullName, "../libexec/strivacity/\(fullName)", "../lib/strivacity/\(fullName)"]
 
+  /// The full command line's path, found as `handOff` finds it; nil if it is not there.
+  public static func fullCommandPath() -> String? {
+    guard let me = Executable.path() else { return nil }
+    let directory = String(decoding: me[..<(me.lastIndex(of: UInt8(ascii: "/")) ?? me.startIndex)], as: UTF8.self)
+    return places.map { "\(directory)/\($0)" }.first { access($0, X_OK) == 0 }
+  }
+
   /// Runs the full command line in this process with this process's argv. `stdin`, when given,
   /// is what was already read from stdin: the full command line reads it again as its stdin.
   /// (No copy needs zeroing: exec replaces this process's memory.)

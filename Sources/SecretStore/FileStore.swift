@@ -1,5 +1,6 @@
 import Glibc
 import StrivacityCore
+import SystemIO
 
 // Token sets in plain files, for machines without a Secret Service. Chosen explicitly only
 // (`store = "file"` or `--store file`), never as a fallback: the tokens are protected by file

@@ -33,22 +33,27 @@ import Testing
   }
 
   /// A 4-s token and a 12-s command reading the file every second: every read is a valid token
-  /// (its exp after the moment of reading), tokens rotate, and the file is gone afterwards.
-  @Test func aCommandReadingTheFileSeesAValidTokenEverySecond() throws {
+  /// (its exp after the moment of reading), tokens rotate, and the file is gone afterwards. With
+  /// the token cached (`warm`) the small binary runs the command and renews through the full
+  /// command line's `token`; else the full command line runs it.
+  @Test(arguments: [false, true]) func aCommandReadingTheFileSeesAValidTokenEverySecond(warm: Bool) throws {
     let (h, environment) = try machine(ttl: 4)
     let result = try sh(
-      """
-      exec "$STRIVACITY_BIN" exec --profile "$P" --file-env TOKEN_FILE -- sh -c '
-        echo "file $TOKEN_FILE"; ls -l "$TOKEN_FILE" | cut -c1-10
-        for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
-          t=$(cat "$TOKEN_FILE"); echo "read $(date +%s) $t"; sleep 1
-        done'
-      """, environment)
+      (warm ? "\"$STRIVACITY_BIN\" token --profile \"$P\" >/dev/null\n" : "")
+        + """
+        exec "$STRIVACITY_BIN" exec --profile "$P" --file-env TOKEN_FILE -- sh -c '
+          echo "file $TOKEN_FILE"; ls -l "$TOKEN_FILE" | cut -c1-10; echo "parent $(readlink /proc/$PPID/exe)"
+          for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+            t=$(cat "$TOKEN_FILE"); echo "read $(date +%s) $t"; sleep 1
+          done'
+        """, environment)
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n").map(String.init)
     let path = try #require(lines.first { $0.hasPrefix("file ") }?.dropFirst(5)).description
     #expect(lines.contains("-rw-------"), "\(lines)")
     #expect(path.hasPrefix(h.home.file("run/strivacity/exec/")))
+    let parent = try #require(lines.first { $0.hasPrefix("parent ") })
+    #expect(parent.hasSuffix(warm ? "/strivacity" : "/strivacity-cli"), "\(parent)")
     #expect(!FileManager.default.fileExists(atPath: path), "the token file outlives the command")
     var tokens: Set<String> = []
     var reads = 0
@@ -73,7 +78,8 @@ import Testing
       #"""
       "$STRIVACITY_BIN" exec --profile "$P" --env API_TOKEN -- sh -c 'printf "%s\n" "$API_TOKEN"
         tr "\0" " " < /proc/$$/cmdline; echo; echo "default=${STRIVACITY_ACCESS_TOKEN:-none}"'
-      "$STRIVACITY_BIN" exec --profile "$P" -- sh -c 'echo "default=${STRIVACITY_ACCESS_TOKEN:+set}"'
+      "$STRIVACITY_BIN" exec --profile "$P" -- sh -c 'echo "default=${STRIVACITY_ACCESS_TOKEN:+set}"
+        echo "secret=${STRIVACITY_CLIENT_SECRET:-none} $(readlink /proc/$PPID/exe)"'
       """#, environment)
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -81,6 +87,9 @@ import Testing
     #expect(MachineProfileTests.claims(token)["client_id"]?.string == "ci-basic")
     #expect(!lines[1].contains(token))
     #expect(lines.contains("default=none") && lines.contains("default=set"), "\(lines)")
+    // The second ran in the small binary (the token cached by the first): the machine's secret,
+    // which it keeps for renewals, is not the command's there either.
+    #expect(lines.contains { $0.hasPrefix("secret=none ") && $0.hasSuffix("/strivacity") }, "\(lines)")
   }
 
   /// Signals a process sends go to the command; its status is exec's (128+N for signal N).

@@ -4,6 +4,7 @@
 import Glibc
 import SecretStore
 import StrivacityCore
+import SystemIO
 
 final class RefreshLock {
   private let fd: Int32

@@ -8,7 +8,7 @@ public struct FileError: Error, Equatable, CustomStringConvertible {
   public var detail: String
   public var description: String { "\(path): \(detail)" }
 
-  init(_ path: String) {
+  public init(_ path: String) {
     self.path = path
     detail = String(cString: strerror(errno))
   }

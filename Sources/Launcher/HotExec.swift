@@ -1,0 +1,117 @@
+// `strivacity exec` answered by the small binary when the token is at hand (the access-token
+// cache, or the agent): COMMAND starts without loading the full command line. Renewals of a
+// kept-fresh file run the full command line's `token` (the only process that refreshes), and
+// the token is taken from its output. Anything else — an option not among the plain ones, a
+// token to fetch, a sign-in — is the full command line's (handOff), which gives the errors.
+import Glibc
+import StrivacityCore
+import SystemIO
+
+extension HotPath {
+  static func exec(_ arguments: ArraySlice<String>, _ environment: [String: String]) -> Outcome {
+    var rest = arguments.dropFirst()
+    var values: [String: String] = [:]
+    var failOnExpiry = false
+    while let first = rest.first, first != "--" {
+      switch first {
+      case "--profile", "--api", "--env", "--file-env":
+        guard let value = rest.dropFirst().first, values[first] == nil else { return .handOff(stdin: nil) }
+        values[first] = value
+        rest = rest.dropFirst(2)
+      case "--fail-on-expiry":
+        failOnExpiry = true
+        rest = rest.dropFirst()
+      default:
+        return .handOff(stdin: nil)
+      }
+    }
+    let command = Array(rest.dropFirst())
+    let envName = values["--env"]
+    let fileEnv = values["--file-env"]
+    guard rest.first == "--", !command.isEmpty, envName.map(ExecPlan.isVariableName) ?? true,
+      fileEnv.map(ExecPlan.isVariableName) ?? true, envName == nil || envName != fileEnv,
+      !failOnExpiry || fileEnv != nil
+    else { return .handOff(stdin: nil) }
+
+    let paths = Paths(environment: environment)
+    let overrides = ProfileOverrides(profile: values["--profile"])
+    let named = ResolvedProfile.requestedName(overrides: overrides, environment: environment)
+    let apiName = values["--api"]
+    let scope = ConfigScope.profile(named, apis: apiName.map { .named($0) } ?? .none)
+    guard let config = try? loadConfig(paths.config, scope), config.warnings.isEmpty,
+      let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: environment)
+    else { return .handOff(stdin: nil) }
+    let api = apiName.flatMap { name in resolved.profile.apis.first { $0.name == name } }
+    guard apiName == nil || api != nil else { return .handOff(stdin: nil) }
+    let freshness = Freshness.asked(nil, profile: resolved.profile)
+    let found = current(
+      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
+      target: api.map { .api($0.name, extraScopes: []) } ?? .signIn)
+    guard case .tokens(let tokens) = found else { return handOffPast(found, stdin: nil) }
+
+    var plan = ExecPlan(command: command, envName: envName, fileEnv: fileEnv, failOnExpiry: failOnExpiry)
+    // A machine's secret in this process's environment is for the renewals, not for COMMAND
+    // (the full command line takes it out of its environment as it starts).
+    if case .environment(let name) = resolved.secretSource(environment: environment) { plan.withheld = [name] }
+    let status: Int32
+    do {
+      let file = try fileEnv.map { _ throws(ExecFailure) in try TokenFile.create(environment: environment) }
+      status = try ExecRunner.run(
+        plan, initial: tokens, file: file, now: { Int64(time(nil)) },
+        renew: { renewal(profile: resolved.name, api: api?.name, freshness: $0) },
+        say: { writeTerminal(2, "strivacity: \($0)\n") })
+    } catch {
+      writeTerminal(2, "strivacity: error: \(error.message)\n")
+      exit(error.status)
+    }
+    exit(status)
+  }
+
+  /// A renewal by the full command line: `strivacity-cli token … --min-ttl N --format env`, its
+  /// errors on our stderr, its status the failure's.
+  static func renewal(profile: String, api: String?, freshness: Freshness) -> ExecRenewal {
+    guard let full = Launcher.fullCommandPath() else {
+      return .failed(.failure, "\(Launcher.fullName) is missing; reinstall strivacity")
+    }
+    var arguments = [full, "token", "--profile", profile, "--min-ttl", "\(freshness.seconds)", "--format", "env"]
+    if let api { arguments += ["--api", api] }
+    var output: [Int32] = [-1, -1]
+    guard pipe(&output) == 0 else { return .failed(.failure, "pipe: \(String(cString: strerror(errno)))") }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+    posix_spawn_file_actions_addclose(&actions, output[0])
+    posix_spawn_file_actions_addclose(&actions, output[1])
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, full, &actions, nil, argv, environ)
+    close(output[1])
+    defer { close(output[0]) }
+    guard rc == 0 else { return .failed(.failure, "cannot run \(full): \(String(cString: strerror(rc)))") }
+    var text = (try? readAll(output[0], limit: 65_536).get()) ?? []
+    defer { for i in text.indices { text[i] = 0 } }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    guard code == 0 else {
+      return .failed(ExitStatus(rawValue: code) ?? .failure, "strivacity token exited with \(code)")
+    }
+    // STRIVACITY_ACCESS_TOKEN='…' and STRIVACITY_TOKEN_EXPIRES_IN=N (TokenFormat.env).
+    var token: String?
+    var expiresIn: Int64?
+    for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {
+      if line.hasPrefix("STRIVACITY_ACCESS_TOKEN='"), line.hasSuffix("'") {
+        token = String(line.dropFirst("STRIVACITY_ACCESS_TOKEN='".count).dropLast())
+      } else if line.hasPrefix("STRIVACITY_TOKEN_EXPIRES_IN=") {
+        expiresIn = Int64(line.dropFirst("STRIVACITY_TOKEN_EXPIRES_IN=".count))
+      }
+    }
+    let now = Int64(time(nil))
+    guard let token, let admitted = try? BearerToken(admitting: token) else {
+      return .failed(.server, "strivacity token printed no token")
+    }
+    return .tokens(TokenSet(accessToken: admitted, expiresAt: expiresIn.map { now + $0 }, obtainedAt: now))
+  }
+}
