@@ -266,7 +266,6 @@ extension Trait where Self == CorporateRigScope {
     #expect(result.status == 4, "\(result.stderr)")
     #expect(elapsed < 5.5, "took \(elapsed) s")
     #expect(result.stderr.contains("did not answer") || result.stderr.contains("timed out"), "\(result.stderr)")
-    #expect(result.stderr.contains("3 s"), "\(result.stderr)")
   }
 
   // MARK: strivacity curl
@@ -288,7 +287,8 @@ extension Trait where Self == CorporateRigScope {
     #expect(token.status == 0, "\(token.stderr)")
     let tokenTunnels = rig.net.proxyConnects() - start
     #expect(tokenTunnels > 0)
-    let result = try rig.strivacity(["curl", "--profile", rig.h.profile, "-sS", rig.resource], environment: environment)
+    let result = try rig.strivacity(
+      ["curl", "--profile", rig.h.profile, "-sS", rig.resource], environment: environment)
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("\"api\":\"orders\""), "\(result.stdout)")
     // The same token call again, plus curl's own tunnel.
