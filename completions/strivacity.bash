@@ -173,13 +173,13 @@ _strivacity() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|token|status|userinfo|logout|revoke|credential|setup-git|setup-kubectl|setup-api|curl|agent|help)
+    login|token|status|userinfo|logout|revoke|credential|setup-git|setup-kubectl|setup-api|setup-proxy|curl|agent|help)
         # Offer subcommand argument completions
         "_strivacity_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login token status userinfo logout revoke credential setup-git setup-kubectl setup-api curl agent help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login token status userinfo logout revoke credential setup-git setup-kubectl setup-api setup-proxy curl agent help' -- "${cur}"))
         ;;
     esac
 }
@@ -526,6 +526,39 @@ _strivacity_setup-api() {
         return
         ;;
     '--scope')
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup-proxy() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --password-stdin --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --proxy --user --auth)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-proxy -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--proxy')
+        return
+        ;;
+    '--user')
+        return
+        ;;
+    '--auth')
         return
         ;;
     esac

@@ -2,8 +2,8 @@
 // - never follows redirects (the journey reads `Location` itself);
 // - https only, plain http only to loopback hosts, checked before any connection;
 // - one cookie jar per client (the journey keeps cookies across requests);
-// - connect and total timeouts; proxies from the usual environment variables (never for
-//   loopback); the system CA store (libcurl's defaults, never disabled);
+// - connect and total timeouts; the proxy chosen for it (ProxyChoice: never for loopback;
+//   libcurl reads no variable of its own); the CAs chosen for it (CATrust; never disabled);
 // - errors name the host only: never a URL query, a header or a body.
 internal import CCurlShim
 import StrivacityCore
@@ -22,6 +22,12 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     public var caDirectory: String?
     /// How messages name the trust in use (CATrust's description).
     public var trust = "the system's store"
+    /// The proxy (nil: always direct, whatever the environment says).
+    public var proxy: ProxyChoice?
+    /// The proxy's password for `proxy.user`, and where it came from ("the password in
+    /// STRIVACITY_PROXY_PASSWORD", …), for the message when it is refused.
+    public var proxyPassword: String?
+    public var proxyPasswordSource: String?
     public init() {}
   }
 
@@ -61,6 +67,7 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     let context = Unmanaged.passRetained(sink)
     defer { context.release() }
     let timeout = request.timeout ?? options.totalTimeout
+    let proxy = options.proxy?.proxy(forHost: parts.host, loopback: parts.isLoopback)
     do throws(CurlOptionError) {
       try easy.set(CURLOPT_URL, request.url)
       try easy.set(CURLOPT_FOLLOWLOCATION, 0)
@@ -76,7 +83,7 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
       try setProtocols(parts.scheme, on: easy)
       // Take only what we can hold: gzip/deflate bodies are decoded by libcurl.
       try easy.set(CURLOPT_ACCEPT_ENCODING, "")
-      if parts.isLoopback { try easy.set(CURLOPT_PROXY, "") }
+      try setProxy(proxy, on: easy)
       if request.freshConnection { try easy.set(CURLOPT_FRESH_CONNECT, 1) }
       switch request.method {
       case "GET": try easy.set(CURLOPT_HTTPGET, 1)
@@ -103,9 +110,69 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
         }
         throw .untrustedCertificate(host: "\(parts.origin)", detail: detail, trust: options.trust)
       }
+      if proxy != nil,
+        let failure = proxyFailure(
+          rc, connectCode: easy.info(CURLINFO_HTTP_CONNECTCODE), parts: parts, timeout: timeout)
+      {
+        throw failure
+      }
       throw Self.classify(rc, host: parts.host, origin: "\(parts.origin)", timeout: timeout)
     }
     return HTTPResponse(status: easy.info(CURLINFO_RESPONSE_CODE), headers: sink.headers, body: sink.body)
+  }
+
+  /// The proxy for this request (nil: direct; libcurl is told "" so that it reads no variable),
+  /// with its CA, its authentication and our credentials for it.
+  private func setProxy(_ proxy: ProxyURL?, on easy: CurlEasy) throws(CurlOptionError) {
+    guard let proxy, let choice = options.proxy else {
+      try easy.set(CURLOPT_PROXY, "")
+      return
+    }
+    try easy.set(CURLOPT_PROXY, proxy.address)
+    if let caBundle = choice.caBundle ?? options.caFile { try easy.set(CURLOPT_PROXY_CAINFO, caBundle) }
+    // CURLAUTH_BASIC, or CURLAUTH_ANY (every bit but CURLAUTH_DIGEST_IE): macros Swift cannot import.
+    try easy.set(CURLOPT_PROXYAUTH, choice.auth == .any ? ~(1 << 4) : 1)
+    if let user = choice.user {
+      try easy.set(CURLOPT_PROXYUSERNAME, user)
+      try easy.set(CURLOPT_PROXYPASSWORD, options.proxyPassword ?? "")
+    }
+  }
+
+  /// A failure that was the proxy's, said as such: it could not be resolved or reached, it
+  /// asked for credentials (407) or refused ours, it would not open the tunnel, or it took the
+  /// connection and never answered CONNECT. nil: the failure came after the tunnel was open.
+  private func proxyFailure(_ rc: CURLcode, connectCode: Int, parts: URLParts, timeout: Double) -> TransportError? {
+    guard let choice = options.proxy else { return nil }
+    let named = choice.description
+    switch connectCode {
+    case 407, 401:
+      guard let user = choice.user else {
+        return .proxyAuthentication(
+          proxy: named, status: connectCode, user: nil,
+          fix: "set proxy_user = \"NAME\" in the config and the password in STRIVACITY_PROXY_PASSWORD, or "
+            + "user:password in the proxy's URL")
+      }
+      let source = options.proxyPasswordSource ?? "the password in STRIVACITY_PROXY_PASSWORD"
+      return .proxyAuthentication(
+        proxy: named, status: connectCode, user: TerminalSafe.text(user, multiline: false),
+        fix: options.proxyPassword == nil
+          ? "no password was found for it: set STRIVACITY_PROXY_PASSWORD or run strivacity setup-proxy --password-stdin"
+          : "check \(source)")
+    case 300...:
+      return .proxyRefused(proxy: named, host: "\(parts.origin)", status: connectCode)
+    case 200..<300:
+      return nil
+    default:
+      break
+    }
+    switch rc {
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return .proxyUnreachable(proxy: named, detail: "its host does not resolve", fix: choice.fix)
+    case CURLE_COULDNT_CONNECT:
+      return .proxyUnreachable(proxy: named, detail: "connection refused or unreachable", fix: choice.fix)
+    case CURLE_OPERATION_TIMEDOUT: return .proxyTimeout(proxy: named, seconds: timeout)
+    default: return nil
+    }
   }
 
   private func setProtocols(_ scheme: String, on easy: CurlEasy) throws(CurlOptionError) {
@@ -136,7 +203,7 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
       try probe.set(CURLOPT_SSL_VERIFYHOST, 0)
       try probe.set(CURLOPT_CERTINFO, 1)
       try setProtocols(parts.scheme, on: probe)
-      if parts.isLoopback { try probe.set(CURLOPT_PROXY, "") }
+      try setProxy(options.proxy?.proxy(forHost: parts.host, loopback: parts.isLoopback), on: probe)
     } catch {
       return nil
     }

@@ -1,6 +1,7 @@
 // The composition root: environment, paths, config file and the chosen store for one run.
 import CurlTransport
 import Glibc
+import OAuthCore
 import SecretStore
 import StrivacityCore
 import SystemIO
@@ -113,10 +114,66 @@ final class Context {
     return trust
   }
 
+  /// The proxy `profile`'s requests go through under `config` (ProxyChoice); a bad variable is
+  /// a configuration error naming it.
+  func proxy(for profile: Profile?, config: Config?) throws -> ProxyChoice {
+    do {
+      return try ProxyChoice.resolve(profile: profile, config: config, environment: environment)
+    } catch {
+      throw CLIFailure(error.description, status: .usage)
+    }
+  }
+
+  /// The password for `proxy`'s user, and where it came from: the proxy URL's own when the user
+  /// is the URL's, else STRIVACITY_PROXY_PASSWORD (text without controls), else the one
+  /// `setup-proxy` kept for the profile of `key` (nil: not looked for). nil: none found.
+  func proxyPassword(for proxy: ProxyChoice, key: StoreKey?, store: StoreKind?) throws -> (
+    password: String, source: String
+  )? {
+    guard let user = proxy.user else { return nil }
+    if let url = proxy.proxy, url.user == user, let password = url.password {
+      return (password, "the password in the proxy's URL")
+    }
+    if let value = environment["STRIVACITY_PROXY_PASSWORD"], !value.isEmpty {
+      guard value.utf8.count <= 1024, value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+        throw CLIFailure(
+          "STRIVACITY_PROXY_PASSWORD must be at most 1024 bytes of text without control characters", status: .usage)
+      }
+      return (value, "the password in STRIVACITY_PROXY_PASSWORD")
+    }
+    guard let key, let store else { return nil }
+    // Kept by setup-proxy; an unusable keyring is "none found", and the 407 then says so.
+    guard let kept = try? secretStore(for: store).load(key.with(slot: Self.proxyPasswordSlot)),
+      let bytes = Base64URL.decode(kept.accessToken.value), let text = String(validating: bytes, as: UTF8.self)
+    else { return nil }
+    return (text, "the password setup-proxy kept (run it again to replace it)")
+  }
+
+  /// Where `setup-proxy` keeps a profile's proxy password, beside its tokens.
+  static let proxyPasswordSlot = TokenSlot(name: "proxy.password")!
+
+  /// Where secrets a person hands over (a machine's client secret, a proxy's password) are kept
+  /// for a profile whose tokens go to `kind`: the keyring, or files of their own with the file
+  /// store (so that deleting the tokens leaves them).
+  func secretStore(for kind: StoreKind) throws -> TokenStore {
+    kind == .file ? FileStore(stateDirectory: paths.stateDir + "/client-secrets") : try keyring()
+  }
+
+  /// An HTTP client for `profile` under `config`: its CAs and its proxy (`trust(for:config:)`,
+  /// `proxy(for:config:)`).
+  func httpClient(for profile: Profile?, config: Config?, key: StoreKey? = nil, store: StoreKind? = nil) throws
+    -> CurlHTTPClient
+  {
+    try httpClient(
+      trust: trust(for: profile, config: config), proxy: proxy(for: profile, config: config), key: key, store: store)
+  }
+
   /// An HTTP client with the user's timeouts: STRIVACITY_TIMEOUT seconds per request (30 by
   /// default, 0.1 to 3600), connecting within a third of that (at most 10 s); trusting `trust`
-  /// (`trust(for:config:)`).
-  func httpClient(trust: CATrust) throws -> CurlHTTPClient {
+  /// and going through `proxy`.
+  func httpClient(trust: CATrust, proxy: ProxyChoice, key: StoreKey? = nil, store: StoreKind? = nil) throws
+    -> CurlHTTPClient
+  {
     var options = CurlHTTPClient.Options()
     switch trust.kind {
     case .file(let path): options.caFile = path
@@ -124,6 +181,11 @@ final class Context {
     case .system: break
     }
     options.trust = trust.description
+    options.proxy = proxy
+    if let (password, source) = try proxyPassword(for: proxy, key: key, store: store) {
+      options.proxyPassword = password
+      options.proxyPasswordSource = source
+    }
     options.userAgent = "strivacity/\(strivacityVersion)"
     if let seconds = try limits().httpTimeout {
       options.totalTimeout = seconds

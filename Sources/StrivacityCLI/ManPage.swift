@@ -139,6 +139,23 @@ enum ManPage {
       handed to the curl that
       .Cm curl
       runs too
+      .It Ev https_proxy , Ev HTTPS_PROXY , Ev all_proxy , Ev ALL_PROXY
+      the proxy requests go through, in that order, when the profile and the config name no
+      .Ic proxy
+      (upper-case
+      .Ev HTTP_PROXY
+      is not read, as curl does not); loopback is never proxied; handed to the curl that
+      .Cm curl
+      runs too
+      .It Ev no_proxy , Ev NO_PROXY
+      hosts reached directly: a host and its subdomains, an IPv4 range, or
+      .Li *
+      .It Ev STRIVACITY_PROXY_PASSWORD
+      the password of
+      .Ic proxy_user
+      at the proxy, when the proxy's URL holds none (else the one
+      .Cm setup-proxy
+      kept); never printed
       .It Ev STRIVACITY_CLIENT_SECRET
       a machine profile's client secret when its table names no
       .Ic client_secret_env
@@ -169,7 +186,8 @@ enum ManPage {
       .Bl -tag -width 6n
       .It Pa $XDG_CONFIG_HOME/strivacity/config.toml
       profiles: tenant, client_id, scopes, redirect_uri, sdk_mode, store, git_hosts,
-      git_username, hosts, kube_clusters (default
+      git_username, hosts, kube_clusters, ca_bundle, proxy, proxy_user, proxy_auth,
+      proxy_ca_bundle (default
       .Pa ~/.config/strivacity/config.toml ) ;
       never holds a secret
       .It Pa $XDG_STATE_HOME/strivacity/tokens/ Ns Ar profile Ns Pa .json

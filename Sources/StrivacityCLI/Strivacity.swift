@@ -34,7 +34,7 @@ public struct Strivacity: ParsableCommand {
     version: "strivacity \(strivacityVersion)",
     subcommands: [
       Login.self, Token.self, Status.self, Userinfo.self, Logout.self, Revoke.self, Credential.self, SetupGit.self,
-      SetupKubectl.self, SetupAPI.self,
+      SetupKubectl.self, SetupAPI.self, SetupProxy.self,
       Curl.self, Agent.self, GenerateMan.self,
     ]
   )

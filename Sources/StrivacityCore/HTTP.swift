@@ -102,6 +102,16 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
   /// The server's certificate does not verify against `trust` (CATrust's description).
   case untrustedCertificate(host: String, detail: String, trust: String)
   case timeout(host: String, seconds: Double)
+  /// The proxy (ProxyChoice's description: its address and where it came from) cannot be
+  /// reached; `fix` names the setting or variable to check.
+  case proxyUnreachable(proxy: String, detail: String, fix: String)
+  /// The proxy answered `status` (407; tinyproxy says 401) to CONNECT: no credentials were sent
+  /// (`user` nil), or these were refused; `fix` says where they are set.
+  case proxyAuthentication(proxy: String, status: Int, user: String?, fix: String)
+  /// The proxy would not open a tunnel to `host`: it answered `status` to CONNECT.
+  case proxyRefused(proxy: String, host: String, status: Int)
+  /// The proxy took the connection and did not answer within `seconds`.
+  case proxyTimeout(proxy: String, seconds: Double)
   case tooLarge(host: String, limit: Int)
   /// A header field that would break the request's framing (a CR, LF or other control).
   case invalidHeader(name: String)
@@ -120,6 +130,18 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
       return "the certificate of \(host) is not trusted (\(detail)), checked against \(trust); \(CATrust.fix)"
     case .timeout(let host, let seconds):
       return "\(host) did not answer within \(formatSeconds(seconds))"
+    case .proxyUnreachable(let proxy, let detail, let fix):
+      return "cannot reach the proxy \(proxy): \(detail); \(fix)"
+    case .proxyAuthentication(let proxy, let status, let user?, let fix):
+      return "the proxy \(proxy) refused the credentials of \(user) (it answered \(status)); \(fix)"
+    case .proxyAuthentication(let proxy, let status, nil, let fix):
+      return "the proxy \(proxy) asks for authentication (it answered \(status)); \(fix)"
+    case .proxyRefused(let proxy, let host, let status):
+      return
+        "the proxy \(proxy) would not connect to \(host): it answered \(status) to CONNECT (it cannot reach the host, "
+        + "or does not allow it)"
+    case .proxyTimeout(let proxy, let seconds):
+      return "the proxy \(proxy) took the connection but did not answer within \(formatSeconds(seconds))"
     case .tooLarge(let host, let limit): return "response from \(host) exceeds \(limit / 1_048_576) MiB"
     case .invalidHeader(let name): return "refusing to send a \(name) header with control characters"
     case .protocolError(let host, let detail): return "HTTP failure with \(host): \(detail)"

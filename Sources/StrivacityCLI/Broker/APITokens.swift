@@ -13,11 +13,7 @@ extension ProfileSession {
   /// The store key of `api`'s token set.
   func key(for api: API) -> StoreKey { key(for: api.slot) }
 
-  func key(for slot: TokenSlot) -> StoreKey {
-    var key = self.key
-    key.slot = slot
-    return key
-  }
+  func key(for slot: TokenSlot) -> StoreKey { key.with(slot: slot) }
 
   /// What an API token is asked for, as this code and the agent's request name it.
   struct APIAsk {

@@ -113,10 +113,7 @@ extension ProfileSession {
   /// Where a secret given to `login --client-secret-stdin` is kept: with `store = "file"`, a file
   /// store of its own (so that deleting the profile's tokens, as revoke does, leaves it), else
   /// the keyring.
-  func secretStore() throws -> TokenStore {
-    resolved.store == .file
-      ? FileStore(stateDirectory: context.paths.stateDir + "/client-secrets") : try context.keyring()
-  }
+  func secretStore() throws -> TokenStore { try context.secretStore(for: resolved.store) }
 
   /// The stored secret (kept base64url-encoded as a token set's access token, in its own slot).
   func storedSecret() throws -> ClientSecret? {

@@ -47,8 +47,8 @@ final class ProfileSession {
     clientID = key.clientID
     store = try context.store(for: resolved.store, key: key)
     log = options.log
-    tenantClient = TenantClient(tenant: key.issuer, log: log) { [context, resolved, config] in
-      try context.httpClient(trust: context.trust(for: resolved.profile, config: config))
+    tenantClient = TenantClient(tenant: key.issuer, log: log) { [context, resolved, config, key] in
+      try context.httpClient(for: resolved.profile, config: config, key: key, store: resolved.store)
     }
     secretSource = resolved.secretSource(environment: context.environment)
     if case .environment(let name) = secretSource {
@@ -61,6 +61,13 @@ final class ProfileSession {
 
   /// The CAs its requests trust, checked (Context.trust), for the curl `strivacity curl` runs too.
   func trust() throws -> CATrust { try context.trust(for: resolved.profile, config: config) }
+
+  /// The proxy its requests go through (Context.proxy), for the curl `strivacity curl` runs too,
+  /// with the password for the proxy's user.
+  func proxy() throws -> (choice: ProxyChoice, password: String?) {
+    let choice = try context.proxy(for: resolved.profile, config: config)
+    return (choice, try context.proxyPassword(for: choice, key: key, store: resolved.store)?.password)
+  }
 
   var name: String { resolved.name }
 

@@ -85,14 +85,16 @@ struct Curl: ParsableCommand {
     let tokens = try api.map { try session.apiTokens($0, freshness) } ?? session.freshTokens(freshness)
     session.sayShortfall(tokens, freshness)
     // URL globbing off (a glob could name another host), and http(s) only, redirects included.
-    // Loopback is this machine's: never through a proxy from the environment (http_proxy,
-    // ALL_PROXY), which would see a plain-http token, and whose loopback is another one.
+    // Loopback is this machine's: never through a proxy, which would see a plain-http token, and
+    // whose loopback is another one.
     let loopback = Set(curl.urls.compactMap { URLParts($0) }.filter(\.isLoopback).map(\.host)).sorted()
-    // The API call trusts the CAs the token's own requests trusted (CATrust).
+    // The API call trusts the CAs the token's own requests trusted (CATrust), and goes through
+    // the proxy they went through (ProxyChoice: curl reads no proxy variable of its own).
     let trust = try session.trust()
+    let proxy = try session.proxy()
     func config(_ tokens: TokenSet) -> String {
       "globoff\nproto = \"=http,https\"\nproto-redir = \"=http,https\"\n" + trust.curlConfig
-        + (loopback.isEmpty ? "" : "noproxy = \"\(loopback.joined(separator: ","))\"\n")
+        + proxy.choice.curlConfig(loopback: loopback, password: proxy.password)
         + TokenFormat.curl.render(
           token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false, now: ProfileSession.now())
     }

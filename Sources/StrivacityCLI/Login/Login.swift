@@ -217,8 +217,7 @@ struct Login: ParsableCommand {
   ) throws -> LoginResult {
     let flow = LoginFlow(
       settings: settings,
-      http: try context.httpClient(
-        trust: context.trust(for: try context.config()?.profile(named: profile), config: context.config())),
+      http: try context.httpClient(for: try context.config()?.profile(named: profile), config: context.config()),
       prompter: prompter, spinner: Spinner(), log: log,
       environment: context.environment)
     let result = try flow.run()
@@ -318,27 +317,10 @@ struct Login: ParsableCommand {
         + "client credentials\(left)\(stored)\n")
   }
 
-  /// The secret from stdin: typed without echo on a terminal, else read whole (one trailing
-  /// line end dropped). Never shown.
+  /// The secret from stdin (SecretInput). Never shown.
   private static func readSecret(clientID: String) throws -> ClientSecret {
-    var text: String
-    if isatty(0) == 1, let tty = TTY() {
-      do {
-        text = try tty.readLine(prompt: "Client secret for \(clientID): ", hidden: true)
-      } catch {
-        throw CLIFailure("no client secret was typed", status: .interrupted)
-      }
-    } else {
-      var bytes = readStdin(limit: ClientSecret.maxBytes + 3)
-      defer { for i in bytes.indices { bytes[i] = 0 } }
-      if bytes.last == 0x0A { bytes.removeLast() }
-      if bytes.last == 0x0D { bytes.removeLast() }
-      guard let decoded = String(validating: bytes, as: UTF8.self) else {
-        throw CLIFailure("the client secret on stdin is not UTF-8 text", status: .usage)
-      }
-      text = decoded
-    }
-    guard !text.isEmpty else { throw CLIFailure("no client secret on stdin", status: .usage) }
+    let text = try SecretInput.read(
+      prompt: "Client secret for \(clientID): ", what: "client secret", limit: ClientSecret.maxBytes)
     do {
       return try ClientSecret(admitting: text)
     } catch {

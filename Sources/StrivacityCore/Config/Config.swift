@@ -45,6 +45,9 @@ public struct Profile: Sendable, Equatable {
   public var apis: [API] = []
   /// `ca_bundle`: the CA bundle this profile's requests trust (CATrust), before the config's.
   public var caBundle: String?
+  /// `proxy`, `proxy_ca_bundle`, `proxy_user`, `proxy_auth` in this profile's table, before the
+  /// config's (ProxyChoice).
+  public var proxy = ProxySettings()
   /// `grant`: how its tokens are got (default: a person signs in).
   public var grant: Grant = .signIn
   /// A machine profile's secret source and client authentication (Machine.swift); nil when
@@ -102,6 +105,8 @@ public struct Config: Sendable, Equatable {
   public var agent = false
   /// `ca_bundle` at the top level: the CA bundle every profile trusts (CATrust).
   public var caBundle: String?
+  /// The proxy settings at the top level, for every profile (ProxyChoice).
+  public var proxy = ProxySettings()
   public var profiles: [Profile] = []
   /// Unknown keys and other things worth telling the user; never fatal.
   public var warnings: [ConfigWarning] = []
@@ -267,6 +272,8 @@ public struct Config: Sendable, Equatable {
         config.defaultStore = try storeKind(entry, path: path)
       case "ca_bundle":
         config.caBundle = try admittedString(entry, path: path, in: "the config's", CATrust.admitPath)
+      case "proxy", "proxy_ca_bundle", "proxy_user", "proxy_auth":
+        try proxySetting(entry, path: path, in: "the config's", into: &config.proxy)
       case "agent":
         guard case .boolean(let on) = entry.value else {
           throw .invalid(
@@ -318,6 +325,8 @@ public struct Config: Sendable, Equatable {
       case "sdk_mode": profile.sdkMode = try string(field, path: path)
       case "ca_bundle":
         profile.caBundle = try admittedString(field, path: path, in: "[profiles.\(entry.key)]", CATrust.admitPath)
+      case "proxy", "proxy_ca_bundle", "proxy_user", "proxy_auth":
+        try proxySetting(field, path: path, in: "[profiles.\(entry.key)]", into: &profile.proxy)
       case "git_hosts":
         profile.gitHosts = try admitted(field, path: path) { text throws(AdmissionError) in
           try HostEntry(admitting: text)
@@ -476,6 +485,17 @@ public struct Config: Sendable, Equatable {
   }
 
   /// One string admitted by `admit`, or the line is an error naming the section and the key.
+  private static func proxySetting(
+    _ entry: TOMLTable.Entry, path: String, in section: String, into settings: inout ProxySettings
+  ) throws(ConfigError) {
+    switch entry.key {
+    case "proxy": settings.entry = try admittedString(entry, path: path, in: section, ProxyEntry.admit)
+    case "proxy_ca_bundle": settings.caBundle = try admittedString(entry, path: path, in: section, CATrust.admitPath)
+    case "proxy_user": settings.user = try admittedString(entry, path: path, in: section, ProxySettings.admitUser)
+    default: settings.auth = try admittedString(entry, path: path, in: section, ProxySettings.admitAuth)
+    }
+  }
+
   private static func admittedString<T>(
     _ entry: TOMLTable.Entry, path: String, in section: String, _ admit: (String) throws(AdmissionError) -> T
   ) throws(ConfigError) -> T {

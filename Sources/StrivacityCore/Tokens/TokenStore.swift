@@ -38,6 +38,13 @@ public struct StoreKey: Hashable, Sendable, CustomStringConvertible {
   }
 
   public var description: String { "\(profile) (\(issuer))" }
+
+  /// The same profile's set in `slot`.
+  public func with(slot: TokenSlot) -> StoreKey {
+    var key = self
+    key.slot = slot
+    return key
+  }
 }
 
 /// One of the token sets a profile may hold. The sign-in's set is the one there is today; a

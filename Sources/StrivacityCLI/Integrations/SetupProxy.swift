@@ -1,0 +1,92 @@
+// `strivacity setup-proxy`: a profile's proxy settings written to its table, and the proxy
+// user's password kept beside its tokens (keyring, or the file store), checked first by
+// reaching the tenant through the proxy: a refused password is not kept.
+import ArgumentParser
+import CurlTransport
+import OAuthCore
+import StrivacityCore
+
+struct SetupProxy: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "setup-proxy",
+    abstract: "Set a profile's proxy and keep the proxy's password (never shown).",
+    discussion: """
+      Writes proxy, proxy_user and proxy_auth (those given) to [profiles.PROFILE]. With \
+      --password-stdin, reads the proxy user's password from stdin (typed without echo on a \
+      terminal), reaches the tenant's discovery document through the proxy with it, and keeps \
+      it in the keyring beside the profile's tokens (in a file of its own with store = "file"); \
+      a password the proxy refuses is not kept (exit 4). STRIVACITY_PROXY_PASSWORD, when set, \
+      is used instead. `strivacity logout` deletes the kept password with the profile's tokens.
+
+      EXAMPLES:
+        strivacity setup-proxy --profile work --proxy http://proxy.corp.example:3128 --user alice --password-stdin
+        strivacity setup-proxy --profile work --proxy ""     # direct, whatever https_proxy says
+      """)
+
+  @OptionGroup var global: GlobalOptions
+
+  @Option(help: ArgumentHelp("The proxy's URL (\"\" for a direct connection).", valueName: "url"))
+  var proxy: String?
+
+  @Option(help: ArgumentHelp("The user the proxy is told (proxy_user).", valueName: "name"))
+  var user: String?
+
+  @Option(help: ArgumentHelp("basic (the default) or any (Negotiate, NTLM… as libcurl has them).", valueName: "auth"))
+  var auth: String?
+
+  @Flag(name: .customLong("password-stdin"), help: "Read the proxy user's password from stdin, check it, keep it.")
+  var passwordStdin = false
+
+  func validate() throws {
+    do {
+      if let proxy { _ = try ProxyEntry.admit(proxy) }
+      if let user { _ = try ProxySettings.admitUser(user) }
+      if let auth { _ = try ProxySettings.admitAuth(auth) }
+    } catch {
+      throw ValidationError(error.description)
+    }
+    if proxy == nil, user == nil, auth == nil, !passwordStdin {
+      throw ValidationError("give --proxy, --user, --auth or --password-stdin")
+    }
+  }
+
+  func run() throws {
+    let context = global.context()
+    let before = try ProfileSession(context: context, options: global)
+    guard before.resolved.isConfigured else {
+      throw ConfigError.profileNotConfigured(name: before.name, path: context.paths.config)
+    }
+    var settings: [(key: String, value: ConfigValue)] = []
+    if let proxy { settings.append(("proxy", .string(proxy))) }
+    if let user { settings.append(("proxy_user", .string(user))) }
+    if let auth { settings.append(("proxy_auth", .string(auth))) }
+    if !settings.isEmpty {
+      try context.updateConfig(profile: before.name, settings: settings)
+      Console.note("proxy settings written to profile \(before.name) (\(context.paths.config))")
+    }
+    guard passwordStdin else { return }
+    // The profile as the file now says, with the password typed: the tenant through the proxy.
+    let session = try ProfileSession(context: global.context(), options: global)
+    let choice = try session.proxy().choice
+    guard let proxyUser = choice.user else {
+      throw CLIFailure("profile \(session.name) has no proxy_user: give --user", status: .usage)
+    }
+    let password = try SecretInput.read(
+      prompt: "Password of \(proxyUser) at the proxy: ", what: "proxy password", limit: 1024)
+    guard password.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+      throw CLIFailure("the proxy password must be text without control characters", status: .usage)
+    }
+    var options = try context.httpClient(for: session.resolved.profile, config: session.config).options
+    options.proxyPassword = password
+    options.proxyPasswordSource = "the password given (it was not kept)"
+    _ = try TenantClient(tenant: session.tenant, log: session.log) { CurlHTTPClient(options: options) }
+      .fetchDiscovery()
+    let encoded = try BearerToken(admitting: Base64URL.encode(Array(password.utf8)), what: "proxy password")
+    try context.secretStore(for: session.resolved.store).save(
+      TokenSet(accessToken: encoded, obtainedAt: ProfileSession.now()),
+      for: session.key.with(slot: Context.proxyPasswordSlot))
+    Console.note(
+      "reached \(session.tenant) through \(choice.description) as \(proxyUser); the password is kept "
+        + (session.resolved.store == .file ? "in a private file" : "in the keyring"))
+  }
+}
