@@ -54,7 +54,11 @@ final class CorporateRig: Sendable {
     environment["STRIVACITY_TOKEN_CACHE"] = "off"
     environment.merge(more) { _, new in new }
     let result = try run(net.inside([TestEnvironment.binary("strivacity")] + arguments), environment: environment)
-    #expect(!result.stdout.contains(net.proxyPassword) && !result.stderr.contains(net.proxyPassword))
+    // Nor as Basic's base64 (a Proxy-Authorization header in a verbose log).
+    let basic = Data("\(net.proxyUser):\(net.proxyPassword)".utf8).base64EncodedString()
+    for secret in [net.proxyPassword, basic] {
+      #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret), "\(arguments) printed a secret")
+    }
     return result
   }
 
@@ -184,6 +188,25 @@ extension Trait where Self == CorporateRigScope {
     let result = try rig.token()
     #expect(result.status == 0, "\(result.stderr)")
     #expect(rig.net.proxyConnects() > before, "tinyproxy saw no CONNECT")
+  }
+
+  /// --verbose (strivacity's log, and curl's own -v in `strivacity curl`) through a proxy that
+  /// needs the password: it is in neither.
+  @Test func verboseLogsThroughTheProxyHoldNoPassword() throws {
+    let rig = try rig
+    try rig.writeConfig(
+      "proxy = \"\(rig.net.proxyURL)\"\nproxy_user = \"\(rig.net.proxyUser)\"", topLevel: rig.trustTheCA)
+    let password = ["STRIVACITY_PROXY_PASSWORD": rig.net.proxyPassword]
+    let token = try rig.strivacity(["token", "--profile", rig.h.profile, "--verbose"], environment: password)
+    #expect(token.status == 0, "\(token.stderr)")
+    // Known: curl's -v shows the CONNECT's headers, Proxy-Authorization (Basic, base64 of
+    // user:password) among them. When that is fixed this fails ("known issue not recorded"):
+    // take the withKnownIssue away then.
+    withKnownIssue("strivacity curl -v prints the proxy's Basic credentials (curl's CONNECT headers)") {
+      let curl = try rig.strivacity(["curl", "--profile", rig.h.profile, "-v", rig.resource], environment: password)
+      #expect(curl.status == 0, "\(curl.stderr)")
+      #expect(curl.stdout.contains("\"api\":\"orders\""), "\(curl.stdout)")
+    }
   }
 
   /// The config's proxy comes before the variables: a dead one in https_proxy changes nothing.
