@@ -209,6 +209,30 @@ extension Trait where Self == CorporateRigScope {
     }
   }
 
+  /// An https:// proxy: its certificate checked against proxy_ca_bundle (a CA of its own here),
+  /// not the tenant's CA; without it, one line names the proxy and the setting.
+  @Test func anHTTPSProxyIsCheckedAgainstProxyCABundle() throws {
+    let rig = try rig
+    let proxy = "proxy = \"\(rig.net.tlsProxyURL)\"\nproxy_user = \"\(rig.net.proxyUser)\""
+    let password = ["STRIVACITY_PROXY_PASSWORD": rig.net.proxyPassword]
+    try rig.writeConfig(proxy + "\nproxy_ca_bundle = \"\(rig.net.proxyCA)\"", topLevel: rig.trustTheCA)
+    let before = rig.net.proxyConnects()
+    let works = try rig.token(environment: password)
+    #expect(works.status == 0, "\(works.stderr)")
+    #expect(rig.net.proxyConnects() > before, "tinyproxy saw no CONNECT")
+    try rig.writeConfig(proxy, topLevel: rig.trustTheCA)
+    let refused = try rig.token(environment: password)
+    #expect(refused.status == 4 && refused.stdout.isEmpty, "\(refused.stderr)")
+    #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+    // Known: the proxy's certificate is blamed on the tenant ("the certificate of
+    // https://tenant.corp.test:8443 is not trusted (X509 verify error 0) … set ca_bundle"). Fails
+    // once fixed ("known issue not recorded"): take the withKnownIssue away then.
+    withKnownIssue("an https:// proxy's untrusted certificate is reported as the tenant's") {
+      #expect(refused.stderr.contains("proxy.corp.test:\(CorporateNetwork.tlsProxyPort)"), "\(refused.stderr)")
+      #expect(refused.stderr.contains("proxy_ca_bundle"), "\(refused.stderr)")
+    }
+  }
+
   /// The config's proxy comes before the variables: a dead one in https_proxy changes nothing.
   @Test func theConfigsProxyComesBeforeTheVariables() throws {
     let rig = try rig

@@ -22,6 +22,8 @@ public final class CorporateNetwork: @unchecked Sendable {
   public static let tenantPort = 8443
   /// tinyproxy with Basic authentication.
   public static let proxyPort = 3128
+  /// tinyproxy behind TLS (socat), with a certificate from a CA of its own: an https:// proxy.
+  public static let tlsProxyPort = 3443
   /// mitmdump, regular (forward) mode, intercepting TLS with its own CA.
   public static let mitmPort = 3130
   /// A listener that accepts connections and never answers (a proxy that hangs).
@@ -42,6 +44,8 @@ public final class CorporateNetwork: @unchecked Sendable {
   /// The CA that signs the tenant's certificate (PEM), and a hashed directory of it.
   public var ca: String { dir.file("ca.pem") }
   public var caDirectory: String { dir.file("certs") }
+  /// The CA that signs the https:// proxy's certificate (not the tenant's).
+  public var proxyCA: String { dir.file("proxy-ca.pem") }
   /// mitmproxy's CA (made by mitmdump in its confdir when it starts).
   public var mitmCA: String { dir.file("mitmproxy/mitmproxy-ca-cert.pem") }
   public var proxyLog: String { dir.file("tinyproxy.log") }
@@ -52,6 +56,8 @@ public final class CorporateNetwork: @unchecked Sendable {
     "http://\(proxyUser):\(proxyPassword)@\(Self.proxyHost):\(Self.proxyPort)"
   }
   public var mitmURL: String { "http://\(Self.proxyHost):\(Self.mitmPort)" }
+  /// The same tinyproxy over TLS.
+  public var tlsProxyURL: String { "https://\(Self.proxyHost):\(Self.tlsProxyPort)" }
 
   /// The namespace's holder (a shell waiting on its stdin), and our end of that stdin.
   private var holder: pid_t = 0
@@ -143,6 +149,13 @@ public final class CorporateNetwork: @unchecked Sendable {
       openssl x509 -req -in tenant.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out tenant.pem -days 2 \
         -extfile tenant.ext 2>/dev/null
       mkdir certs && cp ca.pem certs/ && openssl rehash certs
+      openssl req -x509 -newkey rsa:2048 -nodes -keyout proxy-ca.key -out proxy-ca.pem -days 2 \
+        -subj '/CN=Corp Proxy Test CA' -addext basicConstraints=critical,CA:TRUE \
+        -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+      openssl req -newkey rsa:2048 -nodes -keyout proxy.key -out proxy.csr -subj '/CN=\(Self.proxyHost)' 2>/dev/null
+      printf 'subjectAltName=DNS:\(Self.proxyHost)\\nbasicConstraints=CA:FALSE\\n' > proxy.ext
+      openssl x509 -req -in proxy.csr -CA proxy-ca.pem -CAkey proxy-ca.key -CAcreateserial -out proxy.pem -days 2 \
+        -extfile proxy.ext 2>/dev/null
       printf '127.0.0.1 localhost \(Self.tenantHost) \(Self.proxyHost)\\n::1 localhost\\n' > hosts
       : > pids
       """
@@ -212,6 +225,13 @@ public final class CorporateNetwork: @unchecked Sendable {
     try daemon(inside(["/usr/bin/tinyproxy", "-d", "-c", dir.file("tinyproxy.conf")]), log: "tinyproxy.out")
     try daemon(
       inside([
+        "/usr/bin/socat",
+        "OPENSSL-LISTEN:\(Self.tlsProxyPort),bind=127.0.0.1,reuseaddr,fork,verify=0,"
+          + "cert=\(dir.file("proxy.pem")),key=\(dir.file("proxy.key"))",
+        "TCP:127.0.0.1:\(Self.proxyPort)",
+      ]), log: "proxy-front.log")
+    try daemon(
+      inside([
         "/usr/bin/mitmdump", "--mode", "regular", "--listen-host", "127.0.0.1", "--listen-port", String(Self.mitmPort),
         "--set", "confdir=\(dir.file("mitmproxy"))", "--set", "ssl_verify_upstream_trusted_ca=\(ca)",
       ]), log: "mitmdump.log")
@@ -220,7 +240,7 @@ public final class CorporateNetwork: @unchecked Sendable {
       inside([
         "/usr/bin/socat", "TCP-LISTEN:\(Self.silentPort),bind=127.0.0.1,reuseaddr,fork", "EXEC:/bin/sleep 3600",
       ]), log: "silent.log")
-    try waitForListeners([Self.tenantPort, Self.proxyPort, Self.mitmPort, Self.silentPort])
+    try waitForListeners([Self.tenantPort, Self.proxyPort, Self.tlsProxyPort, Self.mitmPort, Self.silentPort])
     guard FileManager.default.fileExists(atPath: bridge) else {
       throw TestFailure("corporate network: the bridge socket \(bridge) did not appear")
     }
@@ -262,7 +282,7 @@ public final class CorporateNetwork: @unchecked Sendable {
 
   /// The daemons' own logs, for a failure's message.
   private func logs() -> String {
-    ["tenant-front.log", "bridge.log", "tinyproxy.out", "mitmdump.log", "silent.log"].map { name in
+    ["tenant-front.log", "bridge.log", "tinyproxy.out", "proxy-front.log", "mitmdump.log", "silent.log"].map { name in
       "--- \(name)\n" + ((try? String(contentsOfFile: dir.file(name), encoding: .utf8)) ?? "")
     }.joined(separator: "\n")
   }
