@@ -11,8 +11,8 @@
 // emulator's port).
 //
 // Everything lives in one scratch directory and stops with `stop()` (by PID, each daemon's
-// process group). Should the test process die first, the namespace's holder sees its stdin close
-// and kills the daemons it was told of (pids), so nothing outlives the tests.
+// process group). Should the test process die first, the namespace's holder sees its stdin close,
+// kills the daemons it was told of (pids) and removes the directory, so nothing outlives the tests.
 import Foundation
 import Glibc
 
@@ -164,21 +164,25 @@ public final class CorporateNetwork: @unchecked Sendable {
   }
 
   /// The holder: unshare's new namespaces, loopback up, the scratch hosts file over /etc/hosts
-  /// (in the private mount namespace only), then it waits for its stdin to close.
+  /// (in the private mount namespace only), then it waits for its stdin to close. (dash's kill
+  /// takes a process group as `-SIG -PGID`; `--` is a bad number to it.)
   private func startNamespace() throws {
     let script = """
       ip link set lo up || exit 1
       mount --bind "$1" /etc/hosts || exit 1
       echo ready
       cat >/dev/null
-      for pid in $(cat "$2" 2>/dev/null); do kill -KILL -- "-$pid" 2>/dev/null; done
+      for pid in $(cat "$2" 2>/dev/null); do kill -KILL "-$pid" 2>/dev/null; done
+      case "$3" in */strivacity-corpnet-*) rm -rf "$3" ;; esac
       """
     var fds: [Int32] = [0, 0]
     guard closeOnExecPipe(&fds) == 0 else { throw TestFailure("pipe failed") }
     defer { close(fds[0]) }
     holderInput = fds[1]
     holder = try spawn(
-      ["/usr/bin/unshare", "-n", "-m", "/bin/sh", "-c", script, "sh", dir.file("hosts"), dir.file("pids")],
+      [
+        "/usr/bin/unshare", "-n", "-m", "/bin/sh", "-c", script, "sh", dir.file("hosts"), dir.file("pids"), dir.path,
+      ],
       stdin: fds[0], output: dir.file("holder.log"))
     let started = Date()
     while true {
