@@ -318,6 +318,15 @@ extension Trait where Self == CorporateRigScope {
     #expect(elapsed < 5.5, "took \(elapsed) s")
     #expect(result.stderr.contains("did not answer") || result.stderr.contains("timed out"), "\(result.stderr)")
     #expect(result.stderr.contains("proxy.corp.test:\(CorporateNetwork.silentPort) (from https_proxy)"))
+    // Known: the wait for the proxy's CONNECT answer is libcurl's connect phase, bounded by the
+    // connect time-out (STRIVACITY_TIMEOUT / 3, here 1 s), while the message names the whole 3 s.
+    // Fails once the two agree ("known issue not recorded"): take the withKnownIssue away then.
+    let named = result.stderr.split(separator: " ").firstIndex(of: "within").flatMap { index in
+      Double(result.stderr.split(separator: " ")[index + 1])
+    }
+    withKnownIssue("the silent proxy's message names STRIVACITY_TIMEOUT, the wait was the connect time-out") {
+      #expect(abs((named ?? 0) - elapsed) < 1, "the message says \(named ?? 0) s, it took \(elapsed) s")
+    }
   }
 
   // MARK: strivacity curl
@@ -362,5 +371,11 @@ extension Trait where Self == CorporateRigScope {
     let works = try rig.token(environment: through)
     #expect(works.status == 0, "\(works.stderr)")
     #expect(rig.tokenRequests == before + 1)
+    // strivacity curl's child: the same proxy and the same CA, through the interception.
+    let curl = try rig.strivacity(["curl", "--profile", rig.h.profile, "-sS", rig.resource], environment: through)
+    #expect(curl.status == 0, "\(curl.stderr)")
+    #expect(curl.stdout.contains("\"api\":\"orders\""), "\(curl.stdout)")
+    let flows = (try? String(contentsOfFile: rig.net.mitmLog, encoding: .utf8)) ?? ""
+    #expect(flows.contains("/resources/orders/items"), "mitmdump saw no API call: \(flows)")
   }
 }
