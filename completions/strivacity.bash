@@ -173,13 +173,13 @@ _strivacity() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|token|status|userinfo|logout|revoke|credential|setup-git|setup-kubectl|setup-api|setup-proxy|curl|agent|help)
+    login|token|status|doctor|userinfo|logout|revoke|credential|setup-git|setup-kubectl|setup-api|setup-proxy|exec|curl|agent|help)
         # Offer subcommand argument completions
         "_strivacity_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login token status userinfo logout revoke credential setup-git setup-kubectl setup-api setup-proxy curl agent help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke credential setup-git setup-kubectl setup-api setup-proxy exec curl agent help' -- "${cur}"))
         ;;
     esac
 }
@@ -327,6 +327,34 @@ _strivacity_status() {
         ;;
     '--config')
         __strivacity_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_strivacity_doctor() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --format)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion doctor -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--format')
+        __strivacity_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -559,6 +587,40 @@ _strivacity_setup-proxy() {
         return
         ;;
     '--auth')
+        return
+        ;;
+    esac
+}
+
+_strivacity_exec() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --fail-on-expiry --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --api --env --file-env)
+    __strivacity_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion exec -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion exec -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--env')
+        return
+        ;;
+    '--file-env')
         return
         ;;
     esac

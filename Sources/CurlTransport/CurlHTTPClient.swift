@@ -103,6 +103,20 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     // a path or query.
     if sink.overflowed { throw .tooLarge(host: "\(parts.origin)", limit: limit) }
     guard rc == CURLE_OK else {
+      // An https:// proxy's handshake comes before any CONNECT: a failure then is the proxy's.
+      if let proxy, proxy.scheme == "https", easy.info(CURLINFO_HTTP_CONNECTCODE) == 0,
+        let choice = options.proxy
+      {
+        if rc == CURLE_PEER_FAILED_VERIFICATION {
+          let trust = choice.caBundle.map { "the CA bundle \($0) (from proxy_ca_bundle)" } ?? options.trust
+          throw .untrustedProxyCertificate(
+            proxy: choice.description, detail: Self.verifyResult(easy.info(CURLINFO_PROXY_SSL_VERIFYRESULT)),
+            trust: trust)
+        }
+        if case .tls(_, let detail) = Self.classify(rc, host: "", origin: "", timeout: timeout) {
+          throw .tls(host: "the proxy \(choice.description)", detail: detail)
+        }
+      }
       if rc == CURLE_PEER_FAILED_VERIFICATION {
         var detail = Self.verifyResult(easy.info(CURLINFO_SSL_VERIFYRESULT))
         if let shown = shownCertificate(request.url, parts: parts) {

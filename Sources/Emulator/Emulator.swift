@@ -79,6 +79,10 @@ public final class Emulator: @unchecked Sendable {
       reply = hostileAnswer(endpoint, route(endpoint, request))
       if let fault { reply = fault.apply(to: reply) }
     }
+    // The tenant's clock, as a real server says it (`strivacity doctor` compares it with ours).
+    if endpoint == .discovery, !reply.headers.contains(where: { $0.name == "Date" }) {
+      reply.headers.append(("Date", HTTPDate.format(now())))
+    }
     // Every journey answer carries a correlation id, errors included (protocol §5).
     if endpoint == .initialize || endpoint == .form, !reply.headers.contains(where: { $0.name == "X-Event-ID" }) {
       reply.headers.append(contentsOf: journeyHeaders())

@@ -89,7 +89,7 @@ public final class SecretServiceStore: TokenStore {
 
   /// The schema, made on first use (libsecret is loaded by then: see `bounded`).
   private var schemaStorage: OpaquePointer?
-  private var schema: OpaquePointer {
+  var schema: OpaquePointer {
     if let schemaStorage { return schemaStorage }
     let names = ss_str_table_new()
     // GINT_TO_POINTER(SECRET_SCHEMA_ATTRIBUTE_STRING) is NULL: a present key with a NULL value.
@@ -104,7 +104,7 @@ public final class SecretServiceStore: TokenStore {
   }
 
   /// Loads libsecret (once per process), or says why it cannot be.
-  private static let library: StoreError? = {
+  static let libraryProblem: StoreError? = {
     var message = [CChar](repeating: 0, count: 256)
     guard ss_load(&message, message.count) != 0 else { return nil }
     return .noSecretService(
@@ -212,7 +212,7 @@ public final class SecretServiceStore: TokenStore {
   }
 
   private func boundedOnce<T>(_ operation: () throws(StoreError) -> T) throws(StoreError) -> T {
-    if let unavailable = Self.library { throw unavailable }
+    if let unavailable = Self.libraryProblem { throw unavailable }
     let deadline = KeyringDeadline(limit: timeout, noticeFD: noticeFD)
     self.deadline = deadline
     unansweredPrompt = nil

@@ -110,6 +110,8 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
   case proxyAuthentication(proxy: String, status: Int, user: String?, fix: String)
   /// The proxy would not open a tunnel to `host`: it answered `status` to CONNECT.
   case proxyRefused(proxy: String, host: String, status: Int)
+  /// An https:// proxy's own certificate does not verify against `trust`.
+  case untrustedProxyCertificate(proxy: String, detail: String, trust: String)
   /// The proxy took the connection and did not answer within `seconds`.
   case proxyTimeout(proxy: String, seconds: Double)
   case tooLarge(host: String, limit: Int)
@@ -140,6 +142,10 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
       return
         "the proxy \(proxy) would not connect to \(host): it answered \(status) to CONNECT (it cannot reach the host, "
         + "or does not allow it)"
+    case .untrustedProxyCertificate(let proxy, let detail, let trust):
+      return
+        "the certificate of the proxy \(proxy) is not trusted (\(detail)), checked against \(trust); set "
+        + "proxy_ca_bundle = \"/path/to/ca.pem\" in the config to the CA that signs it"
     case .proxyTimeout(let proxy, let seconds):
       return "the proxy \(proxy) took the connection but did not answer within \(formatSeconds(seconds))"
     case .tooLarge(let host, let limit): return "response from \(host) exceeds \(limit / 1_048_576) MiB"

@@ -9,7 +9,8 @@ import Testing
 @Suite struct HelpGoldenTests {
   /// Every command but the hidden ones (generate-man); a new one fails DocsTests until listed.
   static let commands = [
-    "", "login", "token", "status", "userinfo", "logout", "revoke", "credential", "setup-git", "setup-kubectl", "curl",
+    "", "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "credential", "setup-git",
+    "setup-kubectl", "setup-api", "setup-proxy", "exec", "curl",
     "agent",
   ]
 

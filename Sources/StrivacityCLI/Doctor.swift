@@ -1,0 +1,646 @@
+// `strivacity doctor`: one screen of checks, each with its fix, from the config to git's and
+// kubectl's set-up; or the same as JSON for a support ticket. It never prompts (no keyring
+// unlock or access dialog), never prints a secret, and is bounded: the tenant is asked with
+// short time-outs, and when it cannot be reached the other network checks are skipped.
+import Agent
+import ArgumentParser
+import CurlTransport
+import Glibc
+import OAuthCore
+import SecretStore
+import StrivacityCore
+import TerminalUI
+import TokenCache
+
+struct Doctor: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Check the config, the tenant, the keyring, the agent and the set-up, each with its fix.",
+    discussion: """
+      Checks, in order: the config file and the profile; the CA bundle and the proxy in use (and \
+      where each came from); the tenant (DNS, TCP, TLS) by fetching its discovery document; the \
+      document's issuer; the JWKS; the clock against the tenant's Date header (a warning past 60 \
+      s); the token store (the keyring's provider, whether it is locked, whether the profile's \
+      item is there; the file or kernel store); the kernel's access-token cache; the agent; the \
+      profile's tokens and each API's (never the tokens themselves); git's and kubectl's set-up. \
+      Nothing is unlocked and no dialog is asked for. When the tenant cannot be reached, the \
+      whole report takes at most about 10 s.
+
+      --format json prints the same for a support ticket: no token, password or client secret \
+      is ever in it.
+
+      Exits 0 when no check failed (warnings allowed); otherwise with the status of the first \
+      failed check: 2 the config, the profile, the CA bundle or the proxy; 4 the tenant cannot \
+      be reached; 5 its discovery document or JWKS is wrong; 6 the token store cannot be used; \
+      7 the keyring is locked; 3 the profile is not signed in.
+      """
+  )
+
+  @OptionGroup var global: GlobalOptions
+
+  @Option(help: ArgumentHelp("How to print the report.", valueName: "format"))
+  var format: DoctorFormat = .text
+
+  /// The discovery request's time-outs: connecting, and the whole request. With the certificate
+  /// probe of an untrusted certificate (CurlHTTPClient, the connect time-out again), the JWKS
+  /// and the keyring's own bound, the whole report stays within 10 s when the tenant is away.
+  static let connectTimeout = 3.0
+  static let requestTimeout = 4.0
+  static let jwksTimeout = 2.0
+  /// Each keyring call's bound here (not the user's 5 s: the doctor must stay short).
+  static let keyringTimeout = 2.0
+  static let skewLimit: Int64 = 60
+
+  func run() throws {
+    let context = global.context()
+    let report = Examination(context: context, options: global).run()
+    switch format {
+    case .json: Console.writeStdout(String(decoding: report.json.serialized(pretty: true), as: UTF8.self) + "\n")
+    case .text:
+      Console.writeStdout(report.text(colour: colourWanted(fd: 1, environment: context.environment)))
+    }
+    // The report says why; the exit status tells scripts.
+    if report.exitStatus != .ok { throw CLIFailure("", status: report.exitStatus) }
+  }
+}
+
+enum DoctorFormat: String, ExpressibleByArgument, CaseIterable {
+  case text, json
+}
+
+/// One run of the checks, in order, each adding its row.
+private final class Examination {
+  let context: Context
+  let options: GlobalOptions
+  var report: DoctorReport
+
+  init(context: Context, options: GlobalOptions) {
+    self.context = context
+    self.options = options
+    report = DoctorReport(profile: nil)
+  }
+
+  private func add(
+    _ id: String, _ outcome: DoctorCheck.Outcome, _ detail: String, fix: String = "", status: ExitStatus = .failure
+  ) {
+    report.add(DoctorCheck(id, outcome, detail, fix: fix, status: status))
+  }
+
+  private func message(_ error: any Error) -> String {
+    CLIFailure(recognising: error)?.message ?? "\(error)"
+  }
+
+  func run() -> DoctorReport {
+    guard let session = configAndProfile() else { return report }
+    report.profile = DoctorCheck.line(session.name)
+    let client = connection(session)
+    let discovery = client.flatMap { tenant(session, $0) }
+    jwks(discovery, client)
+    if let (_, response) = client { clock(response) }
+    let inspection = store(session)
+    kernelCache(session)
+    agent(session)
+    tokens(session, inspection)
+    git(session)
+    kubectl(session)
+    return report
+  }
+
+  // MARK: 1. the config and the profile
+
+  private func configAndProfile() -> ProfileSession? {
+    let path = context.paths.config
+    let config: Config?
+    do {
+      config = try context.config(warn: false)
+    } catch {
+      add("config", .fail, message(error), fix: "correct \(path) where the message says", status: .usage)
+      return nil
+    }
+    guard let config else {
+      add(
+        "config", .fail, "no config file at \(path)",
+        fix: "create one: strivacity login --profile NAME --tenant URL --client-id ID", status: .usage)
+      return nil
+    }
+    let warnings = config.warnings.count
+    add(
+      "config", warnings == 0 ? .pass : .warn,
+      "\(path) parses (\(config.profiles.count) profile\(config.profiles.count == 1 ? "" : "s"))"
+        + (warnings == 0 ? "" : "; \(warnings) warning\(warnings == 1 ? "" : "s"): \(config.warnings[0].description)"),
+      fix: warnings == 0 ? "" : "correct \(path) as the warning says")
+    do {
+      let session = try ProfileSession(context: context, options: options)
+      let kind = session.isMachine ? "machine profile (client credentials)" : "signs in"
+      add("profile", .pass, "\(session.name): \(session.tenant), client \(session.clientID), \(kind)")
+      return session
+    } catch {
+      let name = ResolvedProfile.requestedName(overrides: options.overrides, environment: context.environment)
+      add(
+        "profile", .fail, message(error),
+        fix:
+          "add [profiles.\(name ?? config.defaultProfile ?? "default")] to \(path), or choose another with --profile",
+        status: .usage)
+      return nil
+    }
+  }
+
+  // MARK: 2. the connection to the tenant
+
+  /// The CA and proxy in use, then one GET of the discovery document; the client for the
+  /// checks that follow, nil when the tenant cannot be reached (they are skipped).
+  private func connection(_ session: ProfileSession) -> (CurlHTTPClient, HTTPResponse)? {
+    let trust: CATrust
+    do {
+      trust = try session.trust()
+      add("ca", .pass, trust.description)
+    } catch {
+      add("ca", .fail, message(error), fix: CATrust.fix, status: .usage)
+      skipNetwork("the CA bundle is unusable")
+      return nil
+    }
+    let proxy: ProxyChoice
+    let kept: Bool
+    do {
+      proxy = try context.proxy(for: session.resolved.profile, config: session.config)
+      kept = keptProxyPassword(proxy, session)
+      add("proxy", .pass, try proxyDetail(proxy, session, kept: kept))
+    } catch {
+      add("proxy", .fail, message(error), fix: "correct the proxy setting the message names", status: .usage)
+      skipNetwork("the proxy setting is unusable")
+      return nil
+    }
+    let client: CurlHTTPClient
+    do {
+      var settings = try context.httpClient(
+        trust: trust, proxy: proxy, key: kept ? session.key : nil, store: kept ? session.resolved.store : nil
+      ).options
+      settings.connectTimeout = Doctor.connectTimeout
+      settings.totalTimeout = Doctor.requestTimeout
+      client = CurlHTTPClient(options: settings)
+    } catch {
+      add("tenant", .fail, message(error), fix: "correct the setting the message names", status: .usage)
+      skipNetwork("no HTTP client")
+      return nil
+    }
+    let url = Discovery.url(forTenant: session.tenant)
+    let parts = URLParts(url)
+    let origin = parts.map { "\($0.origin)" } ?? session.tenant
+    let proxied = parts.flatMap { proxy.proxy(forHost: $0.host, loopback: $0.isLoopback) }
+    let started = monotonicSeconds()
+    do {
+      let response = try client.send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "application/json")]))
+      let millis = Int((monotonicSeconds() - started) * 1000)
+      let tls = origin.hasPrefix("https:") ? "TLS verified against \(trust.description)" : "plain http on loopback"
+      let path = proxied.map { "through \($0.address)" } ?? "DNS, TCP"
+      add("tenant", .pass, "\(origin) answered in \(millis) ms (\(path), \(tls))")
+      return (client, response)
+    } catch {
+      let (step, fix) = Self.step(of: error, proxy: proxy)
+      add("tenant", .fail, "\(step): \(message(error))", fix: fix, status: .transient)
+      skipNetwork("the tenant cannot be reached")
+      return nil
+    }
+  }
+
+  /// The proxy in use for the tenant and where it came from, who it is told we are and where
+  /// the password comes from (never the password); or why the tenant is reached directly.
+  private func proxyDetail(_ proxy: ProxyChoice, _ session: ProfileSession, kept: Bool) throws -> String {
+    guard let chosen = proxy.proxy else { return proxy.description }
+    if let parts = URLParts(session.tenant), proxy.proxy(forHost: parts.host, loopback: parts.isLoopback) == nil {
+      let why = parts.isLoopback ? "loopback is never proxied" : "\(proxy.noProxySource ?? "no_proxy") names it"
+      return "\(proxy.description), but not for the tenant: \(why)"
+    }
+    var detail = "\(chosen.address) (from \(proxy.source))"
+    if let user = proxy.user {
+      let source: String
+      if let given = try context.proxyPassword(for: proxy, key: nil, store: nil) {
+        source = given.source
+      } else {
+        source = kept ? "the password setup-proxy kept" : "no password"
+      }
+      detail += "; user \(user), \(source)"
+    }
+    if let caBundle = proxy.caBundle { detail += "; its CA \(caBundle)" }
+    return detail
+  }
+
+  /// Whether the proxy's password is one `setup-proxy` kept, and can be read without a prompt:
+  /// neither the proxy's URL nor the environment gives one, and the item is there, open to us.
+  private func keptProxyPassword(_ proxy: ProxyChoice, _ session: ProfileSession) -> Bool {
+    guard proxy.user != nil, (try? context.proxyPassword(for: proxy, key: nil, store: nil)) ?? nil == nil else {
+      return false
+    }
+    let key = session.key.with(slot: Context.proxyPasswordSlot)
+    switch session.resolved.store {
+    case .file: return true
+    case .secretService, .kernel:
+      let item = (try? quietKeyring().inspect([key]))?.items.first ?? nil
+      return item == .present(lockedToUs: false)
+    }
+  }
+
+  /// Which step of reaching the tenant failed, and what fixes it.
+  static func step(of error: any Error, proxy: ProxyChoice) -> (String, String) {
+    let viaProxy = proxy.proxy == nil ? "" : " (through the proxy \(proxy.description))"
+    guard let transport = error as? TransportError else { return ("request", "see the message") }
+    switch transport {
+    case .proxyUnreachable(_, _, let fix): return ("proxy", fix)
+    case .proxyAuthentication(_, _, _, let fix): return ("proxy authentication", fix)
+    case .proxyRefused(_, let host, _):
+      return ("proxy CONNECT", "ask the proxy's administrators to allow \(host), or name it in no_proxy")
+    case .proxyTimeout: return ("proxy time-out", proxy.fix)
+    case .dns:
+      return ("DNS", "check the tenant URL's host name, or the resolver (/etc/resolv.conf, VPN)\(viaProxy)")
+    case .refused:
+      return ("TCP", "nothing listens there: check the tenant URL's port and any firewall on the way\(viaProxy)")
+    case .untrustedCertificate: return ("TLS", CATrust.fix)
+    case .tls: return ("TLS", "check the TLS path to the tenant (an intercepting proxy needs its CA: ca_bundle)")
+    case .timeout:
+      return (
+        "time-out", "the tenant or something on the way does not answer: check a firewall, VPN or proxy\(viaProxy)"
+      )
+    case .insecureURL, .invalidURL: return ("URL", "the tenant URL must be https:// (http only on loopback)")
+    default: return ("HTTP", "check the proxy and the network on the way\(viaProxy)")
+    }
+  }
+
+  private func skipNetwork(_ why: String) {
+    for id in ["tenant", "discovery", "jwks", "clock"] where !report.checks.contains(where: { $0.id == id }) {
+      add(id, .skipped, "skipped: \(why)")
+    }
+  }
+
+  // MARK: 3. discovery, JWKS, clock
+
+  private func tenant(_ session: ProfileSession, _ answer: (CurlHTTPClient, HTTPResponse)) -> Discovery? {
+    let response = answer.1
+    guard response.status == 200 else {
+      let transient = TokenEndpointOutcome.failure(response).isTransient
+      add(
+        "discovery", .fail, "the discovery document answered HTTP \(response.status)",
+        fix: transient ? "the tenant is in trouble: try again later" : "check the tenant URL (its path and host)",
+        status: transient ? .transient : .server)
+      return nil
+    }
+    let discovery: Discovery
+    do {
+      discovery = try Discovery(json: JSONValue.parse(response.body) ?? .null)
+    } catch {
+      add(
+        "discovery", .fail, "the discovery document is unusable: \(error)",
+        fix: "check the tenant URL: it must be the tenant's own", status: .server)
+      return nil
+    }
+    guard TenantURL.base(discovery.issuer) == TenantURL.base(session.tenant) else {
+      add(
+        "discovery", .fail, "it names the issuer \(discovery.issuer), not \(session.tenant)",
+        fix: "set the profile's tenant to the issuer URL, exactly", status: .server)
+      return nil
+    }
+    add("discovery", .pass, "issuer \(discovery.issuer) matches the tenant URL")
+    return discovery
+  }
+
+  private func jwks(_ discovery: Discovery?, _ answer: (CurlHTTPClient, HTTPResponse)?) {
+    guard let (client, _) = answer else { return }
+    guard let discovery else {
+      add("jwks", .skipped, "skipped: no usable discovery document")
+      return
+    }
+    guard let url = discovery.jwksURI else {
+      add("jwks", .fail, "the tenant publishes no jwks_uri", fix: "ask the tenant's administrator", status: .server)
+      return
+    }
+    do {
+      let response = try client.send(
+        HTTPRequest(url: url, headers: [HTTPHeader("Accept", "application/json")], timeout: Doctor.jwksTimeout))
+      guard response.status == 200, let json = JSONValue.parse(response.body) else {
+        add(
+          "jwks", .fail, "the JWKS answered HTTP \(response.status)", fix: "ask the tenant's administrator",
+          status: .server)
+        return
+      }
+      let keys = try JWKS(json: json)
+      guard !keys.keys.isEmpty else {
+        add("jwks", .fail, "the JWKS holds no RSA signing key", fix: "ask the tenant's administrator", status: .server)
+        return
+      }
+      add("jwks", .pass, "\(keys.keys.count) signing key\(keys.keys.count == 1 ? "" : "s")")
+    } catch let error as TransportError {
+      add("jwks", .fail, message(error), fix: "check the network path to the JWKS host", status: .transient)
+    } catch {
+      add("jwks", .fail, "the JWKS is unusable: \(error)", fix: "ask the tenant's administrator", status: .server)
+    }
+  }
+
+  private func clock(_ response: HTTPResponse) {
+    guard let header = response.header("Date"), let theirs = HTTPDate.parse(header) else {
+      add("clock", .skipped, "the tenant sent no Date header to compare with")
+      return
+    }
+    let skew = Int64(time(nil)) - theirs
+    guard abs(skew) > Doctor.skewLimit else {
+      add("clock", .pass, "within \(Doctor.skewLimit) s of the tenant's")
+      return
+    }
+    add(
+      "clock", .warn, "this machine's clock is \(abs(skew)) s \(skew > 0 ? "ahead of" : "behind") the tenant's",
+      fix: "synchronise the clock (timedatectl set-ntp true): tokens may look expired or not yet valid")
+  }
+
+  // MARK: 6. the store
+
+  /// The keys this profile's store may hold: the sign-in's (or a machine's) and each API's.
+  private func keys(_ session: ProfileSession) -> [StoreKey] {
+    [session.key] + session.resolved.profile.apis.map { session.key(for: $0) }
+  }
+
+  /// A keyring that never prompts, under the doctor's short bound.
+  private func quietKeyring() -> SecretServiceStore {
+    SecretServiceStore(
+      timeout: Doctor.keyringTimeout, prompts: KeyringPrompts(bound: 0.1, requestUnlock: false),
+      noticeOnTerminal: false)
+  }
+
+  private func store(_ session: ProfileSession) -> KeyringInspection? {
+    switch session.resolved.store {
+    case .file:
+      let store = FileStore(stateDirectory: context.paths.stateDir)
+      do {
+        let held = try store.load(session.key) != nil
+        add("store", .pass, "the 0600 file \(store.path(for: session.key))\(held ? "" : " (not there yet)")")
+      } catch {
+        add("store", .fail, message(error), fix: "correct the file as the message says", status: .store)
+      }
+      return nil
+    case .kernel:
+      add("store", .pass, "the kernel's user keyring (a machine profile's tokens live only there)")
+      return nil
+    case .secretService:
+      do {
+        let inspection = try quietKeyring().inspect(keys(session))
+        if inspection.locked {
+          // The store's own sentence: what is locked, then (after the first colon) the way out.
+          let said = inspection.lockedMessage ?? "\(inspection.collection) is locked: unlock it, or use --store file"
+          let colon = said.firstRange(of: ": ")
+          add(
+            "store", .fail, "\(inspection.provider): " + (colon.map { String(said[..<$0.lowerBound]) } ?? said),
+            fix: colon.map { String(said[$0.upperBound...]) } ?? "", status: .keyringLocked)
+        } else {
+          let held =
+            inspection.items.first == .present(lockedToUs: false)
+            || inspection.items.first
+              == .present(
+                lockedToUs: true)
+          add(
+            "store", .pass,
+            "\(inspection.provider): \(inspection.collection), unlocked; the profile's item is "
+              + (held ? "there" : "not there"))
+        }
+        return inspection
+      } catch {
+        let failure = CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .store)
+        add(
+          "store", .fail, failure.message,
+          fix: "start a Secret Service (gnome-keyring, KeePassXC, KWallet), or use --store file", status: failure.status
+        )
+        return nil
+      }
+    }
+  }
+
+  // MARK: 7. the kernel cache, 8. the agent
+
+  private func kernelCache(_ session: ProfileSession) {
+    guard KernelTokenCache.enabled(context.environment) else {
+      add("kernel-cache", .skipped, "off (STRIVACITY_TOKEN_CACHE=off)")
+      return
+    }
+    let name = "strivacity:doctor:\(getpid())"
+    KernelTokenCache.putNote("ok", name: name, seconds: 5)
+    let works = KernelTokenCache.note(name: name) == "ok"
+    KernelTokenCache.dropNote(name: name)
+    if works {
+      add("kernel-cache", .pass, "the kernel's user keyring takes and returns entries")
+    } else if session.resolved.store == .kernel {
+      add(
+        "kernel-cache", .fail, "the kernel's user keyring is not usable here (keyctl)",
+        fix: "use store = \"file\" for this machine profile (a container may forbid keyctl)", status: .store)
+    } else {
+      add(
+        "kernel-cache", .warn, "the kernel's user keyring is not usable here: tokens come from the store each time",
+        fix: "nothing needed; a container may forbid keyctl")
+    }
+  }
+
+  private func agent(_ session: ProfileSession) {
+    let enabled = AgentClient.enabled(context.environment, config: session.config)
+    guard let answer = Agent.ping(context.environment, timeout: 1) else {
+      if enabled {
+        add(
+          "agent", .warn, "enabled but not running",
+          fix: "strivacity agent start (or systemctl --user start strivacity-agent.socket)")
+      } else {
+        add("agent", .skipped, "not in use")
+      }
+      return
+    }
+    let version = answer["version"] ?? "?"
+    let pid = answer["pid"] ?? "?"
+    if version == strivacityVersion {
+      add("agent", .pass, "running (pid \(pid), version \(version))\(enabled ? "" : "; not asked by this profile")")
+    } else {
+      add(
+        "agent", .warn,
+        "running an older or newer strivacity (pid \(pid), version \(version); this is \(strivacityVersion))",
+        fix: "restart it: strivacity agent stop, then strivacity agent start")
+    }
+  }
+
+  // MARK: 9. tokens
+
+  private func tokens(_ session: ProfileSession, _ inspection: KeyringInspection?) {
+    if report.failed("store") {
+      add("tokens", .skipped, "skipped: the store cannot be used")
+      return
+    }
+    let keys = keys(session)
+    if session.isMachine { machineSecret(session) }
+    let loaded = keys.enumerated().map { index, key in load(session, key, state: inspection?.items[safe: index]) }
+    let now = ProfileSession.now()
+    switch loaded[0] {
+    case .failure(let problem) where problem.status == .keyringDenied:
+      // KeePassXC asks before a process reads an item: a person's matter, not a fault.
+      add("tokens", .warn, problem.message, fix: "strivacity status --profile \(session.name) asks for access")
+    case .failure(let problem):
+      add("tokens", .fail, problem.message, fix: "see the store's message", status: problem.status)
+    case .success(nil):
+      if session.isMachine {
+        add("tokens", .pass, "none kept yet (strivacity token asks for one)")
+      } else {
+        add(
+          "tokens", .fail, "not signed in",
+          fix: "strivacity login\(session.name == "default" ? "" : " --profile \(session.name)")",
+          status: .signInRequired)
+      }
+    case .success(let tokens?):
+      let left = tokens.expiresAt.map { $0 - now }
+      let refresh = tokens.refreshToken != nil
+      var detail = session.isMachine ? "access token" : "signed in; access token"
+      detail += left.map { $0 > 0 ? " valid for \($0) s" : " expired" } ?? " without an expiry"
+      if !session.isMachine { detail += refresh ? "; refresh token held" : "; no refresh token" }
+      if let scope = tokens.scope { detail += "; scopes \(scope.value)" }
+      if let left, left <= 0, !refresh, !session.isMachine {
+        add(
+          "tokens", .fail, detail,
+          fix: "strivacity login\(session.name == "default" ? "" : " --profile \(session.name)")",
+          status: .signInRequired)
+      } else {
+        add("tokens", .pass, detail)
+      }
+    }
+    for (api, result) in zip(session.resolved.profile.apis, loaded.dropFirst()) {
+      let id = "api \(api.name)"
+      switch result {
+      case .failure(let problem): add(id, .warn, problem.message)
+      case .success(nil): add(id, .skipped, "no token yet (strivacity token --api \(api.name))")
+      case .success(let tokens?):
+        var detail =
+          tokens.expiresAt.map { $0 > now ? "valid for \($0 - now) s" : "expired (renewed on next use)" }
+          ?? "token held"
+        if let scope = tokens.scope { detail += "; scopes \(scope.value)" }
+        add(id, .pass, detail)
+      }
+    }
+  }
+
+  /// A kept set, read without a prompt: an item the keyring keeps locked to this process
+  /// (KeePassXC until access is allowed) is not read.
+  private func load(_ session: ProfileSession, _ key: StoreKey, state: KeyringInspection.ItemState??) -> Result<
+    TokenSet?, CLIFailure
+  > {
+    do {
+      switch session.resolved.store {
+      case .file: return .success(try FileStore(stateDirectory: context.paths.stateDir).load(key))
+      case .kernel:
+        return .success(try MachineTokenStore(key, environment: context.environment) { ProfileSession.now() }.load(key))
+      case .secretService:
+        switch state {
+        case .some(.some(.absent)): return .success(nil)
+        case .some(.some(.present(lockedToUs: true))):
+          return .failure(
+            CLIFailure(
+              "the keyring keeps the item locked to this process (access not allowed yet; not asked)",
+              status: .keyringDenied))
+        default: return .success(try quietKeyring().load(key))
+        }
+      }
+    } catch {
+      return .failure(CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .store))
+    }
+  }
+
+  /// A machine profile's credentials: where its secret or key comes from and that it is there
+  /// (read, never shown; a keyring item only looked for).
+  private func machineSecret(_ session: ProfileSession) {
+    let fix = "set the secret as the message says (strivacity status --profile \(session.name))"
+    if session.resolved.profile.machine?.auth == .privateKeyJWT {
+      let path = session.resolved.profile.machine?.privateKeyFile ?? ""
+      do {
+        _ = try session.signingKey()
+        add("credentials", .pass, "private key from \(path) (read, not shown)")
+      } catch {
+        add("credentials", .fail, message(error), fix: fix, status: .usage)
+      }
+      return
+    }
+    switch session.secretSource {
+    case .keyring? where session.resolved.store != .file && session.heldSecret == nil:
+      // Only looked for: reading the keyring's secret could ask for access.
+      let item: KeyringInspection.ItemState?
+      do {
+        item = try quietKeyring().inspect([session.key(for: ProfileSession.secretSlot)]).items.first ?? nil
+      } catch {
+        add("credentials", .fail, message(error), fix: "see the keyring's message", status: .store)
+        return
+      }
+      if case .present? = item {
+        add("credentials", .pass, "client secret in the keyring (not read)")
+      } else {
+        add(
+          "credentials", .fail, "no client secret in the keyring",
+          fix:
+            "strivacity login --profile \(session.name) --client-secret-stdin, or set \(SecretSource.defaultVariable)",
+          status: .usage)
+      }
+    default:
+      do {
+        _ = try session.clientSecret()
+        add("credentials", .pass, "client secret from \(session.secretSource.map { "\($0)" } ?? "?") (read, not shown)")
+      } catch {
+        add("credentials", .fail, message(error), fix: fix, status: .usage)
+      }
+    }
+  }
+
+  // MARK: 10. git and kubectl
+
+  private func git(_ session: ProfileSession) {
+    let hosts = session.resolved.profile.gitHosts
+    guard !hosts.isEmpty else {
+      add("git", .skipped, "not set up (strivacity setup-git --host HOST)")
+      return
+    }
+    var missing: [String] = []
+    for host in hosts {
+      let key = "credential.\(host.gitURL).helper"
+      guard let answer = try? runProgram(["git", "config", "--get-all", key], quiet: true) else {
+        add("git", .warn, "git is not on PATH", fix: "install git")
+        return
+      }
+      if !answer.output.split(separator: "\n").contains(where: { $0.contains("strivacity") }) {
+        missing.append(host.gitURL)
+      }
+    }
+    if missing.isEmpty {
+      add("git", .pass, "git asks strivacity for \(hosts.map(\.gitURL).joined(separator: ", "))")
+    } else {
+      add(
+        "git", .warn, "git does not ask strivacity for \(missing.joined(separator: ", "))",
+        fix: "strivacity setup-git --profile \(session.name) --host \(missing[0])")
+    }
+  }
+
+  private func kubectl(_ session: ProfileSession) {
+    guard !session.resolved.profile.kubeClusters.isEmpty else {
+      add("kubectl", .skipped, "not set up (strivacity setup-kubectl)")
+      return
+    }
+    let fix = "strivacity setup-kubectl --profile \(session.name)"
+    // kubectl's own view of the merged kubeconfig, with its secrets redacted.
+    guard let answer = try? runProgram(["kubectl", "config", "view", "-o", "json"], quiet: true), answer.status == 0,
+      let view = JSONValue.parse(Array(answer.output.utf8))
+    else {
+      add(
+        "kubectl", .warn, "kubectl is not on PATH, or cannot read its kubeconfig", fix: "install kubectl; then \(fix)")
+      return
+    }
+    let users = (view["users"]?.array ?? []).filter { entry in
+      guard let exec = entry["user"]?["exec"], let command = exec["command"]?.string,
+        command.split(separator: "/").last == "strivacity"
+      else { return false }
+      let arguments = (exec["args"]?.array ?? []).compactMap(\.string)
+      return zip(arguments, arguments.dropFirst()).contains { $0 == "--profile" && $1 == session.name }
+    }
+    if users.isEmpty {
+      add("kubectl", .warn, "no kubeconfig user runs strivacity for this profile", fix: fix)
+    } else {
+      let names = users.compactMap { $0["name"]?.string }
+      add("kubectl", .pass, "kubeconfig user \(names.joined(separator: ", ")) runs strivacity for this profile")
+    }
+  }
+}
+
+extension Array {
+  fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

@@ -1,0 +1,359 @@
+// `strivacity doctor` (issue 29, point 4), the real binary against the emulator and the test
+// session's keyring: all well when signed in; an unreachable tenant (nobody listening, or a
+// listener that never answers) said with its fix within 10 s; no config; the report's text (a
+// golden, its volatile parts normalised) and JSON keys; planted secrets never in either.
+import Foundation
+import StrivacityCore
+import StrivacityTestSupport
+import Testing
+
+@Suite struct DoctorTests {
+  /// The report with what changes from run to run replaced: the profile's name, ports, times,
+  /// the scratch home, seconds left.
+  static func normalised(_ text: String, _ h: Harness) -> String {
+    var text = text.replacingOccurrences(of: h.profile, with: "PROFILE")
+    text = text.replacingOccurrences(of: h.home.path, with: "HOME")
+    for (pattern, replacement) in [
+      (#"127\.0\.0\.1:\d+"#, "127.0.0.1:PORT"), (#"\d+ ms"#, "N ms"), (#"valid for \d+ s"#, "valid for N s"),
+      (#"pid \d+"#, "pid N"),
+    ] {
+      text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+    }
+    return text
+  }
+
+  static let apis = """
+    [profiles.PROFILE.apis.orders]
+    url = "https://api.example.com/orders/"
+    audience = "https://api.example.com/orders"
+    resource = ["https://api.example.com/orders/"]
+    scopes = ["orders:read"]
+    """
+
+  @Test func aSignedInProfileIsAllWell() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile("\n" + Self.apis.replacingOccurrences(of: "PROFILE", with: h.profile))
+    try h.signIn()
+    let api = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"])
+    #expect(api.status == 0, "\(api.stderr)")
+    let result = try h.strivacity(["doctor", "--profile", h.profile], environment: ["STRIVACITY_AGENT": "0"])
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.stderr.isEmpty, "\(result.stderr)")
+    #expect(!result.stdout.contains("✘") && !result.stdout.contains("\u{1B}"), "\(result.stdout)")
+    let provider = ProcessInfo.processInfo.environment["KEYRING_PROVIDER"] ?? "gnome-keyring"
+    guard provider == "gnome-keyring" else { return }
+    // The golden: what a person reads, one screen.
+    #expect(
+      Self.normalised(result.stdout, h) == """
+        strivacity doctor: profile PROFILE
+        ✔ config        HOME/.config/strivacity/config.toml parses (1 profile)
+        ✔ profile       PROFILE: http://127.0.0.1:PORT/, client strivacity-cli, signs in
+        ✔ ca            the system's store
+        ✔ proxy         direct (no proxy variable)
+        ✔ tenant        http://127.0.0.1:PORT answered in N ms (DNS, TCP, plain http on loopback)
+        ✔ discovery     issuer http://127.0.0.1:PORT/ matches the tenant URL
+        ✔ jwks          1 signing key
+        ✔ clock         within 60 s of the tenant's
+        ✔ store         gnome-keyring: the keyring 'Login', unlocked; the profile's item is there
+        ✔ kernel-cache  the kernel's user keyring takes and returns entries
+        - agent         not in use
+        ✔ tokens        signed in; access token valid for N s; refresh token held; \
+        scopes openid profile offline_access orders:read
+        ✔ api orders    valid for N s; scopes orders:read
+        - git           not set up (strivacity setup-git --host HOST)
+        - kubectl       not set up (strivacity setup-kubectl)
+        all checks passed
+
+        """, "\(result.stdout)")
+  }
+
+  /// After setup-git and setup-kubectl, their rows say what asks strivacity; before, a warning
+  /// with the command that sets it up.
+  @Test func gitAndKubectlSetUpAreChecked() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    let kubeconfig = h.home.file("kubeconfig")
+    let environment = ["KUBECONFIG": kubeconfig, "STRIVACITY_AGENT": "0"]
+    let git = try h.strivacity(
+      ["setup-git", "--profile", h.profile, "--host", "git.example.com"], environment: environment)
+    #expect(git.status == 0, "\(git.stderr)")
+    var result = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
+    #expect(
+      result.stdout.contains("✔ git           git asks strivacity for https://git.example.com"), "\(result.stdout)")
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/kubectl") else { return }
+    for arguments in [
+      ["config", "set-cluster", "c", "--server=https://127.0.0.1:6443"], ["config", "set-context", "x", "--cluster=c"],
+      ["config", "use-context", "x"],
+    ] {
+      #expect(
+        try run(["/usr/bin/kubectl"] + arguments, environment: h.environment.merging(environment) { $1 }).status == 0)
+    }
+    let kubectl = try h.strivacity(["setup-kubectl", "--profile", h.profile], environment: environment)
+    #expect(kubectl.status == 0, "\(kubectl.stderr)")
+    result = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(
+      result.stdout.contains(
+        "✔ kubectl       kubeconfig user strivacity-\(h.profile) runs strivacity for this profile"),
+      "\(result.stdout)")
+    // The user gone (by hand): a warning with the command that writes it again.
+    #expect(
+      try run(
+        ["/usr/bin/kubectl", "config", "delete-user", "strivacity-\(h.profile)"],
+        environment: h.environment.merging(environment) { $1 }
+      ).status == 0)
+    result = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
+    #expect(result.status == 0)
+    #expect(
+      result.stdout.contains("! kubectl       no kubeconfig user runs strivacity for this profile"), "\(result.stdout)")
+    #expect(result.stdout.contains("→ strivacity setup-kubectl --profile \(h.profile)"), "\(result.stdout)")
+  }
+
+  /// The tenant's clock two minutes behind: a warning with the number, exit 0.
+  @Test func clockSkewIsAWarning() throws {
+    let h = try Harness(journey: "password", clockBehind: 120)
+    try h.signIn()
+    let result = try h.strivacity(["doctor", "--profile", h.profile])
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout.contains("! clock"), "\(result.stdout)")
+    #expect(result.stdout.range(of: #"clock is 1[12]\d s ahead of the tenant's"#, options: .regularExpression) != nil)
+  }
+
+  @Test func notSignedInIsExitThree() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile()
+    let result = try h.strivacity(["doctor", "--profile", h.profile])
+    #expect(result.status == 3, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout.contains("✘ tokens        not signed in"), "\(result.stdout)")
+    #expect(result.stdout.contains("→ strivacity login --profile \(h.profile)"), "\(result.stdout)")
+  }
+
+  @Test func noConfigIsExitTwo() throws {
+    let h = try Harness(journey: "password")
+    let result = try h.strivacity(["doctor"])
+    #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout.contains("✘ config  no config file at \(h.home.path)/.config/strivacity/config.toml"))
+    #expect(result.stdout.contains("→ create one: strivacity login"), "\(result.stdout)")
+    let json = try h.strivacity(["doctor", "--format", "json"])
+    #expect(json.status == 2)
+    let checks = JSONValue.parse(Array(json.stdout.utf8))?["checks"]?.array ?? []
+    #expect(checks.first?["check"] == "config" && checks.first?["outcome"] == "fail", "\(json.stdout)")
+  }
+
+  /// Nobody listening, and a listener that takes the connection and never answers: the tenant
+  /// row fails with the step and its fix, the other network rows are skipped, exit 4, < 10 s.
+  @Test(arguments: ["refused", "silent"])
+  func anUnreachableTenantIsSaidQuickly(kind: String) throws {
+    let h = try Harness(journey: "password")
+    let silent = try SilentListener()
+    defer { silent.close() }
+    let port = kind == "silent" ? silent.port : try SilentListener.unusedPort()
+    try h.home.write(
+      ".config/strivacity/config.toml",
+      """
+      [profiles.\(h.profile)]
+      tenant = "http://127.0.0.1:\(port)"
+      client_id = "strivacity-cli"
+      """)
+    let started = Date()
+    let result = try h.strivacity(["doctor", "--profile", h.profile])
+    let seconds = Date().timeIntervalSince(started)
+    #expect(seconds < 10, "took \(seconds) s")
+    #expect(result.status == 4, "\(result.stdout)\(result.stderr)")
+    let step = kind == "silent" ? "✘ tenant        time-out: " : "✘ tenant        TCP: "
+    #expect(result.stdout.contains(step), "\(result.stdout)")
+    #expect(result.stdout.contains("- discovery     skipped: the tenant cannot be reached"), "\(result.stdout)")
+    #expect(result.stdout.contains("- jwks") && result.stdout.contains("- clock"), "\(result.stdout)")
+    #expect(result.stdout.contains("→ "), "\(result.stdout)")
+    // The store and the rest are still checked.
+    #expect(result.stdout.contains("✘ tokens        not signed in"), "\(result.stdout)")
+  }
+
+  /// The tenant over TLS from the test's own CA: without it, the TLS step fails with the setting
+  /// that fixes it (exit 4); with it (curl's variable), the CA row says where it came from.
+  @Test func theTLSStepAndTheCAInUse() throws {
+    let (h, front) = try CorporateCATests().setUp()
+    defer { front.stop() }
+    h.extraEnvironment["STRIVACITY_AGENT"] = "0"
+    let untrusted = try h.strivacity(["doctor", "--profile", h.profile])
+    #expect(untrusted.status == 4, "\(untrusted.stdout)\(untrusted.stderr)")
+    #expect(untrusted.stdout.contains("✔ ca            the system's store"), "\(untrusted.stdout)")
+    #expect(
+      untrusted.stdout.contains(
+        "✘ tenant        TLS: the certificate of https://127.0.0.1:\(front.port) is not trusted (its issuer is not"),
+      "\(untrusted.stdout)")
+    #expect(untrusted.stdout.contains("→ \(CATrust.fix)"), "\(untrusted.stdout)")
+    h.extraEnvironment["CURL_CA_BUNDLE"] = front.ca
+    let trusted = try h.strivacity(["doctor", "--profile", h.profile])
+    #expect(trusted.status == 0, "\(trusted.stdout)\(trusted.stderr)")
+    #expect(
+      trusted.stdout.contains("✔ ca            the CA bundle \(front.ca) (from CURL_CA_BUNDLE)"), "\(trusted.stdout)")
+    #expect(trusted.stdout.contains("(DNS, TCP, TLS verified against the CA bundle \(front.ca)"), "\(trusted.stdout)")
+    #expect(trusted.stdout.contains("✔ discovery") && trusted.stdout.contains("✔ jwks"), "\(trusted.stdout)")
+  }
+
+  /// The tenant by name through a proxy with credentials in its URL (from https_proxy): the
+  /// proxy row names it, its user and where the password comes from (never the password); a
+  /// proxy nobody listens on, or one that never answers, fails the tenant row naming the proxy
+  /// and the variable, within 10 s.
+  @Test(arguments: ["refused", "silent"])
+  func theProxyInUseIsNamedAndItsFailureSaid(kind: String) throws {
+    let h = try Harness(journey: "password")
+    let silent = try SilentListener()
+    defer { silent.close() }
+    let port = kind == "silent" ? silent.port : try SilentListener.unusedPort()
+    try h.home.write(
+      ".config/strivacity/config.toml",
+      """
+      [profiles.\(h.profile)]
+      tenant = "https://tenant.corp.test/"
+      client_id = "strivacity-cli"
+      """)
+    let environment = ["https_proxy": "http://doctor:Pr0xyS3cret@127.0.0.1:\(port)", "STRIVACITY_AGENT": "0"]
+    let started = Date()
+    let result = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
+    #expect(Date().timeIntervalSince(started) < 10)
+    #expect(result.status == 4, "\(result.stdout)\(result.stderr)")
+    #expect(
+      result.stdout.contains(
+        "✔ proxy         http://127.0.0.1:\(port) (from https_proxy); user doctor, the password in the proxy's URL"),
+      "\(result.stdout)")
+    let step = kind == "silent" ? "✘ tenant        proxy time-out: " : "✘ tenant        proxy: cannot reach the proxy "
+    #expect(result.stdout.contains(step), "\(result.stdout)")
+    #expect(result.stdout.contains("https_proxy"), "\(result.stdout)")
+    let json = try h.strivacity(["doctor", "--profile", h.profile, "--format", "json"], environment: environment)
+    for output in [result.stdout, result.stderr, json.stdout, json.stderr] { #expect(!output.contains("Pr0xyS3cret")) }
+  }
+
+  /// A locked keyring is said (exit 7) and nothing is unlocked or asked, on a terminal too.
+  @Test(arguments: KeyringProvider.allCases)
+  func aLockedKeyringIsSaidNotUnlocked(_ provider: KeyringProvider) throws {
+    let h = try Harness(journey: "password")
+    try h.useOwnKeyring(provider)
+    try h.signIn()
+    try h.lockKeyring()
+    let (result, took) = try KeyringProviderTests.timed(h, ["doctor", "--profile", h.profile])
+    #expect(result.status == 7, "\(result.stdout)\(result.stderr)")
+    #expect(took < KeyringProviderTests.quick, "took \(took) s")
+    #expect(result.stdout.contains("✘ store         "), "\(result.stdout)")
+    #expect(result.stdout.contains(" is locked"), "\(result.stdout)")
+    #expect(result.stdout.contains("→ ") && result.stdout.contains("--store file"), "\(result.stdout)")
+    #expect(result.stdout.contains("- tokens        skipped: the store cannot be used"), "\(result.stdout)")
+    let tty = try PTYSession(
+      [TestEnvironment.binary("strivacity"), "doctor", "--profile", h.profile], environment: h.environment)
+    #expect(try tty.wait(timeout: KeyringProviderTests.quick) == 7)
+    #expect(tty.stdout.contains(" is locked"), "\(tty.stdout)")
+    #expect(!tty.transcript.contains("waiting up to") && !tty.transcript.contains("unlock it in"), "\(tty.transcript)")
+  }
+
+  /// KeePassXC asking before each new process reads an item: the item is found, not read, and
+  /// no dialog is raised (a warning, exit 0).
+  @Test func anItemLockedToUsIsNotRead() throws {
+    let h = try Harness(journey: "password")
+    try h.useOwnKeyring(.keepassxc, confirmAccess: true)
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    try h.signIn()
+    let (result, took) = try KeyringProviderTests.timed(h, ["doctor", "--profile", h.profile])
+    #expect(took < KeyringProviderTests.quick, "took \(took) s")
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout.contains("the profile's item is there"), "\(result.stdout)")
+    #expect(result.stdout.contains("! tokens        the keyring keeps the item locked"), "\(result.stdout)")
+  }
+
+  /// JSON for a support ticket: stable keys, and no token, refresh token, client secret or
+  /// proxy password, though each was there to be found.
+  @Test func theJSONReportHoldsNoSecret() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    let stored = try #require(try h.storedSecret()?["tokens"])
+    let secrets = try [
+      #require(stored["access_token"]?.string), #require(stored["refresh_token"]?.string),
+      #require(stored["id_token"]?.string), "Pr0xyS3cret",
+    ]
+    let environment = ["https_proxy": "http://doctor:Pr0xyS3cret@127.0.0.1:9/", "STRIVACITY_AGENT": "0"]
+    let result = try h.strivacity(["doctor", "--profile", h.profile, "--format", "json"], environment: environment)
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    let json = try #require(JSONValue.parse(Array(result.stdout.utf8)))
+    #expect(Set(json.object?.keys.map { $0 } ?? []) == ["profile", "exit_status", "checks"])
+    #expect(json["profile"]?.string == h.profile && json["exit_status"]?.int == 0)
+    let checks = try #require(json["checks"]?.array)
+    #expect(
+      checks.compactMap { $0["check"]?.string } == [
+        "config", "profile", "ca", "proxy", "tenant", "discovery", "jwks", "clock", "store", "kernel-cache", "agent",
+        "tokens", "git", "kubectl",
+      ])
+    #expect(checks.allSatisfy { Set(($0.object ?? [:]).keys) == ["check", "outcome", "detail", "fix"] })
+    let text = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
+    #expect(
+      text.stdout.contains(
+        "✔ proxy         http://127.0.0.1:9 (from https_proxy), but not for the tenant: loopback is never proxied"),
+      "\(text.stdout)")
+    for secret in secrets {
+      #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret))
+      #expect(!text.stdout.contains(secret) && !text.stderr.contains(secret))
+    }
+  }
+
+  /// A machine profile: its credentials' source is checked (the secret read, never shown), its
+  /// tokens live in the kernel's keyring.
+  @Test func aMachineProfileHasItsOwnRows() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-post", "token_endpoint_auth = \"client_secret_post\"")
+    let environment = ["STRIVACITY_CLIENT_SECRET": MachineProfileTests.postSecret, "STRIVACITY_AGENT": "0"]
+    let token = try h.strivacity(["token", "--profile", h.profile], environment: environment)
+    #expect(token.status == 0, "\(token.stderr)")
+    let accessToken = token.stdout.trimmingCharacters(in: .newlines)
+    for format in ["text", "json"] {
+      let result = try h.strivacity(["doctor", "--profile", h.profile, "--format", format], environment: environment)
+      #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+      #expect(!result.stdout.contains(MachineProfileTests.postSecret) && !result.stdout.contains(accessToken))
+      #expect(!result.stderr.contains(MachineProfileTests.postSecret))
+      if format == "text" {
+        #expect(
+          result.stdout.contains("✔ credentials   client secret from STRIVACITY_CLIENT_SECRET"), "\(result.stdout)")
+        #expect(result.stdout.contains("✔ store         the kernel's user keyring"), "\(result.stdout)")
+        #expect(result.stdout.contains("✔ tokens        access token valid for"), "\(result.stdout)")
+      }
+    }
+    // Without the secret: the credentials row fails (a configuration error, 2).
+    let missing = try h.strivacity(["doctor", "--profile", h.profile], environment: ["STRIVACITY_AGENT": "0"])
+    #expect(missing.status == 2, "\(missing.stdout)\(missing.stderr)")
+    #expect(missing.stdout.contains("✘ credentials"), "\(missing.stdout)")
+  }
+}
+
+/// A TCP listener that takes connections (the kernel completes the handshake) and never reads
+/// or answers: a tenant that hangs.
+final class SilentListener: @unchecked Sendable {
+  let port: UInt16
+  private let fd: Int32
+
+  init() throws {
+    (fd, port) = try Self.listening()
+  }
+
+  func close() { _ = Glibc.close(fd) }
+
+  /// A port nobody listens on: bound, then closed at once.
+  static func unusedPort() throws -> UInt16 {
+    let (fd, port) = try listening()
+    _ = Glibc.close(fd)
+    return port
+  }
+
+  private static func listening() throws -> (Int32, UInt16) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard fd >= 0, bound == 0, listen(fd, 64) == 0 else { throw TestFailure("cannot listen") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return (fd, UInt16(bigEndian: address.sin_port))
+  }
+}

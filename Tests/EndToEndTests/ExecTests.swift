@@ -1,0 +1,182 @@
+// `strivacity exec` (issue 30): a command that re-reads its token file sees a valid token every
+// second while tokens rotate under it; the file is gone when the command ends, and a file left
+// by an exec killed with SIGKILL is removed by the next; signals and exit statuses as a shell
+// passes them; kubectl (the real one) reads the file as a kubeconfig's tokenFile; bad input.
+import Foundation
+import Glibc
+import StrivacityCore
+import StrivacityTestSupport
+import Testing
+
+@Suite struct ExecTests {
+  /// A machine profile (no keyring needed) whose client's tokens live `ttl` seconds, and a
+  /// private runtime directory.
+  func machine(ttl: Int = 300) throws -> (Harness, [String: String]) {
+    let h = try Harness(journey: "machine") { journey in
+      for index in journey.clients.indices { journey.clients[index].accessTokenTTL = ttl }
+    }
+    try h.writeMachineProfile(client: "ci-basic")
+    let runtime = h.home.file("run")
+    try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+    chmod(runtime, 0o700)
+    return (
+      h,
+      h.environment.merging([
+        "STRIVACITY_CLIENT_SECRET": MachineProfileTests.basicSecret, "XDG_RUNTIME_DIR": runtime,
+        "STRIVACITY_BIN": TestEnvironment.binary("strivacity"), "P": h.profile,
+      ]) { _, new in new }
+    )
+  }
+
+  func sh(_ script: String, _ environment: [String: String], timeout: TimeInterval = 60) throws -> ProcessResult {
+    try run(["/bin/sh", "-c", script], environment: environment, timeout: timeout)
+  }
+
+  /// A 4-s token and a 12-s command reading the file every second: every read is a valid token
+  /// (its exp after the moment of reading), tokens rotate, and the file is gone afterwards.
+  @Test func aCommandReadingTheFileSeesAValidTokenEverySecond() throws {
+    let (h, environment) = try machine(ttl: 4)
+    let result = try sh(
+      """
+      exec "$STRIVACITY_BIN" exec --profile "$P" --file-env TOKEN_FILE -- sh -c '
+        echo "file $TOKEN_FILE"; ls -l "$TOKEN_FILE" | cut -c1-10
+        for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+          t=$(cat "$TOKEN_FILE"); echo "read $(date +%s) $t"; sleep 1
+        done'
+      """, environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    let path = try #require(lines.first { $0.hasPrefix("file ") }?.dropFirst(5)).description
+    #expect(lines.contains("-rw-------"), "\(lines)")
+    #expect(path.hasPrefix(h.home.file("run/strivacity/exec/")))
+    #expect(!FileManager.default.fileExists(atPath: path), "the token file outlives the command")
+    var tokens: Set<String> = []
+    var reads = 0
+    for line in lines where line.hasPrefix("read ") {
+      let parts = line.split(separator: " ")
+      let now = try #require(Int64(parts[1]))
+      let token = parts.count > 2 ? String(parts[2]) : ""
+      let exp = MachineProfileTests.claims(token)["exp"]?.int.map(Int64.init)
+      #expect(exp.map { $0 > now } == true, "an expired or empty token at \(now): \(line.prefix(40))")
+      tokens.insert(token)
+      reads += 1
+    }
+    #expect(reads == 12)
+    #expect(tokens.count >= 4, "tokens did not rotate: \(tokens.count)")
+    #expect(!result.stderr.contains(tokens.first ?? "-"))
+  }
+
+  @Test func theTokenCanGoInAVariableAndNeverInArguments() throws {
+    let (h, environment) = try machine()
+    defer { withExtendedLifetime(h) {} }
+    let result = try sh(
+      #"""
+      "$STRIVACITY_BIN" exec --profile "$P" --env API_TOKEN -- sh -c 'printf "%s\n" "$API_TOKEN"
+        tr "\0" " " < /proc/$$/cmdline; echo; echo "default=${STRIVACITY_ACCESS_TOKEN:-none}"'
+      "$STRIVACITY_BIN" exec --profile "$P" -- sh -c 'echo "default=${STRIVACITY_ACCESS_TOKEN:+set}"'
+      """#, environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    let token = try #require(lines.first)
+    #expect(MachineProfileTests.claims(token)["client_id"]?.string == "ci-basic")
+    #expect(!lines[1].contains(token))
+    #expect(lines.contains("default=none") && lines.contains("default=set"), "\(lines)")
+  }
+
+  /// Signals a process sends go to the command; its status is exec's (128+N for signal N).
+  @Test func signalsAndExitStatusesAreTheCommands() throws {
+    let (h, environment) = try machine()
+    defer { withExtendedLifetime(h) {} }
+    let result = try sh(
+      """
+      "$STRIVACITY_BIN" exec --profile "$P" -- sh -c 'exit 7'; echo "exit=$?"
+      "$STRIVACITY_BIN" exec --profile "$P" -- sh -c 'kill -KILL $$'; echo "killed=$?"
+      for s in TERM INT HUP QUIT; do
+        "$STRIVACITY_BIN" exec --profile "$P" --file-env F -- sh -c \
+          "trap 'echo got-$s; exit 40' $s; echo \\$F > '$XDG_RUNTIME_DIR/path'; while :; do sleep 0.05; done" &
+        pid=$!
+        while [ ! -s "$XDG_RUNTIME_DIR/path" ]; do sleep 0.05; done
+        sleep 0.2; kill -$s $pid; wait $pid; echo "$s=$?"
+        [ -e "$(cat "$XDG_RUNTIME_DIR/path")" ] && echo "$s-file-left"; rm -f "$XDG_RUNTIME_DIR/path"
+      done
+      """, environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = Set(result.stdout.split(separator: "\n").map(String.init))
+    #expect(lines.isSuperset(of: ["exit=7", "killed=137"]), "\(lines)")
+    for signal in ["TERM", "INT", "HUP", "QUIT"] {
+      #expect(lines.contains("got-\(signal)") && lines.contains("\(signal)=40"), "\(signal): \(lines)")
+      #expect(!lines.contains("\(signal)-file-left"))
+    }
+  }
+
+  /// SIGKILL leaves the file (nothing can remove it then); the next exec removes it.
+  @Test func aKilledExecsFileIsRemovedByTheNext() throws {
+    let (h, environment) = try machine()
+    defer { withExtendedLifetime(h) {} }
+    let result = try sh(
+      """
+      "$STRIVACITY_BIN" exec --profile "$P" --file-env F -- sh -c 'echo "$$ $F" > "$XDG_RUNTIME_DIR/path.part"
+        mv "$XDG_RUNTIME_DIR/path.part" "$XDG_RUNTIME_DIR/path"; exec sleep 30' &
+      pid=$!
+      while [ ! -s "$XDG_RUNTIME_DIR/path" ]; do sleep 0.05; done
+      kill -KILL $pid; wait $pid 2>/dev/null
+      read child stale < "$XDG_RUNTIME_DIR/path"
+      kill -KILL "$child"
+      [ -e "$stale" ] && echo "left-after-kill"
+      "$STRIVACITY_BIN" exec --profile "$P" --file-env F -- true
+      [ -e "$stale" ] && echo "still-there" || echo "removed"
+      """, environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("left-after-kill") && result.stdout.contains("removed"), "\(result.stdout)")
+  }
+
+  /// kubectl (the real one) reads the file as a kubeconfig user's tokenFile, each run the token
+  /// then current.
+  @Test func kubectlReadsTheFileAsItsTokenFile() throws {
+    let (h, environment) = try machine(ttl: 4)
+    let cluster = try KubectlTests.Cluster(h, expected: nil)
+    var env = cluster.environment.merging(environment) { old, _ in old }
+    env["PATH"] = cluster.environment["PATH"]
+    env["KUBECONFIG"] = cluster.kubeconfig
+    let result = try sh(
+      """
+      "$STRIVACITY_BIN" exec --profile "$P" --file-env TOKEN_FILE -- sh -c '
+        kubectl config set users.u.tokenFile "$TOKEN_FILE" >/dev/null
+        kubectl config set-context x --cluster=c --user=u >/dev/null
+        for i in 1 2 3 4 5 6; do kubectl --context x get --raw /version >/dev/null || echo failed; sleep 1; done'
+      """, env, timeout: 120)
+    #expect(result.status == 0 && !result.stdout.contains("failed"), "\(result.stdout) \(result.stderr)")
+    let tokens = cluster.seen.filter { $0.hasSuffix(" /version") }.map { String($0.prefix { $0 != " " }) }
+    #expect(tokens.count == 6 && !tokens.contains("-"), "\(cluster.seen)")
+    #expect(Set(tokens).count >= 2, "kubectl saw one token in 6 s of 4-s tokens")
+  }
+
+  @Test func badInput() throws {
+    let (h, environment) = try machine()
+    func exec(_ arguments: [String], _ more: [String: String] = [:]) throws -> ProcessResult {
+      try run(
+        [TestEnvironment.binary("strivacity"), "exec", "--profile", h.profile] + arguments,
+        environment: environment.merging(more) { _, new in new })
+    }
+    let noDashes = try exec(["true"])
+    #expect(noDashes.status == 2, "\(noDashes.stderr)")
+    let nothing = try exec(["--"])
+    #expect(nothing.status == 2 && nothing.stderr.contains("after --"), "\(nothing.stderr)")
+    let missing = try exec(["--", "no-such-command-xyz"])
+    #expect(missing.status == 127 && missing.stderr.contains("no-such-command-xyz: command not found"))
+    let notRunnable = try exec(["--", h.home.path])
+    #expect(notRunnable.status == 126, "\(notRunnable.stderr)")
+    let badName = try exec(["--env", "1X", "--", "true"])
+    #expect(badName.status == 2)
+    // No runtime directory, or one that cannot hold the file: an error, and nothing in /tmp.
+    var without = environment
+    without.removeValue(forKey: "XDG_RUNTIME_DIR")
+    let unset = try run(
+      [TestEnvironment.binary("strivacity"), "exec", "--profile", h.profile, "--file-env", "F", "--", "true"],
+      environment: without)
+    #expect(unset.status == 2 && unset.stderr.contains("XDG_RUNTIME_DIR"), "\(unset.stderr)")
+    let notADirectory = try h.home.write("run-file", "")
+    let unusable = try exec(["--file-env", "F", "--", "true"], ["XDG_RUNTIME_DIR": notADirectory])
+    #expect(unusable.status == 2 && unusable.stderr.contains(notADirectory), "\(unusable.stderr)")
+  }
+}
