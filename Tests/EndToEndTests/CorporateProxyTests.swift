@@ -224,13 +224,8 @@ extension Trait where Self == CorporateRigScope {
     let refused = try rig.token(environment: password)
     #expect(refused.status == 4 && refused.stdout.isEmpty, "\(refused.stderr)")
     #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
-    // Known: the proxy's certificate is blamed on the tenant ("the certificate of
-    // https://tenant.corp.test:8443 is not trusted (X509 verify error 0) … set ca_bundle"). Fails
-    // once fixed ("known issue not recorded"): take the withKnownIssue away then.
-    withKnownIssue("an https:// proxy's untrusted certificate is reported as the tenant's") {
-      #expect(refused.stderr.contains("proxy.corp.test:\(CorporateNetwork.tlsProxyPort)"), "\(refused.stderr)")
-      #expect(refused.stderr.contains("proxy_ca_bundle"), "\(refused.stderr)")
-    }
+    #expect(refused.stderr.contains("proxy.corp.test:\(CorporateNetwork.tlsProxyPort)"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("proxy_ca_bundle"), "\(refused.stderr)")
   }
 
   /// The config's proxy comes before the variables: a dead one in https_proxy changes nothing.
