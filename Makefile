@@ -17,7 +17,7 @@ BUILD_DIR ?= .build
 APT_PACKAGES := libsecret-1-dev libcurl4-openssl-dev pkg-config \
   libsecret-tools gnome-keyring dbus-daemon libglib2.0-bin \
   keepassxc python3-dbus python3-gi xvfb xdotool libkf5wallet-bin systemd git curl man-db lintian keyutils openssl python3 python3-pip gcc \
-  dbconfig-sqlite3 glewlwyd socat
+  dbconfig-sqlite3 glewlwyd socat tinyproxy mitmproxy
 FUZZ_SECONDS ?= 10
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(BUILD_DIR)/debug/strivacity

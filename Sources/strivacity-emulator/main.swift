@@ -22,6 +22,11 @@ struct EmulatorCommand: ParsableCommand {
       deeply nested JSON, endpoints on another port... Kinds:
       \(HostileKind.allCases.map(\.rawValue).joined(separator: ", ")).
 
+      --tls-cert and --tls-key serve https (the issuer https://127.0.0.1:PORT/, or
+      --public-url): the tenant listens on another loopback port and socat(1)
+      (Debian's socat, its OpenSSL listener) serves TLS on --port in front of it,
+      stopped with the emulator.
+
       EXIT STATUS: 0 stopped cleanly or journey valid; 1 invalid journey file;
       2 usage error; 3 cannot listen.
       """,
@@ -49,6 +54,16 @@ struct EmulatorCommand: ParsableCommand {
       "The URL clients reach it at (https://tenant.corp.test:8443 behind a TLS front); its issuer and endpoints.",
       valueName: "url"))
   var publicURL: String?
+
+  @Option(
+    name: .customLong("tls-cert"),
+    help: ArgumentHelp("Serve https with this certificate (PEM; with --tls-key; needs socat).", valueName: "pem-file"))
+  var tlsCert: String?
+
+  @Option(
+    name: .customLong("tls-key"),
+    help: ArgumentHelp("The certificate's private key (PEM; with --tls-cert).", valueName: "pem-file"))
+  var tlsKey: String?
 
   @Flag(help: "Check the journey file, report problems with their JSON paths, and exit.")
   var check = false
@@ -86,6 +101,7 @@ struct EmulatorCommand: ParsableCommand {
     if let publicURL, !(publicURL.hasPrefix("https://") || publicURL.hasPrefix("http://")) || publicURL.contains("?") {
       throw ValidationError("--public-url must be an http(s) URL without a query")
     }
+    let tls = try TLSFiles(cert: tlsCert, key: tlsKey)
     let hostileKinds: Set<HostileKind>
     switch HostileKind.parse(hostile) {
     case .success(let kinds): hostileKinds = kinds
@@ -105,8 +121,17 @@ struct EmulatorCommand: ParsableCommand {
     sigaddset(&signals, SIGTERM)
     pthread_sigmask(SIG_BLOCK, &signals, nil)
     let emulator: Emulator
+    var front: TLSFront?
     do {
-      emulator = try Emulator(journey: loaded, port: port, keyPEM: pem, publicURL: publicURL)
+      if let tls {
+        // The tenant on a loopback port of its own, socat's TLS on the one asked for.
+        let tlsPort = port == 0 ? try TLSFront.freePort() : port
+        emulator = try Emulator(
+          journey: loaded, keyPEM: pem, publicURL: publicURL ?? "https://127.0.0.1:\(tlsPort)")
+        front = try TLSFront(tls, port: tlsPort, forwardingTo: emulator.port)
+      } else {
+        emulator = try Emulator(journey: loaded, port: port, keyPEM: pem, publicURL: publicURL)
+      }
     } catch {
       FileHandle.standardError.write(Data("strivacity-emulator: \(error)\n".utf8))
       throw ExitCode(3)
@@ -133,6 +158,7 @@ struct EmulatorCommand: ParsableCommand {
     FileHandle.standardError.write(Data(banner.utf8))
     var received: Int32 = 0
     sigwait(&signals, &received)
+    front?.stop()
     emulator.stop()
     FileHandle.standardError.write(Data("strivacity-emulator: stopped\n".utf8))
   }

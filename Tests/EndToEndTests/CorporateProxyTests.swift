@@ -1,0 +1,376 @@
+// Corporate networks end to end (issue 29): strivacity run inside a throw-away network
+// (Tests/Support/CorporateNetwork.swift) where the tenant is https://tenant.corp.test:8443 with a
+// CA the test makes, reached directly or through tinyproxy (Basic authentication) or mitmdump
+// (TLS interception with its own CA), both Debian's. A machine profile (no sign-in needed: every
+// `token` with the cache off makes discovery and token requests) shows each path; tinyproxy's
+// log shows whether the proxy was really used. The proxy's password must never be printed.
+import CurlTransport
+import Foundation
+import StrivacityCore
+import StrivacityTestSupport
+import Testing
+
+/// One tenant and one network for the whole suite (the daemons start once).
+final class CorporateRig: Sendable {
+  let h: Harness
+  let net: CorporateNetwork
+
+  @TaskLocal static var current: CorporateRig?
+
+  init() throws {
+    h = try Harness(journey: "machine", publicURL: CorporateNetwork.tenantOrigin)
+    net = try CorporateNetwork(forwardingTo: h.emulator.port)
+  }
+
+  var tenant: String { CorporateNetwork.tenantOrigin + "/" }
+  var resource: String { tenant + "resources/orders/items" }
+
+  /// The machine profile on the tenant: `topLevel` lines before its table, `profile` in it; its
+  /// API `orders` is the emulator's protected resource (for `strivacity curl`).
+  func writeConfig(_ profile: String = "", topLevel: String = "") throws {
+    try h.home.write(
+      ".config/strivacity/config.toml",
+      """
+      \(topLevel)
+
+      [profiles.\(h.profile)]
+      tenant = "\(tenant)"
+      client_id = "ci-bot"
+      grant = "client_credentials"
+      \(profile)
+
+      [profiles.\(h.profile).apis.orders]
+      url = "\(tenant)resources/orders/"
+      audience = "https://api.example.com/orders"
+      scopes = ["orders:read"]
+      """)
+  }
+
+  /// strivacity inside the network, with the machine's secret and no token cache (every call
+  /// goes to the tenant); the proxy's password is never in what it prints.
+  func strivacity(_ arguments: [String], environment more: [String: String] = [:]) throws -> ProcessResult {
+    var environment = h.environment
+    environment["STRIVACITY_CLIENT_SECRET"] = MachineProfileTests.botSecret
+    environment["STRIVACITY_TOKEN_CACHE"] = "off"
+    environment.merge(more) { _, new in new }
+    let result = try run(net.inside([TestEnvironment.binary("strivacity")] + arguments), environment: environment)
+    // Nor as Basic's base64 (a Proxy-Authorization header in a verbose log).
+    let basic = Data("\(net.proxyUser):\(net.proxyPassword)".utf8).base64EncodedString()
+    for secret in [net.proxyPassword, basic] {
+      #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret), "\(arguments) printed a secret")
+    }
+    return result
+  }
+
+  func token(environment: [String: String] = [:]) throws -> ProcessResult {
+    try strivacity(["token", "--profile", h.profile], environment: environment)
+  }
+
+  /// The tenant's count of token requests, read on its own plain port on the host.
+  var tokenRequests: Int {
+    let stats = try? CurlHTTPClient().send(HTTPRequest(url: "http://127.0.0.1:\(h.emulator.port)/_emulator/stats"))
+    return stats.flatMap { JSONValue.parse($0.body)?["client_credentials_requests"]?.int } ?? -1
+  }
+
+  /// `ca_bundle` naming the test's CA, at the top level.
+  var trustTheCA: String { "ca_bundle = \"\(net.ca)\"" }
+}
+
+/// Sets up the rig once around the whole suite and stops it after.
+struct CorporateRigScope: SuiteTrait, TestScoping {
+  var isRecursive: Bool { false }
+
+  func provideScope(
+    for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    let rig = try CorporateRig()
+    defer { rig.net.stop() }
+    try await CorporateRig.$current.withValue(rig) { try await function() }
+  }
+}
+
+extension Trait where Self == CorporateRigScope {
+  static var corporateNetwork: Self { Self() }
+}
+
+@Suite(.serialized, .corporateNetwork) struct CorporateProxyTests {
+  var rig: CorporateRig {
+    get throws { try #require(CorporateRig.current, "the suite's corporate network did not start") }
+  }
+
+  // MARK: the company's CA
+
+  @Test func withoutTheCAOneLineNamesTheCertificateAndTheSetting() throws {
+    let rig = try rig
+    try rig.writeConfig()
+    let before = rig.tokenRequests
+    let result = try rig.token()
+    #expect(result.status == 4 && result.stdout.isEmpty, "\(result.stderr)")
+    for fragment in ["tenant.corp.test", "not trusted", "CN = tenant.corp.test", "Corp Network Test CA", "ca_bundle"] {
+      #expect(result.stderr.contains(fragment), "\(fragment): \(result.stderr)")
+    }
+    #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    #expect(rig.tokenRequests == before, "nothing was sent")
+  }
+
+  @Test func theCAThroughCABundleOrCURL_CA_BUNDLEWorks() throws {
+    let rig = try rig
+    try rig.writeConfig(topLevel: rig.trustTheCA)
+    let before = rig.tokenRequests
+    let config = try rig.token()
+    #expect(config.status == 0 && !config.stdout.isEmpty, "\(config.stderr)")
+    try rig.writeConfig()
+    let variable = try rig.token(environment: ["CURL_CA_BUNDLE": rig.net.ca])
+    #expect(variable.status == 0, "\(variable.stderr)")
+    let directory = try rig.token(environment: ["SSL_CERT_DIR": rig.net.caDirectory])
+    #expect(directory.status == 0, "\(directory.stderr)")
+    #expect(rig.tokenRequests == before + 3)
+  }
+
+  // MARK: proxies from the environment
+
+  @Test(arguments: ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"])
+  func eachProxyVariableTakesTheRequestsThroughTheProxy(variable: String) throws {
+    let rig = try rig
+    try rig.writeConfig(topLevel: rig.trustTheCA)
+    let before = rig.net.proxyConnects()
+    let result = try rig.token(environment: [variable: rig.net.proxyURLWithCredentials])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(rig.net.proxyConnects() > before, "tinyproxy saw no CONNECT")
+  }
+
+  /// curl reads http_proxy in lower case only (upper case is a CGI header's name), and not for
+  /// https at all: the connection is direct.
+  @Test func upperCaseHTTP_PROXYAloneIsIgnored() throws {
+    let rig = try rig
+    try rig.writeConfig(topLevel: rig.trustTheCA)
+    let before = rig.net.proxyConnects()
+    let result = try rig.token(environment: ["HTTP_PROXY": rig.net.proxyURLWithCredentials])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(rig.net.proxyConnects() == before)
+  }
+
+  @Test(arguments: [("no_proxy", "tenant.corp.test"), ("no_proxy", ".corp.test"), ("NO_PROXY", "corp.test")])
+  func noProxyGoesDirect(variable: String, value: String) throws {
+    let rig = try rig
+    try rig.writeConfig(topLevel: rig.trustTheCA)
+    let before = rig.net.proxyConnects()
+    let result = try rig.token(environment: ["https_proxy": rig.net.proxyURLWithCredentials, variable: value])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(rig.net.proxyConnects() == before, "no_proxy was not honoured")
+  }
+
+  // MARK: proxies from the config
+
+  enum Placement: String, CaseIterable, Sendable { case topLevel, profile }
+
+  /// `proxy` with `proxy_user` and the password from STRIVACITY_PROXY_PASSWORD, at the top level
+  /// or in the profile's table.
+  @Test(arguments: Placement.allCases)
+  func theConfigsProxyWithProxyUserAndThePasswordFromTheEnvironment(placement: Placement) throws {
+    let rig = try rig
+    let lines = "proxy = \"\(rig.net.proxyURL)\"\nproxy_user = \"\(rig.net.proxyUser)\""
+    switch placement {
+    case .topLevel: try rig.writeConfig(topLevel: rig.trustTheCA + "\n" + lines)
+    case .profile: try rig.writeConfig(lines, topLevel: rig.trustTheCA)
+    }
+    let before = rig.net.proxyConnects()
+    let result = try rig.token(environment: ["STRIVACITY_PROXY_PASSWORD": rig.net.proxyPassword])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(rig.net.proxyConnects() > before, "tinyproxy saw no CONNECT")
+  }
+
+  /// The credentials in the proxy's URL, as curl takes them.
+  @Test func theConfigsProxyWithCredentialsInItsURL() throws {
+    let rig = try rig
+    try rig.writeConfig("proxy = \"\(rig.net.proxyURLWithCredentials)\"", topLevel: rig.trustTheCA)
+    let before = rig.net.proxyConnects()
+    let result = try rig.token()
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(rig.net.proxyConnects() > before, "tinyproxy saw no CONNECT")
+  }
+
+  /// --verbose (strivacity's log, and curl's own -v in `strivacity curl`) through a proxy that
+  /// needs the password: it is in neither.
+  @Test func verboseLogsThroughTheProxyHoldNoPassword() throws {
+    let rig = try rig
+    try rig.writeConfig(
+      "proxy = \"\(rig.net.proxyURL)\"\nproxy_user = \"\(rig.net.proxyUser)\"", topLevel: rig.trustTheCA)
+    let password = ["STRIVACITY_PROXY_PASSWORD": rig.net.proxyPassword]
+    let token = try rig.strivacity(["token", "--profile", rig.h.profile, "--verbose"], environment: password)
+    #expect(token.status == 0, "\(token.stderr)")
+    // Known: curl's -v shows the CONNECT's headers, Proxy-Authorization (Basic, base64 of
+    // user:password) among them. When that is fixed this fails ("known issue not recorded"):
+    // take the withKnownIssue away then.
+    withKnownIssue("strivacity curl -v prints the proxy's Basic credentials (curl's CONNECT headers)") {
+      let curl = try rig.strivacity(["curl", "--profile", rig.h.profile, "-v", rig.resource], environment: password)
+      #expect(curl.status == 0, "\(curl.stderr)")
+      #expect(curl.stdout.contains("\"api\":\"orders\""), "\(curl.stdout)")
+    }
+  }
+
+  /// An https:// proxy: its certificate checked against proxy_ca_bundle (a CA of its own here),
+  /// not the tenant's CA; without it, one line names the proxy and the setting.
+  @Test func anHTTPSProxyIsCheckedAgainstProxyCABundle() throws {
+    let rig = try rig
+    let proxy = "proxy = \"\(rig.net.tlsProxyURL)\"\nproxy_user = \"\(rig.net.proxyUser)\""
+    let password = ["STRIVACITY_PROXY_PASSWORD": rig.net.proxyPassword]
+    try rig.writeConfig(proxy + "\nproxy_ca_bundle = \"\(rig.net.proxyCA)\"", topLevel: rig.trustTheCA)
+    let before = rig.net.proxyConnects()
+    let works = try rig.token(environment: password)
+    #expect(works.status == 0, "\(works.stderr)")
+    #expect(rig.net.proxyConnects() > before, "tinyproxy saw no CONNECT")
+    try rig.writeConfig(proxy, topLevel: rig.trustTheCA)
+    let refused = try rig.token(environment: password)
+    #expect(refused.status == 4 && refused.stdout.isEmpty, "\(refused.stderr)")
+    #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+    #expect(refused.stderr.contains("proxy.corp.test:\(CorporateNetwork.tlsProxyPort)"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("proxy_ca_bundle"), "\(refused.stderr)")
+  }
+
+  /// The config's proxy comes before the variables: a dead one in https_proxy changes nothing.
+  @Test func theConfigsProxyComesBeforeTheVariables() throws {
+    let rig = try rig
+    try rig.writeConfig("proxy = \"\(rig.net.proxyURLWithCredentials)\"", topLevel: rig.trustTheCA)
+    let before = rig.net.proxyConnects()
+    let result = try rig.token(environment: [
+      "https_proxy": "http://\(CorporateNetwork.proxyHost):\(CorporateNetwork.deadPort)"
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(rig.net.proxyConnects() > before)
+  }
+
+  @Test func withoutCredentialsThe407SaysWhichProxyAndWhatToSet() throws {
+    let rig = try rig
+    try rig.writeConfig("proxy = \"\(rig.net.proxyURL)\"", topLevel: rig.trustTheCA)
+    let result = try rig.token()
+    #expect(result.status == 4 && result.stdout.isEmpty, "\(result.stderr)")
+    #expect(result.stderr.contains("407") || result.stderr.contains("authentication"), "\(result.stderr)")
+    #expect(result.stderr.contains("proxy.corp.test:3128"), "\(result.stderr)")
+    #expect(result.stderr.contains("proxy_user"), "\(result.stderr)")
+    #expect(result.stderr.contains("(from proxy in [profiles.\(rig.h.profile)])"), "\(result.stderr)")
+    #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    // The same from a variable.
+    try rig.writeConfig(topLevel: rig.trustTheCA)
+    let variable = try rig.token(environment: ["https_proxy": rig.net.proxyURL])
+    #expect(variable.status == 4, "\(variable.stderr)")
+    #expect(variable.stderr.contains("407") || variable.stderr.contains("authentication"), "\(variable.stderr)")
+    #expect(variable.stderr.contains("proxy.corp.test:3128"), "\(variable.stderr)")
+    #expect(variable.stderr.contains("(from https_proxy)"), "\(variable.stderr)")
+  }
+
+  /// A wrong password: refused as well, and never printed.
+  @Test func aWrongPasswordIsRefusedAndNotPrinted() throws {
+    let rig = try rig
+    try rig.writeConfig(
+      "proxy = \"\(rig.net.proxyURL)\"\nproxy_user = \"\(rig.net.proxyUser)\"", topLevel: rig.trustTheCA)
+    let wrong = "wrong-" + rig.net.proxyPassword.dropFirst(3)
+    let result = try rig.token(environment: ["STRIVACITY_PROXY_PASSWORD": wrong])
+    #expect(result.status == 4, "\(result.stderr)")
+    // tinyproxy answers a wrong password with 401 (a missing one with 407).
+    #expect(result.stderr.contains("proxy.corp.test:3128") && result.stderr.contains("credentials"), "\(result.stderr)")
+    #expect(result.stderr.contains("STRIVACITY_PROXY_PASSWORD"), "\(result.stderr)")
+    #expect(!result.stderr.contains(wrong) && !result.stdout.contains(wrong))
+  }
+
+  @Test func aProxyOfAnotherSchemeIsAUsageErrorNamingIt() throws {
+    let rig = try rig
+    try rig.writeConfig("proxy = \"ftp://x\"", topLevel: rig.trustTheCA)
+    let before = rig.tokenRequests
+    let result = try rig.token()
+    #expect(result.status == 2 && result.stdout.isEmpty, "\(result.stderr)")
+    #expect(result.stderr.contains("proxy") && result.stderr.contains("'ftp'"), "\(result.stderr)")
+    #expect(rig.tokenRequests == before)
+  }
+
+  /// Nobody listens: the message names the proxy and where its address came from.
+  @Test func anUnreachableProxyIsNamedWithWhereItCameFrom() throws {
+    let rig = try rig
+    let dead = "http://\(CorporateNetwork.proxyHost):\(CorporateNetwork.deadPort)"
+    try rig.writeConfig(topLevel: rig.trustTheCA)
+    let variable = try rig.token(environment: ["https_proxy": dead])
+    #expect(variable.status == 4 && variable.stdout.isEmpty, "\(variable.stderr)")
+    #expect(variable.stderr.contains("proxy.corp.test:\(CorporateNetwork.deadPort)"), "\(variable.stderr)")
+    #expect(variable.stderr.contains("(from https_proxy)"), "\(variable.stderr)")
+    try rig.writeConfig("proxy = \"\(dead)\"", topLevel: rig.trustTheCA)
+    let config = try rig.token()
+    #expect(config.status == 4, "\(config.stderr)")
+    #expect(config.stderr.contains("proxy.corp.test:\(CorporateNetwork.deadPort)"), "\(config.stderr)")
+    #expect(config.stderr.contains("(from proxy in [profiles.\(rig.h.profile)])"), "\(config.stderr)")
+  }
+
+  /// A proxy that takes the connection and never answers: the request's time-out, bounded.
+  @Test func aProxyThatNeverAnswersTimesOutInTime() throws {
+    let rig = try rig
+    try rig.writeConfig(topLevel: rig.trustTheCA)
+    let started = Date()
+    let result = try rig.token(environment: [
+      "https_proxy": "http://\(CorporateNetwork.proxyHost):\(CorporateNetwork.silentPort)",
+      "STRIVACITY_TIMEOUT": "3",
+    ])
+    let elapsed = Date().timeIntervalSince(started)
+    #expect(result.status == 4, "\(result.stderr)")
+    #expect(elapsed < 5.5, "took \(elapsed) s")
+    #expect(result.stderr.contains("did not answer") || result.stderr.contains("timed out"), "\(result.stderr)")
+    #expect(result.stderr.contains("proxy.corp.test:\(CorporateNetwork.silentPort) (from https_proxy)"))
+    // Known: the wait for the proxy's CONNECT answer is libcurl's connect phase, bounded by the
+    // connect time-out (STRIVACITY_TIMEOUT / 3, here 1 s), while the message names the whole 3 s.
+    // Fails once the two agree ("known issue not recorded"): take the withKnownIssue away then.
+    let named = result.stderr.split(separator: " ").firstIndex(of: "within").flatMap { index in
+      Double(result.stderr.split(separator: " ")[index + 1])
+    }
+    withKnownIssue("the silent proxy's message names STRIVACITY_TIMEOUT, the wait was the connect time-out") {
+      #expect(abs((named ?? 0) - elapsed) < 1, "the message says \(named ?? 0) s, it took \(elapsed) s")
+    }
+  }
+
+  // MARK: strivacity curl
+
+  /// The API call goes the way the token call went: the same proxy (a tunnel of its own in
+  /// tinyproxy's log) and the same CA.
+  @Test(arguments: [false, true])
+  func strivacityCurlTakesTheSamePath(proxyInConfig: Bool) throws {
+    let rig = try rig
+    var environment: [String: String] = [:]
+    if proxyInConfig {
+      try rig.writeConfig("proxy = \"\(rig.net.proxyURLWithCredentials)\"", topLevel: rig.trustTheCA)
+    } else {
+      try rig.writeConfig(topLevel: rig.trustTheCA)
+      environment["https_proxy"] = rig.net.proxyURLWithCredentials
+    }
+    let start = rig.net.proxyConnects()
+    let token = try rig.token(environment: environment)
+    #expect(token.status == 0, "\(token.stderr)")
+    let tokenTunnels = rig.net.proxyConnects() - start
+    #expect(tokenTunnels > 0)
+    let result = try rig.strivacity(
+      ["curl", "--profile", rig.h.profile, "-sS", rig.resource], environment: environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("\"api\":\"orders\""), "\(result.stdout)")
+    // The same token call again, plus curl's own tunnel.
+    #expect(rig.net.proxyConnects() - start - tokenTunnels > tokenTunnels, "curl did not use the proxy")
+  }
+
+  // MARK: an intercepting proxy
+
+  @Test func anInterceptingProxyIsNamedByItsIssuerAndWorksWithItsCA() throws {
+    let rig = try rig
+    let through = ["https_proxy": rig.net.mitmURL]
+    try rig.writeConfig(topLevel: rig.trustTheCA)
+    let refused = try rig.token(environment: through)
+    #expect(refused.status == 4 && refused.stdout.isEmpty, "\(refused.stderr)")
+    #expect(refused.stderr.contains("tenant.corp.test") && refused.stderr.contains("mitmproxy"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("ca_bundle"), "\(refused.stderr)")
+    try rig.writeConfig(topLevel: "ca_bundle = \"\(rig.net.mitmCA)\"")
+    let before = rig.tokenRequests
+    let works = try rig.token(environment: through)
+    #expect(works.status == 0, "\(works.stderr)")
+    #expect(rig.tokenRequests == before + 1)
+    // strivacity curl's child: the same proxy and the same CA, through the interception.
+    let curl = try rig.strivacity(["curl", "--profile", rig.h.profile, "-sS", rig.resource], environment: through)
+    #expect(curl.status == 0, "\(curl.stderr)")
+    #expect(curl.stdout.contains("\"api\":\"orders\""), "\(curl.stdout)")
+    let flows = (try? String(contentsOfFile: rig.net.mitmLog, encoding: .utf8)) ?? ""
+    #expect(flows.contains("/resources/orders/items"), "mitmdump saw no API call: \(flows)")
+  }
+}
