@@ -109,9 +109,14 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
       {
         if rc == CURLE_PEER_FAILED_VERIFICATION {
           let trust = choice.caBundle.map { "the CA bundle \($0) (from proxy_ca_bundle)" } ?? options.trust
-          throw .untrustedProxyCertificate(
-            proxy: choice.description, detail: Self.verifyResult(easy.info(CURLINFO_PROXY_SSL_VERIFYRESULT)),
-            trust: trust)
+          var detail = Self.verifyResult(easy.info(CURLINFO_PROXY_SSL_VERIFYRESULT))
+          let proxyURL = "https://\(proxy.host):\(proxy.port ?? 443)/"
+          if let proxyParts = URLParts(proxyURL),
+            let shown = shownCertificate(proxyURL, parts: proxyParts, direct: true)
+          {
+            detail += "; it names \(shown.subject), issued by \(shown.issuer)"
+          }
+          throw .untrustedProxyCertificate(proxy: choice.description, detail: detail, trust: trust)
         }
         if case .tls(_, let detail) = Self.classify(rc, host: "", origin: "", timeout: timeout) {
           throw .tls(host: "the proxy \(choice.description)", detail: detail)
@@ -130,7 +135,11 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
       {
         throw failure
       }
-      throw Self.classify(rc, host: parts.host, origin: "\(parts.origin)", timeout: timeout)
+      // A time-out before the connection was made (TCP, TLS) was the connect phase's bound.
+      let connected = easy.info(parts.scheme == "https" ? CURLINFO_APPCONNECT_TIME_T : CURLINFO_CONNECT_TIME_T) > 0
+      throw Self.classify(
+        rc, host: parts.host, origin: "\(parts.origin)",
+        timeout: connected ? timeout : min(timeout, options.connectTimeout))
     }
     return HTTPResponse(status: easy.info(CURLINFO_RESPONSE_CODE), headers: sink.headers, body: sink.body)
   }
@@ -184,7 +193,8 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
       return .proxyUnreachable(proxy: named, detail: "its host does not resolve", fix: choice.fix)
     case CURLE_COULDNT_CONNECT:
       return .proxyUnreachable(proxy: named, detail: "connection refused or unreachable", fix: choice.fix)
-    case CURLE_OPERATION_TIMEDOUT: return .proxyTimeout(proxy: named, seconds: timeout)
+    // No answer to CONNECT yet: libcurl counts that wait in the connect phase.
+    case CURLE_OPERATION_TIMEDOUT: return .proxyTimeout(proxy: named, seconds: min(timeout, options.connectTimeout))
     default: return nil
     }
   }
@@ -205,7 +215,10 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
   /// is not trusted: a second handshake on a connection of its own that only connects
   /// (CURLOPT_CONNECT_ONLY: nothing is sent over it, it is closed at once), with verification
   /// off for that alone. Tenant text: one line, no controls, bounded.
-  private func shownCertificate(_ url: String, parts: URLParts) -> (subject: String, issuer: String)? {
+  /// `direct`: the server itself is a proxy, reached without one.
+  private func shownCertificate(_ url: String, parts: URLParts, direct: Bool = false) -> (
+    subject: String, issuer: String
+  )? {
     guard let probe = try? CurlEasy() else { return nil }
     do throws(CurlOptionError) {
       try probe.set(CURLOPT_URL, url)
@@ -217,7 +230,7 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
       try probe.set(CURLOPT_SSL_VERIFYHOST, 0)
       try probe.set(CURLOPT_CERTINFO, 1)
       try setProtocols(parts.scheme, on: probe)
-      try setProxy(options.proxy?.proxy(forHost: parts.host, loopback: parts.isLoopback), on: probe)
+      try setProxy(direct ? nil : options.proxy?.proxy(forHost: parts.host, loopback: parts.isLoopback), on: probe)
     } catch {
       return nil
     }

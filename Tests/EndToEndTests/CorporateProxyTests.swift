@@ -199,14 +199,14 @@ extension Trait where Self == CorporateRigScope {
     let password = ["STRIVACITY_PROXY_PASSWORD": rig.net.proxyPassword]
     let token = try rig.strivacity(["token", "--profile", rig.h.profile, "--verbose"], environment: password)
     #expect(token.status == 0, "\(token.stderr)")
-    // Known: curl's -v shows the CONNECT's headers, Proxy-Authorization (Basic, base64 of
-    // user:password) among them. When that is fixed this fails ("known issue not recorded"):
-    // take the withKnownIssue away then.
-    withKnownIssue("strivacity curl -v prints the proxy's Basic credentials (curl's CONNECT headers)") {
-      let curl = try rig.strivacity(["curl", "--profile", rig.h.profile, "-v", rig.resource], environment: password)
-      #expect(curl.status == 0, "\(curl.stderr)")
-      #expect(curl.stdout.contains("\"api\":\"orders\""), "\(curl.stdout)")
-    }
+    // curl's -v shows the CONNECT's headers and the request's: strivacity relays them with
+    // Proxy-Authorization and Authorization redacted.
+    let curl = try rig.strivacity(["curl", "--profile", rig.h.profile, "-v", rig.resource], environment: password)
+    #expect(curl.status == 0, "\(curl.stderr)")
+    #expect(curl.stdout.contains("\"api\":\"orders\""), "\(curl.stdout)")
+    #expect(curl.stderr.contains("Proxy-Authorization: [redacted by strivacity]"), "\(curl.stderr)")
+    #expect(curl.stderr.contains("Authorization: [redacted by strivacity]"))
+    #expect(!curl.stderr.contains("Bearer ey"))
   }
 
   /// An https:// proxy: its certificate checked against proxy_ca_bundle (a CA of its own here),
@@ -226,6 +226,9 @@ extension Trait where Self == CorporateRigScope {
     #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
     #expect(refused.stderr.contains("proxy.corp.test:\(CorporateNetwork.tlsProxyPort)"), "\(refused.stderr)")
     #expect(refused.stderr.contains("proxy_ca_bundle"), "\(refused.stderr)")
+    // The proxy's certificate, not the tenant's, with the subject and issuer it showed.
+    #expect(refused.stderr.contains("the certificate of the proxy https://proxy.corp.test"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("issued by CN = Corp Proxy Test CA"), "\(refused.stderr)")
   }
 
   /// The config's proxy comes before the variables: a dead one in https_proxy changes nothing.
@@ -313,15 +316,12 @@ extension Trait where Self == CorporateRigScope {
     #expect(elapsed < 5.5, "took \(elapsed) s")
     #expect(result.stderr.contains("did not answer") || result.stderr.contains("timed out"), "\(result.stderr)")
     #expect(result.stderr.contains("proxy.corp.test:\(CorporateNetwork.silentPort) (from https_proxy)"))
-    // Known: the wait for the proxy's CONNECT answer is libcurl's connect phase, bounded by the
-    // connect time-out (STRIVACITY_TIMEOUT / 3, here 1 s), while the message names the whole 3 s.
-    // Fails once the two agree ("known issue not recorded"): take the withKnownIssue away then.
+    // The wait for the proxy's CONNECT answer is libcurl's connect phase, bounded by the connect
+    // time-out (STRIVACITY_TIMEOUT / 3, here 1 s): the message names that.
     let named = result.stderr.split(separator: " ").firstIndex(of: "within").flatMap { index in
       Double(result.stderr.split(separator: " ")[index + 1])
     }
-    withKnownIssue("the silent proxy's message names STRIVACITY_TIMEOUT, the wait was the connect time-out") {
-      #expect(abs((named ?? 0) - elapsed) < 1, "the message says \(named ?? 0) s, it took \(elapsed) s")
-    }
+    #expect(abs((named ?? 0) - elapsed) < 1, "the message says \(named ?? 0) s, it took \(elapsed) s")
   }
 
   // MARK: strivacity curl

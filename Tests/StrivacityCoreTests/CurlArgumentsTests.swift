@@ -335,4 +335,20 @@ import Testing
     let r9 = cut.finish()
     #expect(r9 == nil)
   }
+
+  /// curl's -v lines relayed by strivacity curl: the token and the proxy's credentials redacted,
+  /// in HTTP/1's form and HTTP/2's, whatever the case; other lines untouched.
+  @Test func verboseLinesLoseTheirCredentials() {
+    #expect(
+      CurlArguments.redactingCredentials("> Authorization: Bearer eyJ.abc.def")
+        == "> Authorization: [redacted by strivacity]")
+    #expect(
+      CurlArguments.redactingCredentials("> Proxy-Authorization: Basic YWxpY2U6czNjcmV0\r")
+        == "> Proxy-Authorization: [redacted by strivacity]")
+    #expect(
+      CurlArguments.redactingCredentials("* h2h3 [authorization: Bearer eyJ.abc]")
+        == "* h2h3 [authorization: [redacted by strivacity]]")
+    #expect(CurlArguments.redactingCredentials("> GET /orders HTTP/1.1") == "> GET /orders HTTP/1.1")
+    #expect(CurlArguments.redactingCredentials("< www-authenticate: Bearer") == "< www-authenticate: Bearer")
+  }
 }

@@ -101,11 +101,13 @@ struct Curl: ParsableCommand {
     // An API's challenge is answered for one transfer whose headers strivacity can read (no -D
     // of the user's: curl writes only the last -D).
     guard curl.urls.count == 1, !curl.dumpsHeaders else {
-      throw ExitCode(try CurlRun.run(config: config(tokens), arguments: curl.arguments).status)
+      throw ExitCode(
+        try CurlRun.run(config: config(tokens), arguments: curl.arguments, redactsStderr: curl.isVerbose).status)
     }
     var answer: ChallengeAnswer?
     let first = try CurlRun.run(
-      config: config(tokens), arguments: curl.arguments, followsRedirects: curl.followsRedirects
+      config: config(tokens), arguments: curl.arguments, followsRedirects: curl.followsRedirects,
+      redactsStderr: curl.isVerbose
     ) { head in
       answer = session.answer(
         head, url: curl.urls[0], api: api, replayable: !curl.readsStandardInput,
@@ -117,7 +119,8 @@ struct Curl: ParsableCommand {
     case .retry(let action, let reason, let target)?:
       if case .stepUp = action {} else { Console.note(reason) }
       let second = try session.tokens(answering: action, reason: reason, api: target, freshness)
-      throw ExitCode(try CurlRun.run(config: config(second), arguments: curl.arguments).status)
+      throw ExitCode(
+        try CurlRun.run(config: config(second), arguments: curl.arguments, redactsStderr: curl.isVerbose).status)
     case .hint(let line)?:
       Console.warning(line)
     case nil:

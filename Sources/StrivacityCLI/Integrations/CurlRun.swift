@@ -21,9 +21,14 @@ struct CurlRun {
   /// Runs `curl -q -K /dev/fd/N ARGUMENTS` with `config` written to that pipe. With `drop`,
   /// headers are watched: `drop(head)` is asked once, when the final response's head is known,
   /// and true drops that response's output.
+  /// `redactsStderr` (curl's -v): curl's stderr is relayed line by line with the credentials in
+  /// its request headers redacted (CurlArguments.redactingCredentials).
   static func run(
-    config: String, arguments: [String], followsRedirects: Bool = false, drop: ((ResponseHead) -> Bool)? = nil
+    config: String, arguments: [String], followsRedirects: Bool = false, redactsStderr: Bool = false,
+    drop: ((ResponseHead) -> Bool)? = nil
   ) throws -> CurlRun {
+    let redacted = redactsStderr ? try RedactedStderr() : nil
+    defer { redacted?.finish() }
     var configPipe: [Int32] = [0, 0]
     var headerPipe: [Int32] = [-1, -1]
     var outputPipe: [Int32] = [-1, -1]
@@ -42,6 +47,7 @@ struct CurlRun {
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     if drop != nil { posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1) }
+    if let redacted { posix_spawn_file_actions_adddup2(&actions, redacted.writeEnd, 2) }
     let argv = (curlArguments + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
@@ -148,5 +154,56 @@ struct CurlRun {
     close(headers)
     if !outputClosed { close(output) }
     return head
+  }
+}
+
+/// curl's stderr under -v, copied to ours line by line by a thread of its own, each line through
+/// CurlArguments.redactingCredentials: the token and the proxy's credentials in its request
+/// headers never reach the terminal.
+final class RedactedStderr {
+  private var ends: [Int32] = [-1, -1]
+  private var thread: pthread_t?
+  var writeEnd: Int32 { ends[1] }
+
+  init() throws {
+    guard pipe(&ends) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
+    _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+    _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)  // dup2'd onto curl's 2
+    var started = pthread_t()
+    // The read end travels in the pointer's bits (+1: never a null pointer).
+    let rc = pthread_create(
+      &started, nil,
+      { raw in
+        RedactedStderr.copy(Int32(Int(bitPattern: raw) - 1))
+        return nil
+      }, UnsafeMutableRawPointer(bitPattern: Int(ends[0]) + 1))
+    if rc == 0 { thread = started }
+  }
+
+  /// After curl is spawned: our write end closed, the copy waited for to its end.
+  func finish() {
+    close(ends[1])
+    if let thread { pthread_join(thread, nil) }
+    close(ends[0])
+  }
+
+  private static func copy(_ fd: Int32) {
+    var pending: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 8192)
+    func flush(_ line: ArraySlice<UInt8>) {
+      writeData(2, CurlArguments.redactingCredentials(String(decoding: line, as: UTF8.self)))
+    }
+    while true {
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { break }
+      pending += chunk[..<n]
+      while let newline = pending.firstIndex(of: 0x0A) {
+        flush(pending[..<newline])
+        writeData(2, "\n")
+        pending.removeSubrange(...newline)
+      }
+    }
+    if !pending.isEmpty { flush(pending[...]) }
   }
 }

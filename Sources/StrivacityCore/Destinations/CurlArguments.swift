@@ -53,8 +53,9 @@
 ///   `-r/--range`, `-e/--referer`, `--max-filesize`, `--limit-rate`, `-D/--dump-header`.
 /// - one URL: `--url`.
 ///
-/// `-v` shows the request headers, the token included, on curl's standard error (never in a
-/// file: `--trace` and `--stderr` are refused). `-L` follows redirects without the token: curl
+/// `-v` shows the request headers on curl's standard error (never in a file: `--trace` and
+/// `--stderr` are refused), relayed by strivacity with the token and the proxy's credentials
+/// redacted (`redactingCredentials`). `-L` follows redirects without the token: curl
 /// drops the Authorization header when a redirect leaves the origin.
 public struct CurlArguments: Sendable, Equatable {
   /// The URLs curl will request (each an absolute http(s) URL, as given).
@@ -68,6 +69,9 @@ public struct CurlArguments: Sendable, Equatable {
   public var readsStandardInput = false
   public var dumpsHeaders = false
   public var followsRedirects = false
+  /// `-v`: curl shows the request's headers on its stderr, which strivacity then relays with
+  /// the credentials redacted (`redactingCredentials`).
+  public var isVerbose = false
 
   public init(urls: [String], arguments: [String]) {
     self.urls = urls
@@ -88,6 +92,7 @@ public struct CurlArguments: Sendable, Equatable {
       if let value, value.contains("=@-") || value.contains("=<-") { readsStandardInput = true }
     case "--dump-header": dumpsHeaders = true
     case "--location": followsRedirects = true
+    case "--verbose": isVerbose = true
     default: break
     }
   }
@@ -436,4 +441,22 @@ public struct CurlArguments: Sendable, Equatable {
 public struct CurlArgumentError: Error, Equatable, Sendable, CustomStringConvertible {
   public var description: String
   public init(_ description: String) { self.description = description }
+}
+
+extension CurlArguments {
+  /// A line of curl's verbose output with what follows an `Authorization:` or
+  /// `Proxy-Authorization:` header name (`> Authorization: Bearer …`, HTTP/2's `[authorization:
+  /// Bearer …]`) replaced: the token and the proxy's Basic credentials never reach the terminal.
+  public static func redactingCredentials(_ line: String) -> String {
+    let bytes = Array(line.utf8)
+    let name = Array("authorization:".utf8)
+    guard bytes.count >= name.count else { return line }
+    for start in 0...(bytes.count - name.count) {
+      // ASCII case folding: | 0x20 makes A–Z a–z and leaves ':' alone.
+      guard (0..<name.count).allSatisfy({ bytes[start + $0] | 0x20 == name[$0] | 0x20 }) else { continue }
+      let kept = String(decoding: bytes[..<(start + name.count)], as: UTF8.self)
+      return kept + " [redacted by strivacity]" + (line.hasSuffix("]") ? "]" : "")
+    }
+    return line
+  }
 }
