@@ -163,7 +163,14 @@ private final class Examination {
     do {
       proxy = try context.proxy(for: session.resolved.profile, config: session.config)
       kept = keptProxyPassword(proxy, session)
-      add("proxy", .pass, try proxyDetail(proxy, session, kept: kept))
+      let detail = try proxyDetail(proxy, session, kept: kept)
+      if detail.hasSuffix("no password") {
+        add(
+          "proxy", .warn, detail,
+          fix: "set STRIVACITY_PROXY_PASSWORD, or run strivacity setup-proxy --password-stdin to keep it")
+      } else {
+        add("proxy", .pass, detail)
+      }
     } catch {
       add("proxy", .fail, message(error), fix: "correct the proxy setting the message names", status: .usage)
       skipNetwork("the proxy setting is unusable")

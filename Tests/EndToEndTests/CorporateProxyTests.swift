@@ -374,3 +374,118 @@ extension Trait where Self == CorporateRigScope {
     #expect(flows.contains("/resources/orders/items"), "mitmdump saw no API call: \(flows)")
   }
 }
+
+// MARK: doctor in the corporate network
+
+extension CorporateProxyTests {
+  /// doctor's report with the run's volatile parts (profile, home, scratch paths, times) replaced.
+  func doctor(_ rig: CorporateRig, environment: [String: String] = [:]) throws -> (ProcessResult, String) {
+    let result = try rig.strivacity(
+      ["doctor", "--profile", rig.h.profile], environment: environment.merging(["STRIVACITY_AGENT": "0"]) { $1 })
+    var text = result.stdout.replacingOccurrences(of: rig.h.profile, with: "PROFILE")
+    text = text.replacingOccurrences(of: rig.h.home.path, with: "HOME")
+    text = text.replacingOccurrences(of: rig.net.ca, with: "CA")
+    for (pattern, replacement) in [
+      (#"\d+ ms"#, "N ms"), (#"valid for \d+ s"#, "valid for N s"), (#"/tmp/[^ )]*mitm[^ )]*"#, "MITM_CA"),
+    ] {
+      text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+    }
+    text = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0.prefix(150)) }
+      .joined(separator: "\n")
+    return (result, text)
+  }
+
+  /// doctor through tinyproxy with the password, without it, and through mitmdump without its
+  /// CA: each a golden (lines cut at 150 columns: the long ones end in the report's own "…").
+  @Test func doctorThroughEachPath() throws {
+    let rig = try rig
+    try rig.writeConfig("proxy_user = \"\(rig.net.proxyUser)\"", topLevel: rig.trustTheCA)
+    let password = ["STRIVACITY_PROXY_PASSWORD": rig.net.proxyPassword, "https_proxy": rig.net.proxyURL]
+    let (through, report) = try doctor(rig, environment: password)
+    #expect(through.status == 0, "\(through.stdout)\(through.stderr)")
+    #expect(
+      report == """
+        strivacity doctor: profile PROFILE
+        ✔ config        HOME/.config/strivacity/config.toml parses (1 profile)
+        ✔ profile       PROFILE: https://tenant.corp.test:8443/, client ci-bot, machine profile (client credentials)
+        ✔ ca            the CA bundle CA (from ca_bundle in the config)
+        ✔ proxy         http://proxy.corp.test:3128 (from https_proxy); user corp-user, the password in STRIVA\
+        CITY_PROXY_PASSWORD
+        ✔ tenant        https://tenant.corp.test:8443 answered in N ms (through http://proxy.corp.test:3128, T\
+        LS verified against the CA bundle CA (from ca_b…
+        ✔ discovery     issuer https://tenant.corp.test:8443/ matches the tenant URL
+        ✔ jwks          1 signing key
+        ✔ clock         within 60 s of the tenant's
+        ✔ store         the kernel's user keyring (a machine profile's tokens live only there)
+        - kernel-cache  off (STRIVACITY_TOKEN_CACHE=off)
+        - agent         not in use
+        ✔ credentials   client secret from STRIVACITY_CLIENT_SECRET (read, not shown)
+        ✔ tokens        none kept yet (strivacity token asks for one)
+        - api orders    no token yet (strivacity token --api orders)
+        - git           not set up (strivacity setup-git --host HOST)
+        - kubectl       not set up (strivacity setup-kubectl)
+        all checks passed
+
+        """, "\(report)")
+    var without = password
+    without.removeValue(forKey: "STRIVACITY_PROXY_PASSWORD")
+    let (refused, refusedReport) = try doctor(rig, environment: without)
+    #expect(refused.status == 4)
+    #expect(
+      refusedReport == """
+        strivacity doctor: profile PROFILE
+        ✔ config        HOME/.config/strivacity/config.toml parses (1 profile)
+        ✔ profile       PROFILE: https://tenant.corp.test:8443/, client ci-bot, machine profile (client credentials)
+        ✔ ca            the CA bundle CA (from ca_bundle in the config)
+        ! proxy         http://proxy.corp.test:3128 (from https_proxy); user corp-user, no password
+                        → set STRIVACITY_PROXY_PASSWORD, or run strivacity setup-proxy --password-stdin to keep it
+        ✘ tenant        proxy authentication: the proxy http://proxy.corp.test:3128 (from https_proxy) refused\
+         the credentials of corp-user (it answered 401);
+                        → no password was found for it: set STRIVACITY_PROXY_PASSWORD or run strivacity setup-\
+        proxy --password-stdin
+        - discovery     skipped: the tenant cannot be reached
+        - jwks          skipped: the tenant cannot be reached
+        - clock         skipped: the tenant cannot be reached
+        ✔ store         the kernel's user keyring (a machine profile's tokens live only there)
+        - kernel-cache  off (STRIVACITY_TOKEN_CACHE=off)
+        - agent         not in use
+        ✔ credentials   client secret from STRIVACITY_CLIENT_SECRET (read, not shown)
+        ✔ tokens        none kept yet (strivacity token asks for one)
+        - api orders    no token yet (strivacity token --api orders)
+        - git           not set up (strivacity setup-git --host HOST)
+        - kubectl       not set up (strivacity setup-kubectl)
+        1 failed, 1 warning; exit status 4
+
+        """, "\(refusedReport)")
+    try rig.writeConfig()
+    let (mitm, mitmReport) = try doctor(
+      rig, environment: ["https_proxy": "http://\(CorporateNetwork.proxyHost):\(CorporateNetwork.mitmPort)"])
+    #expect(mitm.status == 4)
+    #expect(
+      mitmReport == """
+        strivacity doctor: profile PROFILE
+        ✔ config        HOME/.config/strivacity/config.toml parses (1 profile)
+        ✔ profile       PROFILE: https://tenant.corp.test:8443/, client ci-bot, machine profile (client credentials)
+        ✔ ca            the system's store
+        ✔ proxy         http://proxy.corp.test:3130 (from https_proxy)
+        ✘ tenant        TLS: the certificate of https://tenant.corp.test:8443 is not trusted (its issuer is no\
+        t among the trusted CAs; it names CN = tenant.co
+                        → if your network's CA signs it (a company proxy), set ca_bundle = "/path/to/ca.pem" i\
+        n the config (or CURL_CA_BUNDLE)
+        - discovery     skipped: the tenant cannot be reached
+        - jwks          skipped: the tenant cannot be reached
+        - clock         skipped: the tenant cannot be reached
+        ✔ store         the kernel's user keyring (a machine profile's tokens live only there)
+        - kernel-cache  off (STRIVACITY_TOKEN_CACHE=off)
+        - agent         not in use
+        ✔ credentials   client secret from STRIVACITY_CLIENT_SECRET (read, not shown)
+        ✔ tokens        none kept yet (strivacity token asks for one)
+        - api orders    no token yet (strivacity token --api orders)
+        - git           not set up (strivacity setup-git --host HOST)
+        - kubectl       not set up (strivacity setup-kubectl)
+        1 failed, 0 warnings; exit status 4
+
+        """, "\(mitmReport)")
+    #expect(mitm.stdout.contains("issued by CN = mitmproxy"))
+  }
+}
