@@ -276,6 +276,38 @@ extension Trait where Self == CorporateRigScope {
     #expect(!result.stderr.contains(wrong) && !result.stdout.contains(wrong))
   }
 
+  /// setup-proxy writes the settings and keeps the password in the keyring once the proxy took
+  /// it (a wrong one is not kept); later calls find it there; logout deletes it.
+  @Test func setupProxyKeepsThePasswordInTheKeyring() throws {
+    let rig = try rig
+    try rig.writeConfig(topLevel: rig.trustTheCA)
+    func setup(_ password: String, _ arguments: [String] = []) throws -> ProcessResult {
+      var environment = rig.h.environment
+      environment["STRIVACITY_CLIENT_SECRET"] = MachineProfileTests.botSecret
+      return try run(
+        rig.net.inside(
+          [TestEnvironment.binary("strivacity"), "setup-proxy", "--profile", rig.h.profile, "--password-stdin"]
+            + arguments), environment: environment, stdin: password + "\n")
+    }
+    let wrong = try setup("not-" + rig.net.proxyPassword, ["--proxy", rig.net.proxyURL, "--user", rig.net.proxyUser])
+    #expect(wrong.status == 4 && wrong.stderr.contains("not kept"), "\(wrong.stderr)")
+    let none = try rig.token()
+    #expect(none.status == 4 && none.stderr.contains("no password was found"), "\(none.stderr)")
+    let kept = try setup(rig.net.proxyPassword)
+    #expect(kept.status == 0 && kept.stderr.contains("kept in the keyring"), "\(kept.stderr)")
+    let config = try String(contentsOfFile: rig.h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    #expect(config.contains("proxy = \"\(rig.net.proxyURL)\"") && config.contains("proxy_user = "))
+    #expect(!config.contains(rig.net.proxyPassword))
+    let before = rig.net.proxyConnects()
+    let works = try rig.token()
+    #expect(works.status == 0, "\(works.stderr)")
+    #expect(rig.net.proxyConnects() > before, "tinyproxy saw no CONNECT")
+    let logout = try rig.strivacity(["logout", "--profile", rig.h.profile])
+    #expect(logout.status == 0, "\(logout.stderr)")
+    let after = try rig.token()
+    #expect(after.status == 4 && after.stderr.contains("no password was found"), "\(after.stderr)")
+  }
+
   @Test func aProxyOfAnotherSchemeIsAUsageErrorNamingIt() throws {
     let rig = try rig
     try rig.writeConfig("proxy = \"ftp://x\"", topLevel: rig.trustTheCA)
@@ -487,5 +519,35 @@ extension CorporateProxyTests {
 
         """, "\(mitmReport)")
     #expect(mitm.stdout.contains("issued by CN = mitmproxy"))
+  }
+}
+
+/// A signed-in profile keeps its tokens and a proxy password setup-proxy kept in the same
+/// keyring: revoke deletes the tokens and keeps the password; logout deletes both. (Direct here:
+/// where the password is kept does not depend on the proxy, which the suite above covers.)
+@Suite struct KeptProxyPasswordTests {
+  @Test func revokeKeepsItAndLogoutDeletesIt() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    func kept() throws -> Bool {
+      let lookup = try run(
+        ["/usr/bin/secret-tool", "lookup", "profile", h.profile, "slot", "proxy.password"], environment: h.environment)
+      return lookup.status == 0 && !lookup.stdout.isEmpty
+    }
+    let setup = try run(
+      [
+        TestEnvironment.binary("strivacity"), "setup-proxy", "--profile", h.profile, "--user", "alice",
+        "--password-stdin",
+      ],
+      environment: h.environment, stdin: "pa ss:wörd\n")
+    #expect(setup.status == 0 && setup.stderr.contains("kept in the keyring"), "\(setup.stderr)")
+    #expect(try kept())
+    let revoke = try h.strivacity(["revoke", "--profile", h.profile])
+    #expect(revoke.status == 0, "\(revoke.stderr)")
+    #expect(try kept(), "revoke deleted the proxy password")
+    try h.signIn()
+    let logout = try h.strivacity(["logout", "--profile", h.profile])
+    #expect(logout.status == 0 && logout.stderr.contains("the kept proxy password"), "\(logout.stderr)")
+    #expect(try !kept(), "logout kept the proxy password")
   }
 }

@@ -61,8 +61,11 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
     let tokens = try session.store.load(session.key)
     // A machine profile may hold only its APIs' tokens, or only a stored secret (logout forgets it).
     let hadSecret = hasStoredSecret(session)
+    // A proxy password setup-proxy kept: logout forgets it, revoke keeps it (read once, not decoded).
+    let proxyKey = session.key.with(slot: Context.proxyPasswordSlot)
+    let keptProxy = try? context.secretStore(for: session.resolved.store).load(proxyKey)
     let machineHeld = session.isMachine && (!((try? session.store.keys()) ?? []).isEmpty || hadSecret)
-    guard tokens != nil || machineHeld else {
+    guard tokens != nil || machineHeld || (endSession && keptProxy != nil) else {
       if !all {
         Console.writeStderr(
           "strivacity: \(session.name) \(session.isMachine ? "holds no tokens" : "was not signed in")\n")
@@ -132,17 +135,22 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
       _ = try session.store.delete(profile: session.name)
     }
     var deleted = ["deleted the stored tokens"]
-    // logout forgets a machine's stored secret too; revoke keeps it (the profile stays usable).
-    if endSession && hadSecret {
+    // logout forgets a machine's stored secret and a kept proxy password too; revoke keeps them
+    // (the profile stays usable).
+    if endSession && (hadSecret || keptProxy != nil) {
       do {
         try session.secretStore().delete(profile: session.name)
-        deleted.append("the stored client secret")
+        if hadSecret { deleted.append("the stored client secret") }
+        if keptProxy != nil { deleted.append("the kept proxy password") }
       } catch {
         incomplete = true
         Console.warning(
-          "\(session.name): the stored client secret could not be deleted: "
+          "\(session.name): the stored secrets could not be deleted: "
             + (CLIFailure(recognising: error)?.message ?? "\(error)"))
       }
+    } else if !endSession, let keptProxy, (try? session.secretStore().load(proxyKey)) ?? nil == nil {
+      // The keyring keeps the tokens and the proxy password together: put the password back.
+      try session.secretStore().save(keptProxy, for: proxyKey)
     }
     let summary = (done + [deleted.joined(separator: " and ")]).joined(separator: ", ")
     Console.writeStderr("strivacity: \(session.name): \(summary)\n")

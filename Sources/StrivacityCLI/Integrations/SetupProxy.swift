@@ -16,7 +16,7 @@ struct SetupProxy: ParsableCommand {
       terminal), reaches the tenant's discovery document through the proxy with it, and keeps \
       it in the keyring beside the profile's tokens (in a file of its own with store = "file"); \
       a password the proxy refuses is not kept (exit 4). STRIVACITY_PROXY_PASSWORD, when set, \
-      is used instead. `strivacity logout` deletes the kept password with the profile's tokens.
+      is used instead. `strivacity logout` deletes the kept password; `revoke` keeps it.
 
       EXAMPLES:
         strivacity setup-proxy --profile work --proxy http://proxy.corp.example:3128 --user alice --password-stdin
