@@ -94,6 +94,7 @@ bench: deps
 	bench/config-scale 3000 $(BENCH_RUNS)
 	bench/refresh-storm
 	bench/machine-token $(BENCH_RUNS)
+	bench/exec-overhead $(BENCH_RUNS)
 	bench/login 20
 
 ## demo: a full sign-in in this terminal against the local tenant, with a private keyring
