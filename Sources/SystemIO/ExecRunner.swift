@@ -75,7 +75,8 @@ public enum ExecRunner {
     var lastFailure = ExitStatus.transient
     while true {
       let due = file == nil ? nil : keeper.next(now: now())
-      let wait = due.map { max(0, $0.at - now()) * 1000 } ?? -1
+      // To the millisecond: a step due at second S runs as S begins.
+      let wait = due.map { max(0, $0.at * 1000 - Self.wallMilliseconds()) } ?? -1
       if let status = child.wait(milliseconds: Int32(clamping: wait)) { return status }
       guard let due, let file, now() >= due.at else { continue }
       switch due.step {
@@ -106,6 +107,14 @@ public enum ExecRunner {
         }
       }
     }
+  }
+}
+
+extension ExecRunner {
+  static func wallMilliseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
   }
 }
 

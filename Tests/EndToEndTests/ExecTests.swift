@@ -71,6 +71,39 @@ import Testing
     #expect(!result.stderr.contains(tokens.first ?? "-"))
   }
 
+  /// The tenant gone mid-run: the file keeps the last token while it is valid (a line says the
+  /// renewal failed), then is empty, never holding an expired one; with --fail-on-expiry the
+  /// command is stopped then and exec exits with the renewal's status (4: the network).
+  @Test(arguments: [false, true]) func aTenantThatGoesAwayLeavesNoStaleToken(failOnExpiry: Bool) throws {
+    let (h, environment) = try machine(ttl: 4)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 1.2) { h.emulator.stop() }
+    let result = try sh(
+      """
+      "$STRIVACITY_BIN" exec --profile "$P" --file-env F \(failOnExpiry ? "--fail-on-expiry" : "") -- sh -c '
+        for i in 1 2 3 4 5 6 7 8; do t=$(cat "$F"); echo "read $(date +%s) $t"; sleep 1; done; echo done'
+      echo "status=$?"
+      """, environment)
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    var empty = 0
+    for line in lines where line.hasPrefix("read ") {
+      let parts = line.split(separator: " ")
+      guard parts.count > 2, let now = Int64(parts[1]) else {
+        empty += 1
+        continue
+      }
+      let exp = MachineProfileTests.claims(String(parts[2]))["exp"]?.int.map(Int64.init)
+      #expect(exp.map { $0 > now } == true, "a stale token at \(now): \(line.prefix(40))")
+    }
+    #expect(result.stderr.contains("could not renew the token"), "\(result.stderr)")
+    #expect(result.stderr.contains("expired unrenewed"), "\(result.stderr)")
+    if failOnExpiry {
+      #expect(lines.contains("status=4") && !lines.contains("done"), "\(lines)")
+    } else {
+      #expect(lines.contains("status=0") && lines.contains("done"), "\(lines)")
+      #expect(empty >= 2, "the file was never emptied: \(lines)")
+    }
+  }
+
   @Test func theTokenCanGoInAVariableAndNeverInArguments() throws {
     let (h, environment) = try machine()
     defer { withExtendedLifetime(h) {} }

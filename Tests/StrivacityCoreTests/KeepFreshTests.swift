@@ -23,10 +23,11 @@ import Testing
     for _ in 0..<10 { keeper.failed() }
     // 60 s at most between tries, and never past the expiry: then the file is emptied.
     #expect(keeper.next(now: 1030)?.at == 1090)
-    #expect(keeper.next(now: 1050)?.at == 1100 && keeper.next(now: 1050)?.step == .empty)
+    // (a second before the expiry: a reader at 1100 must not find it)
+    #expect(keeper.next(now: 1050)?.at == 1099 && keeper.next(now: 1050)?.step == .empty)
     keeper.expired()
-    let after = try #require(keeper.next(now: 1100))
-    #expect(after.at == 1160 && after.step == .renew(Freshness(seconds: 1, explicit: true)))
+    let after = try #require(keeper.next(now: 1099))
+    #expect(after.at == 1159 && after.step == .renew(Freshness(seconds: 1, explicit: true)))
     keeper.renewed(obtainedAt: 1200, expiresAt: 1300)
     #expect(keeper.failures == 0 && !keeper.emptied && keeper.next(now: 1200)?.at == 1250)
   }

@@ -3,8 +3,8 @@
 //
 // A token is renewed half-way through its life. A renewal that fails is retried, backing off
 // (2, 4, 8 … 60 s), but never later than the token's expiry; until then the file keeps the
-// token it holds, which is still valid. At expiry without a new one, the file is emptied: a
-// stale token is never presented as a fresh one.
+// token it holds, which is still valid. At expiry without a new one (a second before it), the
+// file is emptied: a stale token is never presented as a fresh one.
 
 public struct KeepFresh: Sendable, Equatable {
   /// The token the file holds: when it was obtained and when it expires (nil: it does not say).
@@ -39,7 +39,10 @@ public struct KeepFresh: Sendable, Equatable {
     } else {
       renewAt = now + min(60, Int64(1) << min(failures, 6))
     }
-    if !emptied && renewAt >= expiresAt { return (expiresAt, .empty) }
+    // Emptied a second before the expiry (tokens of 4 s and more): times here are whole seconds,
+    // so a reader at the expiry's second never finds the token still there.
+    let emptyAt = expiresAt - (lifetime >= 4 ? 1 : 0)
+    if !emptied && renewAt >= emptyAt { return (emptyAt, .empty) }
     // More life than the held token has left at that moment: the store's token is reused only
     // when someone else has renewed it already.
     let wanted = max(1, expiresAt - max(renewAt, now) + 1)
