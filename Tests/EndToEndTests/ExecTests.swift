@@ -104,6 +104,44 @@ import Testing
     }
   }
 
+  /// A signed-in profile (renewed with its refresh token) and one of its APIs (renewed with it
+  /// too): the file rotates and every read is valid; the API's file holds the API's token.
+  @Test(arguments: [nil, "orders"]) func aSignedInProfileAndAnAPIKeepTheirFilesFresh(api: String?) throws {
+    let h = try Harness(journey: "password") { journey in
+      for index in journey.clients.indices { journey.clients[index].accessTokenTTL = 4 }
+    }
+    try h.writeProfile("\n" + DoctorTests.apis.replacingOccurrences(of: "PROFILE", with: h.profile))
+    try h.signIn()
+    let runtime = h.home.file("run")
+    try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+    chmod(runtime, 0o700)
+    let environment = h.environment.merging([
+      "XDG_RUNTIME_DIR": runtime, "STRIVACITY_BIN": TestEnvironment.binary("strivacity"), "P": h.profile,
+      "API": api.map { "--api \($0)" } ?? "",
+    ]) { _, new in new }
+    let result = try sh(
+      """
+      "$STRIVACITY_BIN" exec --profile "$P" $API --file-env F -- sh -c '
+        for i in 1 2 3 4 5 6 7; do echo "read $(date +%s) $(cat "$F")"; sleep 1; done'
+      """, environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    var tokens: Set<String> = []
+    for line in result.stdout.split(separator: "\n") where line.hasPrefix("read ") {
+      let parts = line.split(separator: " ")
+      let now = try #require(Int64(parts[1]))
+      let token = parts.count > 2 ? String(parts[2]) : ""
+      // The sign-in's access tokens are opaque here (never empty, rotating); an API's are JWTs.
+      #expect(!token.isEmpty, "an empty file at \(now)")
+      let claims = MachineProfileTests.claims(token)
+      if api != nil {
+        #expect(claims["exp"]?.int.map { Int64($0) > now } == true, "at \(now): \(line.prefix(40))")
+        #expect("\(claims["aud"] ?? .null)".contains("https://api.example.com/orders"), "\(claims)")
+      }
+      tokens.insert(token)
+    }
+    #expect(tokens.count >= 3, "tokens did not rotate: \(tokens.count)")
+  }
+
   @Test func theTokenCanGoInAVariableAndNeverInArguments() throws {
     let (h, environment) = try machine()
     defer { withExtendedLifetime(h) {} }
