@@ -385,7 +385,8 @@ public struct Config: Sendable, Equatable {
     for (api, position) in sinkAPIs where sinkAPIsRead && profile.api(named: api) == nil {
       throw .invalid(
         path: path, position: position,
-        message: "a sink of [profiles.\(entry.key)] names the API '\(api)', which is not one of its [profiles.\(entry.key).apis.NAME]")
+        message: "a sink of [profiles.\(entry.key)] names the API '\(api)', which is not one of its "
+          + "[profiles.\(entry.key).apis.NAME]")
     }
     return profile
   }
@@ -560,7 +561,8 @@ public struct Config: Sendable, Equatable {
       guard !sink.path.isEmpty else {
         throw .invalid(
           path: path, position: sinkEntry.position,
-          message: "\(section) has no path: write the file to keep the token in, e.g. path = \"/run/user/1000/app.token\"")
+          message:
+            "\(section) has no path: write the file to keep the token in, e.g. path = \"/run/user/1000/app.token\"")
       }
       if let other = sinks.first(where: { $0.path == sink.path }) {
         throw .invalid(
