@@ -3,7 +3,7 @@
 // valid and rotate, in each format and mode; a symlink and a group-writable directory are refused
 // with a line while the other files are kept; `status` and `doctor` show each file; with the
 // tenant stopped the file keeps its token until expiry, then is empty. A signed-in profile's
-// file and an API's are renewed with the refresh token.
+// file and an API's are renewed with the refresh token; the config is read again when it changes.
 import Foundation
 import Glibc
 import StrivacityCore
@@ -213,5 +213,24 @@ import Testing
     let table = try h.strivacity(["status", "--profile", p])
     #expect(table.stdout.contains("sink orders    \(dir)/orders.json (api orders, json, 0600): holds a token"))
     #expect(!agent.stderr.contains("refused") && !agent.stderr.contains("could not"), "\(agent.stderr)")
+
+    // The config changes under the running agent: a new sink is written, one gone is emptied.
+    try h.writeProfile(
+      """
+
+      \(apis)
+
+      [profiles.\(p).sinks.billing]
+      path = "\(dir)/billing"
+      api = "billing"
+      format = "header"
+      """)
+    try Self.waitForToken(dir + "/billing", seconds: 10)
+    #expect(Self.contents(dir + "/billing").hasPrefix("Authorization: Bearer "))
+    let deadline = Date().addingTimeInterval(10)
+    while !Self.contents(dir + "/own").isEmpty || !Self.contents(dir + "/orders.json").isEmpty {
+      try #require(Date() < deadline, "the files of sinks gone from the config were not emptied")
+      usleep(100_000)
+    }
   }
 }

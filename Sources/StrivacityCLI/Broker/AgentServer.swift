@@ -238,6 +238,7 @@ final class AgentServer: @unchecked Sendable {
       machineStores.withLock { stores in
         for (key, held) in stores where key.profile == profile { held.forget(profile: profile) }
       }
+      sinks?.nudge(profile: profile)
       log.note("agent: forgot \(profile)")
       var answer = AgentMessage()
       answer.set("status", "0")

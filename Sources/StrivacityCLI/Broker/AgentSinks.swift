@@ -85,6 +85,17 @@ final class SinkKeeper: @unchecked Sendable {
     }
   }
 
+  /// Another strivacity changed `profile`'s tokens (a sign-in, a refresh, a logout: the agent's
+  /// `forget`): its files are looked at now rather than at their next renewal, so a new sign-in
+  /// is written at once (a logout is a failed renewal: the file keeps its token until expiry).
+  func nudge(profile: String) {
+    state.withLock { shared in
+      for index in shared.sinks.indices where shared.sinks[index].profile == profile {
+        shared.sinks[index].dueAt = 0
+      }
+    }
+  }
+
   /// Waits for a step under way (at most until `deadline`), then empties every file written.
   func stop(deadline: Double) {
     state.withLock { $0.stopping = true }
@@ -184,7 +195,8 @@ final class SinkKeeper: @unchecked Sendable {
     }
     let target: AgentTokenTarget = kept.sink.api.map { .api($0, extraScopes: []) } ?? .signIn
     let planned = kept.keeper?.next(now: now)
-    if case .empty? = planned?.step, var keeper = kept.keeper {
+    // (Early, after a nudge, the file keeps its token: only a renewal is tried.)
+    if case .empty? = planned?.step, let at = planned?.at, at <= now, var keeper = kept.keeper {
       keeper.expired()
       kept.keeper = keeper
       write(&kept, tokens: nil)
