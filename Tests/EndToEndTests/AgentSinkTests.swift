@@ -157,6 +157,9 @@ import Testing
       for token in seen { #expect(!output.contains(token)) }
     }
 
+    // Idle for the whole test (--idle-timeout 1), the agent that keeps files runs on.
+    #expect(agent.process.isRunning)
+
     // The tenant stops: the file keeps a token that has not expired, then is emptied.
     h.emulator.stop()
     let deadline = Date().addingTimeInterval(12)
