@@ -79,9 +79,17 @@ import Testing
     }
   }
 
-  @Test func twoSinksOfOnePathAreAnError() {
+  @Test func twoSinksOfOnePathAreAnErrorInOneProfileOrTwo() {
     let text = "[profiles.p.sinks.a]\npath = \"/a/x\"\n[profiles.p.sinks.b]\npath = \"/a/x\"\n"
     #expect(throws: ConfigError.self) { try Config.parse(text, path: "c.toml") }
+    let twoProfiles = "[profiles.p.sinks.a]\npath = \"/a/x\"\n[profiles.q.sinks.a]\npath = \"/a/x\"\n"
+    #expect(
+      throws: ConfigError.invalid(
+        path: "c.toml", position: SourcePosition(line: 3, column: 1),
+        message: "[profiles.q.sinks.a] has the path of a sink of [profiles.p]")
+    ) {
+      try Config.parse(twoProfiles, path: "c.toml")
+    }
   }
 
   @Test func eachFormatWritesOnlyTheToken() throws {

@@ -144,6 +144,7 @@ final class SinkKeeper: @unchecked Sendable {
   /// it are emptied, the others keep their state. A config that does not read keeps the sinks
   /// as they are (said once).
   private func reload(quietly: Bool) {
+    // (Said at start when there are files to keep, and whenever their number changes.)
     let stamp = AgentServer.ConfigStamp(configPath)
     guard stamp != configStamp else { return }
     configStamp = stamp
@@ -158,7 +159,7 @@ final class SinkKeeper: @unchecked Sendable {
     for profile in config?.profiles ?? [] {
       for sink in profile.sinks { wanted.append(Kept(profile: profile.name, sink: sink)) }
     }
-    let dropped = state.withLock { shared in
+    let (dropped, before) = state.withLock { shared in
       let old = Dictionary(shared.sinks.map { ($0.identity, $0) }, uniquingKeysWith: { first, _ in first })
       let merged = wanted.map { fresh in
         guard var kept = old[fresh.identity] else { return fresh }
@@ -167,11 +168,12 @@ final class SinkKeeper: @unchecked Sendable {
       }
       let keptIDs = Set(merged.map(\.identity))
       let dropped = shared.sinks.filter { !keptIDs.contains($0.identity) }
+      let before = shared.sinks.count
       shared.sinks = merged
-      return dropped
+      return (dropped, before)
     }
     for kept in dropped where kept.written { Self.empty(kept) }
-    if !wanted.isEmpty || !quietly {
+    if wanted.count != before || (!quietly && !wanted.isEmpty) {
       let count = wanted.count
       Console.writeStderr(
         "strivacity: agent: keeping \(count) token file\(count == 1 ? "" : "s") fresh"

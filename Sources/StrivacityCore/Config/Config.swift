@@ -299,6 +299,22 @@ public struct Config: Sendable, Equatable {
           config.profiles.append(
             try parseProfile(profileEntry, path: path, sinkAPIsRead: sinkAPIsRead, warnings: &config.warnings))
         }
+        // One file, one writer: two profiles' sinks may not share a path (the error names the line
+        // of the second sink's table).
+        var owners: [String: String] = [:]
+        for (profileEntry, profile) in zip(table.entries, config.profiles) {
+          guard case .table(let fields) = profileEntry.value,
+            case .table(let sinks)? = fields.entries.first(where: { $0.key == "sinks" })?.value
+          else { continue }
+          for (sinkEntry, sink) in zip(sinks.entries, profile.sinks) {
+            if let other = owners[sink.path], other != profile.name {
+              throw .invalid(
+                path: path, position: sinkEntry.position,
+                message: "[profiles.\(profile.name).sinks.\(sink.name)] has the path of a sink of [profiles.\(other)]")
+            }
+            owners[sink.path] = profile.name
+          }
+        }
       default:
         config.warnings.append(
           .init(path: path, position: entry.position, message: "unknown key '\(entry.key)' ignored"))
