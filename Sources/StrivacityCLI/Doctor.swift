@@ -20,8 +20,9 @@ struct Doctor: ParsableCommand {
       where each came from); the tenant (DNS, TCP, TLS) by fetching its discovery document; the \
       document's issuer; the JWKS; the clock against the tenant's Date header (a warning past 60 \
       s); the token store (the keyring's provider, whether it is locked, whether the profile's \
-      item is there; the file or kernel store); the kernel's access-token cache; the agent; the \
-      profile's tokens and each API's (never the tokens themselves); git's and kubectl's set-up. \
+      item is there; the file or kernel store); the kernel's access-token cache; the agent; each \
+      token file the agent keeps for the profile (sink.NAME: when last written, whether it holds \
+      a token); the profile's tokens and each API's (never the tokens themselves); git's and kubectl's set-up. \
       Nothing is unlocked and no dialog is asked for. When the tenant cannot be reached, the \
       whole report takes at most about 10 s.
 
@@ -99,6 +100,7 @@ private final class Examination {
     let inspection = store(session)
     kernelCache(session)
     agent(session)
+    sinks(session)
     tokens(session, inspection)
     git(session)
     kubectl(session)
@@ -461,6 +463,34 @@ private final class Examination {
         "agent", .warn,
         "running an older or newer strivacity (pid \(pid), version \(version); this is \(strivacityVersion))",
         fix: "restart it: strivacity agent stop, then strivacity agent start")
+    }
+  }
+
+  /// A row per token file the agent keeps for this profile (`sink.NAME`): whether its place
+  /// may be written, whether it holds a token, when it was last written.
+  private func sinks(_ session: ProfileSession) {
+    let running = report.checks.contains {
+      $0.id == "agent" && $0.outcome != .skipped && $0.detail.hasPrefix("running")
+    }
+    for sink in session.resolved.profile.sinks {
+      let id = "sink.\(sink.name)"
+      let what = "\(sink.path) (\(sink.api.map { "api \($0), " } ?? "")\(sink.format.rawValue))"
+      if let refusal = SinkFile.refusal(sink.path) {
+        add(id, .warn, "\(what): refused, \(refusal)", fix: "give it a directory of yours that only you can write")
+        continue
+      }
+      let now = ProfileSession.now()
+      let look = SinkFile.look(sink.path)
+      let state = look?.described(now: now) ?? "not written yet"
+      if !running {
+        add(id, .warn, "\(what): \(state); no agent keeps it fresh", fix: "strivacity agent start")
+      } else if look?.holdsToken != true {
+        add(
+          id, .warn, "\(what): \(state)",
+          fix: "see the agent's log (journalctl --user -u strivacity-agent) for why it is not written")
+      } else {
+        add(id, .pass, "\(what): \(state)")
+      }
     }
   }
 

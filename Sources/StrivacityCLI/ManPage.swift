@@ -187,7 +187,7 @@ enum ManPage {
       .It Pa $XDG_CONFIG_HOME/strivacity/config.toml
       profiles: tenant, client_id, scopes, redirect_uri, sdk_mode, store, git_hosts,
       git_username, hosts, kube_clusters, ca_bundle, proxy, proxy_user, proxy_auth,
-      proxy_ca_bundle (default
+      proxy_ca_bundle; their apis and sinks tables (default
       .Pa ~/.config/strivacity/config.toml ) ;
       never holds a secret
       .It Pa $XDG_STATE_HOME/strivacity/tokens/ Ns Ar profile Ns Pa .json
@@ -633,6 +633,49 @@ enum ManPage {
     .Nm
     that signs in, refreshes or signs out tells it, so a sign-out anywhere is honoured on the next
     call.
+    .Pp
+    The agent also keeps token files fresh, for programs that cannot ask for a token but can
+    re-read a file (a systemd service, a kubeconfig's
+    .Li tokenFile ,
+    .Ev AWS_WEB_IDENTITY_TOKEN_FILE ) .
+    Each is a table
+    .Li [profiles. Ns Ar name Ns Li .sinks. Ns Ar sink Ns Li ]
+    with
+    .Ic path
+    (string: an absolute path without
+    .Li \&.
+    or
+    .Li \&..
+    segments; required),
+    .Ic api
+    (string: one of the profile's APIs; default the profile's own token),
+    .Ic format
+    (string:
+    .Qq raw ,
+    the token alone without a line break;
+    .Qq json ,
+    access_token, token_type and expires_at;
+    .Qq header ,
+    an Authorization line) and
+    .Ic mode
+    (string:
+    .Qq 0600 ,
+    the default, or
+    .Qq 0640 ;
+    never readable by others).
+    The file is replaced atomically (a temporary file in its directory, renamed) half-way through
+    each token's life, for signed-in profiles (the refresh token), machine profiles and APIs alike.
+    Its directory must be this user's or root's and writable by nobody else; a symlink or another
+    user's file in its place is refused with a line on standard error, and that file is skipped
+    while the others are kept. When a renewal fails the file keeps the token it holds until it
+    expires (a line on standard error; retried, backing off), then it is emptied: it never holds
+    an expired token. It is emptied too when the agent ends or the sink leaves the
+    configuration, which the agent reads again when the file changes. An agent that keeps token
+    files does not stop when idle.
+    .Cm status
+    and
+    .Cm doctor
+    show each file: when it was last written and whether it holds a token.
 
     """#
 

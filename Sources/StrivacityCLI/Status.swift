@@ -51,6 +51,11 @@ struct Status: ParsableCommand {
         tokens == nil && !session.isMachine ? [] : try session.resolved.profile.apis.map { try apiReport(session, $0) }
       var report = report(session, tokens: tokens, agent: agentState(session, &agentPing), apis: apis)
       if session.isMachine { report = machineReport(session, report) }
+      let sinks = Self.sinkReports(session.resolved.profile)
+      if !sinks.isEmpty, var object = report.object {
+        object["sinks"] = .array(sinks)
+        report = .object(object)
+      }
       reports.append(report)
     }
     let signedIn = reports.contains { $0["signed_in"] == true || $0["machine"]?["ready"] == true }
@@ -123,6 +128,35 @@ struct Status: ParsableCommand {
     return .object(object)
   }
 
+  /// The profile's token files the agent keeps ([profiles.P.sinks.NAME]): where, what, when
+  /// last written and whether a token is there now (never the token).
+  static func sinkReports(_ profile: Profile) -> [JSONValue] {
+    profile.sinks.map { sink in
+      var object: [String: JSONValue] = [
+        "name": .string(sink.name), "path": .string(sink.path), "api": sink.api.map(JSONValue.string) ?? .null,
+        "format": .string(sink.format.rawValue), "mode": .string("0" + String(sink.mode, radix: 8)),
+      ]
+      if let look = SinkFile.look(sink.path) {
+        object["written_at"] = .string(RFC3339.format(look.modified))
+        object["holds_token"] = .bool(look.holdsToken)
+      } else {
+        object["written_at"] = .null
+        object["holds_token"] = false
+      }
+      return .object(object)
+    }
+  }
+
+  /// A sink's row: "/path (api orders, json, 0640): holds a token, written 12 s ago".
+  static func sinkLine(_ sink: JSONValue, now: Int64) -> String {
+    let what = [sink["api"]?.string.map { "api \($0)" }, sink["format"]?.string, sink["mode"]?.string]
+      .compactMap { $0 }.joined(separator: ", ")
+    let state =
+      SinkFile.look(sink["path"]?.string ?? "").map { $0.described(now: now) }
+      ?? "not written yet (strivacity agent writes it)"
+    return "\(sink["path"]?.string ?? "") (\(what)): \(state)"
+  }
+
   /// An API's token as kept: valid for how long, which scopes (nothing when none is kept yet).
   private func apiReport(_ session: ProfileSession, _ api: API) throws -> JSONValue {
     var object: [String: JSONValue] = ["name": .string(api.name), "url": .string(api.url.description)]
@@ -156,7 +190,7 @@ struct Status: ParsableCommand {
       guard report["signed_in"] == true else {
         let name = report["profile"]?.string ?? "default"
         rows.append(("signed in", "no (run `strivacity login\(name == "default" ? "" : " --profile \(name)")`)"))
-        return format(rows)
+        return format(rows + sinkRows(report))
       }
       rows.append(("signed in", "yes"))
       let who = [report["name"]?.string, report["email"]?.string.map { "<\($0)>" }].compactMap { $0 }.joined(
@@ -188,7 +222,13 @@ struct Status: ParsableCommand {
       if let scope = api["scope"]?.string { text += "; scopes \(scope)" }
       rows.append(("api " + name, text))
     }
-    return format(rows)
+    return format(rows + sinkRows(report))
+  }
+
+  private func sinkRows(_ report: JSONValue) -> [(String, String)] {
+    (report["sinks"]?.array ?? []).map {
+      ("sink " + ($0["name"]?.string ?? ""), Self.sinkLine($0, now: Int64(time(nil))))
+    }
   }
 
   /// The table for people: claims and settings come from the tenant and the config file, so

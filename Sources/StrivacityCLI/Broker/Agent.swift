@@ -32,8 +32,17 @@ struct Agent: ParsableCommand {
       The socket is $XDG_RUNTIME_DIR/strivacity/agent.sock (directory 0700, socket 0600); \
       only processes of this user are answered. Tokens are held in memory only (no core \
       dumps; locked into RAM where the memory limit allows); the keyring keeps the store of \
-      record. The agent exits after --idle-timeout seconds without a request, and when its \
-      socket is removed (the session's runtime directory goes at logout).
+      record. The agent exits after --idle-timeout seconds without a request (never while \
+      it keeps token files fresh), and when its socket is removed (the session's runtime \
+      directory goes at logout).
+
+      TOKEN FILES: for each [profiles.P.sinks.NAME] of the config (path, api, format raw, \
+      json or header, mode 0600 or 0640) the agent keeps the file holding a fresh token, \
+      replaced atomically half-way through each token's life, for programs that read a token \
+      file. A directory writable by group or others, a symlink or another user's file is \
+      refused with a line on stderr. A failed renewal leaves the current token until it \
+      expires (a line on stderr, retried, backing off); at expiry, and when the agent ends, \
+      the file is emptied. The config is read again when it changes.
       """)
 
   enum Action: String, ExpressibleByArgument, CaseIterable {
@@ -138,5 +147,8 @@ struct Agent: ParsableCommand {
       profiles  \(running["profiles"] ?? "0") in memory
 
       """)
+    if let sinks = running["sinks"], sinks != "0" {
+      Console.writeStdout("sinks     \(sinks) token file\(sinks == "1" ? "" : "s") kept fresh\n")
+    }
   }
 }

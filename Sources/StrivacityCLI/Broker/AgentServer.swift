@@ -1,6 +1,7 @@
 // The server of `strivacity agent` (the command is Agent.swift): the loop that accepts on the
 // socket, checks each peer, and answers ping, stop, forget and token requests, each on a thread
-// of its own, from its memory over the keyring (AgentStore, StoreStack.swift).
+// of its own, from its memory over the keyring (AgentStore, StoreStack.swift); and the token
+// files it keeps fresh, on a thread of their own (SinkKeeper, AgentSinks.swift).
 import Agent
 import Glibc
 import StrivacityCore
@@ -17,6 +18,8 @@ final class AgentServer: @unchecked Sendable {
   /// Machine profiles' tokens, each profile's memory over its kernel store (by its sign-in key).
   private let machineStores = Mutex<[StoreKey: AgentStore]>([:])
   private let started = monotonicSeconds()
+  /// The token files kept fresh (AgentSinks.swift), on a thread of their own.
+  private var sinks: SinkKeeper?
   private let state = Mutex(State())
   /// Whether the socket file is ours to remove (not systemd's; the loop's thread only).
   private var ownsSocket = true
@@ -75,6 +78,13 @@ final class AgentServer: @unchecked Sendable {
     let inode = stat(path, &info) == 0 ? info.st_ino : 0
     ownsSocket = activated == nil
     Console.writeStderr("strivacity: agent \(getpid()) answering on \(path)\n")
+    // After the signals are blocked: its thread inherits the mask. The agent's own environment
+    // (its config file, and a machine profile's secret variable, which is its own here).
+    let sinks = SinkKeeper(environment: environment) { [unowned self] profile, target, freshness in
+      try self.tokens(profile: profile, target: target, freshness, environment: self.environment).0
+    }
+    sinks.start()
+    self.sinks = sinks
     var lastCheck = monotonicSeconds()
     while true {
       var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
@@ -94,9 +104,12 @@ final class AgentServer: @unchecked Sendable {
         ownsSocket = false  // not ours any more, if it is there at all
         shutDown(listener, path: path, because: "\(path) is gone")
       }
-      let idle = state.withLock {
-        $0.active == 0 && idleTimeout > 0 && monotonicSeconds() - $0.lastRequest > Double(idleTimeout)
-      }
+      // An agent that keeps token files fresh is never idle.
+      let idle =
+        !sinks.keepsSinks
+        && state.withLock {
+          $0.active == 0 && idleTimeout > 0 && monotonicSeconds() - $0.lastRequest > Double(idleTimeout)
+        }
       if idle { shutDown(listener, path: path, because: "no request for \(idleTimeout) s") }
     }
   }
@@ -110,6 +123,7 @@ final class AgentServer: @unchecked Sendable {
       if state.withLock({ $0.active == 0 }) { break }
       usleep(20_000)
     }
+    sinks?.stop(deadline: deadline)
     if ownsSocket { unlink(path) }
     Console.writeStderr("strivacity: agent: \(reason); exiting\n")
     exit(0)
@@ -210,6 +224,7 @@ final class AgentServer: @unchecked Sendable {
       answer.set("uptime", String(Int(monotonicSeconds() - started)))
       answer.set("answered", String(state.withLock { $0.answered }))
       answer.set("profiles", String(store.profileCount))
+      answer.set("sinks", String(sinks?.count ?? 0))
       return (answer, false)
     case "stop":
       var answer = AgentMessage()
@@ -223,6 +238,7 @@ final class AgentServer: @unchecked Sendable {
       machineStores.withLock { stores in
         for (key, held) in stores where key.profile == profile { held.forget(profile: profile) }
       }
+      sinks?.nudge(profile: profile)
       log.note("agent: forgot \(profile)")
       var answer = AgentMessage()
       answer.set("status", "0")
@@ -275,33 +291,9 @@ final class AgentServer: @unchecked Sendable {
     {
       return .answer(tokens, includeIDToken: includeIDToken)
     }
-    let context = Context(environment: environment, isProcessEnvironment: false)
-    context.agentStore = store
-    context.agentMachineStore = { [environment] key in self.machineStore(for: key, environment: environment) }
-    context.attended = false
     do {
       let stamp = ConfigStamp(configPath)
-      let options = try GlobalOptions.parse(["--profile", profile])
-      let tokens: TokenSet
-      let key: StoreKey
-      switch target {
-      case .signIn:
-        let session = try ProfileSession(context: context, options: options)
-        tokens = try session.freshTokens(freshness)
-        key = session.key
-      case .api(let name, let extraScopes):
-        let session = try ProfileSession(context: context, options: options, apis: .named(name))
-        // Not the profile's (any more): the client's own reading says so, listing the names.
-        guard let api = session.resolved.profile.api(named: name) else {
-          throw CLIFailure("profile \(profile) has no API \(name)", status: .usage)
-        }
-        tokens = try session.apiTokens(api, freshness, extraScopes: extraScopes)
-        key = session.key(for: api)
-      case .adHoc(let adHoc):
-        let session = try ProfileSession(context: context, options: options, apis: .none)
-        tokens = try session.apiTokens(adHoc, freshness)
-        key = session.key(for: adHoc.slot)
-      }
+      let (tokens, key) = try self.tokens(profile: profile, target: target, freshness, environment: environment)
       state.withLock { state in
         if state.resolvedKeys.count >= 256 { state.resolvedKeys.removeAll() }  // bounded, whatever clients send
         state.resolvedKeys[requestKey] = (key, stamp)
@@ -312,6 +304,36 @@ final class AgentServer: @unchecked Sendable {
       let failure = CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .failure)
       log.note("agent: \(profile): \(failure.message)")
       return .refusal(status: failure.status, message: failure.message)
+    }
+  }
+
+  /// Fresh tokens for `profile`'s `target`, resolved in `environment` through the agent's memory
+  /// (a request's, or a sink's: SinkKeeper), and the key they are held under.
+  func tokens(
+    profile: String, target: AgentTokenTarget, _ freshness: Freshness?, environment: [String: String]
+  ) throws -> (TokenSet, StoreKey) {
+    let context = Context(environment: environment, isProcessEnvironment: false)
+    context.agentStore = store
+    context.agentMachineStore = { [environment] key in self.machineStore(for: key, environment: environment) }
+    context.attended = false
+    let options = try GlobalOptions.parse(["--profile", profile])
+    switch target {
+    case .signIn:
+      let session = try ProfileSession(context: context, options: options)
+      let freshness = freshness ?? Freshness.asked(nil, profile: session.resolved.profile)
+      return (try session.freshTokens(freshness), session.key)
+    case .api(let name, let extraScopes):
+      let session = try ProfileSession(context: context, options: options, apis: .named(name))
+      // Not the profile's (any more): the client's own reading says so, listing the names.
+      guard let api = session.resolved.profile.api(named: name) else {
+        throw CLIFailure("profile \(profile) has no API \(name)", status: .usage)
+      }
+      let freshness = freshness ?? Freshness.asked(nil, profile: session.resolved.profile)
+      return (try session.apiTokens(api, freshness, extraScopes: extraScopes), session.key(for: api))
+    case .adHoc(let adHoc):
+      let session = try ProfileSession(context: context, options: options, apis: .none)
+      let freshness = freshness ?? Freshness.asked(nil, profile: session.resolved.profile)
+      return (try session.apiTokens(adHoc, freshness), session.key(for: adHoc.slot))
     }
   }
 

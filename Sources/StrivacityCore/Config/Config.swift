@@ -17,6 +17,9 @@
 //   [profiles.work.apis.orders]          # an API: its URLs, audience, resources, scopes (APIs.swift)
 //   url = "https://api.example.com/orders/"
 //
+//   [profiles.work.sinks.deploy]         # a token file `strivacity agent` keeps fresh (Sinks.swift)
+//   path = "/run/user/1000/deploy.token"
+//
 // Nothing secret is ever written here.
 import Glibc
 
@@ -43,6 +46,8 @@ public struct Profile: Sendable, Equatable {
   public var kubeClusters: [KubeServer] = []
   /// `[profiles.NAME.apis.API]`: the APIs tokens are asked for (APIs.swift), in the file's order.
   public var apis: [API] = []
+  /// `[profiles.NAME.sinks.SINK]`: token files the agent keeps fresh (Sinks.swift), in the file's order.
+  public var sinks: [Sink] = []
   /// `ca_bundle`: the CA bundle this profile's requests trust (CATrust), before the config's.
   public var caBundle: String?
   /// `proxy`, `proxy_ca_bundle`, `proxy_user`, `proxy_auth` in this profile's table, before the
@@ -132,7 +137,8 @@ public struct Config: Sendable, Equatable {
     do {
       var wanted = profile ?? "default"
       if profile == nil, let named = try parse(topLevel(text), path: path).defaultProfile { wanted = named }
-      return try parse(keepingOnly(text, profile: wanted, apis: apis), path: path)
+      // A sink's `api` is checked against the profile's APIs only when they were all read.
+      return try parse(keepingOnly(text, profile: wanted, apis: apis), path: path, sinkAPIsRead: apis == .all)
     } catch {
       if let whole = try? parse(text, path: path) { return whole }
       throw error
@@ -252,6 +258,10 @@ public struct Config: Sendable, Equatable {
 
   /// Parses the text of a config file. `path` is used in messages only.
   public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
+    try parse(text, path: path, sinkAPIsRead: true)
+  }
+
+  private static func parse(_ text: String, path: String, sinkAPIsRead: Bool) throws(ConfigError) -> Config {
     let root: TOMLTable
     do {
       root = try TOML.parse(text)
@@ -286,7 +296,24 @@ public struct Config: Sendable, Equatable {
             path: path, position: entry.position, message: "'profiles' must be a table of [profiles.NAME] sections")
         }
         for profileEntry in table.entries {
-          config.profiles.append(try parseProfile(profileEntry, path: path, warnings: &config.warnings))
+          config.profiles.append(
+            try parseProfile(profileEntry, path: path, sinkAPIsRead: sinkAPIsRead, warnings: &config.warnings))
+        }
+        // One file, one writer: two profiles' sinks may not share a path (the error names the line
+        // of the second sink's table).
+        var owners: [String: String] = [:]
+        for (profileEntry, profile) in zip(table.entries, config.profiles) {
+          guard case .table(let fields) = profileEntry.value,
+            case .table(let sinks)? = fields.entries.first(where: { $0.key == "sinks" })?.value
+          else { continue }
+          for (sinkEntry, sink) in zip(sinks.entries, profile.sinks) {
+            if let other = owners[sink.path], other != profile.name {
+              throw .invalid(
+                path: path, position: sinkEntry.position,
+                message: "[profiles.\(profile.name).sinks.\(sink.name)] has the path of a sink of [profiles.\(other)]")
+            }
+            owners[sink.path] = profile.name
+          }
         }
       default:
         config.warnings.append(
@@ -297,7 +324,7 @@ public struct Config: Sendable, Equatable {
   }
 
   private static func parseProfile(
-    _ entry: TOMLTable.Entry, path: String, warnings: inout [ConfigWarning]
+    _ entry: TOMLTable.Entry, path: String, sinkAPIsRead: Bool = true, warnings: inout [ConfigWarning]
   ) throws(ConfigError) -> Profile {
     guard ProfileName.isValid(entry.key) else {
       throw .invalid(
@@ -311,6 +338,7 @@ public struct Config: Sendable, Equatable {
     }
     var profile = Profile(name: entry.key)
     var machineFields: [TOMLTable.Entry] = []
+    var sinkAPIs: [(name: String, position: SourcePosition)] = []
     for field in table.entries {
       switch field.key {
       case "tenant": profile.tenant = try string(field, path: path)
@@ -348,6 +376,8 @@ public struct Config: Sendable, Equatable {
         }
       case "apis":
         profile.apis = try parseAPIs(field, profile: entry.key, path: path, warnings: &warnings)
+      case "sinks":
+        (profile.sinks, sinkAPIs) = try parseSinks(field, profile: entry.key, path: path, warnings: &warnings)
       case "grant":
         let text = try string(field, path: path)
         guard let grant = Grant(rawValue: text) else {
@@ -367,6 +397,12 @@ public struct Config: Sendable, Equatable {
     }
     if profile.grant == .clientCredentials || !machineFields.isEmpty {
       profile.machine = try parseMachine(machineFields, profile: profile, path: path)
+    }
+    for (api, position) in sinkAPIs where sinkAPIsRead && profile.api(named: api) == nil {
+      throw .invalid(
+        path: path, position: position,
+        message: "a sink of [profiles.\(entry.key)] names the API '\(api)', which is not one of its "
+          + "[profiles.\(entry.key).apis.NAME]")
     }
     return profile
   }
@@ -482,6 +518,75 @@ public struct Config: Sendable, Equatable {
       apis.append(API(name: apiEntry.key, url: url, audience: audience, resources: resources, scopes: scopes))
     }
     return apis
+  }
+
+  /// `[profiles.P.sinks.NAME]` tables: each needs a `path`; every value admitted, or the line is
+  /// an error naming the key. Also the `api` lines, checked against the profile's APIs once they
+  /// are all read.
+  private static func parseSinks(
+    _ field: TOMLTable.Entry, profile: String, path: String, warnings: inout [ConfigWarning]
+  ) throws(ConfigError) -> ([Sink], [(name: String, position: SourcePosition)]) {
+    guard case .table(let table) = field.value else {
+      throw .invalid(
+        path: path, position: field.position,
+        message: "'sinks' must be tables of [profiles.\(profile).sinks.NAME] sections")
+    }
+    var sinks: [Sink] = []
+    var apis: [(name: String, position: SourcePosition)] = []
+    for sinkEntry in table.entries {
+      let section = "[profiles.\(profile).sinks.\(sinkEntry.key)]"
+      guard ProfileName.isValid(sinkEntry.key) else {
+        throw .invalid(
+          path: path, position: sinkEntry.position,
+          message: "invalid sink name '\(HostEntry.shown(sinkEntry.key))': use letters, digits, '.', '_' and '-'")
+      }
+      guard case .table(let fields) = sinkEntry.value else {
+        throw .invalid(path: path, position: sinkEntry.position, message: "\(section) must be a section")
+      }
+      var sink = Sink(name: sinkEntry.key, path: "")
+      for item in fields.entries {
+        switch item.key {
+        case "path":
+          sink.path = try admittedString(item, path: path, in: section, Sink.admitPath)
+        case "api":
+          let name = try string(item, path: path)
+          guard ProfileName.isValid(name) else {
+            throw .invalid(path: path, position: item.position, message: "\(section) api: not an API name")
+          }
+          sink.api = name
+          apis.append((name, item.position))
+        case "format":
+          let text = try string(item, path: path)
+          guard let format = SinkFormat(rawValue: text) else {
+            throw .invalid(
+              path: path, position: item.position, message: "\(section) format must be \"raw\", \"json\" or \"header\"")
+          }
+          sink.format = format
+        case "mode":
+          guard case .string(let text) = item.value, let mode = Sink.modes[text] else {
+            throw .invalid(
+              path: path, position: item.position,
+              message: "\(section) mode must be \"0600\" or \"0640\" (a token file is never world-readable)")
+          }
+          sink.mode = mode
+        default:
+          warnings.append(
+            .init(path: path, position: item.position, message: "unknown key '\(item.key)' in \(section) ignored"))
+        }
+      }
+      guard !sink.path.isEmpty else {
+        throw .invalid(
+          path: path, position: sinkEntry.position,
+          message:
+            "\(section) has no path: write the file to keep the token in, e.g. path = \"/run/user/1000/app.token\"")
+      }
+      if let other = sinks.first(where: { $0.path == sink.path }) {
+        throw .invalid(
+          path: path, position: sinkEntry.position, message: "\(section) has the same path as the sink \(other.name)")
+      }
+      sinks.append(sink)
+    }
+    return (sinks, apis)
   }
 
   /// One string admitted by `admit`, or the line is an error naming the section and the key.
