@@ -135,18 +135,26 @@ final class Context {
       return (password, "the password in the proxy's URL")
     }
     if let value = environment["STRIVACITY_PROXY_PASSWORD"], !value.isEmpty {
-      guard value.utf8.count <= 1024, value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+      guard Self.isProxyPassword(value) else {
         throw CLIFailure(
           "STRIVACITY_PROXY_PASSWORD must be at most 1024 bytes of text without control characters", status: .usage)
       }
       return (value, "the password in STRIVACITY_PROXY_PASSWORD")
     }
     guard let key, let store else { return nil }
-    // Kept by setup-proxy; an unusable keyring is "none found", and the 407 then says so.
+    // Kept by setup-proxy (admitted again as it is read: it goes into curl's config lines); an
+    // unusable keyring or item is "none found", and the 407 then says so.
     guard let kept = try? secretStore(for: store).load(key.with(slot: Self.proxyPasswordSlot)),
-      let bytes = Base64URL.decode(kept.accessToken.value), let text = String(validating: bytes, as: UTF8.self)
+      let bytes = Base64URL.decode(kept.accessToken.value), let text = String(validating: bytes, as: UTF8.self),
+      Self.isProxyPassword(text)
     else { return nil }
     return (text, "the password setup-proxy kept (run it again to replace it)")
+  }
+
+  /// A proxy password as every source must give it: at most 1024 bytes of text without control
+  /// characters (the child curl's config takes it on one quoted line).
+  static func isProxyPassword(_ text: String) -> Bool {
+    text.utf8.count <= 1024 && text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }
   }
 
   /// Where `setup-proxy` keeps a profile's proxy password, beside its tokens.

@@ -551,3 +551,17 @@ extension CorporateProxyTests {
     #expect(try !kept(), "logout kept the proxy password")
   }
 }
+
+extension KeptProxyPasswordTests {
+  /// A password with a control character (it would end curl's config line) is refused where it
+  /// enters, naming the variable; a kept one tampered with is not used.
+  @Test func aPasswordWithAControlCharacterIsRefused() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile("proxy_user = \"alice\"")
+    try h.signIn()
+    let result = try h.strivacity(
+      ["userinfo", "--profile", h.profile], environment: ["STRIVACITY_PROXY_PASSWORD": "pw\"\nproxy = \"http://evil"])
+    #expect(result.status == 2 && result.stderr.contains("STRIVACITY_PROXY_PASSWORD"), "\(result.stderr)")
+    #expect(!result.stderr.contains("evil"))
+  }
+}

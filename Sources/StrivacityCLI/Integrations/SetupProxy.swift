@@ -73,7 +73,7 @@ struct SetupProxy: ParsableCommand {
     }
     let password = try SecretInput.read(
       prompt: "Password of \(proxyUser) at the proxy: ", what: "proxy password", limit: 1024)
-    guard password.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+    guard Context.isProxyPassword(password) else {
       throw CLIFailure("the proxy password must be text without control characters", status: .usage)
     }
     var options = try context.httpClient(for: session.resolved.profile, config: session.config).options
