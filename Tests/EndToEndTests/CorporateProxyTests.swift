@@ -353,7 +353,8 @@ extension Trait where Self == CorporateRigScope {
     let named = result.stderr.split(separator: " ").firstIndex(of: "within").flatMap { index in
       Double(result.stderr.split(separator: " ")[index + 1])
     }
-    #expect(abs((named ?? 0) - elapsed) < 1, "the message says \(named ?? 0) s, it took \(elapsed) s")
+    // (Not compared with the wall time, which a loaded machine stretches: the bound is what is named.)
+    #expect(named == 1 && elapsed >= 1, "the message says \(named ?? 0) s, it took \(elapsed) s")
   }
 
   // MARK: strivacity curl
@@ -419,6 +420,8 @@ extension CorporateProxyTests {
     text = text.replacingOccurrences(of: rig.net.ca, with: "CA")
     for (pattern, replacement) in [
       (#"\d+ ms"#, "N ms"), (#"valid for \d+ s"#, "valid for N s"), (#"/tmp/[^ )]*mitm[^ )]*"#, "MITM_CA"),
+      // The report cuts a line at 200 characters, and the milliseconds' digits move the cut.
+      (#"TLS verified against [^\n]*"#, "TLS verified against …"),
     ] {
       text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
     }
@@ -444,7 +447,7 @@ extension CorporateProxyTests {
         ✔ proxy         http://proxy.corp.test:3128 (from https_proxy); user corp-user, the password in STRIVA\
         CITY_PROXY_PASSWORD
         ✔ tenant        https://tenant.corp.test:8443 answered in N ms (through http://proxy.corp.test:3128, T\
-        LS verified against the CA bundle CA (from ca_b…
+        LS verified against …
         ✔ discovery     issuer https://tenant.corp.test:8443/ matches the tenant URL
         ✔ jwks          1 signing key
         ✔ clock         within 60 s of the tenant's

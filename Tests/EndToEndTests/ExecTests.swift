@@ -76,10 +76,20 @@ import Testing
   /// command is stopped then and exec exits with the renewal's status (4: the network).
   @Test(arguments: [false, true]) func aTenantThatGoesAwayLeavesNoStaleToken(failOnExpiry: Bool) throws {
     let (h, environment) = try machine(ttl: 4)
-    DispatchQueue.global().asyncAfter(deadline: .now() + 1.2) { h.emulator.stop() }
+    // The tenant stops once the command runs (it says so with a file), however slow the start.
+    let started = h.home.file("run/started")
+    DispatchQueue.global().async {
+      var waited = 0
+      while !FileManager.default.fileExists(atPath: started) && waited < 600 {
+        usleep(50_000)
+        waited += 1
+      }
+      h.emulator.stop()
+    }
     let result = try sh(
       """
       "$STRIVACITY_BIN" exec --profile "$P" --file-env F \(failOnExpiry ? "--fail-on-expiry" : "") -- sh -c '
+        touch "$XDG_RUNTIME_DIR/started"
         for i in 1 2 3 4 5 6 7 8; do t=$(cat "$F"); echo "read $(date +%s) $t"; sleep 1; done; echo done'
       echo "status=$?"
       """, environment)
