@@ -263,26 +263,33 @@ final class ChildProcess {
   }
 }
 
-/// Signals noted by a handler into a pipe (write(2) alone: async-signal-safe), read in the loop.
-/// Each is two bytes: the number, and 1 when a process sent it (si_code ≤ 0: kill, sigqueue)
-/// rather than the kernel (a terminal's Ctrl-C, a child's end).
+/// Signals noted by a handler into a pipe, read in the loop. The handler may interrupt anything,
+/// malloc included, so it only stores into memory allocated before it was installed and calls
+/// write(2): no allocation, no generic code, no conversion. Each note is two Int32s: the number,
+/// and 1 when a process sent it (si_code ≤ 0: kill, sigqueue) rather than the kernel (a
+/// terminal's Ctrl-C, a child's end). Every signal is blocked while the handler runs, so notes
+/// never interleave.
 enum ChildSignals {
   nonisolated(unsafe) private static var pipeFDs: [Int32] = [-1, -1]
   nonisolated(unsafe) private static var writeFD: Int32 = -1
+  nonisolated(unsafe) private static var note: UnsafeMutablePointer<Int32> = .allocate(capacity: 2)
   nonisolated(unsafe) private static var saved: [(Int32, sigaction)] = []
 
   static func install(_ signals: [Int32]) {
     guard writeFD < 0, systemPipe2(&pipeFDs, O_CLOEXEC | O_NONBLOCK) == 0 else { return }
+    note.initialize(repeating: 0, count: 2)  // (made here, before any handler can run)
     writeFD = pipeFDs[1]
     for number in signals {
       var action = sigaction()
       action.__sigaction_handler.sa_sigaction = { number, info, _ in
-        let byProcess: UInt8 = (info.map { $0.pointee.si_code <= 0 } ?? false) ? 1 : 0
-        var note: (UInt8, UInt8) = (UInt8(truncatingIfNeeded: number), byProcess)
-        _ = withUnsafeBytes(of: &note) { Glibc.write(ChildSignals.writeFD, $0.baseAddress, 2) }
+        let note = ChildSignals.note
+        note[0] = number
+        note[1] = 0
+        if let info, info.pointee.si_code <= 0 { note[1] = 1 }
+        _ = Glibc.write(ChildSignals.writeFD, note, 8)
       }
       action.sa_flags = SA_SIGINFO | SA_RESTART
-      sigemptyset(&action.sa_mask)
+      sigfillset(&action.sa_mask)
       var old = sigaction()
       sigaction(number, &action, &old)
       saved.append((number, old))
@@ -302,10 +309,10 @@ enum ChildSignals {
   static func take(waitingMilliseconds: Int32) -> [(Int32, Bool)] {
     var entry = pollfd(fd: pipeFDs[0], events: Int16(POLLIN), revents: 0)
     guard poll(&entry, 1, waitingMilliseconds) > 0 else { return [] }
-    var bytes = [UInt8](repeating: 0, count: 64)
-    let n = read(pipeFDs[0], &bytes, bytes.count)
-    guard n >= 2 else { return [] }
-    return stride(from: 0, to: n - 1, by: 2).map { (Int32(bytes[$0]), bytes[$0 + 1] == 1) }
+    var notes = [Int32](repeating: 0, count: 32)
+    let n = notes.withUnsafeMutableBytes { read(pipeFDs[0], $0.baseAddress, $0.count) }
+    guard n >= 8 else { return [] }
+    return stride(from: 0, to: n / 4 - 1, by: 2).map { (notes[$0], notes[$0 + 1] == 1) }
   }
 }
 
