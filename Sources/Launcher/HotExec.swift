@@ -86,7 +86,7 @@ extension HotPath {
     let argv = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
-    let rc = posix_spawn(&pid, full, &actions, nil, argv, environ)
+    let rc = withSpawnAttributes { posix_spawn(&pid, full, &actions, &$0, argv, environ) }
     close(output[1])
     defer { close(output[0]) }
     guard rc == 0 else { return .failed(.failure, "cannot run \(full): \(String(cString: strerror(rc)))") }
@@ -94,7 +94,7 @@ extension HotPath {
     defer { for i in text.indices { text[i] = 0 } }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    let code = exitCode(fromWaitStatus: status)
     guard code == 0 else {
       return .failed(ExitStatus(rawValue: code) ?? .failure, "strivacity token exited with \(code)")
     }

@@ -26,24 +26,11 @@ public struct KeyringInspection: Sendable, Equatable {
 }
 
 extension SecretServiceStore {
-  /// Inspects the default collection for `keys` under this store's bound. Errors as every
-  /// operation's (no bus, no service, no default collection, a stalled provider).
+  /// Inspects the default collection for `keys` under this store's bound (the one every
+  /// operation has: `bounded`). Errors as every operation's (no bus, no service, no default
+  /// collection, a stalled provider).
   public func inspect(_ keys: [StoreKey]) throws(StoreError) -> KeyringInspection {
-    try Self.requireSessionBus()
-    if let unavailable = Self.libraryProblem { throw unavailable }
-    let deadline = KeyringDeadline(limit: timeout, noticeFD: nil)
-    let result: Result<KeyringInspection, StoreError>
-    do {
-      result = .success(try inspect(keys, cancellable: deadline.cancellable))
-    } catch {
-      result = .failure(error)
-    }
-    deadline.finish()
-    if deadline.expired {
-      ss_service_disconnect()
-      throw .timedOut(seconds: timeout)
-    }
-    return try result.get()
+    try bounded { () throws(StoreError) in try inspect(keys, cancellable: cancellable) }
   }
 
   private func inspect(_ keys: [StoreKey], cancellable: OpaquePointer?) throws(StoreError) -> KeyringInspection {

@@ -63,7 +63,7 @@ public final class SecretServiceStore: TokenStore {
   private let noticeFD: Int32?
   /// The current operation's deadline; its cancellable goes to every libsecret call.
   private var deadline: KeyringDeadline?
-  private var cancellable: OpaquePointer? { deadline?.cancellable }
+  var cancellable: OpaquePointer? { deadline?.cancellable }
   /// What is said if the current operation's deadline passes during a prompt.
   private var unansweredPrompt: StoreError?
   /// A prompt's bound other than `prompts.bound`, for best-effort work nobody waits for.
@@ -196,7 +196,7 @@ public final class SecretServiceStore: TokenStore {
   /// the operation fails with `.timedOut` (or `.promptUnanswered` during a prompt). A failure
   /// that a new connection may cure (a restarted keyring daemon has none of our session) is
   /// tried once more on one: a long-lived agent survives the keyring's restart.
-  private func bounded<T>(_ operation: () throws(StoreError) -> T) throws(StoreError) -> T {
+  func bounded<T>(_ operation: () throws(StoreError) -> T) throws(StoreError) -> T {
     try Self.requireSessionBus()
     askedToCreate = false
     do {

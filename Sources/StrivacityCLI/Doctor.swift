@@ -93,10 +93,10 @@ private final class Examination {
   func run() -> DoctorReport {
     guard let session = configAndProfile() else { return report }
     report.profile = DoctorCheck.line(session.name)
-    let client = connection(session)
-    let discovery = client.flatMap { tenant(session, $0) }
-    jwks(discovery, client)
-    if let (_, response) = client { clock(response) }
+    let reached = connection(session)
+    let discovery = reached.flatMap { tenant(session, $0.1) }
+    jwks(discovery, reached?.0)
+    if let (_, response) = reached { clock(response) }
     let inspection = store(session)
     kernelCache(session)
     agent(session)
@@ -148,9 +148,10 @@ private final class Examination {
 
   // MARK: 2. the connection to the tenant
 
-  /// The CA and proxy in use, then one GET of the discovery document; the client for the
-  /// checks that follow, nil when the tenant cannot be reached (they are skipped).
-  private func connection(_ session: ProfileSession) -> (CurlHTTPClient, HTTPResponse)? {
+  /// The CA and proxy in use, then one GET of the discovery document (through TenantClient: a
+  /// spinner on a terminal while it waits, --verbose's log); the client for the checks that
+  /// follow, nil when the tenant cannot be reached (they are skipped).
+  private func connection(_ session: ProfileSession) -> (TenantClient, HTTPResponse)? {
     let trust: CATrust
     do {
       trust = try session.trust()
@@ -165,8 +166,8 @@ private final class Examination {
     do {
       proxy = try context.proxy(for: session.resolved.profile, config: session.config)
       kept = keptProxyPassword(proxy, session)
-      let detail = try proxyDetail(proxy, session, kept: kept)
-      if detail.hasSuffix("no password") {
+      let (detail, passwordMissing) = try proxyDetail(proxy, session, kept: kept)
+      if passwordMissing {
         add(
           "proxy", .warn, detail,
           fix: "set STRIVACITY_PROXY_PASSWORD, or run strivacity setup-proxy --password-stdin to keep it")
@@ -178,14 +179,16 @@ private final class Examination {
       skipNetwork("the proxy setting is unusable")
       return nil
     }
-    let client: CurlHTTPClient
+    let client: TenantClient
     do {
       var settings = try context.httpClient(
         trust: trust, proxy: proxy, key: kept ? session.key : nil, store: kept ? session.resolved.store : nil
       ).options
       settings.connectTimeout = Doctor.connectTimeout
       settings.totalTimeout = Doctor.requestTimeout
-      client = CurlHTTPClient(options: settings)
+      client = TenantClient(tenant: session.tenant, log: session.log, spinner: Spinner()) {
+        CurlHTTPClient(options: settings)
+      }
     } catch {
       add("tenant", .fail, message(error), fix: "correct the setting the message names", status: .usage)
       skipNetwork("no HTTP client")
@@ -197,7 +200,8 @@ private final class Examination {
     let proxied = parts.flatMap { proxy.proxy(forHost: $0.host, loopback: $0.isLoopback) }
     let started = monotonicSeconds()
     do {
-      let response = try client.send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "application/json")]))
+      let response = try client.send(
+        HTTPRequest(url: url, headers: [HTTPHeader("Accept", "application/json")]), "reaching the tenant")
       let millis = Int((monotonicSeconds() - started) * 1000)
       let tls = origin.hasPrefix("https:") ? "TLS verified against \(trust.description)" : "plain http on loopback"
       let path = proxied.map { "through \($0.address)" } ?? "DNS, TCP"
@@ -213,24 +217,29 @@ private final class Examination {
 
   /// The proxy in use for the tenant and where it came from, who it is told we are and where
   /// the password comes from (never the password); or why the tenant is reached directly.
-  private func proxyDetail(_ proxy: ProxyChoice, _ session: ProfileSession, kept: Bool) throws -> String {
-    guard let chosen = proxy.proxy else { return proxy.description }
+  /// `passwordMissing`: a proxy user is set and no source gives its password.
+  private func proxyDetail(_ proxy: ProxyChoice, _ session: ProfileSession, kept: Bool) throws -> (
+    detail: String, passwordMissing: Bool
+  ) {
+    guard let chosen = proxy.proxy else { return (proxy.description, false) }
     if let parts = URLParts(session.tenant), proxy.proxy(forHost: parts.host, loopback: parts.isLoopback) == nil {
       let why = parts.isLoopback ? "loopback is never proxied" : "\(proxy.noProxySource ?? "no_proxy") names it"
-      return "\(proxy.description), but not for the tenant: \(why)"
+      return ("\(proxy.description), but not for the tenant: \(why)", false)
     }
     var detail = "\(chosen.address) (from \(proxy.source))"
+    var missing = false
     if let user = proxy.user {
       let source: String
       if let given = try context.proxyPassword(for: proxy, key: nil, store: nil) {
         source = given.source
       } else {
         source = kept ? "the password setup-proxy kept" : "no password"
+        missing = !kept
       }
       detail += "; user \(user), \(source)"
     }
     if let caBundle = proxy.caBundle { detail += "; its CA \(caBundle)" }
-    return detail
+    return (detail, missing)
   }
 
   /// Whether the proxy's password is one `setup-proxy` kept, and can be read without a prompt:
@@ -281,37 +290,33 @@ private final class Examination {
 
   // MARK: 3. discovery, JWKS, clock
 
-  private func tenant(_ session: ProfileSession, _ answer: (CurlHTTPClient, HTTPResponse)) -> Discovery? {
-    let response = answer.1
-    guard response.status == 200 else {
+  /// The discovery document's check, as every command takes it (TenantClient.discovery(from:)).
+  private func tenant(_ session: ProfileSession, _ response: HTTPResponse) -> Discovery? {
+    do {
+      let discovery = try TenantClient.discovery(from: response, tenant: session.tenant)
+      add("discovery", .pass, "issuer \(discovery.issuer) matches the tenant URL")
+      return discovery
+    } catch TenantClient.DiscoveryFailure.answer(let response) {
       let transient = TokenEndpointOutcome.failure(response).isTransient
       add(
         "discovery", .fail, "the discovery document answered HTTP \(response.status)",
         fix: transient ? "the tenant is in trouble: try again later" : "check the tenant URL (its path and host)",
         status: transient ? .transient : .server)
-      return nil
-    }
-    let discovery: Discovery
-    do {
-      discovery = try Discovery(json: JSONValue.parse(response.body) ?? .null)
-    } catch {
+    } catch TenantClient.DiscoveryFailure.unusable(let error, _) {
       add(
         "discovery", .fail, "the discovery document is unusable: \(error)",
         fix: "check the tenant URL: it must be the tenant's own", status: .server)
-      return nil
-    }
-    guard TenantURL.base(discovery.issuer) == TenantURL.base(session.tenant) else {
+    } catch {
+      let issuer = (try? Discovery(json: JSONValue.parse(response.body) ?? .null))?.issuer ?? "another issuer"
       add(
-        "discovery", .fail, "it names the issuer \(discovery.issuer), not \(session.tenant)",
+        "discovery", .fail, "it names the issuer \(issuer), not \(session.tenant)",
         fix: "set the profile's tenant to the issuer URL, exactly", status: .server)
-      return nil
     }
-    add("discovery", .pass, "issuer \(discovery.issuer) matches the tenant URL")
-    return discovery
+    return nil
   }
 
-  private func jwks(_ discovery: Discovery?, _ answer: (CurlHTTPClient, HTTPResponse)?) {
-    guard let (client, _) = answer else { return }
+  private func jwks(_ discovery: Discovery?, _ client: TenantClient?) {
+    guard let client else { return }
     guard let discovery else {
       add("jwks", .skipped, "skipped: no usable discovery document")
       return
@@ -322,7 +327,8 @@ private final class Examination {
     }
     do {
       let response = try client.send(
-        HTTPRequest(url: url, headers: [HTTPHeader("Accept", "application/json")], timeout: Doctor.jwksTimeout))
+        HTTPRequest(url: url, headers: [HTTPHeader("Accept", "application/json")], timeout: Doctor.jwksTimeout),
+        "fetching the JWKS")
       guard response.status == 200, let json = JSONValue.parse(response.body) else {
         add(
           "jwks", .fail, "the JWKS answered HTTP \(response.status)", fix: "ask the tenant's administrator",
@@ -396,11 +402,8 @@ private final class Examination {
             "store", .fail, "\(inspection.provider): " + (colon.map { String(said[..<$0.lowerBound]) } ?? said),
             fix: colon.map { String(said[$0.upperBound...]) } ?? "", status: .keyringLocked)
         } else {
-          let held =
-            inspection.items.first == .present(lockedToUs: false)
-            || inspection.items.first
-              == .present(
-                lockedToUs: true)
+          var held = false
+          if case .present? = inspection.items.first { held = true }
           add(
             "store", .pass,
             "\(inspection.provider): \(inspection.collection), unlocked; the profile's item is "

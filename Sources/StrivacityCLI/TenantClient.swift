@@ -71,6 +71,12 @@ final class TenantClient {
   func fetchDiscovery(_ label: String? = nil) throws -> Discovery {
     let url = Discovery.url(forTenant: tenant)
     let response = try send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "application/json")]), label)
+    return try Self.discovery(from: response, tenant: tenant)
+  }
+
+  /// The discovery document `response` holds, taken only as `tenant`'s (OpenID Connect
+  /// Discovery §4.3). Throws `DiscoveryFailure`.
+  static func discovery(from response: HTTPResponse, tenant: String) throws -> Discovery {
     guard response.status == 200 else { throw DiscoveryFailure.answer(response) }
     let json = JSONValue.parse(response.body)
     let discovery: Discovery

@@ -126,12 +126,12 @@ public struct TokenFile: Sendable {
 
   /// A new file's place; the directory is made private and checked, and stale files removed.
   public static func create(environment: [String: String]) throws(ExecFailure) -> TokenFile {
-    guard let runtime = environment["XDG_RUNTIME_DIR"], (try? CATrust.admitPath(runtime)) != nil else {
+    guard let runtime = Paths(environment: environment).userRuntimeDir else {
       throw ExecFailure(
         "--file-env needs XDG_RUNTIME_DIR, a private directory for this user (systemd-logind makes one): it is not "
           + "set, and a token file goes nowhere else", status: ExitStatus.usage.rawValue)
     }
-    let directory = runtime + "/strivacity/exec"
+    let directory = runtime + "/exec"
     do {
       try PrivateFiles.makeDirectories(directory)
     } catch {
@@ -211,19 +211,10 @@ final class ChildProcess {
         free(entry)
       }
     }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for number in [SIGPIPE, SIGINT, SIGQUIT] { sigaddset(&defaults, number) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var spawned: pid_t = 0
-    let rc = posix_spawnp(&spawned, command[0], nil, &attributes, argv, envp)
+    let rc = withSpawnAttributes(defaults: [SIGPIPE, SIGINT, SIGQUIT]) {
+      posix_spawnp(&spawned, command[0], nil, &$0, argv, envp)
+    }
     guard rc == 0 else {
       ChildSignals.restore()
       let name = TerminalSafe.text(String(command[0].prefix(200)), multiline: false)
@@ -241,9 +232,7 @@ final class ChildProcess {
       var status: Int32 = 0
       if waitpid(pid, &status, WNOHANG) == pid {
         ChildSignals.restore()
-        // WIFEXITED/WTERMSIG are macros Swift cannot import.
-        let signal = status & 0x7F
-        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+        return exitCode(fromWaitStatus: status)
       }
       let left = deadline.map { max(0, $0 - Self.monotonicMilliseconds()) }
       if left == 0 { return nil }

@@ -188,7 +188,7 @@ final class SinkKeeper: @unchecked Sendable {
     // The file's place is checked before each write: a directory or file changed since is seen.
     if let refusal = SinkFile.refusal(kept.sink.path) {
       kept.attempts += 1
-      kept.dueAt = now + min(60, Int64(1) << min(kept.attempts, 6))
+      kept.dueAt = now + KeepFresh.backoff(after: kept.attempts)
       if kept.lastProblem != refusal {
         Console.writeStderr("strivacity: agent: \(kept.label) refused: \(refusal); not written (the others go on)\n")
         kept.lastProblem = refusal
@@ -242,7 +242,7 @@ final class SinkKeeper: @unchecked Sendable {
           Console.writeStderr("strivacity: agent: \(kept.label): no token (\(failure.message)); retrying\n")
           kept.lastProblem = failure.message
         }
-        kept.dueAt = now + min(60, Int64(1) << min(kept.attempts, 6))
+        kept.dueAt = now + KeepFresh.backoff(after: kept.attempts)
       }
     }
     return kept
@@ -262,7 +262,7 @@ final class SinkKeeper: @unchecked Sendable {
         kept.lastProblem = problem
       }
       kept.attempts += 1
-      kept.dueAt = ProfileSession.now() + min(60, Int64(1) << min(kept.attempts, 6))
+      kept.dueAt = ProfileSession.now() + KeepFresh.backoff(after: kept.attempts)
       return false
     }
   }

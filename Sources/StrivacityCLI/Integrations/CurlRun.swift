@@ -78,7 +78,7 @@ struct CurlRun {
     }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    run.status = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    run.status = exitCode(fromWaitStatus: status)
     return run
   }
 

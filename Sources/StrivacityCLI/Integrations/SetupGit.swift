@@ -142,23 +142,5 @@ func runProgram(
   }
   var status: Int32 = 0
   while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-  let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-  return (code, String(decoding: output, as: UTF8.self))
-}
-
-/// posix_spawn attributes for the programs we start: an empty signal mask and SIGPIPE at its
-/// default (we may ignore it ourselves while feeding a pipe), plus `flags`.
-func withSpawnAttributes<T>(flags: Int32 = 0, _ body: (inout posix_spawnattr_t) -> T) -> T {
-  var attributes = posix_spawnattr_t()
-  posix_spawnattr_init(&attributes)
-  defer { posix_spawnattr_destroy(&attributes) }
-  var empty = sigset_t()
-  sigemptyset(&empty)
-  posix_spawnattr_setsigmask(&attributes, &empty)
-  var defaults = sigset_t()
-  sigemptyset(&defaults)
-  sigaddset(&defaults, SIGPIPE)
-  posix_spawnattr_setsigdefault(&attributes, &defaults)
-  posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | flags))
-  return body(&attributes)
+  return (exitCode(fromWaitStatus: status), String(decoding: output, as: UTF8.self))
 }

@@ -6,6 +6,7 @@ import Glibc
 import LoopbackHTTP
 import StrivacityCore
 import Synchronization
+import SystemIO
 import TerminalUI
 
 final class RedirectListener: @unchecked Sendable {

@@ -589,7 +589,7 @@ public struct Config: Sendable, Equatable {
     return (sinks, apis)
   }
 
-  /// One string admitted by `admit`, or the line is an error naming the section and the key.
+  /// A proxy setting (`proxy`, `proxy_ca_bundle`, `proxy_user`, `proxy_auth`) into `settings`.
   private static func proxySetting(
     _ entry: TOMLTable.Entry, path: String, in section: String, into settings: inout ProxySettings
   ) throws(ConfigError) {
@@ -601,6 +601,7 @@ public struct Config: Sendable, Equatable {
     }
   }
 
+  /// One string admitted by `admit`, or the line is an error naming the section and the key.
   private static func admittedString<T>(
     _ entry: TOMLTable.Entry, path: String, in section: String, _ admit: (String) throws(AdmissionError) -> T
   ) throws(ConfigError) -> T {

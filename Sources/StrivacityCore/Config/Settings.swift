@@ -10,6 +10,9 @@ public struct Paths: Sendable, Equatable {
   /// $XDG_RUNTIME_DIR/strivacity, else `locks` in the state directory (refresh locks). Never
   /// a name under /tmp: another local user could create it first (cron, ssh without logind).
   public var runtimeDir: String
+  /// $XDG_RUNTIME_DIR/strivacity alone (nil without it): for what may go nowhere else (a token
+  /// file of `exec`: memory, private, emptied at logout).
+  public var userRuntimeDir: String?
 
   public init(environment env: [String: String]) {
     let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
@@ -23,11 +26,8 @@ public struct Paths: Sendable, Equatable {
       config = xdg("XDG_CONFIG_HOME", ".config") + "/strivacity/config.toml"
     }
     stateDir = xdg("XDG_STATE_HOME", ".local/state") + "/strivacity"
-    if let runtime = env["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-      runtimeDir = runtime + "/strivacity"
-    } else {
-      runtimeDir = stateDir + "/locks"
-    }
+    if let runtime = env["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { userRuntimeDir = runtime + "/strivacity" }
+    runtimeDir = userRuntimeDir ?? stateDir + "/locks"
   }
 }
 

@@ -37,7 +37,7 @@ public struct KeepFresh: Sendable, Equatable {
       // At least a second after it was obtained: a token of a second's life is not renewed in a loop.
       renewAt = obtainedAt + max(1, lifetime / 2)
     } else {
-      renewAt = now + min(60, Int64(1) << min(failures, 6))
+      renewAt = now + Self.backoff(after: failures)
     }
     // Emptied a second before the expiry (tokens of 4 s and more): times here are whole seconds,
     // so a reader at the expiry's second never finds the token still there.
@@ -48,6 +48,9 @@ public struct KeepFresh: Sendable, Equatable {
     let wanted = max(1, expiresAt - max(renewAt, now) + 1)
     return (renewAt, .renew(Freshness(seconds: min(wanted, Freshness.maxSeconds), explicit: true)))
   }
+
+  /// Seconds to wait after `failures` failures in a row: 2, 4, 8 … 60.
+  public static func backoff(after failures: Int) -> Int64 { min(60, Int64(1) << min(max(failures, 1), 6)) }
 
   /// A renewal gave this token.
   public mutating func renewed(obtainedAt: Int64, expiresAt: Int64?) {

@@ -65,24 +65,3 @@ public enum TokenFormat: String, Sendable, CaseIterable {
   func shellQuote(_ text: String) -> String { "'" + text.replacing("'", with: "'\\''") + "'" }
 
 }
-
-/// RFC 3339 timestamps in UTC (`2026-11-22T16:05:32Z`), computed without Foundation.
-public enum RFC3339 {
-  public static func format(_ seconds: Int64) -> String {
-    let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
-    let secondOfDay = seconds - days * 86400
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let mp = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    let time = "\(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))"
-    return "\(year)-\(two(month))-\(two(day))T\(time)Z"
-  }
-}

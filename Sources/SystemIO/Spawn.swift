@@ -1,0 +1,30 @@
+// What every program strivacity starts gets (curl, git, kubectl, a browser, exec's command,
+// the full command line for a renewal), and how its end is read.
+import Glibc
+
+/// posix_spawn attributes for the programs we start: an empty signal mask and `defaults` at
+/// their default disposition (SIGPIPE: we may ignore it ourselves while feeding a pipe), plus
+/// `flags`.
+public func withSpawnAttributes<T>(
+  flags: Int32 = 0, defaults: [Int32] = [SIGPIPE], _ body: (inout posix_spawnattr_t) -> T
+) -> T {
+  var attributes = posix_spawnattr_t()
+  posix_spawnattr_init(&attributes)
+  defer { posix_spawnattr_destroy(&attributes) }
+  var empty = sigset_t()
+  sigemptyset(&empty)
+  posix_spawnattr_setsigmask(&attributes, &empty)
+  var defaultSet = sigset_t()
+  sigemptyset(&defaultSet)
+  for number in defaults { sigaddset(&defaultSet, number) }
+  posix_spawnattr_setsigdefault(&attributes, &defaultSet)
+  posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | flags))
+  return body(&attributes)
+}
+
+/// A waitpid(2) status as a shell says it: the exit code, or 128+N when signal N ended it
+/// (WIFEXITED and WTERMSIG are macros Swift cannot import).
+public func exitCode(fromWaitStatus status: Int32) -> Int32 {
+  let signal = status & 0x7F
+  return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+}
