@@ -189,11 +189,12 @@ public enum AgentTokenTarget: Sendable, Equatable {
   case api(String, extraScopes: [Scope])
   case adHoc(AdHocTarget)
 
-  /// The slot its tokens are kept in; nil for an API name that could not be one.
+  /// The slot its tokens are kept in; nil for an API name that could not be one, and for scopes
+  /// asked besides an API's own (that slot depends on its table: `API.slot(extraScopes:)`).
   public var slot: TokenSlot? {
     switch self {
     case .signIn: return .signIn
-    case .api(let name, _): return TokenSlot(name: name)
+    case .api(let name, let extraScopes): return extraScopes.isEmpty ? TokenSlot(apiName: name) : nil
     case .adHoc(let target): return target.slot
     }
   }

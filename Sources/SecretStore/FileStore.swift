@@ -61,11 +61,13 @@ public final class FileStore: TokenStore, Sendable {
   }
 
   @discardableResult
-  public func delete(profile: String) throws(StoreError) -> Bool {
-    // The sign-in's file, then any other slot's.
-    let others = ((try? names()) ?? []).filter { $0.profile == profile && $0.slot != nil }
+  public func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
+    // The sign-in's file, then any other slot's of the kind.
+    let others = ((try? names()) ?? []).filter { entry in
+      entry.profile == profile && entry.slot.flatMap { TokenSlot(stored: $0) }.map(items.includes) == true
+    }
     var deleted = false
-    for file in [path(for: profile)] + others.map({ "\(directory)/\($0.name).json" }) {
+    for file in (items == .tokens ? [path(for: profile)] : []) + others.map({ "\(directory)/\($0.name).json" }) {
       if unlink(file) == 0 {
         deleted = true
         continue
@@ -81,7 +83,8 @@ public final class FileStore: TokenStore, Sendable {
     var keys: [StoreKey] = []
     for entry in try names() {
       if let record = try read("\(directory)/\(entry.name).json") {
-        let slot = record.slot.flatMap { TokenSlot(name: $0) } ?? .signIn
+        let slot = record.slot.flatMap { TokenSlot(stored: $0) } ?? .signIn
+        if slot.holdsSecret { continue }
         keys.append(StoreKey(profile: record.profile, issuer: record.issuer, clientID: record.clientID, slot: slot))
       }
     }
@@ -107,7 +110,7 @@ public final class FileStore: TokenStore, Sendable {
       let parts = name.split(separator: "+", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
       guard ProfileName.isValid(parts[0]) else { return nil }
       guard parts.count == 2 else { return (name, parts[0], nil) }
-      return TokenSlot(name: parts[1]) == nil ? nil : (name, parts[0], parts[1])
+      return TokenSlot(stored: parts[1]) == nil ? nil : (name, parts[0], parts[1])
     }
   }
 

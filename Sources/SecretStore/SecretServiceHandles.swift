@@ -80,7 +80,7 @@ final class FoundItem {
       guard let raw = ss_hash_table_lookup(attributes, name) else { return nil }
       return String(cString: raw.assumingMemoryBound(to: CChar.self))
     }
-    let slot = value(Attributes.slotName).map { TokenSlot(name: $0) } ?? .signIn
+    let slot = value(Attributes.slotName).map { TokenSlot(stored: $0) } ?? .signIn
     guard let slot, let profile = value("profile"), let issuer = value("issuer"), let client = value("client_id") else {
       return (slot, nil)
     }

@@ -158,7 +158,7 @@ final class Context {
   }
 
   /// Where `setup-proxy` keeps a profile's proxy password, beside its tokens.
-  static let proxyPasswordSlot = TokenSlot(name: "proxy.password")!
+  static let proxyPasswordSlot = TokenSlot.proxyPassword
 
   /// Where secrets a person hands over (a machine's client secret, a proxy's password) are kept
   /// for a profile whose tokens go to `kind`: the keyring, or files of their own with the file

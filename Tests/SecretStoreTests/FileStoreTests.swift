@@ -46,7 +46,7 @@ import Testing
   @Test func eachSlotIsAFileOfItsOwn() throws {
     let dir = try ScratchDirectory("filestore")
     let store = FileStore(stateDirectory: dir.path)
-    let slot = try #require(TokenSlot(name: "api"))
+    let slot = try #require(TokenSlot(stored: "api"))
     let api = StoreKey(profile: "work", issuer: key.issuer, clientID: key.clientID, slot: slot)
     var apiTokens = tokens
     apiTokens.accessToken = "at-api"

@@ -88,7 +88,7 @@ import TokenCache
   @Test func eachSlotIsAnItemOfItsOwn() throws {
     let store = SecretServiceStore()
     let signIn = StoreKey(profile: "slots", issuer: "https://t.example/", clientID: "c")
-    let slot = try #require(TokenSlot(name: "api"))
+    let slot = try #require(TokenSlot(stored: "api"))
     let api = StoreKey(profile: "slots", issuer: "https://t.example/", clientID: "c", slot: slot)
     defer { _ = try? store.delete(profile: "slots") }
     try store.save(Self.tokens("sign-in"), for: signIn)
@@ -109,7 +109,7 @@ import TokenCache
   @Test func theKernelCacheNamesTheSignInsSetAsBefore() throws {
     let key = StoreKey(profile: "p", issuer: "https://t.example/", clientID: "c")
     #expect(KernelTokenCache.description(key) == "strivacity:v2:p:https://t.example/:c")
-    let slot = try #require(TokenSlot(name: "api"))
+    let slot = try #require(TokenSlot(stored: "api"))
     let api = StoreKey(profile: "p", issuer: "https://t.example/", clientID: "c", slot: slot)
     #expect(KernelTokenCache.description(api) == "strivacity:v2+api:p:https://t.example/:c")
   }

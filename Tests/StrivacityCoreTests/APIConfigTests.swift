@@ -37,7 +37,7 @@ import Testing
     #expect(orders.audience == "https://api.example.com/orders")
     #expect(orders.resources == ["https://api.example.com/orders/"])
     #expect(orders.scopes == ["orders:read", "orders:write"])
-    #expect(orders.slot == TokenSlot(name: "orders"))
+    #expect(orders.slot == TokenSlot(apiName: "orders"))
     #expect(work.api(named: "billing")?.url.description == "https://api.example.com/billing/v1")
     #expect(work.api(named: "nope") == nil)
     #expect(config.profile(named: "other")?.apis == [])

@@ -26,9 +26,12 @@ extension ProfileSession {
     /// The agent's name for it.
     var wire: AgentTokenTarget
 
+    /// Asked with scopes beyond the config's, its token is kept in a slot of its own, never the
+    /// API's (`API.slot(extraScopes:)`).
     static func api(_ api: API, extraScopes: [Scope] = []) -> APIAsk {
       APIAsk(
-        label: "API \(api.name)", slot: api.slot, target: APITarget(api, extraScopes: extraScopes),
+        label: "API \(api.name)", slot: api.slot(extraScopes: extraScopes),
+        target: APITarget(api, extraScopes: extraScopes),
         extraScopes: extraScopes, wire: .api(api.name, extraScopes: extraScopes))
     }
 
@@ -49,8 +52,8 @@ extension ProfileSession {
 
   /// A token for `api` (with `extraScopes` besides its own) with at least `freshness` left: the
   /// one kept if it has the scopes, else a new one from the refresh grant narrowed to the API,
-  /// checked to be for it (`APITarget.mismatch`). It replaces the one kept: a token with more
-  /// scopes still serves the API.
+  /// checked to be for it (`APITarget.mismatch`). One with scopes beyond the API's own is kept
+  /// apart from the API's (`APIAsk.api`).
   func apiTokens(_ api: API, _ freshness: Freshness, extraScopes: [Scope] = []) throws -> TokenSet {
     try apiTokens(.api(api, extraScopes: extraScopes), freshness)
   }

@@ -329,7 +329,10 @@ final class AgentServer: @unchecked Sendable {
         throw CLIFailure("profile \(profile) has no API \(name)", status: .usage)
       }
       let freshness = freshness ?? Freshness.asked(nil, profile: session.resolved.profile)
-      return (try session.apiTokens(api, freshness, extraScopes: extraScopes), session.key(for: api))
+      return (
+        try session.apiTokens(api, freshness, extraScopes: extraScopes),
+        session.key(for: api.slot(extraScopes: extraScopes))
+      )
     case .adHoc(let adHoc):
       let session = try ProfileSession(context: context, options: options, apis: .none)
       let freshness = freshness ?? Freshness.asked(nil, profile: session.resolved.profile)

@@ -130,16 +130,16 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
       }
     }
     // Under the refresh lock: a refresh in flight would otherwise store its new set after this
-    // delete and bring the tokens back. (A machine's stored secret is in a store of its own.)
+    // delete and bring the tokens back. Token sets only: kept secrets are another kind of item.
     try withExtendedLifetime(try RefreshLock(directory: context.paths.runtimeDir, profile: session.name, timeout: 45)) {
-      _ = try session.store.delete(profile: session.name)
+      _ = try session.store.delete(profile: session.name, .tokens)
     }
     var deleted = ["deleted the stored tokens"]
     // logout forgets a machine's stored secret and a kept proxy password too; revoke keeps them
-    // (the profile stays usable).
+    // (the profile stays usable): nothing is deleted and put back.
     if endSession && (hadSecret || keptProxy != nil) {
       do {
-        try session.secretStore().delete(profile: session.name)
+        try session.secretStore().delete(profile: session.name, .keptSecrets)
         if hadSecret { deleted.append("the stored client secret") }
         if keptProxy != nil { deleted.append("the kept proxy password") }
       } catch {
@@ -148,9 +148,6 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
           "\(session.name): the stored secrets could not be deleted: "
             + (CLIFailure(recognising: error)?.message ?? "\(error)"))
       }
-    } else if !endSession, let keptProxy, (try? session.secretStore().load(proxyKey)) ?? nil == nil {
-      // The keyring keeps the tokens and the proxy password together: put the password back.
-      try session.secretStore().save(keptProxy, for: proxyKey)
     }
     let summary = (done + [deleted.joined(separator: " and ")]).joined(separator: ", ")
     Console.writeStderr("strivacity: \(session.name): \(summary)\n")
@@ -177,9 +174,10 @@ private func hasStoredSecret(_ session: ProfileSession) -> Bool {
 /// read is left out: it is deleted all the same.
 private func apiAccessTokens(_ session: ProfileSession) -> [(token: String, what: String)] {
   let keys = (try? session.store.keys()) ?? []
+  // (keys() lists token sets only: a kept secret is never sent to be revoked.)
   return keys.filter {
     $0.profile == session.name && $0.issuer == session.key.issuer && $0.clientID == session.clientID
-      && $0.slot != .signIn
+      && $0.slot != .signIn && !$0.slot.holdsSecret
   }
   .compactMap { key in
     guard let tokens = try? session.store.load(key) else { return nil }

@@ -17,9 +17,9 @@ extension ProfileSession {
   /// processes, from the moment a secret is held to the process's end.
   static func holdSecrets() { _ = AgentSocket.makeUndumpable() }
 
-  /// Where `login --client-secret-stdin` keeps a secret, beside the profile's tokens (API names
-  /// starting with `machine.` are refused, so no API's slot is this one).
-  static let secretSlot = TokenSlot(name: "machine.secret")!
+  /// Where `login --client-secret-stdin` keeps a secret, beside the profile's tokens: a kept
+  /// secret's slot, which no API name can be (TokenSlot).
+  static let secretSlot = TokenSlot.clientSecret
 
   /// The client authentication it uses: as configured; else the first of Basic and Post that
   /// the tenant's discovery lists.

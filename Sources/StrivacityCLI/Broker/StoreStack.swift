@@ -18,7 +18,8 @@
 // that re-reads at once sees the new set; the cache is kept in step by everything that reaches
 // the keyring, and dropped before a save, so it is never newer than the keyring (3 over 4).
 //
-// A key names one of a profile's token sets (StoreKey.slot); a deletion is by profile, every slot.
+// A key names one of a profile's token sets (StoreKey.slot); a deletion is by profile, every slot
+// of one kind: its token sets, or its kept secrets (StoredItems), never both at once.
 import Agent
 import SecretStore
 import StrivacityCore
@@ -113,9 +114,9 @@ final class AgentStore: TokenStore, @unchecked Sendable {
   }
 
   @discardableResult
-  func delete(profile: String) throws(StoreError) -> Bool {
+  func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
     invalidate(profile)
-    return try inKeyring { () throws(StoreError) in try base.delete(profile: profile) }
+    return try inKeyring { () throws(StoreError) in try base.delete(profile: profile, items) }
   }
 
   func keys() throws(StoreError) -> [StoreKey] { try inKeyring { () throws(StoreError) in try base.keys() } }
@@ -159,9 +160,9 @@ final class AgentNotifyingStore: TokenStore {
   }
 
   @discardableResult
-  func delete(profile: String) throws(StoreError) -> Bool {
+  func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
     defer { AgentClient.forget(profile: profile, environment: environment) }
-    return try base.delete(profile: profile)
+    return try base.delete(profile: profile, items)
   }
 
   func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
@@ -195,9 +196,9 @@ final class KernelCachingStore: TokenStore {
   }
 
   @discardableResult
-  func delete(profile: String) throws(StoreError) -> Bool {
+  func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
     for key in (try? base.keys()) ?? [] where key.profile == profile { KernelTokenCache.drop(key) }
-    return try base.delete(profile: profile)
+    return try base.delete(profile: profile, items)
   }
 
   func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
@@ -240,9 +241,10 @@ final class MachineTokenStore: TokenStore {
     KernelTokenCache.putNote(slots.sorted().joined(separator: "\n"), name: Self.noteName(key), seconds: seconds)
   }
 
+  /// (It keeps no secret: a machine's stored secret is in the keyring or a file of its own.)
   @discardableResult
-  func delete(profile: String) throws(StoreError) -> Bool {
-    guard profile == profileKey.profile else { return false }
+  func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
+    guard profile == profileKey.profile, items == .tokens else { return false }
     let held = try keys()
     for key in held { KernelTokenCache.drop(key) }
     KernelTokenCache.drop(profileKey)
@@ -254,8 +256,9 @@ final class MachineTokenStore: TokenStore {
   func keys() throws(StoreError) -> [StoreKey] {
     guard enabled else { return [] }
     return noted(profileKey).compactMap { name in
+      guard !(TokenSlot(stored: name)?.holdsSecret ?? false) else { return nil }
       var entry = profileKey
-      entry.slot = name.isEmpty ? .signIn : TokenSlot(name: name) ?? .signIn
+      entry.slot = name.isEmpty ? .signIn : TokenSlot(stored: name) ?? .signIn
       return KernelTokenCache.get(entry) == nil ? nil : entry
     }
   }
@@ -263,7 +266,7 @@ final class MachineTokenStore: TokenStore {
   private func noted(_ key: StoreKey) -> [String] {
     guard let note = KernelTokenCache.note(name: Self.noteName(key)) else { return [] }
     return note.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter {
-      $0.isEmpty || TokenSlot(name: $0) != nil
+      $0.isEmpty || TokenSlot(stored: $0) != nil
     }
   }
 

@@ -39,7 +39,10 @@ struct SetupAPI: ParsableCommand {
   var dryRun = false
 
   func validate() throws {
-    if let name, TokenSlot(name: name) == nil || name.count > 64 {
+    if let name, TokenSlot(apiName: name) == nil || name.count > 64 {
+      if let prefix = TokenSlot.reservedPrefix(of: name) {
+        throw ValidationError("--name may not start with '\(prefix)': such names are kept for strivacity's own items")
+      }
       throw ValidationError("--name must be letters, digits, '.', '_' or '-' (at most 64)")
     }
     for scope in scopes {
@@ -85,6 +88,6 @@ struct SetupAPI: ParsableCommand {
   /// The resource's last path segment when it is a usable name (`orders` of `…/orders/`).
   static func lastSegment(_ resource: String) -> String? {
     let segment = resource.split(separator: "/").last.map(String.init) ?? ""
-    return !segment.contains(":") && TokenSlot(name: segment) != nil && segment.count <= 64 ? segment : nil
+    return !segment.contains(":") && TokenSlot(apiName: segment) != nil && segment.count <= 64 ? segment : nil
   }
 }

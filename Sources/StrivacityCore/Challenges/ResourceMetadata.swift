@@ -96,7 +96,7 @@ public struct ResourceMetadata: Sendable, Equatable {
       }
     }
     let name = json["resource_name"]?.string.flatMap { text in
-      (1...64).contains(text.utf8.count) && TokenSlot(name: text) != nil ? text : nil
+      (1...64).contains(text.utf8.count) && TokenSlot(apiName: text) != nil ? text : nil
     }
     return ResourceMetadata(resource: resource, resourcePrefix: prefix, scopesSupported: scopes, name: name)
   }

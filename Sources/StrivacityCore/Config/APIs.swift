@@ -39,8 +39,17 @@ public struct API: Sendable, Equatable {
 
   /// The slot its tokens are kept in, beside the sign-in's set.
   public var slot: TokenSlot {
-    guard let slot = TokenSlot(name: name) else { preconditionFailure("an API name is admitted as a slot name") }
+    guard let slot = TokenSlot(apiName: name) else { preconditionFailure("an API name is admitted as a slot name") }
     return slot
+  }
+
+  /// The slot of its token asked with `extraScopes` besides its own: its own slot when they add
+  /// none; else an ad hoc slot named from the API and the scopes added, so that a token wider
+  /// than the config says is never the one kept for the API (and handed to git, kubectl, exec).
+  public func slot(extraScopes: [Scope]) -> TokenSlot {
+    let added = Set(extraScopes.map(\.value)).subtracting(scopes.map(\.value)).sorted()
+    guard !added.isEmpty else { return slot }
+    return .adHoc(digest: AdHocTarget.digest((["api \(name)"] + added.map { "scope \($0)" }).joined(separator: "\n")))
   }
 }
 
@@ -125,12 +134,7 @@ public struct AdHocTarget: Sendable, Hashable {
 
   /// `adhoc.` and 32 hex digits: the digest of the target's canonical text. A name of the
   /// config's API alphabet, so it is a slot like any API's (and `logout` deletes it with them).
-  public var slot: TokenSlot {
-    guard let slot = TokenSlot(name: "adhoc." + Self.digest(canonical)) else {
-      preconditionFailure("hex digits make a slot name")
-    }
-    return slot
-  }
+  public var slot: TokenSlot { .adHoc(digest: Self.digest(canonical)) }
 
   /// One line per value, each tagged (admitted values have no spaces or line breaks, so the
   /// text reads back one way only).

@@ -471,17 +471,13 @@ public struct Config: Sendable, Equatable {
           path: path, position: apiEntry.position,
           message: "invalid API name '\(HostEntry.shown(apiEntry.key))': use letters, digits, '.', '_' and '-'")
       }
-      // Ad hoc targets' slots are `adhoc.<digest>` (AdHocTarget): an API of that name would share one.
-      guard !apiEntry.key.hasPrefix("adhoc.") else {
+      // Ad hoc targets' slots are `adhoc.<digest>` (AdHocTarget), kept secrets' `machine.…` and
+      // `proxy.…` (TokenSlot): an API of such a name would share one.
+      if let prefix = TokenSlot.reservedPrefix(of: apiEntry.key) {
         throw .invalid(
           path: path, position: apiEntry.position,
-          message: "API names starting with 'adhoc.' are kept for ad hoc targets (token --audience/--resource)")
-      }
-      // A machine profile's stored secret is the slot `machine.secret`.
-      guard !apiEntry.key.hasPrefix("machine.") else {
-        throw .invalid(
-          path: path, position: apiEntry.position,
-          message: "API names starting with 'machine.' are kept for a machine profile's own items")
+          message: "API names starting with '\(prefix)' are kept for strivacity's own items "
+            + "(\(TokenSlot.reservedPrefixes.map { "'\($0)'" }.joined(separator: ", ")))")
       }
       guard case .table(let fields) = apiEntry.value else {
         throw .invalid(path: path, position: apiEntry.position, message: "\(section) must be a section")

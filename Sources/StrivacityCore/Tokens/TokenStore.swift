@@ -51,21 +51,79 @@ public struct StoreKey: Hashable, Sendable, CustomStringConvertible {
 /// named slot is the seam for more (one per API). Every store derives its names from the slot so
 /// that the sign-in's set is named as it always was: keyring attributes and label, kernel cache
 /// description, file name; a named slot adds its name to each.
+///
+/// Three kinds of name, kept apart by construction: an API's (`init(apiName:)`, the only way a
+/// name a user, a config file or a tenant chose becomes a slot), an ad hoc target's (`adhoc.`
+/// and a digest, made here), and a kept secret's (`clientSecret`, `proxyPassword`: not tokens,
+/// never handed out, listed or deleted as tokens; `holdsSecret`). `init(stored:)` reads back a
+/// name a store wrote, whatever its kind.
 public struct TokenSlot: Hashable, Sendable, CustomStringConvertible {
   /// nil for the sign-in's set; else a name in ProfileName's alphabet (it goes into file names).
   public let name: String?
 
   public static let signIn = TokenSlot(checked: nil)
 
-  /// A named slot; nil for a name that could not go into a file name or an attribute.
-  public init?(name: String) {
+  /// A machine profile's client secret (`login --client-secret-stdin`).
+  public static let clientSecret = TokenSlot(checked: "machine.secret")
+  /// The proxy's password `setup-proxy` kept.
+  public static let proxyPassword = TokenSlot(checked: "proxy.password")
+
+  /// Name spaces no API may take: ad hoc targets' slots, and the kept secrets' (`machine.`,
+  /// `proxy.`, and `secret.` for kinds to come). Compared without regard to case.
+  public static let reservedPrefixes = ["adhoc.", "machine.", "proxy.", "secret."]
+  /// The name spaces of kept secrets: an item in one of them is never a token set.
+  static let secretPrefixes = ["machine.", "proxy.", "secret."]
+
+  /// A slot as a store names it (an item's attribute, a file's name, the kernel cache's note):
+  /// any kind. nil for a name that could not go into a file name or an attribute. Never for a
+  /// name someone chose: that is `init(apiName:)`.
+  public init?(stored name: String) {
     guard ProfileName.isValid(name) else { return nil }
     self.init(checked: name)
   }
 
+  /// An API's slot, from a name a config file, the command line, an API's metadata or the
+  /// agent's client gave: nil for a name outside the alphabet, and for one in a reserved name
+  /// space (`reservedPrefix(of:)`), so that no such name can reach a kept secret or an ad hoc
+  /// target's token.
+  public init?(apiName name: String) {
+    guard ProfileName.isValid(name), Self.reservedPrefix(of: name) == nil else { return nil }
+    self.init(checked: name)
+  }
+
+  /// The slot of an ad hoc target (or of an API asked with scopes beyond its own): `adhoc.` and
+  /// 32 hex digits of `digest`.
+  static func adHoc(digest: String) -> TokenSlot {
+    precondition(
+      digest.utf8.count == 32 && digest.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+    return TokenSlot(checked: "adhoc." + digest)
+  }
+
+  /// The reserved name space `name` is in (as written in `reservedPrefixes`), or nil.
+  public static func reservedPrefix(of name: String) -> String? {
+    let lowered = name.lowercased()
+    return reservedPrefixes.first { lowered.hasPrefix($0) }
+  }
+
   private init(checked name: String?) { self.name = name }
 
+  /// Whether the slot holds a kept secret rather than tokens.
+  public var holdsSecret: Bool {
+    guard let lowered = name?.lowercased() else { return false }
+    return Self.secretPrefixes.contains { lowered.hasPrefix($0) }
+  }
+
   public var description: String { name ?? "sign-in" }
+}
+
+/// What a deletion of a profile's items takes: its token sets (every slot that does not hold a
+/// secret), or its kept secrets.
+public enum StoredItems: Sendable {
+  case tokens
+  case keptSecrets
+
+  /// Whether an item in `slot` is of this kind.
+  public func includes(_ slot: TokenSlot) -> Bool { slot.holdsSecret == (self == .keptSecrets) }
 }
 
 /// A store of token sets: one per profile and slot.
@@ -75,9 +133,10 @@ public protocol TokenStore: AnyObject {
   func load(_ key: StoreKey) throws(StoreError) -> TokenSet?
   /// Stores `tokens` for `key`, replacing any earlier set of the same profile and slot atomically.
   func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError)
-  /// Deletes every set stored for `profile`, in every slot; returns whether there was one.
-  @discardableResult func delete(profile: String) throws(StoreError) -> Bool
-  /// Every stored key, sorted by profile.
+  /// Deletes the items of `profile` of one kind (its token sets in every slot, or its kept
+  /// secrets), never the other; returns whether there was one.
+  @discardableResult func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool
+  /// Every stored token set's key, sorted by profile (kept secrets are not token sets: not listed).
   func keys() throws(StoreError) -> [StoreKey]
   /// The token set for `key` as the store holds it now, past any copy kept in memory: what a
   /// refresh re-reads under its lock (another process may have refreshed meanwhile).
@@ -86,6 +145,11 @@ public protocol TokenStore: AnyObject {
 
 extension TokenStore {
   public func reload(_ key: StoreKey) throws(StoreError) -> TokenSet? { try load(key) }
+
+  /// Deletes every token set of `profile` (its kept secrets stay).
+  @discardableResult public func delete(profile: String) throws(StoreError) -> Bool {
+    try delete(profile: profile, .tokens)
+  }
 }
 
 /// Why the store could not be used. Messages are one line with an actionable hint.
