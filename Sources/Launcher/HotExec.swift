@@ -50,15 +50,20 @@ extension HotPath {
     guard case .tokens(let tokens) = found else { return handOffPast(found, stdin: nil) }
 
     var plan = ExecPlan(command: command, envName: envName, fileEnv: fileEnv, failOnExpiry: failOnExpiry)
-    // A machine's secret in this process's environment is for the renewals, not for COMMAND
-    // (the full command line takes it out of its environment as it starts).
-    if case .environment(let name) = resolved.secretSource(environment: environment) { plan.withheld = [name] }
+    // A machine's secret in this process's environment is for the renewals, not for COMMAND nor
+    // any other child: taken out of the environment here, handed to each renewal on a socket.
+    var secret: (name: String, value: String)?
+    if case .environment(let name) = resolved.secretSource(environment: environment), let value = environment[name] {
+      secret = (name, value)
+      plan.withheld = [name]
+      takeFromEnvironment(name)
+    }
     let status: Int32
     do {
       let file = try fileEnv.map { _ throws(ExecFailure) in try TokenFile.create(environment: environment) }
       status = try ExecRunner.run(
         plan, initial: tokens, file: file, now: { Int64(time(nil)) },
-        renew: { renewal(profile: resolved.name, api: api?.name, freshness: $0) },
+        renew: { renewal(profile: resolved.name, api: api?.name, freshness: $0, secret: secret) },
         say: { writeTerminal(2, "strivacity: \($0)\n") })
     } catch {
       writeTerminal(2, "strivacity: error: \(error.message)\n")
@@ -68,8 +73,11 @@ extension HotPath {
   }
 
   /// A renewal by the full command line: `strivacity-cli token … --min-ttl N --format env`, its
-  /// errors on our stderr, its status the failure's.
-  static func renewal(profile: String, api: String?, freshness: Freshness) -> ExecRenewal {
+  /// errors on our stderr, its status the failure's. A machine's `secret` goes to it on a socket
+  /// (SecretHandover), never in its environment or arguments.
+  static func renewal(
+    profile: String, api: String?, freshness: Freshness, secret: (name: String, value: String)?
+  ) -> ExecRenewal {
     guard let full = Launcher.fullCommandPath() else {
       return .failed(.failure, "\(Launcher.fullName) is missing; reinstall strivacity")
     }
@@ -77,16 +85,40 @@ extension HotPath {
     if let api { arguments += ["--api", api] }
     var output: [Int32] = [-1, -1]
     guard pipe(&output) == 0 else { return .failed(.failure, "pipe: \(String(cString: strerror(errno)))") }
+    let handed = secret.flatMap { SecretHandover.socket(name: $0.name, value: $0.value) }
+    if secret != nil, handed == nil {
+      close(output[0])
+      close(output[1])
+      return .failed(.failure, "cannot hand the client secret to the renewal: \(String(cString: strerror(errno)))")
+    }
+    defer { if let handed { close(handed) } }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_adddup2(&actions, output[1], 1)
     posix_spawn_file_actions_addclose(&actions, output[0])
     posix_spawn_file_actions_addclose(&actions, output[1])
+    // This process's environment (the secret taken out of it) and where the secret is.
+    var environment: [String] = []
+    var index = 0
+    while let entry = environ[index] {
+      let text = String(cString: entry)
+      if !text.hasPrefix(SecretHandover.variable + "=") { environment.append(text) }
+      index += 1
+    }
+    if let handed {
+      posix_spawn_file_actions_adddup2(&actions, handed, 3)
+      if handed != 3 { posix_spawn_file_actions_addclose(&actions, handed) }
+      environment.append("\(SecretHandover.variable)=3")
+    }
     let argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    let envp = environment.map { strdup($0) } + [nil]
+    defer {
+      argv.forEach { free($0) }
+      envp.forEach { free($0) }
+    }
     var pid: pid_t = 0
-    let rc = withSpawnAttributes { posix_spawn(&pid, full, &actions, &$0, argv, environ) }
+    let rc = withSpawnAttributes { posix_spawn(&pid, full, &actions, &$0, argv, envp) }
     close(output[1])
     defer { close(output[0]) }
     guard rc == 0 else { return .failed(.failure, "cannot run \(full): \(String(cString: strerror(rc)))") }

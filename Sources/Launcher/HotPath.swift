@@ -106,8 +106,12 @@ public enum HotPath {
       let slot = target.slot
     else { return .unknown(askedAgent: false) }
     // A machine profile's secret may be in this process's environment (read by strivacity-cli
-    // only, which takes it out): closed to the user's other processes here too, as there.
+    // only, which takes it out): closed to the user's other processes here too, as there, and
+    // handed to strivacity-cli on a socket if this call is handed on.
     if resolved.profile.grant == .clientCredentials { _ = AgentSocket.makeUndumpable() }
+    if case .environment(let name) = resolved.secretSource(environment: environment) {
+      Launcher.secretVariable = name
+    }
     key.slot = slot
     if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key),
       !tokens.needsRefresh(now: Int64(time(nil)), freshness)

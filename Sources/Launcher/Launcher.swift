@@ -21,13 +21,25 @@ public enum Launcher {
     return places.map { "\(directory)/\($0)" }.first { access($0, X_OK) == 0 }
   }
 
+  /// The variable holding the client secret of the machine profile this call resolved to, when
+  /// it is in the environment (HotPath notes it): handed on by `handOff` on a socket.
+  nonisolated(unsafe) static var secretVariable: String?
+
   /// Runs the full command line in this process with this process's argv. `stdin`, when given,
   /// is what was already read from stdin: the full command line reads it again as its stdin.
-  /// (No copy needs zeroing: exec replaces this process's memory.)
+  /// A machine's secret noted in `secretVariable` leaves the environment for a socket
+  /// (SecretHandover): the new program is readable by the user's other processes until it has
+  /// made itself undumpable. (No copy needs zeroing: exec replaces this process's memory.)
   public static func handOff(stdin: [UInt8]?) -> Never {
     guard let me = Executable.path() else { fail("cannot read /proc/self/exe: \(String(cString: strerror(errno)))") }
     if let bytes = stdin, !bytes.isEmpty, let failed = replaceStdin(with: bytes) {
       fail("cannot hand git's request on: \(failed)")
+    }
+    if let name = secretVariable, let raw = getenv(name),
+      let fd = SecretHandover.socket(name: name, value: String(cString: raw))
+    {
+      setenv(SecretHandover.variable, "\(fd)", 1)
+      takeFromEnvironment(name)
     }
     let directory = me[..<(me.lastIndex(of: UInt8(ascii: "/")) ?? me.startIndex)]
     var tried: [String] = []

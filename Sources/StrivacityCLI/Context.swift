@@ -11,6 +11,9 @@ final class Context {
   let paths: Paths
   private var loadedConfig: Config??
 
+  /// A secret handed to this process (SecretHandover), read once, undumpable from before then.
+  private static let handedSecret = SecretHandover.receive { ProfileSession.holdSecrets() }
+
   /// Whether `environment` is this process's own (not a client's, inside the agent).
   let isProcessEnvironment: Bool
 
@@ -19,6 +22,11 @@ final class Context {
   ) {
     self.isProcessEnvironment = isProcessEnvironment
     var environment = environment
+    // A machine's secret the small binary handed over on a socket instead of the environment.
+    if isProcessEnvironment {
+      environment[SecretHandover.variable] = nil
+      if let handed = Self.handedSecret, environment[handed.name] == nil { environment[handed.name] = handed.value }
+    }
     if let configPath { environment["STRIVACITY_CONFIG"] = configPath }
     self.environment = environment
     paths = Paths(environment: environment)
