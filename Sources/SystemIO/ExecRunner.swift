@@ -124,25 +124,30 @@ extension ExecRunner {
 public struct TokenFile: Sendable {
   public let path: String
 
-  /// A new file's place; the directory is made private and checked, and stale files removed.
+  /// A new file's place; each directory from $XDG_RUNTIME_DIR down is made (0700) if missing and
+  /// checked before the next is used, and stale files removed.
   public static func create(environment: [String: String]) throws(ExecFailure) -> TokenFile {
     guard let runtime = Paths(environment: environment).userRuntimeDir else {
       throw ExecFailure(
         "--file-env needs XDG_RUNTIME_DIR, a private directory for this user (systemd-logind makes one): it is not "
           + "set, and a token file goes nowhere else", status: ExitStatus.usage.rawValue)
     }
+    let base = String(runtime.dropLast("/strivacity".count))
     let directory = runtime + "/exec"
-    do {
-      try PrivateFiles.makeDirectories(directory)
-    } catch {
-      throw ExecFailure(
-        "cannot make \(directory) for the token file: \(error.detail)", status: ExitStatus.usage.rawValue)
-    }
-    var info = stat()
-    guard stat(directory, &info) == 0, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
-      throw ExecFailure(
-        "\(directory) must be this user's and private (mode 700) to hold a token file",
-        status: ExitStatus.usage.rawValue)
+    for (path, isBase) in [(base, true), (runtime, false), (directory, false)] {
+      do throws(FileError) {
+        if isBase {
+          try PrivateFiles.makeDirectories(path)
+        } else if mkdir(path, 0o700) != 0 && errno != EEXIST {
+          throw FileError(path)
+        }
+      } catch {
+        throw ExecFailure(
+          "cannot make \(path) for the token file: \(error.detail)", status: ExitStatus.usage.rawValue)
+      }
+      if let fault = unsafeDirectory(path, privateMode: !isBase) {
+        throw ExecFailure("\(path) cannot hold a token file: \(fault)", status: ExitStatus.usage.rawValue)
+      }
     }
     removeStale(in: directory)
     var random = [UInt8](repeating: 0, count: 6)
@@ -150,6 +155,24 @@ public struct TokenFile: Sendable {
     for index in random.indices { random[index] = UInt8.random(in: .min ... .max, using: &generator) }
     let name = random.map { String($0, radix: 16) }.joined()
     return TokenFile(path: "\(directory)/\(getpid())-\(name).token")
+  }
+
+  /// Why `path` will not do in the chain above a token file, or nil: it must be a directory
+  /// itself (not a symbolic link) owned by this user, and not writable by group or others
+  /// (`privateMode`: no group or other bits at all, 0700 as strivacity makes it).
+  static func unsafeDirectory(_ path: String, privateMode: Bool) -> String? {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return String(cString: strerror(errno)) }
+    let mode = String(info.st_mode & 0o7777, radix: 8)
+    switch info.st_mode & S_IFMT {
+    case S_IFDIR: break
+    case S_IFLNK: return "it is a symbolic link, not a directory of its own"
+    default: return "it is not a directory"
+    }
+    if info.st_uid != getuid() { return "it is owned by uid \(info.st_uid), not by this user (uid \(getuid()))" }
+    if privateMode && info.st_mode & 0o077 != 0 { return "its mode is \(mode), not private (700)" }
+    if info.st_mode & 0o022 != 0 { return "its mode is \(mode): group or others can write to it" }
+    return nil
   }
 
   /// Files of an exec that is gone (killed with SIGKILL, the machine's power cut).

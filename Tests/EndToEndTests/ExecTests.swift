@@ -241,6 +241,52 @@ import Testing
     #expect(Set(tokens).count >= 2, "kubectl saw one token in 6 s of 4-s tokens")
   }
 
+  /// A runtime directory others could change (XDG_RUNTIME_DIR writable by group or by all, its
+  /// strivacity a symbolic link to another directory, or strivacity mode 777): refused naming
+  /// the directory at fault (exit 2), no token file anywhere, COMMAND not run, whichever binary
+  /// runs it (the small one with the token cached).
+  @Test(arguments: [false, true]) func aRuntimeDirectoryOthersCouldChangeIsRefused(warm: Bool) throws {
+    let (h, environment) = try machine()
+    if warm {
+      let token = try run(
+        [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile], environment: environment)
+      #expect(token.status == 0, "\(token.stderr)")
+    }
+    let elsewhere = h.home.file("elsewhere")
+    mkdir(elsewhere, 0o700)
+    let marker = h.home.file("ran")
+    // XDG_RUNTIME_DIR's mode, what its strivacity is, and the directory the refusal names.
+    let cases: [(name: String, mode: mode_t, strivacity: String?, fault: String)] = [
+      ("open", 0o777, nil, ""), ("group", 0o770, nil, ""),
+      ("link", 0o700, "link", "/strivacity"), ("wide", 0o700, "777", "/strivacity"),
+    ]
+    for item in cases {
+      let runtime = h.home.file("run-" + item.name)
+      mkdir(runtime, 0o700)
+      chmod(runtime, item.mode)
+      if item.strivacity == "link" {
+        symlink(elsewhere, runtime + "/strivacity")
+      } else if item.strivacity == "777" {
+        mkdir(runtime + "/strivacity", 0o700)
+        chmod(runtime + "/strivacity", 0o777)
+      }
+      let result = try run(
+        [
+          TestEnvironment.binary("strivacity"), "exec", "--profile", h.profile, "--file-env", "F", "--",
+          "/bin/sh", "-c", "touch '\(marker)'",
+        ], environment: environment.merging(["XDG_RUNTIME_DIR": runtime]) { _, new in new })
+      let fault = runtime + item.fault
+      #expect(result.status == 2, "\(item.name): \(result.stderr)")
+      #expect(result.stderr.contains("\(fault) cannot hold a token file: "), "\(item.name): \(result.stderr)")
+      #expect(result.stderr.split(separator: "\n").count == 1, "\(item.name): \(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: marker), "\(item.name): COMMAND ran")
+    }
+    let tokenFiles = FileManager.default.enumerator(atPath: h.home.path)?.compactMap { $0 as? String }
+      .filter { $0.hasSuffix(".token") }
+    #expect(tokenFiles == [], "\(tokenFiles ?? [])")
+    #expect((try? FileManager.default.contentsOfDirectory(atPath: elsewhere)) == [], "made inside the link's target")
+  }
+
   @Test func badInput() throws {
     let (h, environment) = try machine()
     func exec(_ arguments: [String], _ more: [String: String] = [:]) throws -> ProcessResult {

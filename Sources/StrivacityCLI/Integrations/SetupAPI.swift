@@ -1,7 +1,7 @@
 // `strivacity setup-api URL`: an `apis` entry from the API's own protected-resource metadata
-// (RFC 9728): its resource identifier becomes the entry's url and resource, its
-// scopes_supported the scopes (or --scope's). The metadata is used only when it names this
-// profile's issuer among its authorization servers.
+// (RFC 9728): its resource identifier, which must be the URL given (§3.3), becomes the entry's
+// url and resource, its scopes_supported the scopes (or --scope's). The metadata is used only
+// when it names this profile's issuer among its authorization servers.
 import ArgumentParser
 import StrivacityCore
 
@@ -11,11 +11,13 @@ struct SetupAPI: ParsableCommand {
     abstract: "Add an API to a profile from its protected-resource metadata (RFC 9728).",
     discussion: """
       Reads URL's metadata (/.well-known/oauth-protected-resource, after the host), checks that \
-      it names the profile's tenant as an authorization server, and writes \
-      [profiles.PROFILE.apis.NAME] with url and resource set to its resource, and scopes to its \
-      scopes_supported (or to --scope's). NAME is --name, else the metadata's resource_name, \
-      else the URL's last path segment. `strivacity curl`, git and `token --for` then get the \
-      API's own token for URLs under it. With --dry-run the entry is printed, not written.
+      it names the profile's tenant as an authorization server and that its resource is URL \
+      itself (RFC 9728 §3.3: metadata for a wider or another resource is refused, exit 5, and \
+      nothing is written), and writes [profiles.PROFILE.apis.NAME] with url and resource set to \
+      URL, and scopes to its scopes_supported (or to --scope's). NAME is --name, else the \
+      metadata's resource_name, else the URL's last path segment. `strivacity curl`, git and \
+      `token --for` then get the API's own token for URLs under it. With --dry-run the entry is \
+      printed, not written.
 
       EXAMPLES:
         strivacity setup-api https://api.example.com/orders/ --dry-run
@@ -68,6 +70,13 @@ struct SetupAPI: ParsableCommand {
     } catch let error as AdmissionError {
       throw CLIFailure("the API's metadata at \(metadataURL) was refused: \(error.description)", status: .server)
     }
+    // §3.3: the resource is the identifier the metadata URL was made from, not one above it
+    // (an entry for all of https://h/ from https://h/orders/'s metadata).
+    guard metadata.resource == url else {
+      throw CLIFailure(
+        "the API's metadata at \(metadataURL) names resource \(metadata.resource), not the URL given "
+          + "(\(url)): RFC 9728 wants them identical; nothing written", status: .server)
+    }
     guard let apiName = name ?? metadata.name ?? Self.lastSegment(metadata.resource) else {
       throw CLIFailure("the metadata gives no usable name: give one with --name", status: .usage)
     }
@@ -82,7 +91,8 @@ struct SetupAPI: ParsableCommand {
       return
     }
     try context.updateConfig(table: table, settings: settings)
-    Console.note("API \(apiName) added to profile \(session.name) (\(context.paths.config))")
+    Console.note(
+      "API \(apiName) added to profile \(session.name): url = \(metadata.resource) (\(context.paths.config))")
   }
 
   /// The resource's last path segment when it is a usable name (`orders` of `…/orders/`).

@@ -1,6 +1,7 @@
 // `strivacity setup-proxy`: a profile's proxy settings written to its table, and the proxy
 // user's password kept beside its tokens (keyring, or the file store), checked first by
-// reaching the tenant through the proxy: a refused password is not kept.
+// reaching the tenant through the proxy: a refused password is not kept. A tenant reached
+// directly (loopback, no_proxy) checks nothing: the password is kept, and said to be unchecked.
 import ArgumentParser
 import CurlTransport
 import OAuthCore
@@ -15,8 +16,10 @@ struct SetupProxy: ParsableCommand {
       --password-stdin, reads the proxy user's password from stdin (typed without echo on a \
       terminal), reaches the tenant's discovery document through the proxy with it, and keeps \
       it in the keyring beside the profile's tokens (in a file of its own with store = "file"); \
-      a password the proxy refuses is not kept (exit 4). STRIVACITY_PROXY_PASSWORD, when set, \
-      is used instead. `strivacity logout` deletes the kept password; `revoke` keeps it.
+      a password the proxy refuses is not kept (exit 4). A tenant on loopback (never proxied) \
+      or in no_proxy is reached directly: the password is then kept unchecked, and the line \
+      says so. STRIVACITY_PROXY_PASSWORD, when set, is used instead. `strivacity logout` \
+      deletes the kept password; `revoke` keeps it.
 
       EXAMPLES:
         strivacity setup-proxy --profile work --proxy http://proxy.corp.example:3128 --user alice --password-stdin
@@ -85,8 +88,28 @@ struct SetupProxy: ParsableCommand {
     try context.secretStore(for: session.resolved.store).save(
       TokenSet(accessToken: encoded, obtainedAt: ProfileSession.now()),
       for: session.key.with(slot: Context.proxyPasswordSlot))
-    Console.note(
-      "reached \(session.tenant) through \(choice.description) as \(proxyUser); the password is kept "
-        + (session.resolved.store == .file ? "in a private file" : "in the keyring"))
+    let kept = session.resolved.store == .file ? "in a private file" : "in the keyring"
+    if let direct = Self.directReason(tenant: session.tenant, choice: choice) {
+      // Nothing was asked of the proxy: the password is kept as given, and said to be unchecked.
+      Console.note(
+        "reached \(session.tenant) directly, \(direct), so the password was not tried against the proxy; "
+          + "it is kept \(kept), unchecked")
+    } else {
+      Console.note(
+        "reached \(session.tenant) through \(choice.description) as \(proxyUser); the password is kept \(kept)")
+    }
+  }
+
+  /// Why requests to `tenant` do not go through the proxy `choice` names, or nil when they do.
+  static func directReason(tenant: String, choice: ProxyChoice) -> String? {
+    guard let parts = URLParts(tenant), choice.proxy(forHost: parts.host, loopback: parts.isLoopback) == nil else {
+      return nil
+    }
+    guard let proxy = choice.proxy else {
+      return choice.source == "no proxy variable" ? "no proxy being set" : "\(choice.source) saying direct"
+    }
+    let why =
+      parts.isLoopback ? "loopback addresses are never proxied" : "\(choice.noProxySource ?? "no_proxy") names it"
+    return "not through the proxy \(proxy.address): \(why)"
   }
 }
