@@ -20,6 +20,11 @@ struct Curl: ParsableCommand {
       exit status is strivacity's. For anything else, pipe `strivacity token --format curl` \
       into `curl -K -`.
 
+      -L follows redirects only from an origin the profile allows whole: curl keeps the \
+      token on a redirect within the origin (and drops it when the scheme, host or port \
+      changes), so where a hosts entry or an API names a path on that origin, -L is refused. \
+      An API's challenge is answered only when no redirect left the URL's origin.
+
       strivacity's own options come first, written in full (--profile, --store, --config, \
       --verbose); curl's start at the first other argument, or after `--`. So \
       `strivacity curl -v URL` passes -v to curl, and `strivacity curl --help` is this help.
@@ -69,6 +74,23 @@ struct Curl: ParsableCommand {
         let list = allowed.map(\.description).joined(separator: ", ")
         throw CLIFailure(
           "refusing to send the token to \(shown): profile \(session.name) allows \(list) (add it to hosts)",
+          status: .usage)
+      }
+    }
+    // -L: curl keeps the token on a redirect that stays on the origin, so a hop could leave the
+    // part of it the URL was checked against (or reach another API's path on a shared host).
+    // Followed only where every place on the origin is all of it.
+    if curl.followsRedirects {
+      let places =
+        profile.tokenHosts(tenant: session.tenant).map { ($0, "\($0)") }
+        + profile.apis.map { ($0.url, "API \($0.name) \($0.url)") }
+      for url in curl.urls {
+        let limited = TokenDestination.pathLimitedOrigin(of: url, among: places.map(\.0))
+        guard !limited.isEmpty, let origin = URLParts(url)?.origin else { continue }
+        let named = places.filter { limited.contains($0.0) }.map(\.1)
+        throw CLIFailure(
+          "refusing -L for \(origin): curl keeps the token on a redirect within it, and profile \(session.name) "
+            + "allows only parts of it (\(named.joined(separator: ", "))): call the final URL without -L",
           status: .usage)
       }
     }

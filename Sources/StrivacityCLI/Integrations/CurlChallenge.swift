@@ -29,7 +29,14 @@ extension ProfileSession {
   func answer(
     _ head: ResponseHead, url: String, api: API?, replayable: Bool, terminal: Bool
   ) -> ChallengeAnswer? {
-    guard head.isChallenge else { return nil }
+    guard head.isChallenge, let origin = URLParts(url)?.origin else { return nil }
+    // Only a challenge from where the token was sent: a redirect off the URL's origin reached a
+    // server that never saw it (curl drops it there; -L is refused where the origin has
+    // path-limited places, so a hop that stays on it stays under the same entry).
+    guard head.redirects.allSatisfy({ URLPolicy.locationStays($0, on: origin) }) else {
+      return .hint(
+        "the challenge came from where a redirect led, off \(origin), which was not sent the token: not answered")
+    }
     let challenge: BearerChallenge
     do {
       guard let admitted = try BearerChallenge.admit(head.wwwAuthenticate) else { return nil }
@@ -38,17 +45,32 @@ extension ProfileSession {
       return .hint("the API's WWW-Authenticate challenge was not answered: \(error.description)")
     }
     let demand = challenge.demand
-    if demand == .nothing { return nil }
-    let whose = api.map { "API \($0.name)" } ?? "the API at \(URLParts(url).map { "\($0.origin)" } ?? "that URL")"
+    // A refusal that names nothing but the API's metadata is read for what it says (below).
+    if demand == .nothing && (challenge.resourceMetadata == nil || head.status != 401) { return nil }
+    let whose = api.map { "API \($0.name)" } ?? "the API at \(origin)"
     let profileFlag = name == "default" ? "" : " --profile \(name)"
     let apiFlag = api.map { " --api \($0.name)" } ?? ""
-    // The API's metadata, when it names it: only this issuer's, and only for the URL called.
+    // The API's metadata, when it names it: only from the URL's own origin, at the well-known
+    // place of its resource (RFC 9728 §3.1), this issuer's, and for the URL called.
     var metadata: ResourceMetadata?
     if let metadataURL = challenge.resourceMetadata {
+      guard ResourceMetadata.isWellKnown(metadataURL, on: origin) else {
+        return .hint(
+          "\(whose) challenged the token and named its metadata elsewhere than \(origin)"
+            + "/.well-known/oauth-protected-resource: not read, not answered")
+      }
       do {
-        metadata = try resourceMetadata(metadataURL, for: url)
+        let read = try resourceMetadata(metadataURL, for: url, quiet: true)
+        // RFC 9728 §3.3: read from its resource's own well-known place, or not used.
+        guard ResourceMetadata.wellKnownURL(for: read.resource) == metadataURL else {
+          throw AdmissionError("the API's metadata names resource \(read.resource), whose metadata is elsewhere")
+        }
+        metadata = read
+      } catch let refusal as AdmissionError {
+        if demand == .nothing { return .hint("\(whose) refused the token (HTTP 401): \(refusal.description)") }
+        return .hint("\(whose) challenged the token, and its metadata was refused: \(refusal); not answered")
       } catch {
-        return .hint("\(whose) challenged the token, and its metadata was refused: \(error); not answered")
+        return .hint("\(whose) challenged the token, and its metadata could not be read; not answered")
       }
     }
     let noRetry = replayable ? "" : " (its body came from standard input, so it was not sent again)"
@@ -60,7 +82,19 @@ extension ProfileSession {
     }
     switch demand {
     case .nothing:
-      return nil
+      // A 401 with only `resource_metadata` (RFC 9728 §5.1): the metadata, admitted above (it
+      // names this issuer), says which resource and scopes the API wants.
+      guard let metadata else { return nil }
+      let scopes = metadata.scopesSupported.map(\.value).joined(separator: " ")
+      let wants = "resource \(metadata.resource)" + (scopes.isEmpty ? "" : " with scopes \(scopes)")
+      guard let api else {
+        return .hint(
+          "\(whose) refused the token (HTTP 401); its metadata names \(wants): "
+            + "run strivacity setup-api\(profileFlag) \(metadata.resource)")
+      }
+      return .hint(
+        "\(whose) refused its token (HTTP 401); its metadata names \(wants): check [profiles.\(name).apis."
+          + "\(api.name)] against it, then run strivacity token --refresh\(profileFlag)\(apiFlag)")
     case .newToken:
       guard replayable else {
         return .hint(
@@ -123,15 +157,24 @@ extension ProfileSession {
     }
   }
 
-  /// The API's protected-resource metadata at `url` (from its challenge), for a request to
-  /// `requestURL`: at most 64 KiB in 5 seconds, admitted by `ResourceMetadata.admit`.
-  func resourceMetadata(_ url: String, for requestURL: String) throws -> ResourceMetadata {
+  /// The API's protected-resource metadata at `url`, for a request to `requestURL`: at most
+  /// 64 KiB in 5 seconds, admitted by `ResourceMetadata.admit`. `quiet` (a challenge's, not the
+  /// user's own setup-api): how the fetch failed is not said, only that it did.
+  func resourceMetadata(_ url: String, for requestURL: String, quiet: Bool = false) throws -> ResourceMetadata {
     // Up to 5 s: on a terminal, a spinner says what is awaited.
     let spinner = Spinner()
     spinner.start("reading the API's metadata…")
     defer { spinner.stop() }
-    let response = try tenantClient.send(HTTPRequest(url: url, timeout: 5, maxBodyBytes: ResourceMetadata.maxBytes))
-    guard response.status == 200 else { throw AdmissionError("HTTP \(response.status) from \(url)") }
+    let response: HTTPResponse
+    do {
+      response = try tenantClient.send(HTTPRequest(url: url, timeout: 5, maxBodyBytes: ResourceMetadata.maxBytes))
+    } catch  where quiet {
+      throw CLIFailure("the API's metadata could not be read", status: .transient)
+    }
+    guard response.status == 200 else {
+      if quiet { throw CLIFailure("the API's metadata could not be read", status: .server) }
+      throw AdmissionError("HTTP \(response.status) from \(url)")
+    }
     return try ResourceMetadata.admit(response.body, requestURL: requestURL, issuer: tenant)
   }
 }

@@ -8,10 +8,14 @@ public struct ResponseHead: Sendable, Equatable {
   public var status: Int
   /// Each `WWW-Authenticate` line's value, in order.
   public var wwwAuthenticate: [String]
+  /// With `-L`, the `Location` of each redirect curl followed to reach this response, in order
+  /// (the API's words: compared, never shown).
+  public var redirects: [String]
 
-  public init(status: Int, wwwAuthenticate: [String]) {
+  public init(status: Int, wwwAuthenticate: [String], redirects: [String] = []) {
     self.status = status
     self.wwwAuthenticate = wwwAuthenticate
+    self.redirects = redirects
   }
 
   /// A 401 or 403 with a challenge: what an API says when the token will not do (RFC 6750 §3).
@@ -26,6 +30,7 @@ public struct HeaderDump: Sendable {
 
   let followsRedirects: Bool
   private var pending: [UInt8] = []
+  private var redirects: [String] = []
   private var total = 0
   /// The decision, once made: the final response's head, or nil for "not one we can read".
   public private(set) var decided: ResponseHead??
@@ -49,8 +54,13 @@ public struct HeaderDump: Sendable {
         return true
       }
       if (100..<200).contains(head.head.status) { continue }
-      if followsRedirects, (300..<400).contains(head.head.status), head.hasLocation { continue }
-      decided = .some(head.head)
+      if followsRedirects, (300..<400).contains(head.head.status), let location = head.location {
+        redirects.append(location)
+        continue
+      }
+      var final = head.head
+      final.redirects = redirects
+      decided = .some(final)
       return true
     }
     return false
@@ -76,7 +86,7 @@ public struct HeaderDump: Sendable {
     return nil
   }
 
-  static func head(_ block: [UInt8]) -> (head: ResponseHead, hasLocation: Bool)? {
+  static func head(_ block: [UInt8]) -> (head: ResponseHead, location: String?)? {
     let lines = block.split(separator: 0x0A, omittingEmptySubsequences: true).map { line in
       String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self)
     }
@@ -86,7 +96,7 @@ public struct HeaderDump: Sendable {
     guard fields.count >= 2, fields[1].utf8.count == 3, let status = Int(fields[1]), (100...599).contains(status)
     else { return nil }
     var challenges: [String] = []
-    var hasLocation = false
+    var location: String?
     for line in lines.dropFirst() {
       guard let colon = line.firstIndex(of: ":") else { continue }
       let name = line[..<colon].lowercased()
@@ -94,9 +104,9 @@ public struct HeaderDump: Sendable {
       if name == "www-authenticate" {
         challenges.append(String(value.reversed().drop { $0 == " " || $0 == "\t" }.reversed()))
       } else if name == "location" {
-        hasLocation = true
+        location = String(value.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
       }
     }
-    return (ResponseHead(status: status, wwwAuthenticate: challenges), hasLocation)
+    return (ResponseHead(status: status, wwwAuthenticate: challenges), location)
   }
 }

@@ -24,8 +24,19 @@ public struct ResourceMetadata: Sendable, Equatable {
     guard (try? HostEntry(admitting: resource)) != nil, let parts = URLParts(resource) else { return nil }
     let origin = "\(parts.origin)"
     let path = parts.pathAndQuery == "/" ? "" : parts.pathAndQuery
-    return origin + "/.well-known/oauth-protected-resource" + path
+    return origin + wellKnownPath + path
   }
+
+  /// Whether `url` (a challenge's `resource_metadata`) is on `origin` under its well-known
+  /// metadata path (§3.1): the only place a challenge's metadata is read from, so that an API
+  /// cannot have strivacity fetch from another host or port.
+  public static func isWellKnown(_ url: String, on origin: Origin) -> Bool {
+    guard let parts = URLParts(url), parts.origin == origin else { return false }
+    let path = parts.pathAndQuery
+    return !path.contains("?") && (path == wellKnownPath || path.hasPrefix(wellKnownPath + "/"))
+  }
+
+  static let wellKnownPath = "/.well-known/oauth-protected-resource"
 
   /// A `resource_metadata` URL from a challenge, or a metadata URL built from one: https, or
   /// http on loopback; no user info or fragment; printable ASCII, at most 2 KiB.

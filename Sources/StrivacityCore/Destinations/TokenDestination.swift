@@ -183,6 +183,20 @@ public enum TokenDestination {
     do { return try TokenTarget(url) } catch { throw .unsafe(error.description) }
   }
 
+  /// The places among `entries` that make following redirects from `url` with its token unsafe
+  /// (curl's `-L`): those on `url`'s origin that name a path. curl keeps the token on a redirect
+  /// that stays on the origin (it drops it only when the scheme, host or port changes), so a
+  /// hop could take it out of the prefix `url` was checked against, or to another API's path on
+  /// a shared host. Empty when every place on the origin is all of it (or `url` does not parse:
+  /// `check` says why).
+  public static func pathLimitedOrigin(of url: String, among entries: [HostEntry]) -> [HostEntry] {
+    guard let target = try? TokenTarget(url) else { return [] }
+    return entries.filter { entry in
+      guard case .prefix(let origin, let path) = entry.form else { return false }
+      return origin == target.origin && !path.isEmpty
+    }
+  }
+
   /// True when `url` may get the token: `check` without the reason.
   public static func permits(_ url: String, allowed: [HostEntry]) -> Bool {
     (try? check(url, allowed: allowed)) != nil

@@ -129,6 +129,17 @@ extension URLPolicy {
   /// True when `url` parses and has exactly the origin `expected` (scheme, host and port).
   public static func sameOrigin(_ url: String, as expected: Origin) -> Bool { URLParts(url)?.origin == expected }
 
+  /// Whether a redirect's `Location` (RFC 9110 §10.2.2: absolute, or relative to the URL that
+  /// answered) stays on `origin`: a relative reference without an authority does; an absolute
+  /// or network-path one (`//host/…`) only when its origin is `origin`.
+  public static func locationStays(_ location: String, on origin: Origin) -> Bool {
+    if location.hasPrefix("//") { return sameOrigin(origin.scheme + ":" + location, as: origin) }
+    // A scheme: letters, digits, +, -, . before the first ":" that comes before any "/", "?", "#".
+    let head = location.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    if let colon = head.firstIndex(of: ":"), colon != head.startIndex { return sameOrigin(location, as: origin) }
+    return true
+  }
+
   /// The host (without brackets) when `authority` is exactly `host[:port]`: a name of ASCII
   /// letters, digits, `.`, `-` and `_`, or an IPv6 literal in brackets, and an optional port
   /// 1–65535; else nil. No user info, percent-encoding or anything else: what a URL handed to
