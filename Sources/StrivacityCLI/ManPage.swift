@@ -516,6 +516,12 @@ enum ManPage {
     (array of absolute URIs, RFC 8707) and
     .Ic scopes
     (array of strings).
+    Names starting with
+    .Li adhoc. , machine. , proxy.
+    or
+    .Li secret.
+    (in any case) are refused: those name spaces hold ad hoc targets' tokens and the secrets
+    strivacity keeps, which no API is served.
     .Cm token Fl -api Ar api
     prints a token for it;
     .Cm curl ,
