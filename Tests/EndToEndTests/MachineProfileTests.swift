@@ -93,13 +93,29 @@ extension Harness {
     let second = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
     #expect(second.status == 0, "\(second.stderr)")
     #expect(h.clientCredentialsRequests == 2)
+    // status and doctor name the kid; --jwk prints the public key under it, as the tenant has it.
+    let status = try h.strivacity(["status", "--profile", h.profile])
+    #expect(status.stdout.contains("key id         \(kid) (private_key_id)"), "\(status.stdout)")
+    let doctor = try h.strivacity(["doctor", "--profile", h.profile])
+    #expect(doctor.stdout.contains("(read, not shown), sent as kid \(kid)"), "\(doctor.stdout)")
+    let journey = TestEnvironment.repositoryRoot.appendingPathComponent("Sources/Emulator/Journeys/machine.json")
+    let clients = JSONValue.parse(try String(contentsOf: journey, encoding: .utf8))?["clients"]?.array ?? []
+    let ciJWT = clients.first { $0["client_id"] == "ci-jwt" }
+    let registered = ciJWT?["jwks"]?["keys"]?.array?.first { $0["kid"]?.string == kid }
+    let jwk = try h.strivacity(["status", "--profile", h.profile, "--jwk"])
+    #expect(jwk.status == 0 && JSONValue.parse(jwk.stdout) == registered, "\(jwk.stdout) \(jwk.stderr)")
+    let jwks = try h.strivacity(["status", "--profile", h.profile, "--jwks"])
+    #expect(JSONValue.parse(jwks.stdout) == .object(["keys": .array([try #require(registered)])]), "\(jwks.stdout)")
     // Without private_key_id the key's thumbprint is the kid, which ci-jwt has not registered.
     try h.writeMachineProfile(client: "ci-jwt", settings)
+    let thumbprint = try #require(
+      JSONValue.parse(h.strivacity(["status", "--profile", h.profile, "--jwk"]).stdout)?["kid"]?.string)
+    #expect(thumbprint != kid && thumbprint.count == 43)
     let unnamed = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
     #expect(unnamed.status == 9, "\(unnamed.stderr)")
     #expect(
       unnamed.stderr.contains("the assertion names no key of this client")
-        && unnamed.stderr.contains("registered for the client with kid "), "\(unnamed.stderr)")
+        && unnamed.stderr.contains("registered for the client with kid \(thumbprint)"), "\(unnamed.stderr)")
     try h.writeMachineProfile(client: "ci-jwt", settings + "\nprivate_key_id = \"\(kid)\"")
     // A key readable by others is refused, naming its mode.
     chmod(key, 0o644)

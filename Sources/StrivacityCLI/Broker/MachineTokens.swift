@@ -231,7 +231,7 @@ extension ProfileSession {
       let path = resolved.profile.machine?.privateKeyFile ?? ""
       let kid = (try? signingKey()).flatMap { assertionKeyID.value(for: $0) }.map { " with kid \($0)" } ?? ""
       return "the tenant refused the client's key assertion for \(clientID)\(why): check that \(path) is the key "
-        + "registered for the client\(kid)"
+        + "registered for the client\(kid) (strivacity status --profile \(name) --jwk prints it)"
     }
     let source = secretSource.map { "\($0)" } ?? "its source"
     return "the tenant refused the client secret for \(clientID)\(why), sent as \(method): check the secret in "
