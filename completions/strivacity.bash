@@ -310,7 +310,7 @@ _strivacity_token() {
 
 _strivacity_status() {
     repeating_flags=()
-    non_repeating_flags=(--verbose -v --all --json --version -h --help)
+    non_repeating_flags=(--verbose -v --all --json --jwk --jwks --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --store --config)
     __strivacity_offer_flags_options 0

@@ -587,8 +587,9 @@ private final class Examination {
     if session.resolved.profile.machine?.auth == .privateKeyJWT {
       let path = session.resolved.profile.machine?.privateKeyFile ?? ""
       do {
-        _ = try session.signingKey()
-        add("credentials", .pass, "private key from \(path) (read, not shown)")
+        let key = try session.signingKey()
+        let kid = session.assertionKeyID.value(for: key) ?? key.thumbprint
+        add("credentials", .pass, "private key from \(path) (read, not shown), sent as kid \(kid)")
       } catch {
         add("credentials", .fail, message(error), fix: fix, status: .usage)
       }

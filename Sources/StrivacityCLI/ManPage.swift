@@ -594,7 +594,17 @@ enum ManPage {
     .Li private_key_jwt
     with
     .Ic private_key_file
-    (RSA or EC P-256, PEM; a 60-second assertion per request, RFC 7523). Tokens, for the profile
+    (RSA or EC P-256, PEM; a 60-second assertion per request, RFC 7523), whose header names the key
+    by its
+    .Li kid :
+    .Ic private_key_id
+    when set, else the key's RFC 7638 thumbprint.
+    .Cm status Fl -jwk
+    (or
+    .Fl -jwks )
+    prints the public key as a JWK with that
+    .Li kid ,
+    to register at the tenant. Tokens, for the profile
     and each of its APIs, are kept in the kernel's per-user keyring (nothing on disk unless
     .Ic store No = Qq file ) ;
     many calls and many processes make one request per token lifetime. The tenant refusing the
@@ -602,7 +612,9 @@ enum ManPage {
     .Pq Li invalid_client
     is exit 9, without a retry.
     .Cm status
-    says how the profile authenticates and where its secret comes from, never the secret;
+    says how the profile authenticates, where its secret or key comes from and the key's
+    .Li kid ,
+    never the secret;
     .Cm logout
     forgets a stored secret;
     .Cm userinfo

@@ -11,7 +11,8 @@ struct Status: ParsableCommand {
     abstract: "Show a profile's tenant, client, user, token expiry and store (never a secret).",
     discussion:
       "Exits 0 when signed in, 3 when not (with --all: when no profile is), 2 when the profile is not configured "
-      + "(with --json, after printing JSON that says so)."
+      + "(with --json, after printing JSON that says so). --jwk and --jwks exit 0 when they printed the key, 2 when "
+      + "the profile has none."
   )
 
   @OptionGroup var global: GlobalOptions
@@ -22,12 +23,24 @@ struct Status: ParsableCommand {
   @Flag(help: "Print JSON instead of a table.")
   var json = false
 
+  @Flag(
+    help: ArgumentHelp(
+      "Print the public key of a private_key_jwt profile as a JWK, with the kid its assertions carry, to register at "
+        + "the tenant."))
+  var jwk = false
+
+  @Flag(help: "The same as a JWK Set: {\"keys\": [...]}.")
+  var jwks = false
+
   func validate() throws {
     if all && global.profile != nil { throw ValidationError("use either --profile or --all") }
+    if jwk && jwks { throw ValidationError("use either --jwk or --jwks") }
+    if (jwk || jwks) && (all || json) { throw ValidationError("--jwk and --jwks print one profile's key, as JSON") }
   }
 
   func run() throws {
     let context = global.context()
+    if jwk || jwks { return try printJWK(context) }
     let names: [String?] = all ? (try context.config()?.profiles.map(\.name) ?? []) : [nil]
     var reports: [JSONValue] = []
     var agentPing: AgentMessage??  // asked once, for the first profile that uses the agent
@@ -67,6 +80,21 @@ struct Status: ParsableCommand {
     }
     // The output already says so; the exit code tells scripts.
     if !signedIn { throw CLIFailure("", status: .signInRequired) }
+  }
+
+  /// `--jwk` and `--jwks`: the public half of a `private_key_jwt` profile's key, with the `kid`
+  /// its assertions carry (never a private part: the JWK is built from the public numbers only).
+  private func printJWK(_ context: Context) throws {
+    let session = try ProfileSession(context: context, options: global, profile: nil)
+    guard session.isMachine, session.resolved.profile.machine?.auth == .privateKeyJWT else {
+      throw CLIFailure(
+        "profile \(session.name) does not sign with a private key (token_endpoint_auth = \"private_key_jwt\"), "
+          + "so it has no public key to register", status: .usage)
+    }
+    let key = try session.signingKey()
+    let document = key.publicJWK.document(keyID: session.assertionKeyID.value(for: key) ?? key.thumbprint)
+    let output: JSONValue = jwks ? ["keys": [document]] : document
+    Console.writeStdout(String(decoding: output.serialized(pretty: true), as: UTF8.self) + "\n")
   }
 
   /// "off" (the profile does not ask it), "running (pid N)" or "not running" (no answer).
@@ -114,7 +142,12 @@ struct Status: ParsableCommand {
     do {
       if configured == .privateKeyJWT {
         machine["private_key_file"] = .string(session.resolved.profile.machine?.privateKeyFile ?? "")
-        _ = try session.signingKey()
+        // The kid the assertions carry: the configured one even when the key is not at hand.
+        let named = session.resolved.profile.machine?.privateKeyID
+        machine["kid_from"] = named == nil ? "thumbprint" : "private_key_id"
+        if let named { machine["kid"] = .string(named) }
+        let key = try session.signingKey()
+        machine["kid"] = .string(session.assertionKeyID.value(for: key) ?? key.thumbprint)
       } else {
         machine["secret_from"] = .string(session.secretSource.map { "\($0)" } ?? "")
         _ = try session.clientSecret()
@@ -184,6 +217,10 @@ struct Status: ParsableCommand {
       let source =
         machine["secret_from"]?.string.map { "secret from \($0)" } ?? "key \(machine["private_key_file"]?.string ?? "")"
       rows.append(("kind", "machine profile: client credentials, \(auth), \(source)"))
+      if let kid = machine["kid"]?.string {
+        let from = machine["kid_from"] == "private_key_id" ? "private_key_id" : "the key's RFC 7638 thumbprint"
+        rows.append(("key id", "\(kid) (\(from))"))
+      }
       if let problem = machine["problem"]?.string { rows.append(("credentials", "not usable: \(problem)")) }
       if report["signed_in"] != true { rows.append(("access token", "none yet (strivacity token asks for one)")) }
     } else {

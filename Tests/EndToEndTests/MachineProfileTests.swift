@@ -76,13 +76,16 @@ extension Harness {
     #expect(result.status == 0, "\(result.stderr)")
   }
 
-  @Test(arguments: ["ci-jwt-rsa.pem", "ci-jwt-ec.pem"])
-  func privateKeyJWTSignsAnAssertionPerRequest(keyFile: String) throws {
+  /// The emulator, like a tenant that keeps a client's keys as a JWKS, verifies with the key the
+  /// assertion's kid names: ci-jwt's are "ci-jwt-rsa" and "ci-jwt-ec", so the profile says so in
+  /// private_key_id (without it, the key's thumbprint is sent, and refused).
+  @Test(arguments: [("ci-jwt-rsa.pem", "ci-jwt-rsa"), ("ci-jwt-ec.pem", "ci-jwt-ec")])
+  func privateKeyJWTSignsAnAssertionPerRequest(keyFile: String, kid: String) throws {
     let h = try Harness(journey: "machine")
     let source = TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Fixtures/machine-keys/" + keyFile).path
     let key = try h.home.write("key.pem", try String(contentsOfFile: source, encoding: .utf8))
-    try h.writeMachineProfile(
-      client: "ci-jwt", "token_endpoint_auth = \"private_key_jwt\"\nprivate_key_file = \"\(key)\"")
+    let settings = "token_endpoint_auth = \"private_key_jwt\"\nprivate_key_file = \"\(key)\""
+    try h.writeMachineProfile(client: "ci-jwt", settings + "\nprivate_key_id = \"\(kid)\"")
     let first = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
     #expect(first.status == 0, "\(first.stderr)")
     #expect(Self.claims(first.stdout.trimmingCharacters(in: .newlines))["sub"]?.string == "ci-jwt")
@@ -90,6 +93,30 @@ extension Harness {
     let second = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
     #expect(second.status == 0, "\(second.stderr)")
     #expect(h.clientCredentialsRequests == 2)
+    // status and doctor name the kid; --jwk prints the public key under it, as the tenant has it.
+    let status = try h.strivacity(["status", "--profile", h.profile])
+    #expect(status.stdout.contains("key id         \(kid) (private_key_id)"), "\(status.stdout)")
+    let doctor = try h.strivacity(["doctor", "--profile", h.profile])
+    #expect(doctor.stdout.contains("(read, not shown), sent as kid \(kid)"), "\(doctor.stdout)")
+    let journey = TestEnvironment.repositoryRoot.appendingPathComponent("Sources/Emulator/Journeys/machine.json")
+    let clients = JSONValue.parse(try String(contentsOf: journey, encoding: .utf8))?["clients"]?.array ?? []
+    let ciJWT = clients.first { $0["client_id"] == "ci-jwt" }
+    let registered = ciJWT?["jwks"]?["keys"]?.array?.first { $0["kid"]?.string == kid }
+    let jwk = try h.strivacity(["status", "--profile", h.profile, "--jwk"])
+    #expect(jwk.status == 0 && JSONValue.parse(jwk.stdout) == registered, "\(jwk.stdout) \(jwk.stderr)")
+    let jwks = try h.strivacity(["status", "--profile", h.profile, "--jwks"])
+    #expect(JSONValue.parse(jwks.stdout) == .object(["keys": .array([try #require(registered)])]), "\(jwks.stdout)")
+    // Without private_key_id the key's thumbprint is the kid, which ci-jwt has not registered.
+    try h.writeMachineProfile(client: "ci-jwt", settings)
+    let thumbprint = try #require(
+      JSONValue.parse(h.strivacity(["status", "--profile", h.profile, "--jwk"]).stdout)?["kid"]?.string)
+    #expect(thumbprint != kid && thumbprint.count == 43)
+    let unnamed = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(unnamed.status == 9, "\(unnamed.stderr)")
+    #expect(
+      unnamed.stderr.contains("the assertion names no key of this client")
+        && unnamed.stderr.contains("registered for the client with kid \(thumbprint)"), "\(unnamed.stderr)")
+    try h.writeMachineProfile(client: "ci-jwt", settings + "\nprivate_key_id = \"\(kid)\"")
     // A key readable by others is refused, naming its mode.
     chmod(key, 0o644)
     let open = try h.strivacity(["token", "--profile", h.profile, "--refresh"])

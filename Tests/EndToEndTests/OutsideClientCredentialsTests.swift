@@ -13,6 +13,7 @@
 // - its record of an access token (gpo_access_token) has the grant (5: client credentials) and
 //   the resource, and the client id only when the client authenticated with Basic.
 import Foundation
+import OAuthCore
 import StrivacityCore
 import StrivacityTestSupport
 import Testing
@@ -324,5 +325,72 @@ struct OutsideClientCredentialsTests {
     }
     // Two assertions of the same client in a row: a fresh jti each (glewlwyd refuses a replay).
     #expect(server.logLines(containing: "jti already used") == 0)
+  }
+
+  /// private_key_jwt with the client's keys as a JWKS, where glewlwyd picks the key by the
+  /// assertion's kid alone: an assertion without one is refused (a bare 403, what strivacity
+  /// sent before it named the key); by default the kid is the key's RFC 7638 thumbprint, which
+  /// the server's JWKS has under the thumbprint Scripts/outside-as computed with openssl and
+  /// Python; `private_key_id` sends another name, here the one the "named" client registered.
+  @Test func privateKeyJWTWithAJWKS() throws {
+    let server = try OutsideAuthorizationServer()
+    defer { server.stop() }
+    let home = try ScratchDirectory("outside-cc-home")
+    let scratch = try ScratchDirectory("outside-cc-jwks")
+    let cases: [(profile: String, client: String, key: String, keyID: String?, kid: String)] = [
+      ("jwks-rsa", server["cc_jwks_rsa_client_id"], "cc_jwt_rsa_key", nil, server["cc_jwks_rsa_kid"]),
+      ("jwks-ec", server["cc_jwks_ec_client_id"], "cc_jwt_ec_key", nil, server["cc_jwks_ec_kid"]),
+      (
+        "named-rsa", server["cc_jwks_named_client_id"], "cc_jwt_rsa_key", server["cc_jwks_named_rsa_kid"],
+        server["cc_jwks_named_rsa_kid"]
+      ),
+      (
+        "named-ec", server["cc_jwks_named_client_id"], "cc_jwt_ec_key", server["cc_jwks_named_ec_kid"],
+        server["cc_jwks_named_ec_kid"]
+      ),
+      // The named client's keys under their thumbprints: not a kid it registered.
+      ("named-default", server["cc_jwks_named_client_id"], "cc_jwt_rsa_key", nil, server["cc_jwks_rsa_kid"]),
+    ]
+    try home.write(
+      ".config/strivacity/config.toml",
+      cases.map {
+        profile(
+          $0.profile, server, client: $0.client,
+          "token_endpoint_auth = \"private_key_jwt\"\nprivate_key_file = \"\(server[$0.key])\""
+            + ($0.keyID.map { "\nprivate_key_id = \"\($0)\"" } ?? ""))
+      }.joined())
+
+    // The server as it is, with curl: the same assertion with the kid and without.
+    let grant =
+      "grant_type=client_credentials&scope=orders%3Aread&client_assertion_type="
+      + Self.formEncoded(
+        ClientAssertion.type)
+    let rsa = try ClientAssertion.SigningKey(pem: String(contentsOfFile: server["cc_jwt_rsa_key"], encoding: .utf8))
+    for (keyID, expected) in [(ClientAssertion.KeyID.omitted, "403"), (.thumbprint, "200")] {
+      let assertion = try ClientAssertion.make(
+        clientID: server["cc_jwks_rsa_client_id"], tokenEndpoint: server["issuer"] + "/token", key: rsa,
+        keyID: keyID, now: Int64(Date().timeIntervalSince1970))
+      let answer = try curlToken(server, scratch: scratch, body: grant + "&client_assertion=" + assertion)
+      #expect(answer.status == expected, "\(keyID): \(answer)")
+    }
+
+    for (profile, client, _, _, kid) in cases {
+      let env = environment(home: home)
+      let status = try strivacity(["status", "--profile", profile, "--json"], env)
+      #expect(status.status == 0, "\(profile): \(status.stderr)")
+      #expect(JSONValue.parse(status.stdout)?["machine"]?["kid"]?.string == kid, "\(profile): \(status.stdout)")
+      let before = server.issuedCount(client)
+      let token = try strivacity(["token", "--profile", profile], env)
+      if profile == "named-default" {
+        #expect(token.status == 9 && token.stdout.isEmpty, "\(profile): \(token.stderr)")
+        #expect(token.stderr.contains("with kid \(kid)"), "\(profile): \(token.stderr)")
+        #expect(server.issuedCount(client) == before, "\(profile)")
+        continue
+      }
+      #expect(token.status == 0 && !token.stdout.isEmpty, "\(profile): \(token.stderr)")
+      let claims = try jwt.claims(token.stdout)
+      #expect(claims["client_id"]?.string == client, "\(profile): \(claims)")
+      #expect(server.issuedCount(client) == before + 1, "\(profile)")
+    }
   }
 }

@@ -1,6 +1,7 @@
 // private_key_jwt (RFC 7523 §2.2, §3): the assertion's header and claims, its signature with
 // RS256 and ES256 keys from PEM (PKCS#8 and traditional), and what is refused.
 import Crypto
+import Foundation
 import OAuthCore
 import StrivacityCore
 import Testing
@@ -22,7 +23,8 @@ import _CryptoExtras
     for pem in [key.pemRepresentation, key.pkcs8PEMRepresentation] {
       let signing = try ClientAssertion.SigningKey(pem: pem)
       let assertion = try ClientAssertion.make(
-        clientID: "ci-bot", tokenEndpoint: Self.endpoint, key: signing, keyID: "k1", now: 1_800_000_000, jti: "j1")
+        clientID: "ci-bot", tokenEndpoint: Self.endpoint, key: signing, keyID: .named("k1"), now: 1_800_000_000,
+        jti: "j1")
       let (header, claims, input, signature) = try parts(assertion)
       #expect(header == ["alg": "RS256", "typ": "JWT", "kid": "k1"])
       #expect(
@@ -41,13 +43,96 @@ import _CryptoExtras
     for pem in [
       key.pemRepresentation, key.pemRepresentation.replacingOccurrences(of: "PRIVATE KEY", with: "PRIVATE KEY"),
     ] {
-      let assertion = try ClientAssertion.make(
-        clientID: "ci-jwt", tokenEndpoint: Self.endpoint, key: try ClientAssertion.SigningKey(pem: pem), now: 100)
+      let signing = try ClientAssertion.SigningKey(pem: pem)
+      let assertion = try ClientAssertion.make(clientID: "ci-jwt", tokenEndpoint: Self.endpoint, key: signing, now: 100)
       let (header, claims, input, signature) = try parts(assertion)
-      #expect(header["alg"] == "ES256" && header["kid"] == nil)
+      #expect(header == ["alg": "ES256", "typ": "JWT", "kid": .string(signing.thumbprint)])
       #expect(claims["exp"] == 160 && claims["jti"]?.string?.count ?? 0 >= 20)
       #expect(signature.count == 64, "r ‖ s, not DER")
       #expect(key.publicKey.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: signature), for: input))
+    }
+  }
+
+  // MARK: the key's id (RFC 7638)
+
+  /// RFC 7638 §3.1's example: its RSA key (n, e) and its thumbprint.
+  @Test func theRFC7638ExampleThumbprint() throws {
+    let n =
+      "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tS"
+      + "oc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65"
+      + "YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyr"
+      + "dkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzK"
+      + "nqDKgw"
+    let jwk = PublicJWK.rsa(
+      modulus: try #require(Base64URL.decode(n)), exponent: try #require(Base64URL.decode("AQAB")))
+    #expect(jwk.thumbprint == "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs")
+    // A leading zero byte (as DER's INTEGER carries it) does not change it.
+    let padded = PublicJWK.rsa(modulus: [0] + (try #require(Base64URL.decode(n))), exponent: [0, 1, 0, 1])
+    #expect(padded == jwk && padded.thumbprint == jwk.thumbprint)
+  }
+
+  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../Fixtures/machine-keys").standardized
+
+  /// The fixture keys' thumbprints, computed apart from this code (openssl's numbers, then
+  /// Python's JSON and SHA-256), and their JWKs, the same as the emulator's machine journey
+  /// registers for ci-jwt.
+  @Test(
+    arguments: [
+      (
+        "ci-jwt-rsa.pem", "zhSt_92QbTnh9jS_QkfLLKpbAWSEtiBN10auUSRAhrk",
+        [
+          "kty": "RSA", "alg": "RS256", "e": "AQAB",
+          "n": .string(
+            "x6JRByL4x8Za0vXviRWLhW64DrfPSdVVD7TSGCsGR0JxzTj1rOBfI5RS4jizxdSxO1OWJ1mcH6MmgWf5DCRu"
+              + "t-ZBMrk4YxhAsoY25sUlHbk_tiPgsGdLGQOi36loZMCstROPQW2EsLnwEqjIqKCggxgEwS5eh5NWxSAEH3mh"
+              + "FsnbeGAzVDEhBtjsng-hQu2iECksrVATX204PiMRrKqx9FkjKzjnP0QhohGVfhtkou5UDhVazvKjrp2SrAuI"
+              + "Q4QA3wijV1SRNgAMGGwqcJ9Z-cUzb7SjK-goGCRLX28H5PA3jfdFr575k7jwGNPAfpjuhQp6Lx-v_iITT5J1"
+              + "pwvBdw"
+          ),
+        ]
+      ),
+      (
+        "ci-jwt-ec.pem", "MB1drSdLS92c5QJgWDyWckMaZazMm7UeTt2dc6JSkdo",
+        [
+          "kty": "EC", "alg": "ES256", "crv": "P-256", "x": "YFtLxMoQDqoq2k3dDAa_r2Kdd8R4jt0ClBEOFMAhSc4",
+          "y": "KvFcLWfwKvfP3157XJtwPZfFEnBAjQQF1v5DaoYQcRs",
+        ]
+      ),
+    ] as [(String, String, [String: JSONValue])])
+  func fixtureKeysHaveTheirThumbprints(file: String, thumbprint: String, members: [String: JSONValue]) throws {
+    let pem = try String(contentsOf: Self.fixtures.appendingPathComponent(file), encoding: .utf8)
+    let key = try ClientAssertion.SigningKey(pem: pem)
+    #expect(key.thumbprint == thumbprint)
+    var expected = members
+    expected["kid"] = .string(thumbprint)
+    expected["use"] = "sig"
+    #expect(key.publicJWK.document(keyID: thumbprint) == .object(expected))
+    // By default the header names the key by it; private_key_id names it otherwise, or not at all.
+    for (keyID, kid) in [
+      (ClientAssertion.KeyID.thumbprint, JSONValue.string(thumbprint)), (.init(configured: nil), .string(thumbprint)),
+      (.init(configured: "ci-jwt-2025"), "ci-jwt-2025"), (.omitted, nil),
+    ] as [(ClientAssertion.KeyID, JSONValue?)] {
+      let header = try parts(
+        try ClientAssertion.make(clientID: "ci-jwt", tokenEndpoint: Self.endpoint, key: key, keyID: keyID, now: 1)
+      ).header
+      #expect(header["kid"] == kid, "\(keyID)")
+    }
+  }
+
+  /// For any key, the thumbprint is the SHA-256 of the required members as sorted, compact JSON
+  /// (here through JSONEncoder, not the hand-made text), and the JWK holds no private part.
+  @Test func thumbprintsAreOfTheCanonicalMembers() throws {
+    for signing in [
+      try ClientAssertion.SigningKey(pem: try _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation),
+      try ClientAssertion.SigningKey(pem: P256.Signing.PrivateKey().pemRepresentation),
+    ] {
+      let document = signing.publicJWK.document(keyID: "k")
+      let required = (document.object ?? [:]).filter { ["e", "kty", "n", "crv", "x", "y"].contains($0.key) }
+      #expect(
+        signing.thumbprint == Base64URL.encode(SHA256.hash(data: JSONValue.object(required).serialized())))
+      #expect(Set((document.object ?? [:]).keys).isDisjoint(with: ["d", "p", "q", "dp", "dq", "qi"]))
+      #expect(try AssertionKeys(json: ["keys": [document]]).keys.count == 1, "a JWK a verifier takes")
     }
   }
 

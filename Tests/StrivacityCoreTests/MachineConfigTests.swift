@@ -40,6 +40,43 @@ import Testing
     #expect(jwt.machine?.auth == .privateKeyJWT && jwt.machine?.privateKeyFile == "/etc/bot.pem")
   }
 
+  /// `private_key_id`: the kid the assertions carry (default: the key's thumbprint), admitted as
+  /// printable ASCII of at most 256 bytes, and only beside private_key_jwt.
+  @Test func aPrivateKeyIDNamesTheKey() throws {
+    let jwt =
+      "grant = \"client_credentials\"\ntoken_endpoint_auth = \"private_key_jwt\"\nprivate_key_file = \"/k.pem\"\n"
+    #expect(try profile(jwt).machine?.privateKeyID == nil)
+    for kid in ["ci-bot-2025", "urn:example:key 1", String(repeating: "k", count: 256), "~!\"#"] {
+      let quoted = kid.replacing("\"", with: "\\\"")
+      let named = try profile(jwt + "private_key_id = \"\(quoted)\"\n")
+      #expect(
+        named.machine
+          == MachineCredentials(auth: .privateKeyJWT, privateKeyFile: "/k.pem", privateKeyID: kid))
+    }
+    // Known: no warning about an unknown key.
+    let config = try Config.parse(
+      "[profiles.ci]\ntenant = \"https://t.example\"\nclient_id = \"bot\"\n" + jwt + "private_key_id = \"k\"\n",
+      path: "c")
+    #expect(config.warnings.isEmpty, "\(config.warnings)")
+    for (value, why) in [
+      ("\"\"", "a key id has 1 to 256 characters"),
+      ("\"\(String(repeating: "k", count: 257))\"", "a key id has 1 to 256 characters"),
+      ("\"tab\\there\"", "a key id is printable ASCII"), ("\"kéy\"", "a key id is printable ASCII"),
+      ("\"line\\nbreak\"", "a key id is printable ASCII"),
+    ] {
+      #expect(
+        refusal(jwt + "private_key_id = \(value)\n").hasPrefix("c:7:1: [profiles.ci] private_key_id: \(why)"),
+        "\(value)")
+    }
+    #expect(refusal(jwt + "private_key_id = 7\n") == "c:7:1: 'private_key_id' must be a string, not an integer")
+    #expect(
+      refusal("grant = \"client_credentials\"\nclient_secret_env = \"S\"\nprivate_key_id = \"k\"\n")
+        == "c:6:1: [profiles.ci]: private_key_id goes with token_endpoint_auth = \"private_key_jwt\", and only with it")
+    #expect(
+      refusal("private_key_id = \"k\"\n")
+        == "c:4:1: [profiles.ci]: private_key_id is for machine profiles: add grant = \"client_credentials\"")
+  }
+
   @Test func mistakesNameTheLine() {
     #expect(
       refusal("grant = \"password\"\n")

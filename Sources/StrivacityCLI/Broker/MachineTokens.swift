@@ -39,7 +39,8 @@ extension ProfileSession {
     case .privateKeyJWT:
       do {
         let assertion = try ClientAssertion.make(
-          clientID: clientID, tokenEndpoint: tokenEndpoint, key: try signingKey(), now: Self.now())
+          clientID: clientID, tokenEndpoint: tokenEndpoint, key: try signingKey(), keyID: assertionKeyID,
+          now: Self.now())
         return .privateKeyJWT(clientID: clientID, assertion: assertion)
       } catch let failure as CLIFailure {
         throw failure
@@ -48,6 +49,10 @@ extension ProfileSession {
       }
     }
   }
+
+  /// What a `private_key_jwt` profile's assertions name the key by: `private_key_id`, else the
+  /// key's thumbprint.
+  var assertionKeyID: ClientAssertion.KeyID { .init(configured: resolved.profile.machine?.privateKeyID) }
 
   /// The private key of a `private_key_jwt` profile, read as a secret; a missing, open or
   /// unusable file is a configuration error naming it.
@@ -224,8 +229,9 @@ extension ProfileSession {
       ?? " (HTTP \(status) without an OAuth error: a wrong secret, or a grant or scope this client may not have)"
     if case .privateKeyJWT = method {
       let path = resolved.profile.machine?.privateKeyFile ?? ""
+      let kid = (try? signingKey()).flatMap { assertionKeyID.value(for: $0) }.map { " with kid \($0)" } ?? ""
       return "the tenant refused the client's key assertion for \(clientID)\(why): check that \(path) is the key "
-        + "registered for the client"
+        + "registered for the client\(kid) (strivacity status --profile \(name) --jwk prints it)"
     }
     let source = secretSource.map { "\($0)" } ?? "its source"
     return "the tenant refused the client secret for \(clientID)\(why), sent as \(method): check the secret in "

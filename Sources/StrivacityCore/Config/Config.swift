@@ -386,7 +386,7 @@ public struct Config: Sendable, Equatable {
             message: "grant must be \"authorization_code\" (a person signs in) or \"client_credentials\" (a machine)")
         }
         profile.grant = grant
-      case "client_secret_env", "client_secret_file", "token_endpoint_auth", "private_key_file":
+      case "client_secret_env", "client_secret_file", "token_endpoint_auth", "private_key_file", "private_key_id":
         machineFields.append(field)
       default:
         warnings.append(
@@ -408,7 +408,7 @@ public struct Config: Sendable, Equatable {
   }
 
   /// A machine profile's keys: the secret from exactly one source, a known client
-  /// authentication, and a private key exactly when it is `private_key_jwt`.
+  /// authentication, and a private key (and perhaps its key id) exactly when it is `private_key_jwt`.
   private static func parseMachine(
     _ fields: [TOMLTable.Entry], profile: Profile, path: String
   ) throws(ConfigError) -> MachineCredentials {
@@ -435,6 +435,8 @@ public struct Config: Sendable, Equatable {
           throw .invalid(path: path, position: field.position, message: "token_endpoint_auth must be one of \(known)")
         }
         machine.auth = auth
+      case "private_key_id":
+        machine.privateKeyID = try admittedString(field, path: path, in: section, MachineCredentials.admitKeyID)
       default:  // private_key_file
         machine.privateKeyFile = try admittedString(field, path: path, in: section, SecretSource.admitPath)
       }
@@ -449,6 +451,13 @@ public struct Config: Sendable, Equatable {
       throw .invalid(
         path: path, position: position ?? SourcePosition(line: 1, column: 1),
         message: "\(section): private_key_file goes with token_endpoint_auth = \"private_key_jwt\", and only with it")
+    }
+    if machine.privateKeyID != nil, machine.auth != .privateKeyJWT,
+      let field = fields.first(where: { $0.key == "private_key_id" })
+    {
+      throw .invalid(
+        path: path, position: field.position,
+        message: "\(section): private_key_id goes with token_endpoint_auth = \"private_key_jwt\", and only with it")
     }
     return machine
   }

@@ -8,6 +8,9 @@
 //   grant = "client_credentials"
 //   client_secret_env = "CI_BOT_SECRET"            # or client_secret_file = "/run/secrets/ci-bot"
 //   token_endpoint_auth = "client_secret_basic"    # or client_secret_post, private_key_jwt
+//   private_key_file = "/etc/ci-bot/key.pem"       # private_key_jwt's key, and optionally
+//   private_key_id = "ci-bot-2025"                 # the kid it is registered under (default:
+//                                                  # its RFC 7638 thumbprint)
 
 /// How a profile gets its tokens.
 public enum Grant: String, Sendable, Equatable {
@@ -80,15 +83,37 @@ public enum SecretSource: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A machine profile's settings: its secret's source and its client authentication (nil: the
-/// first of basic and post that discovery lists), or its private key for `private_key_jwt`.
+/// first of basic and post that discovery lists), or its private key for `private_key_jwt` and
+/// the `kid` its assertions name it by (nil: the key's thumbprint).
 public struct MachineCredentials: Sendable, Equatable {
   public var secret: SecretSource?
   public var auth: TokenEndpointAuth?
   public var privateKeyFile: String?
+  public var privateKeyID: String?
 
-  public init(secret: SecretSource? = nil, auth: TokenEndpointAuth? = nil, privateKeyFile: String? = nil) {
+  public init(
+    secret: SecretSource? = nil, auth: TokenEndpointAuth? = nil, privateKeyFile: String? = nil,
+    privateKeyID: String? = nil
+  ) {
     self.secret = secret
     self.auth = auth
     self.privateKeyFile = privateKeyFile
+    self.privateKeyID = privateKeyID
+  }
+
+  /// The longest `private_key_id`.
+  public static let maxKeyIDBytes = 256
+
+  /// A `kid` as the tenant registered it: printable ASCII (space to "~"), 1 to 256 bytes, so it
+  /// goes into a JOSE header and onto a status line as it is.
+  public static func admitKeyID(_ text: String) throws(AdmissionError) -> String {
+    let bytes = Array(text.utf8)
+    guard (1...maxKeyIDBytes).contains(bytes.count) else {
+      throw AdmissionError("a key id has 1 to \(maxKeyIDBytes) characters")
+    }
+    guard bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+      throw AdmissionError("a key id is printable ASCII (no control character, no non-ASCII letter)")
+    }
+    return text
   }
 }
