@@ -246,7 +246,7 @@ import Testing
         "--session", "type='method_call',interface='org.freedesktop.Secret.Service',member='OpenSession'",
       ]
       monitor.environment = h.environment
-      FileManager.default.createFile(atPath: capture, contents: nil)
+      _ = FileManager.default.createFile(atPath: capture, contents: nil)
       monitor.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: capture))
       try monitor.run()
       usleep(300_000)
