@@ -317,7 +317,8 @@ import Testing
     let r2 = dump.append(
       Array("HTTP/2 403\r\nwww-authenticate: Bearer error=x \r\nWWW-Authenticate:  Basic\r\n\r\n".utf8))
     #expect(r2)
-    let r3 = dump.finish() == ResponseHead(status: 403, wwwAuthenticate: ["Bearer error=x", "Basic"])
+    let r3 =
+      dump.finish() == ResponseHead(status: 403, wwwAuthenticate: ["Bearer error=x", "Basic"], redirects: ["/b"])
     #expect(r3)
     var unfollowed = HeaderDump(followsRedirects: false)
     let r4 = unfollowed.append(Array("HTTP/1.1 302 Found\nLocation: /b\n\n".utf8))
