@@ -69,17 +69,18 @@ import Testing
     let result = try h.strivacity(["curl", "--profile", h.profile, "-sSL", "\(api.base)/orders/1"])
     #expect(result.status == 2, "\(result.stderr)")
     #expect(
-      result.stderr.contains("API orders \(api.base)/orders") && result.stderr.contains("API billing"),
+      result.stderr.contains("places of another token are on it too (API billing \(api.base)/billing)"),
       "\(result.stderr)")
     #expect(api.tokens.isEmpty)
   }
 
-  /// An origin allowed whole: -L follows as curl does, the token on every hop of the origin.
+  /// An origin allowed whole (a prefix of it beside changes nothing): -L follows as curl does,
+  /// the token on every hop of the origin.
   @Test func aWholeOriginIsFollowed() throws {
     let api = try ScriptedAPI([Self.redirect(to: "/b"), Self.ok])
     let h = try Harness(journey: "password")
     let port = try #require(api.base.split(separator: ":").last)
-    try h.writeProfile("hosts = [\"127.0.0.1:\(port)\"]")
+    try h.writeProfile("hosts = [\"\(api.base)/org/\", \"127.0.0.1:\(port)\"]")
     try h.signIn()
     let result = try h.strivacity(["curl", "--profile", h.profile, "-sSL", "\(api.base)/a"])
     #expect(result.status == 0 && result.stdout == "ok /b\n", "\(result.stderr)")

@@ -106,3 +106,34 @@ import Testing
     #expect(try !HostEntry(admitting: "https://h.example/").hasPath)
   }
 }
+
+extension TokenDestinationTests {
+  /// `-L` (issue 37, point 3): followed only where the token's places are all of the URL's
+  /// origin and no other token's place is on it.
+  @Test func redirectsAreFollowedOnlyOnAnOriginTheTokenHasWhole() throws {
+    func refusal(_ url: String, own: [String], others: [String] = []) throws -> RedirectRefusal? {
+      TokenDestination.redirectRefusal(
+        url, own: try own.map { try HostEntry(admitting: $0) }, others: try others.map { try HostEntry(admitting: $0) })
+    }
+    let org = try HostEntry(admitting: "https://h.example/org/")
+    let orders = try HostEntry(admitting: "https://h.example/orders/")
+    // A prefix alone: a hop could leave it.
+    #expect(try refusal("https://h.example/org/x", own: ["https://h.example/org/"]) == .partOfOrigin([org]))
+    // The origin whole (a host entry, or a URL without a path), a prefix beside it or not.
+    for whole in ["h.example", "https://h.example", "https://h.example/"] {
+      #expect(try refusal("https://h.example/org/x", own: ["https://h.example/org/", whole]) == nil, "\(whole)")
+    }
+    // Another token's place on the origin: a hop could carry this token into it.
+    #expect(
+      try refusal("https://h.example/org/x", own: ["h.example"], others: ["https://h.example/orders/"])
+        == .sharedWith([orders]))
+    // Places elsewhere do not matter: another host, another port, another scheme.
+    #expect(
+      try refusal(
+        "https://h.example/x", own: ["h.example", "https://g.example/a/"],
+        others: ["https://h.example:8443/orders/", "g.example"]) == nil)
+    #expect(try refusal("https://h.example:8443/x", own: ["h.example"]) == .partOfOrigin([]))
+    // A URL that does not parse is `check`'s to refuse.
+    #expect(try refusal("https://user@h.example/", own: ["h.example"]) == nil)
+  }
+}

@@ -20,10 +20,11 @@ struct Curl: ParsableCommand {
       exit status is strivacity's. For anything else, pipe `strivacity token --format curl` \
       into `curl -K -`.
 
-      -L follows redirects only from an origin the profile allows whole: curl keeps the \
-      token on a redirect within the origin (and drops it when the scheme, host or port \
-      changes), so where a hosts entry or an API names a path on that origin, -L is refused. \
-      An API's challenge is answered only when no redirect left the URL's origin.
+      -L follows redirects only where the token's places cover all of the URL's origin and \
+      no other token's place is on it: curl keeps the token on a redirect within the origin \
+      (and drops it when the scheme, host or port changes), so where only a path of the \
+      origin is allowed (a hosts prefix, an API's url) or two APIs share a host, -L is \
+      refused. An API's challenge is answered only when no redirect left the URL's origin.
 
       strivacity's own options come first, written in full (--profile, --store, --config, \
       --verbose); curl's start at the first other argument, or after `--`. So \
@@ -78,20 +79,31 @@ struct Curl: ParsableCommand {
       }
     }
     // -L: curl keeps the token on a redirect that stays on the origin, so a hop could leave the
-    // part of it the URL was checked against (or reach another API's path on a shared host).
-    // Followed only where every place on the origin is all of it.
+    // places the URL was checked against, or carry its token into another token's (an API's
+    // path on a shared host). Followed only where the token's places are all of the origin.
     if curl.followsRedirects {
-      let places =
-        profile.tokenHosts(tenant: session.tenant).map { ($0, "\($0)") }
-        + profile.apis.map { ($0.url, "API \($0.name) \($0.url)") }
+      let own = profile.tokenHosts(tenant: session.tenant)
       for url in curl.urls {
-        let limited = TokenDestination.pathLimitedOrigin(of: url, among: places.map(\.0))
-        guard !limited.isEmpty, let origin = URLParts(url)?.origin else { continue }
-        let named = places.filter { limited.contains($0.0) }.map(\.1)
+        let api = try? profile.api(for: url)
+        let mine = api.map { [$0.url] } ?? own
+        let others =
+          profile.apis.filter { $0.name != api?.name }.map { ($0.url, "API \($0.name) \($0.url)") }
+          + (api == nil ? [] : own.map { ($0, "\($0)") })
+        guard let origin = URLParts(url)?.origin,
+          let refusal = TokenDestination.redirectRefusal(url, own: mine, others: others.map(\.0))
+        else { continue }
+        let why: String
+        switch refusal {
+        case .partOfOrigin(let places):
+          let whose = api.map { "API \($0.name)" } ?? "profile \(session.name)"
+          why = "\(whose) may have the token on only part of it (\(places.map(\.description).joined(separator: ", ")))"
+        case .sharedWith(let places):
+          let named = others.filter { places.contains($0.0) }.map(\.1)
+          why = "places of another token are on it too (\(named.joined(separator: ", ")))"
+        }
         throw CLIFailure(
-          "refusing -L for \(origin): curl keeps the token on a redirect within it, and profile \(session.name) "
-            + "allows only parts of it (\(named.joined(separator: ", "))): call the final URL without -L",
-          status: .usage)
+          "refusing -L for \(origin): curl keeps the token on a redirect within it, and \(why): "
+            + "call the final URL without -L", status: .usage)
       }
     }
     // One token per curl: URLs of two APIs (or of an API and the profile's own places) would

@@ -88,6 +88,16 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
 
   func allows(_ target: TokenTarget) -> Bool { specificity(for: target) != nil }
 
+  /// Whether the entry is a place on `origin` (all of it, or a path of it).
+  func isOn(_ origin: Origin) -> Bool {
+    switch form {
+    case .host(let host, let port):
+      return host == origin.host && (port ?? (origin.scheme == "https" ? 443 : 80)) == origin.port
+    case .prefix(let entryOrigin, _):
+      return entryOrigin == origin
+    }
+  }
+
   /// How closely the entry covers `target`: the number of path segments it names (a host, or a
   /// prefix without a path, 0); nil when it does not cover it.
   func specificity(for target: TokenTarget) -> Int? {
@@ -115,12 +125,26 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
+/// Why `-L` is refused for a URL (`TokenDestination.redirectRefusal`).
+public enum RedirectRefusal: Sendable, Equatable {
+  /// The token's places on the origin name paths: a hop could leave them.
+  case partOfOrigin([HostEntry])
+  /// Another token's places are on the origin: a hop could carry this token into them.
+  case sharedWith([HostEntry])
+}
+
 /// A URL that asks for the token, as the server will read it.
 public struct TokenTarget: Sendable, Equatable {
   public let origin: Origin
   /// The path's segments after remove_dot_segments, percent-encodings in upper case, without a
   /// trailing empty segment.
   public let path: [String]
+
+  /// The root of `origin` (what an entry covering all of it covers).
+  init(origin: Origin) {
+    self.origin = origin
+    path = []
+  }
 
   /// Parses an absolute URL: https, or http to loopback; `host[:port]` only (no user info); a
   /// path servers read one way. The query is not part of the decision; a fragment is not sent.
@@ -183,18 +207,20 @@ public enum TokenDestination {
     do { return try TokenTarget(url) } catch { throw .unsafe(error.description) }
   }
 
-  /// The places among `entries` that make following redirects from `url` with its token unsafe
-  /// (curl's `-L`): those on `url`'s origin that name a path. curl keeps the token on a redirect
-  /// that stays on the origin (it drops it only when the scheme, host or port changes), so a
-  /// hop could take it out of the prefix `url` was checked against, or to another API's path on
-  /// a shared host. Empty when every place on the origin is all of it (or `url` does not parse:
-  /// `check` says why).
-  public static func pathLimitedOrigin(of url: String, among entries: [HostEntry]) -> [HostEntry] {
-    guard let target = try? TokenTarget(url) else { return [] }
-    return entries.filter { entry in
-      guard case .prefix(let origin, let path) = entry.form else { return false }
-      return origin == target.origin && !path.isEmpty
+  /// Why curl may not follow redirects from `url` with the token it gets (`-L`), or nil. curl
+  /// keeps the token on a redirect that stays on the origin (it drops it when the scheme, host
+  /// or port changes), so a hop may land anywhere on it: that is safe only when the places of
+  /// this token (`own`: the profile's, or the API's `url`) include all of the origin, and no
+  /// place of another token (`others`: the APIs', or the profile's and the other APIs') is on it.
+  public static func redirectRefusal(_ url: String, own: [HostEntry], others: [HostEntry]) -> RedirectRefusal? {
+    guard let target = try? TokenTarget(url) else { return nil }  // `check` says why
+    let shared = others.filter { $0.isOn(target.origin) }
+    if !shared.isEmpty { return .sharedWith(shared) }
+    let mine = own.filter { $0.isOn(target.origin) }
+    if !mine.contains(where: { $0.specificity(for: TokenTarget(origin: target.origin)) != nil }) {
+      return .partOfOrigin(mine)
     }
+    return nil
   }
 
   /// True when `url` may get the token: `check` without the reason.
