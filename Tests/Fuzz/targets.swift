@@ -1,207 +1,206 @@
-#if FUZZ_DESTINATION
-  /// Where a token may go (TokenDestination): the first line is a URL asking for it, the others
-  /// configured entries. FuzzRegressionTests.destination checks the same of Tests/Fuzz/destination/.
-  func destinationProperties(_ bytes: [UInt8]) {
-    let lines = bytes.split(separator: 10, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-    guard let url = lines.first else { return }
-    let entries = lines.dropFirst().compactMap { try? HostEntry(admitting: $0) }
-    for entry in entries {
-      precondition(
-        (try? HostEntry(admitting: entry.description)) == entry, "an entry whose canonical form reads differently")
-    }
-    guard TokenDestination.permits(url, allowed: entries), let target = try? TokenTarget(url) else { return }
-    precondition(
-      !target.path.contains { [".", ".."].contains($0.prefix { $0 != ";" }) }, "a dot segment left in a permitted path")
-    precondition(
-      !target.path.contains { ["%2E", "%2F", "%5C"].contains(where: $0.uppercased().contains) || $0.contains("\\") },
-      "an ambiguous permitted path")
-    precondition((try? TokenTarget(target.resolvedURL)) == target, "a resolved URL that reads differently")
-    precondition(
-      TokenDestination.permits(target.resolvedURL, allowed: entries), "a URL permitted but not as the server reads it")
-  }
-#endif
+// Every fuzz target of Scripts/fuzz, compiled once into one binary with the sources they
+// exercise (a single module): the target is chosen when the binary starts, by
+// STRIVACITY_FUZZ_TARGET, and libFuzzer's entry point hands each input to its properties.
+import Glibc
 
-#if FUZZ_AGENT
-  /// FuzzRegressionTests.agent checks the same of every input kept in Tests/Fuzz/agent/.
-  func agentProperties(_ bytes: [UInt8]) {
-    if bytes.count >= 4, let length = AgentProtocol.payloadLength(Array(bytes.prefix(4))) {
-      precondition(length <= AgentProtocol.maxFrame, "a frame over the limit")
-    }
-    guard let message = try? AgentMessage(decoding: bytes[...]) else { return }
-    let framed = AgentProtocol.frame(message)
-    precondition(AgentProtocol.payloadLength(Array(framed.prefix(4))) == framed.count - 4, "a frame whose header lies")
-    precondition((try? AgentMessage(decoding: framed.dropFirst(4))) == message, "a message that does not read back")
-    if let tokens = message.tokenSet {
-      precondition(
-        AgentMessage.answer(tokens, includeIDToken: true).tokenSet == tokens, "a token answer that does not read back")
-    }
-    _ = message.status
+/// Where a token may go (TokenDestination): the first line is a URL asking for it, the others
+/// configured entries. FuzzRegressionTests.destination checks the same of Tests/Fuzz/destination/.
+func destinationProperties(_ bytes: [UInt8]) {
+  let lines = bytes.split(separator: 10, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+  guard let url = lines.first else { return }
+  let entries = lines.dropFirst().compactMap { try? HostEntry(admitting: $0) }
+  for entry in entries {
+    precondition(
+      (try? HostEntry(admitting: entry.description)) == entry, "an entry whose canonical form reads differently")
   }
-#endif
+  guard TokenDestination.permits(url, allowed: entries), let target = try? TokenTarget(url) else { return }
+  precondition(
+    !target.path.contains { [".", ".."].contains($0.prefix { $0 != ";" }) }, "a dot segment left in a permitted path")
+  precondition(
+    !target.path.contains { ["%2E", "%2F", "%5C"].contains(where: $0.uppercased().contains) || $0.contains("\\") },
+    "an ambiguous permitted path")
+  precondition((try? TokenTarget(target.resolvedURL)) == target, "a resolved URL that reads differently")
+  precondition(
+    TokenDestination.permits(target.resolvedURL, allowed: entries), "a URL permitted but not as the server reads it")
+}
 
-// libFuzzer entry points, one per target; Scripts/fuzz compiles one of them (chosen with
-// -D FUZZ_<TARGET>) together with the sources it exercises, as a single module.
-#if FUZZ_CREDENTIAL
-  @_cdecl("LLVMFuzzerTestOneInput")
-  public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    if let request = try? CredentialProtocol.parse(bytes) {
-      let answer = CredentialProtocol.answer(
-        request: request, token: "t", username: request.attributes["username"] ?? "u", expiresAt: 1)
-      // Bytes, as git reads them: "=" followed by a combining mark is one Character, not "=".
-      precondition(
-        answer.utf8.split(separator: UInt8(ascii: "\n")).allSatisfy { $0.contains(UInt8(ascii: "=")) },
-        "an answer line without =")
-      _ = request.isFor(["h", "git.example.com:443", "https://x.example/p/"].map { try! HostEntry(admitting: $0) })
-    }
-    return 0
+/// The agent's socket protocol: any frame either side may receive. What decodes encodes back to
+/// the same message, a header over the limit is refused, and a token answer's set is admitted.
+/// FuzzRegressionTests.agent checks the same of every input kept in Tests/Fuzz/agent/.
+func agentProperties(_ bytes: [UInt8]) {
+  if bytes.count >= 4, let length = AgentProtocol.payloadLength(Array(bytes.prefix(4))) {
+    precondition(length <= AgentProtocol.maxFrame, "a frame over the limit")
   }
-#elseif FUZZ_SCREEN
-  @_cdecl("LLVMFuzzerTestOneInput")
-  public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    var machine = JourneyMachine()
-    if case .render(let plan, let ask) = machine.receive(status: 200, body: bytes) {
-      for id in ask { machine.setAnswer("x", form: plan.primaryFormID ?? "", widget: id) }
-      _ = machine.body(for: plan.primaryFormID ?? "")
-      if let screen = machine.screen { _ = ScreenRenderer.transcript(screen) }
-    }
-    _ = machine.receive(status: 400, body: bytes)
-    if let text = String(validating: bytes, as: UTF8.self) { _ = HTMLText.plain(text) }
-    return 0
+  guard let message = try? AgentMessage(decoding: bytes[...]) else { return }
+  let framed = AgentProtocol.frame(message)
+  precondition(AgentProtocol.payloadLength(Array(framed.prefix(4))) == framed.count - 4, "a frame whose header lies")
+  precondition((try? AgentMessage(decoding: framed.dropFirst(4))) == message, "a message that does not read back")
+  if let tokens = message.tokenSet {
+    precondition(
+      AgentMessage.answer(tokens, includeIDToken: true).tokenSet == tokens, "a token answer that does not read back")
   }
-#elseif FUZZ_REQUEST
-  @_cdecl("LLVMFuzzerTestOneInput")
-  public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    var parser = RequestParser()
-    parser.append(UnsafeBufferPointer(start: data, count: size))
-    while let request = try? parser.next() { _ = (request.path, request.query, request.header("Host")) }
-    return 0
+  _ = message.status
+}
+
+/// git's credential requests: what parses answers with key=value lines only.
+func credentialProperties(_ bytes: [UInt8]) {
+  if let request = try? CredentialProtocol.parse(bytes) {
+    let answer = CredentialProtocol.answer(
+      request: request, token: "t", username: request.attributes["username"] ?? "u", expiresAt: 1)
+    // Bytes, as git reads them: "=" followed by a combining mark is one Character, not "=".
+    precondition(
+      answer.utf8.split(separator: UInt8(ascii: "\n")).allSatisfy { $0.contains(UInt8(ascii: "=")) },
+      "an answer line without =")
+    _ = request.isFor(["h", "git.example.com:443", "https://x.example/p/"].map { try! HostEntry(admitting: $0) })
   }
-#elseif FUZZ_CONFIG
-  @_cdecl("LLVMFuzzerTestOneInput")
-  public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    if let config = try? Config.parse(text, path: "fuzz.toml") {
-      _ = try? ResolvedProfile.resolve(config: config, overrides: .init(), environment: [:])
-      // Every API of every profile is chosen by its own URL (the longest prefix is at least as long).
-      for profile in config.profiles {
-        for api in profile.apis { precondition((try? profile.api(for: api.url.gitURL)) != nil) }
-      }
-      if let name = config.profiles.first?.name {
-        _ = try? ConfigWriter.update(
-          text, profile: name, settings: [("tenant", .string("https://t.example"))], path: "fuzz.toml")
-      }
-    }
-    return 0
+}
+
+/// Journey screens through the state machine and the terminal renderer.
+func screenProperties(_ bytes: [UInt8]) {
+  var machine = JourneyMachine()
+  if case .render(let plan, let ask) = machine.receive(status: 200, body: bytes) {
+    for id in ask { machine.setAnswer("x", form: plan.primaryFormID ?? "", widget: id) }
+    _ = machine.body(for: plan.primaryFormID ?? "")
+    if let screen = machine.screen { _ = ScreenRenderer.transcript(screen) }
   }
-#elseif FUZZ_DESTINATION
-  @_cdecl("LLVMFuzzerTestOneInput")
-  public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    destinationProperties(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
+  _ = machine.receive(status: 400, body: bytes)
+  if let text = String(validating: bytes, as: UTF8.self) { _ = HTMLText.plain(text) }
+}
+
+/// HTTP requests to the loopback listener.
+func requestProperties(_ bytes: [UInt8]) {
+  var parser = RequestParser()
+  bytes.withUnsafeBufferPointer { parser.append($0) }
+  while let request = try? parser.next() { _ = (request.path, request.query, request.header("Host")) }
+}
+
+/// The config file: what parses resolves, and each API is chosen by its own URL.
+func configProperties(_ bytes: [UInt8]) {
+  let text = String(decoding: bytes, as: UTF8.self)
+  if let config = try? Config.parse(text, path: "fuzz.toml") {
+    _ = try? ResolvedProfile.resolve(config: config, overrides: .init(), environment: [:])
+    // Every API of every profile is chosen by its own URL (the longest prefix is at least as long).
+    for profile in config.profiles {
+      for api in profile.apis { precondition((try? profile.api(for: api.url.gitURL)) != nil) }
+    }
+    if let name = config.profiles.first?.name {
+      _ = try? ConfigWriter.update(
+        text, profile: name, settings: [("tenant", .string("https://t.example"))], path: "fuzz.toml")
+    }
   }
-#elseif FUZZ_AGENT
-  // The agent's socket protocol: any frame either side may receive. What decodes encodes back to
-  // the same message, a header over the limit is refused, and a token answer's set is admitted.
-  @_cdecl("LLVMFuzzerTestOneInput")
-  public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    agentProperties(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
+}
+
+/// The trust boundary: whatever the bytes, admission never traps, and what it admits is safe
+/// for its sink (no line breaks or controls in tokens and browser URLs, no escape left in text
+/// made inert, every URL curl may contact is an http(s) URL we can check). Validator patterns
+/// run in linear time: libFuzzer's -timeout turns a slow match into a crash.
+func admissionProperties(_ bytes: [UInt8]) {
+  let text = String(decoding: bytes, as: UTF8.self)
+  if let token = try? BearerToken(admitting: text) {
+    precondition(
+      !token.value.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "\\" }), "a token that breaks a line")
   }
-#elseif FUZZ_ADMISSION
-  // The trust boundary: whatever the bytes, admission never traps, and what it admits is safe
-  // for its sink (no line breaks or controls in tokens and browser URLs, no escape left in text
-  // made inert, every URL curl may contact is an http(s) URL we can check). Validator patterns
-  // run in linear time: libFuzzer's -timeout turns a slow match into a crash.
-  @_cdecl("LLVMFuzzerTestOneInput")
-  public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    let text = String(decoding: bytes, as: UTF8.self)
-    if let token = try? BearerToken(admitting: text) {
-      precondition(
-        !token.value.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "\\" }), "a token that breaks a line")
+  _ = try? Admit.tokenType(text)
+  _ = try? Admit.refreshToken(text)
+  _ = try? Admit.idToken(text)
+  _ = try? Admit.scope(text)
+  _ = try? Admit.lifetime(JSONValue.parse(bytes))
+  _ = try? Admit.unixTime(JSONValue.parse(bytes), what: "exp")
+  _ = try? Admit.time(JSONValue.parse(bytes), what: "expires_at")
+  _ = try? TokenSet.decode(bytes, source: "fuzz")
+  _ = try? Admit.seconds(text, in: 0.1...3600, what: "fuzz")
+  // An API's challenge and metadata (strivacity curl): what is admitted is printable tokens,
+  // and a refusal never repeats the header's bytes.
+  do {
+    if let challenge = try BearerChallenge.admit(text.split(separator: "\n").map(String.init)) {
+      precondition(challenge.scopes.allSatisfy { $0.value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } }, "a raw scope")
+      precondition(challenge.acrValues?.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ?? true, "raw acr_values")
+      if let url = challenge.resourceMetadata { precondition((try? URLPolicy.check(url)) != nil, "an unchecked URL") }
     }
-    _ = try? Admit.tokenType(text)
-    _ = try? Admit.refreshToken(text)
-    _ = try? Admit.idToken(text)
-    _ = try? Admit.scope(text)
-    _ = try? Admit.lifetime(JSONValue.parse(bytes))
-    _ = try? Admit.unixTime(JSONValue.parse(bytes), what: "exp")
-    _ = try? Admit.time(JSONValue.parse(bytes), what: "expires_at")
-    _ = try? TokenSet.decode(bytes, source: "fuzz")
-    _ = try? Admit.seconds(text, in: 0.1...3600, what: "fuzz")
-    // An API's challenge and metadata (strivacity curl): what is admitted is printable tokens,
-    // and a refusal never repeats the header's bytes.
-    do {
-      if let challenge = try BearerChallenge.admit(text.split(separator: "\n").map(String.init)) {
-        precondition(challenge.scopes.allSatisfy { $0.value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } }, "a raw scope")
-        precondition(challenge.acrValues?.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ?? true, "raw acr_values")
-        if let url = challenge.resourceMetadata { precondition((try? URLPolicy.check(url)) != nil, "an unchecked URL") }
-      }
-    } catch {
-      precondition(!error.description.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) })
-    }
-    let called = "https://api.example/v1/x"
-    if let metadata = try? ResourceMetadata.admit(bytes, requestURL: called, issuer: "https://t.example") {
-      precondition(TokenDestination.permits(called, allowed: [metadata.resourcePrefix]), "metadata of another API")
-    }
-    if let exec = try? ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": text]) {
-      precondition(ExecCredentialInfo.versions.contains(exec.apiVersion), "an apiVersion kubectl did not get from us")
-      // kube_clusters: a token only for a listed server, and a refusal that is one inert line.
-      switch exec.decision(
-        clusters: ["https://k8s.example:6443", "https://proxy.example/k8s/c-1"].compactMap {
-          try? KubeServer(admitting: $0)
-        }, profile: "p")
-      {
-      case .allow:
-        let server = exec.server.flatMap { try? KubeServer(admitting: $0) }
-        precondition(
-          exec.server != nil || !exec.fromKubectl, "kubectl named no server and kube_clusters is set, yet the token")
-        precondition(
-          exec.server == nil
-            || ["https://k8s.example:6443", "https://proxy.example/k8s/c-1"].contains(server?.description),
-          "an unlisted server got the token")
-      case .refuse(let message):
-        precondition(
-          !message.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "an unsafe refusal")
-      }
-    }
-    if let server = try? KubeServer(admitting: text) {
-      // ("@" and ":" may be in a path, RFC 3986 pchar; never in the host.)
-      precondition(
-        !server.description.contains(where: { $0 == "?" || $0 == "#" || $0 == "\\" || !$0.isASCII || $0.isWhitespace }),
-        "a kube_clusters entry with more than a server")
-      precondition(!server.origin.host.contains("@"), "user info in a kube_clusters host")
-    }
-    precondition(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "unsafe text left")
-    let sunk = TerminalSafe.sink(text)
-    for (index, scalar) in sunk.unicodeScalars.enumerated() where scalar == "\u{1B}" {
-      let rest = String(String.UnicodeScalarView(sunk.unicodeScalars.dropFirst(index)))
-      precondition(TerminalSafe.ownSequences.contains { rest.hasPrefix($0) }, "a foreign escape left by the sink")
-    }
-    if let url = try? BrowserURL(admitting: text, origin: Origin(scheme: "https", host: "t.example", port: 443)) {
-      precondition(
-        url.value.lowercased().hasPrefix("https://") && !url.value.contains(where: { $0 == " " || $0 == "\\" }),
-        "a browser URL that is not one https word")
-    }
-    if let cached = CacheRecord.decode(bytes[...]), let expiresAt = cached.expiresAt {
-      precondition(
-        CacheRecord.decode(Array(CacheRecord.encode(cached, expiresAt: expiresAt).utf8)[...]) == cached,
-        "a cache record that does not read back")
-    }
-    let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map {
-      String(decoding: $0, as: UTF8.self)
-    }
-    if let curl = try? CurlArguments.parse(arguments) {
-      for url in curl.urls {
-        precondition(URLParts(url).map { $0.scheme == "https" || $0.scheme == "http" } == true, "an unchecked URL")
-      }
-    }
-    if let newline = bytes.firstIndex(of: 10), let regex = SafeRegex(String(decoding: bytes[..<newline], as: UTF8.self))
+  } catch {
+    precondition(!error.description.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) })
+  }
+  let called = "https://api.example/v1/x"
+  if let metadata = try? ResourceMetadata.admit(bytes, requestURL: called, issuer: "https://t.example") {
+    precondition(TokenDestination.permits(called, allowed: [metadata.resourcePrefix]), "metadata of another API")
+  }
+  if let exec = try? ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": text]) {
+    precondition(ExecCredentialInfo.versions.contains(exec.apiVersion), "an apiVersion kubectl did not get from us")
+    // kube_clusters: a token only for a listed server, and a refusal that is one inert line.
+    switch exec.decision(
+      clusters: ["https://k8s.example:6443", "https://proxy.example/k8s/c-1"].compactMap {
+        try? KubeServer(admitting: $0)
+      }, profile: "p")
     {
-      _ = regex.wholeMatch(String(decoding: bytes[(newline + 1)...], as: UTF8.self))
+    case .allow:
+      let server = exec.server.flatMap { try? KubeServer(admitting: $0) }
+      precondition(
+        exec.server != nil || !exec.fromKubectl, "kubectl named no server and kube_clusters is set, yet the token")
+      precondition(
+        exec.server == nil
+          || ["https://k8s.example:6443", "https://proxy.example/k8s/c-1"].contains(server?.description),
+        "an unlisted server got the token")
+    case .refuse(let message):
+      precondition(
+        !message.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "an unsafe refusal")
     }
-    return 0
   }
-#endif
+  if let server = try? KubeServer(admitting: text) {
+    // ("@" and ":" may be in a path, RFC 3986 pchar; never in the host.)
+    precondition(
+      !server.description.contains(where: { $0 == "?" || $0 == "#" || $0 == "\\" || !$0.isASCII || $0.isWhitespace }),
+      "a kube_clusters entry with more than a server")
+    precondition(!server.origin.host.contains("@"), "user info in a kube_clusters host")
+  }
+  precondition(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "unsafe text left")
+  let sunk = TerminalSafe.sink(text)
+  for (index, scalar) in sunk.unicodeScalars.enumerated() where scalar == "\u{1B}" {
+    let rest = String(String.UnicodeScalarView(sunk.unicodeScalars.dropFirst(index)))
+    precondition(TerminalSafe.ownSequences.contains { rest.hasPrefix($0) }, "a foreign escape left by the sink")
+  }
+  if let url = try? BrowserURL(admitting: text, origin: Origin(scheme: "https", host: "t.example", port: 443)) {
+    precondition(
+      url.value.lowercased().hasPrefix("https://") && !url.value.contains(where: { $0 == " " || $0 == "\\" }),
+      "a browser URL that is not one https word")
+  }
+  if let cached = CacheRecord.decode(bytes[...]), let expiresAt = cached.expiresAt {
+    precondition(
+      CacheRecord.decode(Array(CacheRecord.encode(cached, expiresAt: expiresAt).utf8)[...]) == cached,
+      "a cache record that does not read back")
+  }
+  let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map {
+    String(decoding: $0, as: UTF8.self)
+  }
+  if let curl = try? CurlArguments.parse(arguments) {
+    for url in curl.urls {
+      precondition(URLParts(url).map { $0.scheme == "https" || $0.scheme == "http" } == true, "an unchecked URL")
+    }
+  }
+  if let newline = bytes.firstIndex(of: 10), let regex = SafeRegex(String(decoding: bytes[..<newline], as: UTF8.self)) {
+    _ = regex.wholeMatch(String(decoding: bytes[(newline + 1)...], as: UTF8.self))
+  }
+}
+
+/// The targets, by the names Scripts/fuzz takes.
+let fuzzTargets: [String: @Sendable ([UInt8]) -> Void] = [
+  "credential": credentialProperties, "screen": screenProperties, "request": requestProperties,
+  "config": configProperties, "destination": destinationProperties, "agent": agentProperties,
+  "admission": admissionProperties,
+]
+
+/// The target this run exercises (STRIVACITY_FUZZ_TARGET), chosen once.
+let chosenFuzzTarget: @Sendable ([UInt8]) -> Void = {
+  let name = getenv("STRIVACITY_FUZZ_TARGET").map { String(cString: $0) } ?? ""
+  guard let target = fuzzTargets[name] else {
+    let line = "fuzz: set STRIVACITY_FUZZ_TARGET to one of \(fuzzTargets.keys.sorted().joined(separator: ", "))\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+    exit(2)
+  }
+  return target
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  chosenFuzzTarget(Array(UnsafeBufferPointer(start: data, count: size)))
+  return 0
+}
