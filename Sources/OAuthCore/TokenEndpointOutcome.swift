@@ -62,6 +62,11 @@ public enum TokenEndpointOutcome: Sendable, Equatable {
     return false
   }
 
+  /// The exit status of a command that did not get the answer it wanted, unless it reads this
+  /// case its own way (a dead grant, a refused client): 4 when trying again later may help, else
+  /// 5, the tenant's. The one status-to-exit rule for every answer of the tenant's.
+  public var failureStatus: ExitStatus { isTransient ? .transient : .server }
+
   /// The HTTP status the outcome came from.
   public var status: Int {
     switch self {

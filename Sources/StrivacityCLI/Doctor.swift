@@ -297,11 +297,12 @@ private final class Examination {
       add("discovery", .pass, "issuer \(discovery.issuer) matches the tenant URL")
       return discovery
     } catch TenantClient.DiscoveryFailure.answer(let response) {
-      let transient = TokenEndpointOutcome.failure(response).isTransient
+      let status = TokenEndpointOutcome.failure(response).failureStatus
       add(
         "discovery", .fail, "the discovery document answered HTTP \(response.status)",
-        fix: transient ? "the tenant is in trouble: try again later" : "check the tenant URL (its path and host)",
-        status: transient ? .transient : .server)
+        fix: status == .transient
+          ? "the tenant is in trouble: try again later" : "check the tenant URL (its path and host)",
+        status: status)
     } catch TenantClient.DiscoveryFailure.unusable(let error, _) {
       add(
         "discovery", .fail, "the discovery document is unusable: \(error)",

@@ -40,8 +40,7 @@ struct CLIFailure: Error {
       case .cancelled: self.init(error.description, status: .interrupted)
       case .sessionExpired, .rejected: self.init(error.description, status: .signInRequired)
       case .unexpectedStatus(let status, _):
-        let transient = TokenEndpointOutcome.failure(status: status).isTransient
-        self.init(error.description, status: transient ? .transient : .server)
+        self.init(error.description, status: TokenEndpointOutcome.failure(status: status).failureStatus)
       case .malformedAnswer: self.init(error.description, status: .server)
       }
     case let error as OAuthError:

@@ -116,9 +116,9 @@ final class TenantClient {
     } catch let failure as DiscoveryFailure {
       switch failure {
       case .answer(let response):
-        let transient = TokenEndpointOutcome.failure(response).isTransient
-        let status: ExitStatus = transient ? .transient : .server
-        throw CLIFailure("the tenant's discovery document failed with HTTP \(response.status)", status: status)
+        throw CLIFailure(
+          "the tenant's discovery document failed with HTTP \(response.status)",
+          status: TokenEndpointOutcome.failure(response).failureStatus)
       case .unusable(let error, _):
         throw CLIFailure("the tenant's discovery document is unusable: \(error)", status: .server)
       case .otherIssuer:

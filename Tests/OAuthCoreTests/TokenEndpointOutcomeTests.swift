@@ -71,3 +71,19 @@ import Testing
     }
   }
 }
+
+extension TokenEndpointOutcomeTests {
+  /// The one status-to-exit rule every command reads an unwanted answer by: 4 where trying again
+  /// later may help (429, 5xx), else 5.
+  @Test func failureStatus() {
+    for status in [429, 500, 502, 503, 599] {
+      #expect(TokenEndpointOutcome.failure(answer(status)).failureStatus == .transient, "\(status)")
+      #expect(TokenEndpointOutcome.failure(status: status).failureStatus == .transient, "\(status)")
+    }
+    for status in [300, 400, 401, 403, 404, 410, 418] {
+      #expect(TokenEndpointOutcome.failure(answer(status)).failureStatus == .server, "\(status)")
+    }
+    #expect(outcome(400, error: "invalid_request").failureStatus == .server)
+    #expect(TokenEndpointOutcome(answer(200, "{}")).failureStatus == .server)
+  }
+}

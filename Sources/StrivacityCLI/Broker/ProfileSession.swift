@@ -227,7 +227,7 @@ final class ProfileSession {
     default:
       throw CLIFailure(
         "the refresh failed with HTTP \(outcome.status); stored tokens are unchanged",
-        status: outcome.isTransient ? .transient : .server)
+        status: outcome.failureStatus)
     }
   }
 

@@ -248,8 +248,8 @@ struct Userinfo: ParsableCommand {
         "the tenant no longer accepts the access token for \(session.name): run strivacity login",
         status: .signInRequired)
     default:
-      let transient = TokenEndpointOutcome.failure(response).isTransient
-      throw CLIFailure("userinfo failed with HTTP \(response.status)", status: transient ? .transient : .server)
+      throw CLIFailure(
+        "userinfo failed with HTTP \(response.status)", status: TokenEndpointOutcome.failure(response).failureStatus)
     }
   }
 }

@@ -399,7 +399,7 @@ final class LoginFlow {
   /// A failed answer in the sign-in's words: transient or a server error (a dead code is the
   /// tenant's refusal of this sign-in, not a reason to sign in again).
   private func httpFailure(_ outcome: TokenEndpointOutcome, what: String) -> LoginFailure {
-    let status: ExitStatus = outcome.isTransient ? .transient : .server
+    let status = outcome.failureStatus
     if let oauth = outcome.error { return LoginFailure(message: "\(what) failed: \(oauth)", status: status) }
     return LoginFailure(message: "\(what) failed with HTTP \(outcome.status)", status: status)
   }
