@@ -1,5 +1,6 @@
 // DESIGN.md's "Shape" lists every target of Package.swift by layer, bottom up; this keeps the
-// two the same, and the order true: a target depends only on targets listed before it.
+// two the same, and the order true: a target depends only on targets listed before it. Its
+// "Where a change goes" names files and types: each must exist.
 import Foundation
 import StrivacityTestSupport
 import Testing
@@ -54,5 +55,60 @@ import Testing
       let uses = (targets[name] ?? []).intersection(later)
       #expect(uses.isEmpty, "\(name) depends on \(uses.sorted()), listed after it in DESIGN.md's Shape")
     }
+  }
+}
+
+extension DesignMapTests {
+  /// DESIGN.md's "Where a change goes" names files and types: each file must exist under
+  /// Sources (or Tests, Scripts), and each type it names in backticks must be declared in Sources,
+  /// with the member it names (`Type.member`, `Type(label:)`) declared too. The map cannot drift
+  /// from the code unnoticed.
+  @Test func whereAChangeGoesNamesWhatExists() throws {
+    let root = TestEnvironment.repositoryRoot
+    let text = try String(contentsOf: root.appendingPathComponent("DESIGN.md"), encoding: .utf8)
+    let start = try #require(text.range(of: "## Where a change goes"))
+    let rest = text[start.upperBound...]
+    let section = rest[..<(rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex)]
+    // Every file of the tree that holds code, by path from the root.
+    var files = ["Package.swift", "Makefile"]
+    var sources = ""
+    for top in ["Sources", "Tests", "Scripts"] {
+      let base = root.appendingPathComponent(top)
+      let walker = FileManager.default.enumerator(atPath: base.path)
+      while let path = walker?.nextObject() as? String {
+        files.append(top + "/" + path)
+        if top == "Sources", path.hasSuffix(".swift") {
+          sources += try String(contentsOf: base.appendingPathComponent(path), encoding: .utf8) + "\n"
+        }
+      }
+    }
+    var checked = 0
+    for match in section.matches(of: /([A-Za-z][A-Za-z0-9_-]*\/)*[A-Za-z][A-Za-z0-9_+-]*\.swift/) {
+      let named = String(match.output.0)
+      checked += 1
+      let there = files.contains { $0 == named || $0.hasSuffix("/" + named) }
+      #expect(there, "DESIGN.md names \(named), which is not there")
+    }
+    let declarations = /(struct|enum|class|protocol|typealias|actor|extension) ([A-Z][A-Za-z0-9_]*)/
+    let declared = Set(sources.matches(of: declarations).map { String($0.output.2) })
+    // Words in backticks that are not Swift: HTTP's header names (`Retry-After`, `Authorization`),
+    // variables (`KUBERNETES_…`).
+    let notSwift: Set<String> = ["Authorization"]
+    let named = /`([A-Z][A-Za-z0-9_]*)(?![A-Za-z0-9_-])(?:\.([a-z][A-Za-z0-9_]*)|\(([a-z][A-Za-z0-9_]*):)?/
+    for match in section.matches(of: named) {
+      let type = String(match.output.1)
+      guard type.contains(where: \.isLowercase), type.count > 2, !notSwift.contains(type) else { continue }
+      checked += 1
+      #expect(declared.contains(type), "DESIGN.md names the type \(type), which Sources do not declare")
+      if let member = match.output.2.map(String.init) {
+        let pattern = try Regex("(func|var|let|case) \(member)\\b")
+        #expect(sources.contains(pattern), "DESIGN.md names \(type).\(member), which Sources do not declare")
+      }
+      if let label = match.output.3.map(String.init) {
+        let initializer = try Regex("init[?!]?\\(\(label)[ :]")
+        #expect(sources.contains(initializer), "DESIGN.md names \(type)(\(label):), which Sources do not declare")
+      }
+    }
+    #expect(checked > 50, "the section was not read (\(checked) names)")
   }
 }
