@@ -98,27 +98,17 @@ extension HotPath {
     posix_spawn_file_actions_adddup2(&actions, output[1], 1)
     posix_spawn_file_actions_addclose(&actions, output[0])
     posix_spawn_file_actions_addclose(&actions, output[1])
-    // This process's environment (the secret taken out of it) and where the secret is.
-    var environment: [String] = []
-    var index = 0
-    while let entry = environ[index] {
-      let text = String(cString: entry)
-      if !text.hasPrefix(SecretHandover.variable + "=") { environment.append(text) }
-      index += 1
-    }
+    // This process's environment (the secret taken out of it), and where the secret is.
     if let handed {
       posix_spawn_file_actions_adddup2(&actions, handed, 3)
       if handed != 3 { posix_spawn_file_actions_addclose(&actions, handed) }
-      environment.append("\(SecretHandover.variable)=3")
     }
     let argv = arguments.map { strdup($0) } + [nil]
-    let envp = environment.map { strdup($0) } + [nil]
-    defer {
-      argv.forEach { free($0) }
-      envp.forEach { free($0) }
-    }
+    defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
-    let rc = withSpawnAttributes { posix_spawn(&pid, full, &actions, &$0, argv, envp) }
+    let rc = withSpawnEnvironment(
+      adding: handed == nil ? [:] : [SecretHandover.variable: "3"], withholding: [SecretHandover.variable]
+    ) { envp in withSpawnAttributes { posix_spawn(&pid, full, &actions, &$0, argv, envp) } }
     close(output[1])
     defer { close(output[0]) }
     guard rc == 0 else { return .failed(.failure, "cannot run \(full): \(String(cString: strerror(rc)))") }

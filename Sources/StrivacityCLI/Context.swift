@@ -17,15 +17,27 @@ final class Context {
   /// Whether `environment` is this process's own (not a client's, inside the agent).
   let isProcessEnvironment: Bool
 
+  /// The secret handed to this process, if any: never part of `environment`.
+  private var handed: (name: String, value: String)?
+
+  /// The environment a machine profile's secret source is resolved in: `environment`, plus the
+  /// variable a secret was handed over as. Only ProfileSession's secret source reads it, so a
+  /// handed name serves as a client secret and as nothing else (not a proxy, not a path).
+  var secretEnvironment: [String: String] {
+    guard let handed, environment[handed.name] == nil else { return environment }
+    return environment.merging([handed.name: handed.value]) { kept, _ in kept }
+  }
+
   init(
     environment: [String: String] = processEnvironment(), configPath: String? = nil, isProcessEnvironment: Bool = true
   ) {
     self.isProcessEnvironment = isProcessEnvironment
     var environment = environment
-    // A machine's secret the small binary handed over on a socket instead of the environment.
+    // A machine's secret the small binary handed over on a socket instead of the environment:
+    // read at once (before anything is spawned), and kept apart (`secretEnvironment`).
     if isProcessEnvironment {
       environment[SecretHandover.variable] = nil
-      if let handed = Self.handedSecret, environment[handed.name] == nil { environment[handed.name] = handed.value }
+      handed = Self.handedSecret
     }
     if let configPath { environment["STRIVACITY_CONFIG"] = configPath }
     self.environment = environment

@@ -213,30 +213,14 @@ final class ChildProcess {
   /// runnable: 126, as shells say.
   init(command: [String], environment extra: [String: String], withheld: Set<String>) throws(ExecFailure) {
     ChildSignals.install(Self.forwarded + [SIGCHLD])
-    var entries: [String] = []
-    var index = 0
-    while let entry = environ[index] {
-      let text = String(cString: entry)
-      let name = String(text.prefix { $0 != "=" })
-      if extra[name] == nil && !withheld.contains(name) { entries.append(text) }
-      index += 1
-    }
-    entries += extra.map { "\($0.key)=\($0.value)" }
     let argv = command.map { strdup($0) } + [nil]
-    let envp = entries.map { strdup($0) } + [nil]
-    entries = []
-    defer {
-      argv.forEach { free($0) }
-      // The token's entries are in this copy: wiped before it is freed.
-      for entry in envp {
-        guard let entry else { continue }
-        memset(entry, 0, strlen(entry))
-        free(entry)
-      }
-    }
+    defer { argv.forEach { free($0) } }
     var spawned: pid_t = 0
-    let rc = withSpawnAttributes(defaults: [SIGPIPE, SIGINT, SIGQUIT]) {
-      posix_spawnp(&spawned, command[0], nil, &$0, argv, envp)
+    // The token's entries are in this copy: wiped before it is freed.
+    let rc = withSpawnEnvironment(adding: extra, withholding: withheld) { envp in
+      withSpawnAttributes(defaults: [SIGPIPE, SIGINT, SIGQUIT]) {
+        posix_spawnp(&spawned, command[0], nil, &$0, argv, envp)
+      }
     }
     guard rc == 0 else {
       ChildSignals.restore()

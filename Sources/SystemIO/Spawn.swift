@@ -28,3 +28,31 @@ public func exitCode(fromWaitStatus status: Int32) -> Int32 {
   let signal = status & 0x7F
   return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
 }
+
+/// The environment for a program we start: this process's, less `withheld`, plus `extra`, as
+/// the NULL-ended block posix_spawn takes; handed to `body`, then each entry is zeroed and freed
+/// (an entry may hold a token).
+public func withSpawnEnvironment<T>(
+  adding extra: [String: String] = [:], withholding withheld: Set<String> = [],
+  _ body: ([UnsafeMutablePointer<CChar>?]) -> T
+) -> T {
+  var entries: [String] = []
+  var index = 0
+  while let entry = environ[index] {
+    let text = String(cString: entry)
+    let name = String(text.prefix { $0 != "=" })
+    if extra[name] == nil && !withheld.contains(name) { entries.append(text) }
+    index += 1
+  }
+  entries += extra.map { "\($0.key)=\($0.value)" }
+  let block = entries.map { strdup($0) } + [nil]
+  entries = []
+  defer {
+    for entry in block {
+      guard let entry else { continue }
+      memset(entry, 0, strlen(entry))
+      free(entry)
+    }
+  }
+  return body(block)
+}

@@ -36,11 +36,13 @@ final class ProfileSession {
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
     config = try context.config(onlyProfile: named, apis: apis)
     resolved = try ResolvedProfile.resolve(config: config, overrides: overrides, environment: context.environment)
+    // Where a machine's secret is looked for: the environment, and what was handed over.
+    let secretEnvironment = context.secretEnvironment
     // Not with --store: the agent resolves the store from the config alone.
     asksAgent =
       context.agentStore == nil && overrides.store == nil
       && (resolved.store == .secretService || resolved.store == .kernel)
-      && resolved.agentServes(environment: context.environment)
+      && resolved.agentServes(environment: secretEnvironment)
       && AgentClient.enabled(context.environment, config: config)
     key = try resolved.storeKey(configPath: context.paths.config)
     tenant = key.issuer
@@ -50,9 +52,9 @@ final class ProfileSession {
     tenantClient = TenantClient(tenant: key.issuer, log: log) { [context, resolved, config, key] in
       try context.httpClient(for: resolved.profile, config: config, key: key, store: resolved.store)
     }
-    secretSource = resolved.secretSource(environment: context.environment)
+    secretSource = resolved.secretSource(environment: secretEnvironment)
     if case .environment(let name) = secretSource {
-      heldSecret = context.environment[name]
+      heldSecret = secretEnvironment[name]
       if context.isProcessEnvironment { Self.holdSecrets(); takeFromEnvironment(name) }
     }
   }

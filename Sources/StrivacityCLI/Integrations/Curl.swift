@@ -63,10 +63,12 @@ struct Curl: ParsableCommand {
     // The profile's own places, and its APIs' (each URL gets the token of the API it is under).
     let allowed = profile.tokenHosts(tenant: session.tenant) + profile.apis.map(\.url)
     var apis: [API?] = []
+    var apiOf: [String: API] = [:]
     for url in curl.urls {
       do {
         try TokenDestination.check(url, allowed: allowed)
         let api = try profile.api(for: url)
+        apiOf[url] = api
         if !apis.contains(api) { apis.append(api) }
       } catch .unsafe(let reason) {
         let shown = URLParts(url).map { "\($0.origin)" } ?? "that URL"
@@ -82,25 +84,10 @@ struct Curl: ParsableCommand {
     // places the URL was checked against, or carry its token into another token's (an API's
     // path on a shared host). Followed only where the token's places are all of the origin.
     if curl.followsRedirects {
-      let own = profile.tokenHosts(tenant: session.tenant)
       for url in curl.urls {
-        let api = try? profile.api(for: url)
-        let mine = api.map { [$0.url] } ?? own
-        let others =
-          profile.apis.filter { $0.name != api?.name }.map { ($0.url, "API \($0.name) \($0.url)") }
-          + (api == nil ? [] : own.map { ($0, "\($0)") })
         guard let origin = URLParts(url)?.origin,
-          let refusal = TokenDestination.redirectRefusal(url, own: mine, others: others.map(\.0))
+          let why = profile.redirectRefusal(url, api: apiOf[url], tenant: session.tenant, name: session.name)
         else { continue }
-        let why: String
-        switch refusal {
-        case .partOfOrigin(let places):
-          let whose = api.map { "API \($0.name)" } ?? "profile \(session.name)"
-          why = "\(whose) may have the token on only part of it (\(places.map(\.description).joined(separator: ", ")))"
-        case .sharedWith(let places):
-          let named = others.filter { places.contains($0.0) }.map(\.1)
-          why = "places of another token are on it too (\(named.joined(separator: ", ")))"
-        }
         throw CLIFailure(
           "refusing -L for \(origin): curl keeps the token on a redirect within it, and \(why): "
             + "call the final URL without -L", status: .usage)

@@ -62,6 +62,27 @@ extension Profile {
   /// The API named `name`, or nil.
   public func api(named name: String) -> API? { apis.first { $0.name == name } }
 
+  /// Why curl may not follow redirects (`-L`) from `url`, which gets `api`'s token (nil: the
+  /// profile's own), in one line's words; nil when it may. The token's places are the API's `url`,
+  /// else the profile's own (`tokenHosts`); every other API's, and the profile's own beside an
+  /// API, are another token's (TokenDestination.redirectRefusal decides).
+  public func redirectRefusal(_ url: String, api: API?, tenant: String, name: String) -> String? {
+    let own = tokenHosts(tenant: tenant)
+    let others =
+      apis.filter { $0.name != api?.name }.map { ($0.url, "API \($0.name) \($0.url)") }
+      + (api == nil ? [] : own.map { ($0, "\($0)") })
+    switch TokenDestination.redirectRefusal(url, own: api.map { [$0.url] } ?? own, others: others.map(\.0)) {
+    case nil:
+      return nil
+    case .partOfOrigin(let places)?:
+      let whose = api.map { "API \($0.name)" } ?? "profile \(name)"
+      return "\(whose) may have the token on only part of it (\(places.map(\.description).joined(separator: ", ")))"
+    case .sharedWith(let places)?:
+      let named = others.filter { places.contains($0.0) }.map(\.1)
+      return "places of another token are on it too (\(named.joined(separator: ", ")))"
+    }
+  }
+
   /// The API `url` is under (the longest `url` prefix of the profile's APIs), nil for none;
   /// throws for a URL that is read in more than one way (TokenDestination).
   public func api(for url: String) throws(TokenRefusal) -> API? {

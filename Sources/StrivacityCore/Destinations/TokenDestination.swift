@@ -90,12 +90,8 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
 
   /// Whether the entry is a place on `origin` (all of it, or a path of it).
   func isOn(_ origin: Origin) -> Bool {
-    switch form {
-    case .host(let host, let port):
-      return host == origin.host && (port ?? (origin.scheme == "https" ? 443 : 80)) == origin.port
-    case .prefix(let entryOrigin, _):
-      return entryOrigin == origin
-    }
+    if case .prefix(let entryOrigin, _) = form { return entryOrigin == origin }
+    return specificity(for: TokenTarget(origin: origin)) != nil  // a host: all of its origin or none
   }
 
   /// How closely the entry covers `target`: the number of path segments it names (a host, or a

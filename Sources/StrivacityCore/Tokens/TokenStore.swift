@@ -68,11 +68,12 @@ public struct TokenSlot: Hashable, Sendable, CustomStringConvertible {
   /// The proxy's password `setup-proxy` kept.
   public static let proxyPassword = TokenSlot(checked: "proxy.password")
 
-  /// Name spaces no API may take: ad hoc targets' slots, and the kept secrets' (`machine.`,
-  /// `proxy.`, and `secret.` for kinds to come). Compared without regard to case.
-  public static let reservedPrefixes = ["adhoc.", "machine.", "proxy.", "secret."]
-  /// The name spaces of kept secrets: an item in one of them is never a token set.
+  /// The name spaces of kept secrets (`machine.`, `proxy.`, and `secret.` for kinds to come): an
+  /// item in one of them is never a token set.
   static let secretPrefixes = ["machine.", "proxy.", "secret."]
+  /// Name spaces no API may take: ad hoc targets' slots, and the kept secrets'. Compared without
+  /// regard to case.
+  public static let reservedPrefixes = ["adhoc."] + secretPrefixes
 
   /// A slot as a store names it (an item's attribute, a file's name, the kernel cache's note):
   /// any kind. nil for a name that could not go into a file name or an attribute. Never for a
@@ -108,10 +109,7 @@ public struct TokenSlot: Hashable, Sendable, CustomStringConvertible {
   private init(checked name: String?) { self.name = name }
 
   /// Whether the slot holds a kept secret rather than tokens.
-  public var holdsSecret: Bool {
-    guard let lowered = name?.lowercased() else { return false }
-    return Self.secretPrefixes.contains { lowered.hasPrefix($0) }
-  }
+  public var holdsSecret: Bool { name.flatMap(Self.reservedPrefix).map(Self.secretPrefixes.contains) ?? false }
 
   public var description: String { name ?? "sign-in" }
 }
