@@ -68,6 +68,17 @@ let package = Package(
     // Small HTTP/1.1 server on loopback sockets: the login redirect listener, the emulator, test servers.
     .target(name: "LoopbackHTTP", dependencies: ["StrivacityCore"]),
 
+    // MARK: the broker
+    // Tokens at work after sign-in, without a terminal or an argument parser: the profile's store
+    // stack, fresh tokens (one refresh however many ask), API tokens, machine tokens, the tenant
+    // client, the agent's server and sinks. The sign-in itself is the command line's, passed in.
+    .target(
+      name: "Broker",
+      dependencies: [
+        "StrivacityCore", "JourneyCore", "OAuthCore", "CurlTransport", "SecretStore", "SystemIO", "TokenCache",
+        "Agent", "GitCredential",
+      ]),
+
     // MARK: command line
     // The small `strivacity`: the hot path from the access-token cache, else exec strivacity-cli.
     // It must stay small: no argument parser, no crypto, no libraries to load, and no JSON
@@ -77,8 +88,8 @@ let package = Package(
     .target(
       name: "StrivacityCLI",
       dependencies: [
-        "StrivacityCore", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport", "SecretStore", "LoopbackHTTP",
-        "GitCredential", "SystemIO", "TokenCache", "Agent", "CBuildInfo", "CCurlShim", "CSecretShim",
+        "Broker", "StrivacityCore", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport", "SecretStore",
+        "LoopbackHTTP", "GitCredential", "SystemIO", "TokenCache", "Agent", "CBuildInfo", "CCurlShim", "CSecretShim",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .executableTarget(name: "strivacity-cli", dependencies: ["StrivacityCLI"]),

@@ -4,6 +4,7 @@
 // short time-outs, and when it cannot be reached the other network checks are skipped.
 import Agent
 import ArgumentParser
+import Broker
 import CurlTransport
 import Glibc
 import OAuthCore
@@ -109,7 +110,7 @@ private final class Examination {
 
   // MARK: 1. the config and the profile
 
-  private func configAndProfile() -> ProfileSession? {
+  private func configAndProfile() -> TokenBroker? {
     let path = context.paths.config
     let config: Config?
     do {
@@ -131,7 +132,7 @@ private final class Examination {
         + (warnings == 0 ? "" : "; \(warnings) warning\(warnings == 1 ? "" : "s"): \(config.warnings[0].description)"),
       fix: warnings == 0 ? "" : "correct \(path) as the warning says")
     do {
-      let session = try ProfileSession(context: context, options: options)
+      let session = try TokenBroker(context: context, options: options)
       let kind = session.isMachine ? "machine profile (client credentials)" : "signs in"
       add("profile", .pass, "\(session.name): \(session.tenant), client \(session.clientID), \(kind)")
       return session
@@ -151,7 +152,7 @@ private final class Examination {
   /// The CA and proxy in use, then one GET of the discovery document (through TenantClient: a
   /// spinner on a terminal while it waits, --verbose's log); the client for the checks that
   /// follow, nil when the tenant cannot be reached (they are skipped).
-  private func connection(_ session: ProfileSession) -> (TenantClient, HTTPResponse)? {
+  private func connection(_ session: TokenBroker) -> (TenantClient, HTTPResponse)? {
     let trust: CATrust
     do {
       trust = try session.trust()
@@ -218,7 +219,7 @@ private final class Examination {
   /// The proxy in use for the tenant and where it came from, who it is told we are and where
   /// the password comes from (never the password); or why the tenant is reached directly.
   /// `passwordMissing`: a proxy user is set and no source gives its password.
-  private func proxyDetail(_ proxy: ProxyChoice, _ session: ProfileSession, kept: Bool) throws -> (
+  private func proxyDetail(_ proxy: ProxyChoice, _ session: TokenBroker, kept: Bool) throws -> (
     detail: String, passwordMissing: Bool
   ) {
     guard let chosen = proxy.proxy else { return (proxy.description, false) }
@@ -244,7 +245,7 @@ private final class Examination {
 
   /// Whether the proxy's password is one `setup-proxy` kept, and can be read without a prompt:
   /// neither the proxy's URL nor the environment gives one, and the item is there, open to us.
-  private func keptProxyPassword(_ proxy: ProxyChoice, _ session: ProfileSession) -> Bool {
+  private func keptProxyPassword(_ proxy: ProxyChoice, _ session: TokenBroker) -> Bool {
     guard proxy.user != nil, (try? context.proxyPassword(for: proxy, key: nil, store: nil)) ?? nil == nil else {
       return false
     }
@@ -291,7 +292,7 @@ private final class Examination {
   // MARK: 3. discovery, JWKS, clock
 
   /// The discovery document's check, as every command takes it (TenantClient.discovery(from:)).
-  private func tenant(_ session: ProfileSession, _ response: HTTPResponse) -> Discovery? {
+  private func tenant(_ session: TokenBroker, _ response: HTTPResponse) -> Discovery? {
     do {
       let discovery = try TenantClient.discovery(from: response, tenant: session.tenant)
       add("discovery", .pass, "issuer \(discovery.issuer) matches the tenant URL")
@@ -367,7 +368,7 @@ private final class Examination {
   // MARK: 6. the store
 
   /// The keys this profile's store may hold: the sign-in's (or a machine's) and each API's.
-  private func keys(_ session: ProfileSession) -> [StoreKey] {
+  private func keys(_ session: TokenBroker) -> [StoreKey] {
     [session.key] + session.resolved.profile.apis.map { session.key(for: $0) }
   }
 
@@ -378,7 +379,7 @@ private final class Examination {
       noticeOnTerminal: false)
   }
 
-  private func store(_ session: ProfileSession) -> KeyringInspection? {
+  private func store(_ session: TokenBroker) -> KeyringInspection? {
     switch session.resolved.store {
     case .file:
       let store = FileStore(stateDirectory: context.paths.stateDir)
@@ -424,7 +425,7 @@ private final class Examination {
 
   // MARK: 7. the kernel cache, 8. the agent
 
-  private func kernelCache(_ session: ProfileSession) {
+  private func kernelCache(_ session: TokenBroker) {
     guard KernelTokenCache.enabled(context.environment) else {
       add("kernel-cache", .skipped, "off (STRIVACITY_TOKEN_CACHE=off)")
       return
@@ -446,7 +447,7 @@ private final class Examination {
     }
   }
 
-  private func agent(_ session: ProfileSession) {
+  private func agent(_ session: TokenBroker) {
     let enabled = AgentClient.enabled(context.environment, config: session.config)
     guard let answer = Agent.ping(context.environment, timeout: 1) else {
       if enabled {
@@ -472,7 +473,7 @@ private final class Examination {
 
   /// A row per token file the agent keeps for this profile (`sink.NAME`): whether its place
   /// may be written, whether it holds a token, when it was last written.
-  private func sinks(_ session: ProfileSession) {
+  private func sinks(_ session: TokenBroker) {
     let running = report.checks.contains {
       $0.id == "agent" && $0.outcome != .skipped && $0.detail.hasPrefix("running")
     }
@@ -483,7 +484,7 @@ private final class Examination {
         add(id, .warn, "\(what): refused, \(refusal)", fix: "give it a directory of yours that only you can write")
         continue
       }
-      let now = ProfileSession.now()
+      let now = TokenBroker.now()
       let look = SinkFile.look(sink.path)
       let state = look?.described(now: now) ?? "not written yet"
       if !running {
@@ -500,7 +501,7 @@ private final class Examination {
 
   // MARK: 9. tokens
 
-  private func tokens(_ session: ProfileSession, _ inspection: KeyringInspection?) {
+  private func tokens(_ session: TokenBroker, _ inspection: KeyringInspection?) {
     if report.failed("store") {
       add("tokens", .skipped, "skipped: the store cannot be used")
       return
@@ -508,7 +509,7 @@ private final class Examination {
     let keys = keys(session)
     if session.isMachine { machineSecret(session) }
     let loaded = keys.enumerated().map { index, key in load(session, key, state: inspection?.items[safe: index]) }
-    let now = ProfileSession.now()
+    let now = TokenBroker.now()
     switch loaded[0] {
     case .failure(let problem) where problem.status == .keyringDenied:
       // KeePassXC asks before a process reads an item: a person's matter, not a fault.
@@ -557,14 +558,14 @@ private final class Examination {
 
   /// A kept set, read without a prompt: an item the keyring keeps locked to this process
   /// (KeePassXC until access is allowed) is not read.
-  private func load(_ session: ProfileSession, _ key: StoreKey, state: KeyringInspection.ItemState??) -> Result<
+  private func load(_ session: TokenBroker, _ key: StoreKey, state: KeyringInspection.ItemState??) -> Result<
     TokenSet?, CLIFailure
   > {
     do {
       switch session.resolved.store {
       case .file: return .success(try FileStore(stateDirectory: context.paths.stateDir).load(key))
       case .kernel:
-        return .success(try MachineTokenStore(key, environment: context.environment) { ProfileSession.now() }.load(key))
+        return .success(try MachineTokenStore(key, environment: context.environment) { TokenBroker.now() }.load(key))
       case .secretService:
         switch state {
         case .some(.some(.absent)): return .success(nil)
@@ -583,7 +584,7 @@ private final class Examination {
 
   /// A machine profile's credentials: where its secret or key comes from and that it is there
   /// (read, never shown; a keyring item only looked for).
-  private func machineSecret(_ session: ProfileSession) {
+  private func machineSecret(_ session: TokenBroker) {
     let fix = "set the secret as the message says (strivacity status --profile \(session.name))"
     if session.resolved.profile.machine?.auth == .privateKeyJWT {
       let path = session.resolved.profile.machine?.privateKeyFile ?? ""
@@ -601,7 +602,7 @@ private final class Examination {
       // Only looked for: reading the keyring's secret could ask for access.
       let item: KeyringInspection.ItemState?
       do {
-        item = try quietKeyring().inspect([session.key(for: ProfileSession.secretSlot)]).items.first ?? nil
+        item = try quietKeyring().inspect([session.key(for: TokenBroker.secretSlot)]).items.first ?? nil
       } catch {
         add("credentials", .fail, message(error), fix: "see the keyring's message", status: .store)
         return
@@ -627,7 +628,7 @@ private final class Examination {
 
   // MARK: 10. git and kubectl
 
-  private func git(_ session: ProfileSession) {
+  private func git(_ session: TokenBroker) {
     let hosts = session.resolved.profile.gitHosts
     guard !hosts.isEmpty else {
       add("git", .skipped, "not set up (strivacity setup-git --host HOST)")
@@ -653,7 +654,7 @@ private final class Examination {
     }
   }
 
-  private func kubectl(_ session: ProfileSession) {
+  private func kubectl(_ session: TokenBroker) {
     guard !session.resolved.profile.kubeClusters.isEmpty else {
       add("kubectl", .skipped, "not set up (strivacity setup-kubectl)")
       return

@@ -2,6 +2,7 @@
 // completed with hand-written sections. `Scripts/generate-docs` writes them to man/; a test
 // fails when the committed pages differ from what the binary generates.
 import ArgumentParser
+import Broker
 import StrivacityCore
 
 struct GenerateMan: ParsableCommand {

@@ -1,6 +1,7 @@
 import Agent
 // `strivacity status`: what a profile is configured for and what it holds, never a secret.
 import ArgumentParser
+import Broker
 import Glibc
 import OAuthCore
 import SecretStore
@@ -45,9 +46,9 @@ struct Status: ParsableCommand {
     var reports: [JSONValue] = []
     var agentPing: AgentMessage??  // asked once, for the first profile that uses the agent
     for name in names {
-      let session: ProfileSession
+      let session: TokenBroker
       do {
-        session = try ProfileSession(context: context, options: global, profile: name)
+        session = try TokenBroker(context: context, options: global, profile: name)
       } catch let error as ConfigError where json {
         guard case .profileNotConfigured(let missing, _) = error else { throw error }
         // Scripts asking for JSON get JSON, saying so, and the same exit code.
@@ -85,7 +86,7 @@ struct Status: ParsableCommand {
   /// `--jwk` and `--jwks`: the public half of a `private_key_jwt` profile's key, with the `kid`
   /// its assertions carry (never a private part: the JWK is built from the public numbers only).
   private func printJWK(_ context: Context) throws {
-    let session = try ProfileSession(context: context, options: global, profile: nil)
+    let session = try TokenBroker(context: context, options: global, profile: nil)
     guard session.isMachine, session.resolved.profile.machine?.auth == .privateKeyJWT else {
       throw CLIFailure(
         "profile \(session.name) does not sign with a private key (token_endpoint_auth = \"private_key_jwt\"), "
@@ -98,13 +99,13 @@ struct Status: ParsableCommand {
   }
 
   /// "off" (the profile does not ask it), "running (pid N)" or "not running" (no answer).
-  private func agentState(_ session: ProfileSession, _ ping: inout AgentMessage??) -> String {
+  private func agentState(_ session: TokenBroker, _ ping: inout AgentMessage??) -> String {
     guard session.asksAgent else { return "off" }
     if ping == nil { ping = .some(Agent.ping(session.context.environment)) }
     return (ping ?? nil).map { "running (pid \($0["pid"] ?? "?"))" } ?? "not running"
   }
 
-  private func report(_ session: ProfileSession, tokens: TokenSet?, agent: String, apis: [JSONValue]) -> JSONValue {
+  private func report(_ session: TokenBroker, tokens: TokenSet?, agent: String, apis: [JSONValue]) -> JSONValue {
     var object: [String: JSONValue] = [
       "profile": .string(session.name), "tenant": .string(session.tenant), "client_id": .string(session.clientID),
       "agent": .string(agent),
@@ -130,7 +131,7 @@ struct Status: ParsableCommand {
 
   /// A machine profile: how it gets tokens and whether its credentials are at hand (read, never
   /// shown); `ready` stands for "signed in" in the exit code.
-  private func machineReport(_ session: ProfileSession, _ report: JSONValue) -> JSONValue {
+  private func machineReport(_ session: TokenBroker, _ report: JSONValue) -> JSONValue {
     guard var object = report.object else { return report }
     let configured = session.resolved.profile.machine?.auth
     var machine: [String: JSONValue] = [
@@ -191,7 +192,7 @@ struct Status: ParsableCommand {
   }
 
   /// An API's token as kept: valid for how long, which scopes (nothing when none is kept yet).
-  private func apiReport(_ session: ProfileSession, _ api: API) throws -> JSONValue {
+  private func apiReport(_ session: TokenBroker, _ api: API) throws -> JSONValue {
     var object: [String: JSONValue] = ["name": .string(api.name), "url": .string(api.url.description)]
     guard let tokens = try session.store.load(session.key(for: api)) else {
       object["token"] = false
@@ -240,8 +241,8 @@ struct Status: ParsableCommand {
         (
           "access token",
           left > 0
-            ? "expires in \(Duration.describe(seconds: Int64(left)))"
-            : "expired \(Duration.describe(seconds: Int64(-left))) ago"
+            ? "expires in \(Elapsed.describe(seconds: Int64(left)))"
+            : "expired \(Elapsed.describe(seconds: Int64(-left))) ago"
         ))
     }
     if report["machine"] == nil { rows.append(("refresh token", report["refresh_token"] == true ? "held" : "none")) }
@@ -254,7 +255,7 @@ struct Status: ParsableCommand {
       }
       var text = "token"
       if let left = api["access_token_expires_in"]?.int {
-        text += left > 0 ? " expires in \(Duration.describe(seconds: Int64(left)))" : " expired"
+        text += left > 0 ? " expires in \(Elapsed.describe(seconds: Int64(left)))" : " expired"
       }
       if let scope = api["scope"]?.string { text += "; scopes \(scope)" }
       rows.append(("api " + name, text))
@@ -272,17 +273,6 @@ struct Status: ParsableCommand {
   /// each value is made inert (`TerminalSafe`), whether stdout is a terminal or a pager.
   private func format(_ rows: [(String, String)]) -> String {
     rows.map { $0.0.padding(to: 13) + "  " + TerminalSafe.text($0.1, multiline: false) }.joined(separator: "\n") + "\n"
-  }
-}
-
-enum Duration {
-  static func describe(seconds: Int64) -> String {
-    switch seconds {
-    case ..<120: return "\(seconds) s"
-    case ..<7200: return "\(seconds / 60) min"
-    case ..<172_800: return "\(seconds / 3600) h"
-    default: return "\(seconds / 86400) days"
-    }
   }
 }
 

@@ -1,8 +1,10 @@
 // The command tree and the entry point.
 import ArgumentParser
+import Broker
 import Glibc
 import StrivacityCore
 import SystemIO
+import TerminalUI
 
 public struct Strivacity: ParsableCommand {
   public static let configuration = CommandConfiguration(
@@ -167,4 +169,20 @@ enum StoreChoice: String, ExpressibleByArgument, CaseIterable {
   case file
 
   var kind: StoreKind { self == .file ? .file : .secretService }
+}
+
+extension Spinner: ProgressIndicator {}
+
+extension TokenBroker {
+  /// The broker for the profile the global options (and `profile`) name.
+  convenience init(context: Context, options: GlobalOptions, profile: String? = nil, apis: APITables = .all) throws {
+    try self.init(context: context, overrides: options.overrides, log: options.log, profile: profile, apis: apis)
+    signIn = TokenBroker.signInOnTerminal
+  }
+}
+
+extension Context {
+  func resolveProfile(_ options: GlobalOptions) throws(ConfigError) -> ResolvedProfile {
+    try resolveProfile(options.overrides)
+  }
 }

@@ -1,5 +1,6 @@
 // `strivacity --version --verbose`: what a bug report needs: the build (commit, compiler) and the
 // libraries this machine gives it, loaded as a real call would load them.
+import Broker
 import CBuildInfo
 import CCurlShim
 import CSecretShim

@@ -15,6 +15,7 @@
 // the client are the Agent target's.
 import Agent
 import ArgumentParser
+import Broker
 import Glibc
 import StrivacityCore
 import SystemIO

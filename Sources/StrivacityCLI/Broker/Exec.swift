@@ -2,6 +2,7 @@
 // a file it can re-read, which is kept fresh while COMMAND runs (KeepFresh decides when) and
 // removed when it ends, however it ends. The token is never in an argument.
 import ArgumentParser
+import Broker
 import Glibc
 import OAuthCore
 import SecretStore
@@ -76,7 +77,7 @@ struct Exec: ParsableCommand {
 
   func run() throws {
     let context = global.context()
-    let session = try ProfileSession(context: context, options: global, apis: api.map { .named($0) } ?? .none)
+    let session = try TokenBroker(context: context, options: global, apis: api.map { .named($0) } ?? .none)
     let chosen: API?
     if let api {
       guard let found = session.resolved.profile.apis.first(where: { $0.name == api }) else {
@@ -96,7 +97,7 @@ struct Exec: ParsableCommand {
       let file = try fileEnv.map { _ throws(ExecFailure) in try TokenFile.create(environment: context.environment) }
       let initial = try fresh(Freshness.asked(nil, profile: session.resolved.profile))
       let status = try ExecRunner.run(
-        plan, initial: initial, file: file, now: ProfileSession.now,
+        plan, initial: initial, file: file, now: TokenBroker.now,
         renew: { freshness in
           do {
             return .tokens(try fresh(freshness))

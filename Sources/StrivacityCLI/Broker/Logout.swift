@@ -1,6 +1,7 @@
 // `strivacity logout` and `strivacity revoke`: end sessions and revoke tokens at the tenant
 // (RFC 7009, OIDC RP-initiated logout), and delete them locally whatever the tenant says.
 import ArgumentParser
+import Broker
 import OAuthCore
 import StrivacityCore
 
@@ -57,7 +58,7 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
   var incomplete = false
   var any = false
   for name in names {
-    let session = try ProfileSession(context: context, options: global, profile: name)
+    let session = try TokenBroker(context: context, options: global, profile: name)
     let tokens = try session.store.load(session.key)
     // A machine profile may hold only its APIs' tokens, or only a stored secret (logout forgets it).
     let hadSecret = hasStoredSecret(session)
@@ -164,15 +165,15 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
 /// Whether a secret from `login --client-secret-stdin` is kept for a machine profile (read once,
 /// never decoded here). A keyring that cannot be reached (a container without D-Bus) holds none
 /// that matters here.
-private func hasStoredSecret(_ session: ProfileSession) -> Bool {
+private func hasStoredSecret(_ session: TokenBroker) -> Bool {
   guard session.isMachine else { return false }
-  return (try? session.secretStore().load(session.key(for: ProfileSession.secretSlot))) != nil
+  return (try? session.secretStore().load(session.key(for: TokenBroker.secretSlot))) != nil
 }
 
 /// The access tokens of `session`'s APIs (configured and ad hoc: every slot stored beside the
 /// sign-in's for the same tenant and client), each with how a message names it. What cannot be
 /// read is left out: it is deleted all the same.
-private func apiAccessTokens(_ session: ProfileSession) -> [(token: String, what: String)] {
+private func apiAccessTokens(_ session: TokenBroker) -> [(token: String, what: String)] {
   let keys = (try? session.store.keys()) ?? []
   // (keys() lists token sets only: a kept secret is never sent to be revoked.)
   return keys.filter {

@@ -1,6 +1,7 @@
 // `strivacity token`: a fresh access token on stdout, for scripts, curl and kubectl. The cached
 // path reads the config and the keyring only: no network, no libcurl.
 import ArgumentParser
+import Broker
 import Glibc
 import OAuthCore
 import StrivacityCore
@@ -144,7 +145,7 @@ struct Token: ParsableCommand {
         throw CLIFailure(message, status: .usage)
       }
     }
-    let session = try ProfileSession(context: context, options: global, apis: invocation.apiTables)
+    let session = try TokenBroker(context: context, options: global, apis: invocation.apiTables)
     if idToken && session.isMachine {
       throw CLIFailure("profile \(session.name) is a machine profile: it has no ID token", status: .usage)
     }
@@ -205,7 +206,7 @@ struct Token: ParsableCommand {
       token = tokens.accessToken
     }
     Console.writeStdout(
-      invocation.output(token, tokens: tokens, profile: session.name, now: ProfileSession.now(), exec: exec))
+      invocation.output(token, tokens: tokens, profile: session.name, now: TokenBroker.now(), exec: exec))
   }
 
   /// With --login, or when the person at the terminal agrees.
@@ -225,7 +226,7 @@ struct Userinfo: ParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func run() throws {
-    let session = try ProfileSession(context: global.context(), options: global)
+    let session = try TokenBroker(context: global.context(), options: global)
     guard !session.isMachine else {
       throw CLIFailure(
         "profile \(session.name) is a machine profile: its tokens are the client's own, there is no user to describe",

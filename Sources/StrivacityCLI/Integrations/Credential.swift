@@ -2,6 +2,7 @@
 // `git-credential-strivacity` (a link to `strivacity`), so credential.helper=strivacity
 // works. stdin and stdout belong to the protocol: every human word goes to stderr or /dev/tty.
 import ArgumentParser
+import Broker
 import GitCredential
 import Glibc
 import StrivacityCore
@@ -54,7 +55,7 @@ struct Credential: ParsableCommand {
 
   private func get(_ request: CredentialRequest, profile: Profile, context: Context) throws {
     let invocation = CredentialInvocation(request: request, profile: global.profile)
-    let session = try ProfileSession(context: context, options: global, profile: profile.name)
+    let session = try TokenBroker(context: context, options: global, profile: profile.name)
     let freshness = invocation.freshness(profile)
     // The API the URL is under gets its own token; else the profile's.
     let api = invocation.api(of: session.resolved.profile)
@@ -83,13 +84,13 @@ struct Credential: ParsableCommand {
   /// git says the credential failed: if it is our current access token, forget it (expire it),
   /// keeping the refresh token, so the next `get` refreshes.
   private func erase(_ request: CredentialRequest, profile: Profile, context: Context) throws {
-    let session = try ProfileSession(context: context, options: global, profile: profile.name)
+    let session = try TokenBroker(context: context, options: global, profile: profile.name)
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: profile.name, timeout: 45)
     defer { withExtendedLifetime(lock) {} }
     guard var tokens = try session.store.load(session.key) else { return }
     let rejected = request.password ?? request.attributes["credential"]
     guard rejected == tokens.accessToken.value else { return }  // already replaced: nothing to do
-    tokens.expiresAt = min(tokens.expiresAt ?? 0, ProfileSession.now() - 1)
+    tokens.expiresAt = min(tokens.expiresAt ?? 0, TokenBroker.now() - 1)
     try session.store.save(tokens, for: session.key)
   }
 }

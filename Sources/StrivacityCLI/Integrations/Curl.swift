@@ -3,6 +3,7 @@
 // an allow-list (`CurlArguments`): every URL curl will contact is known, and each must be on the
 // profile's tenant, git_hosts or hosts.
 import ArgumentParser
+import Broker
 import GitCredential
 import Glibc
 import StrivacityCore
@@ -58,7 +59,7 @@ struct Curl: ParsableCommand {
       throw CLIFailure(error.description, status: .usage)
     }
     let context = global.context()
-    let session = try ProfileSession(context: context, options: global)
+    let session = try TokenBroker(context: context, options: global)
     let profile = session.resolved.profile
     // The profile's own places, and its APIs' (each URL gets the token of the API it is under).
     let allowed = profile.tokenHosts(tenant: session.tenant) + profile.apis.map(\.url)
@@ -117,7 +118,7 @@ struct Curl: ParsableCommand {
       "globoff\nproto = \"=http,https\"\nproto-redir = \"=http,https\"\n" + trust.curlConfig
         + proxy.choice.curlConfig(loopback: loopback, password: proxy.password)
         + TokenFormat.curl.render(
-          token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false, now: ProfileSession.now())
+          token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false, now: TokenBroker.now())
     }
     // An API's challenge is answered for one transfer whose headers strivacity can read (no -D
     // of the user's: curl writes only the last -D).

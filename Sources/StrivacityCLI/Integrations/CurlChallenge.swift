@@ -5,6 +5,7 @@
 // issuer. A request is asked again only when curl can send it again (no body from standard
 // input) and, for a sign-in, when there is a terminal; otherwise curl's answer stands and one
 // line names the command that gets the right token.
+import Broker
 import StrivacityCore
 import TerminalUI
 
@@ -23,7 +24,7 @@ enum ChallengeAnswer: Equatable {
   }
 }
 
-extension ProfileSession {
+extension TokenBroker {
   /// The answer to `head`'s challenge for a request to `url` made with `api`'s token (nil: the
   /// profile's own); nil when there is nothing to answer.
   func answer(

@@ -3,6 +3,7 @@
 // second pipe (`--dump-header /dev/fd/N`) with its standard output held until the final
 // response's head is read. A challenged response that will be asked again is dropped whole;
 // anything else passes unchanged, byte for byte, as curl wrote it.
+import Broker
 import Glibc
 import StrivacityCore
 import SystemIO

@@ -1,5 +1,6 @@
 // A secret a person hands over on stdin: a client secret (`login --client-secret-stdin`), a
 // proxy's password (`setup-proxy`).
+import Broker
 import Glibc
 import SystemIO
 import TerminalUI

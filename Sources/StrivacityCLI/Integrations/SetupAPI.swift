@@ -3,6 +3,7 @@
 // url and resource, its scopes_supported the scopes (or --scope's). The metadata is used only
 // when it names this profile's issuer among its authorization servers.
 import ArgumentParser
+import Broker
 import StrivacityCore
 
 struct SetupAPI: ParsableCommand {
@@ -57,7 +58,7 @@ struct SetupAPI: ParsableCommand {
 
   func run() throws {
     let context = global.context()
-    let session = try ProfileSession(context: context, options: global)
+    let session = try TokenBroker(context: context, options: global)
     guard session.resolved.isConfigured else {
       throw ConfigError.profileNotConfigured(name: session.name, path: context.paths.config)
     }

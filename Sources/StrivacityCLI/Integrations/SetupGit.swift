@@ -1,6 +1,7 @@
 // `strivacity setup-git`: configure git to ask strivacity for a host's credentials, next to
 // whatever other helpers the user has, and remember the host on the profile.
 import ArgumentParser
+import Broker
 import Glibc
 import StrivacityCore
 import SystemIO

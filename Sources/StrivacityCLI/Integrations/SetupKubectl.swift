@@ -3,6 +3,7 @@
 // and the context's API server added to the profile's kube_clusters, the servers kubectl gets
 // the token for (ExecCredentialInfo.decision).
 import ArgumentParser
+import Broker
 import Glibc
 import StrivacityCore
 import SystemIO

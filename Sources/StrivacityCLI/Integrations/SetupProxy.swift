@@ -3,6 +3,7 @@
 // reaching the tenant through the proxy: a refused password is not kept. A tenant reached
 // directly (loopback, no_proxy) checks nothing: the password is kept, and said to be unchecked.
 import ArgumentParser
+import Broker
 import CurlTransport
 import OAuthCore
 import StrivacityCore
@@ -55,7 +56,7 @@ struct SetupProxy: ParsableCommand {
 
   func run() throws {
     let context = global.context()
-    let before = try ProfileSession(context: context, options: global)
+    let before = try TokenBroker(context: context, options: global)
     guard before.resolved.isConfigured else {
       throw ConfigError.profileNotConfigured(name: before.name, path: context.paths.config)
     }
@@ -69,7 +70,7 @@ struct SetupProxy: ParsableCommand {
     }
     guard passwordStdin else { return }
     // The profile as the file now says, with the password typed: the tenant through the proxy.
-    let session = try ProfileSession(context: global.context(), options: global)
+    let session = try TokenBroker(context: global.context(), options: global)
     let choice = try session.proxy().choice
     guard let proxyUser = choice.user else {
       throw CLIFailure("profile \(session.name) has no proxy_user: give --user", status: .usage)
@@ -86,7 +87,7 @@ struct SetupProxy: ParsableCommand {
       .fetchDiscovery()
     let encoded = try BearerToken(admitting: Base64URL.encode(Array(password.utf8)), what: "proxy password")
     try context.secretStore(for: session.resolved.store).save(
-      TokenSet(accessToken: encoded, obtainedAt: ProfileSession.now()),
+      TokenSet(accessToken: encoded, obtainedAt: TokenBroker.now()),
       for: session.key.with(slot: Context.proxyPasswordSlot))
     let kept = session.resolved.store == .file ? "in a private file" : "in the keyring"
     if let direct = Self.directReason(tenant: session.tenant, choice: choice) {

@@ -1,5 +1,6 @@
 // `strivacity login`: sign in inside the terminal, store the tokens, remember the profile.
 import ArgumentParser
+import Broker
 import CurlTransport
 import Glibc
 import JourneyCore
@@ -286,7 +287,7 @@ struct Login: ParsableCommand {
   /// credentials; with --client-secret-stdin, the secret read from stdin (or typed, hidden, on
   /// a terminal), which is stored only once the tenant took it.
   private func machineLogin(context: Context, profile: String) throws {
-    let session = try ProfileSession(context: context, options: global, profile: profile)
+    let session = try TokenBroker(context: context, options: global, profile: profile)
     var given: ClientSecret?
     if clientSecretStdin {
       let machine = session.resolved.profile.machine
@@ -296,7 +297,7 @@ struct Login: ParsableCommand {
           "profile \(profile) takes its credentials from \(source); --client-secret-stdin stores a secret for a "
             + "machine profile that names no client_secret_env or client_secret_file", status: .usage)
       }
-      ProfileSession.holdSecrets()
+      TokenBroker.holdSecrets()
       given = try Self.readSecret(clientID: session.clientID)
       session.secretSource = .keyring
       session.heldSecret = given!.value
@@ -311,7 +312,7 @@ struct Login: ParsableCommand {
       }
     }
     let left =
-      tokens.expiresAt.map { " (it expires in \(Duration.describe(seconds: $0 - ProfileSession.now())))" } ?? ""
+      tokens.expiresAt.map { " (it expires in \(Elapsed.describe(seconds: $0 - TokenBroker.now())))" } ?? ""
     Console.writeStderr(
       "strivacity: profile \(profile) works: the tenant \(session.tenant) gave client \(session.clientID) a token by "
         + "client credentials\(left)\(stored)\n")

@@ -1,6 +1,7 @@
 // One sign-in: discovery, the PKCE authorization request, the journey loop, finalize or the
 // browser fallback, the code exchange and ID token validation (protocol §2–§10, §14).
 // Tokens are returned only when everything checked out; storing them is the caller's job.
+import Broker
 import Glibc
 import JourneyCore
 import OAuthCore
@@ -26,12 +27,6 @@ struct LoginSettings {
   /// What this sign-in asks for besides the profile's usual (`login --add-scope`, `--resource`,
   /// `--audience`, `--acr-values`, `--max-age`, or `signInAgain`'s).
   var extras = SignInExtras()
-}
-
-/// Why a sign-in failed, with the exit code it means.
-struct LoginFailure: Error {
-  var message: String
-  var status: ExitStatus
 }
 
 struct LoginResult {

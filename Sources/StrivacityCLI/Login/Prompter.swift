@@ -1,6 +1,7 @@
 // Filling a journey screen: answers come from --field/--field-env first, then from the person
 // at the terminal. Every answer is checked against the widget's validator before it is sent;
 // after a 400 only the fields the server named are asked again.
+import Broker
 import JourneyCore
 import StrivacityCore
 import TerminalUI

@@ -1,6 +1,7 @@
 // The loopback redirect listener (RFC 8252 §7.3): bound to 127.0.0.1 or ::1 only, on the
 // redirect URI's port, answering exactly one request with the right path and state; anything
 // else gets 404 (wrong path), 405 (not GET) or 400 (wrong or missing state, or after the one).
+import Broker
 import Dispatch
 import Glibc
 import LoopbackHTTP

@@ -6,11 +6,11 @@ import SecretStore
 import StrivacityCore
 import SystemIO
 
-final class RefreshLock {
+package final class RefreshLock {
   private let fd: Int32
 
   /// Waits up to `timeout` seconds for the profile's lock.
-  init(directory: String, profile: String, timeout: Double) throws {
+  package init(directory: String, profile: String, timeout: Double) throws {
     try Self.makePrivateDirectory(directory)
     let path = "\(directory)/\(profile).lock"
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -46,7 +46,7 @@ final class RefreshLock {
 
   /// Creates the directory 0700, refusing one that is a symlink or belongs to someone else
   /// (it may live under /tmp when there is no $XDG_RUNTIME_DIR).
-  static func makePrivateDirectory(_ path: String) throws {
+  package static func makePrivateDirectory(_ path: String) throws {
     do {
       try PrivateFiles.makeDirectories(path)
     } catch {
@@ -62,7 +62,7 @@ final class RefreshLock {
 
 /// Holds SIGINT, SIGTERM and SIGHUP while `body` runs (they are delivered right after): between
 /// the server rotating a refresh token and the new set being stored, an interrupt would lose it.
-func withInterruptsHeld<T>(_ body: () throws -> T) rethrows -> T {
+package func withInterruptsHeld<T>(_ body: () throws -> T) rethrows -> T {
   var held = sigset_t()
   sigemptyset(&held)
   for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&held, signal) }

@@ -3,22 +3,32 @@ import JourneyCore
 import OAuthCore
 import StrivacityCore
 
+/// Why a sign-in failed, with the exit code it means.
+package struct LoginFailure: Error {
+  package var message: String
+  package var status: ExitStatus
+  package init(message: String, status: ExitStatus) {
+    self.message = message
+    self.status = status
+  }
+}
+
 /// An error for people: a one-line message and the exit code.
-struct CLIFailure: Error {
-  var message: String
-  var status: ExitStatus
+package struct CLIFailure: Error {
+  package var message: String
+  package var status: ExitStatus
   /// A sign-in was offered to the person at the terminal already (`signInAgain`) and declined or
   /// did not help: whoever offers one on a `.signInRequired` failure need not ask again.
-  var signInOffered = false
+  package var signInOffered = false
 
-  init(_ message: String, status: ExitStatus) {
+  package init(_ message: String, status: ExitStatus) {
     self.message = message
     self.status = status
   }
 
   /// The message and exit code for the errors of strivacity's own layers; nil for others
   /// (ArgumentParser's, which print usage).
-  init?(recognising error: any Error) {
+  package init?(recognising error: any Error) {
     switch error {
     case let failure as CLIFailure:
       self = failure

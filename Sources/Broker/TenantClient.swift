@@ -4,25 +4,32 @@
 // keep only their own logic (and their own sentences).
 import OAuthCore
 import StrivacityCore
-import TerminalUI
 
-final class TenantClient {
+/// What says a request is under way (the command line's spinner on a terminal).
+package protocol ProgressIndicator: AnyObject {
+  func start(_ text: String)
+  func stop()
+}
+
+package final class TenantClient {
   /// The tenant URL: the issuer its discovery document must name, and the origin every endpoint
   /// that gets a secret must be on.
-  let tenant: String
-  let log: Log
-  private let spinner: Spinner?
+  package let tenant: String
+  package let log: Log
+  private let spinner: (any ProgressIndicator)?
   /// Makes the HTTP client on first use: a command that needs no network never loads libcurl.
   private let connect: () throws -> HTTPClient
   private var http: HTTPClient?
   /// The discovery document in use: fetched, or rebuilt from the endpoints kept with the tokens.
-  private(set) var currentDiscovery: Discovery?
+  package private(set) var currentDiscovery: Discovery?
   /// The endpoints kept with the stored tokens (used instead of a discovery request).
   private var keptEndpoints: [String: String]?
   /// Whether `currentDiscovery` came from `keptEndpoints` rather than the tenant just now.
-  private(set) var discoveryFromStore = false
+  package private(set) var discoveryFromStore = false
 
-  init(tenant: String, log: Log, spinner: Spinner? = nil, http connect: @escaping () throws -> HTTPClient) {
+  package init(
+    tenant: String, log: Log, spinner: (any ProgressIndicator)? = nil, http connect: @escaping () throws -> HTTPClient
+  ) {
     self.tenant = tenant
     self.log = log
     self.spinner = spinner
@@ -30,11 +37,11 @@ final class TenantClient {
   }
 
   /// The tenant's origin (scheme, host and port); nil when the tenant URL is not a URL.
-  var origin: Origin? { URLParts(tenant)?.origin }
+  package var origin: Origin? { URLParts(tenant)?.origin }
 
   /// Sends `request`, logged with --verbose (method, URL without its query, status, time); with a
   /// `label`, a spinner says it meanwhile. Transport errors pass through.
-  func send(_ request: HTTPRequest, _ label: String? = nil) throws -> HTTPResponse {
+  package func send(_ request: HTTPRequest, _ label: String? = nil) throws -> HTTPResponse {
     if let label { spinner?.start(label + "…") }
     defer { if label != nil { spinner?.stop() } }
     if http == nil { http = try connect() }
@@ -50,14 +57,14 @@ final class TenantClient {
   }
 
   /// Sends a token request and reads its answer.
-  func send(_ request: TokenRequest, to url: String, _ label: String? = nil) throws -> TokenEndpointOutcome {
+  package func send(_ request: TokenRequest, to url: String, _ label: String? = nil) throws -> TokenEndpointOutcome {
     TokenEndpointOutcome(try send(request.httpRequest(url: url), label))
   }
 
   // MARK: discovery
 
   /// Why a discovery document was not taken; each command says it in its own words.
-  enum DiscoveryFailure: Error {
+  package enum DiscoveryFailure: Error {
     /// Another status than 200.
     case answer(HTTPResponse)
     /// Not a usable document; `json` says whether the body was JSON at all.
@@ -68,7 +75,7 @@ final class TenantClient {
 
   /// The tenant's discovery document, fetched now. OpenID Connect Discovery §4.3: the issuer is
   /// the tenant URL it was fetched from. Throws `DiscoveryFailure`; transport errors pass through.
-  func fetchDiscovery(_ label: String? = nil) throws -> Discovery {
+  package func fetchDiscovery(_ label: String? = nil) throws -> Discovery {
     let url = Discovery.url(forTenant: tenant)
     let response = try send(HTTPRequest(url: url, headers: [HTTPHeader("Accept", "application/json")]), label)
     return try Self.discovery(from: response, tenant: tenant)
@@ -76,7 +83,7 @@ final class TenantClient {
 
   /// The discovery document `response` holds, taken only as `tenant`'s (OpenID Connect
   /// Discovery §4.3). Throws `DiscoveryFailure`.
-  static func discovery(from response: HTTPResponse, tenant: String) throws -> Discovery {
+  package static func discovery(from response: HTTPResponse, tenant: String) throws -> Discovery {
     guard response.status == 200 else { throw DiscoveryFailure.answer(response) }
     let json = JSONValue.parse(response.body)
     let discovery: Discovery
@@ -90,17 +97,17 @@ final class TenantClient {
   }
 
   /// Endpoints kept with the stored tokens, to use instead of a discovery request.
-  func keep(endpoints: [String: String]?) { keptEndpoints = endpoints }
+  package func keep(endpoints: [String: String]?) { keptEndpoints = endpoints }
 
   /// Forgets the document in use and the kept endpoints: the next `discovery()` asks the tenant.
-  func forgetDiscovery() {
+  package func forgetDiscovery() {
     currentDiscovery = nil
     keptEndpoints = nil
   }
 
   /// The document for the broker commands: the kept endpoints if they still name this tenant as
   /// issuer, else the tenant's (fetched once); failures as CLIFailures.
-  func discovery() throws -> Discovery {
+  package func discovery() throws -> Discovery {
     if let currentDiscovery { return currentDiscovery }
     if let keptEndpoints, let kept = try? Discovery(cached: keptEndpoints),
       TenantURL.base(kept.issuer) == TenantURL.base(tenant)
@@ -129,13 +136,13 @@ final class TenantClient {
 
   /// Whether `url` may get a secret: an allowed URL (https, or http on loopback) on the tenant's
   /// own origin (scheme, host and port).
-  func isOnTenantOrigin(_ url: String) -> Bool {
+  package func isOnTenantOrigin(_ url: String) -> Bool {
     guard let origin else { return false }
     return (try? URLPolicy.check(url)) != nil && URLPolicy.sameOrigin(url, as: origin)
   }
 
   /// An advertised endpoint, only if it is on the tenant's own origin: tokens go nowhere else.
-  func endpoint(_ field: KeyPath<Discovery, String?>, _ what: String) throws -> String {
+  package func endpoint(_ field: KeyPath<Discovery, String?>, _ what: String) throws -> String {
     guard let url = try discovery()[keyPath: field] else {
       throw CLIFailure("the tenant advertises no \(what)", status: .server)
     }
@@ -143,7 +150,7 @@ final class TenantClient {
     return url
   }
 
-  func endpoint(_ field: KeyPath<Discovery, String>, _ what: String) throws -> String {
+  package func endpoint(_ field: KeyPath<Discovery, String>, _ what: String) throws -> String {
     let url = try discovery()[keyPath: field]
     try requireTenantOrigin(url, what)
     return url
@@ -160,10 +167,12 @@ final class TenantClient {
 
 /// --verbose: one line per request (method, URL without its query, status, time) and journey
 /// step on stderr. Queries, headers and bodies are never printed: they carry secrets.
-struct Log {
-  let verbose: Bool
+package struct Log {
+  package let verbose: Bool
 
-  func request(_ request: HTTPRequest, status: Int?, seconds: Double) {
+  package init(verbose: Bool) { self.verbose = verbose }
+
+  package func request(_ request: HTTPRequest, status: Int?, seconds: Double) {
     guard verbose else { return }
     let url = request.url.prefix { $0 != "?" } + (request.url.contains("?") ? "?…" : "")
     let outcome = status.map { "HTTP \($0)" } ?? "no answer"
@@ -172,7 +181,7 @@ struct Log {
     Console.writeStderr("strivacity: \(request.method) \(shown) → \(outcome) (\(Int(seconds * 1000)) ms)\n")
   }
 
-  func note(_ text: String) {
+  package func note(_ text: String) {
     guard verbose else { return }
     Console.writeStderr("strivacity: \(TerminalSafe.text(text, multiline: false))\n")
   }

@@ -6,29 +6,29 @@ import SecretStore
 import StrivacityCore
 import SystemIO
 
-final class Context {
-  let environment: [String: String]
-  let paths: Paths
+package final class Context {
+  package let environment: [String: String]
+  package let paths: Paths
   private var loadedConfig: Config??
 
   /// A secret handed to this process (SecretHandover), read once, undumpable from before then.
-  private static let handedSecret = SecretHandover.receive { ProfileSession.holdSecrets() }
+  private static let handedSecret = SecretHandover.receive { TokenBroker.holdSecrets() }
 
   /// Whether `environment` is this process's own (not a client's, inside the agent).
-  let isProcessEnvironment: Bool
+  package let isProcessEnvironment: Bool
 
   /// The secret handed to this process, if any: never part of `environment`.
   private var handed: (name: String, value: String)?
 
   /// The environment a machine profile's secret source is resolved in: `environment`, plus the
-  /// variable a secret was handed over as. Only ProfileSession's secret source reads it, so a
+  /// variable a secret was handed over as. Only TokenBroker's secret source reads it, so a
   /// handed name serves as a client secret and as nothing else (not a proxy, not a path).
-  var secretEnvironment: [String: String] {
+  package var secretEnvironment: [String: String] {
     guard let handed, environment[handed.name] == nil else { return environment }
     return environment.merging([handed.name: handed.value]) { kept, _ in kept }
   }
 
-  init(
+  package init(
     environment: [String: String] = processEnvironment(), configPath: String? = nil, isProcessEnvironment: Bool = true
   ) {
     self.isProcessEnvironment = isProcessEnvironment
@@ -45,7 +45,7 @@ final class Context {
   }
 
   /// The config file, or nil when it does not exist. Warnings are printed once.
-  func config(warn: Bool = true) throws(ConfigError) -> Config? {
+  package func config(warn: Bool = true) throws(ConfigError) -> Config? {
     if let loadedConfig { return loadedConfig }
     let config = try readConfig(.whole, warn: warn)
     loadedConfig = .some(config)
@@ -55,7 +55,9 @@ final class Context {
   /// Only what one profile needs (`name`, else the default one): the other profiles' tables
   /// are not parsed, so `token` costs the same among thousands of profiles. Not cached.
   /// `apis`: which of the profile's API tables are read (`token` reads as the small binary does).
-  func config(onlyProfile name: String?, apis: APITables = .all, warn: Bool = true) throws(ConfigError) -> Config? {
+  package func config(onlyProfile name: String?, apis: APITables = .all, warn: Bool = true) throws(ConfigError)
+    -> Config?
+  {
     if let loadedConfig { return loadedConfig }
     return try readConfig(.profile(name, apis: apis), warn: warn)
   }
@@ -67,13 +69,13 @@ final class Context {
   }
 
   /// Profile names from the config file, for shell completion (nothing on any error).
-  func profileNames() -> [String] {
+  package func profileNames() -> [String] {
     ((try? config())??.profiles.map(\.name)) ?? []
   }
 
   /// For completing --api: the API names of the profile the words typed so far name (--profile
   /// NAME or --profile=NAME), else of the one STRIVACITY_PROFILE or the config names by default.
-  func apiNames(_ words: [String]) -> [String] {
+  package func apiNames(_ words: [String]) -> [String] {
     var named: String?
     for (index, word) in words.enumerated() {
       if word == "--profile", index + 1 < words.count { named = words[index + 1] }
@@ -86,13 +88,13 @@ final class Context {
     return config.profile(named: name)?.apis.map(\.name) ?? []
   }
 
-  func resolveProfile(_ options: GlobalOptions) throws(ConfigError) -> ResolvedProfile {
-    try ResolvedProfile.resolve(config: config(), overrides: options.overrides, environment: environment)
+  package func resolveProfile(_ overrides: ProfileOverrides) throws(ConfigError) -> ResolvedProfile {
+    try ResolvedProfile.resolve(config: config(), overrides: overrides, environment: environment)
   }
 
   /// The environment's numbers (EnvironmentLimits, as the small binary admits them); a bad one
   /// is a usage error.
-  func limits() throws -> EnvironmentLimits {
+  package func limits() throws -> EnvironmentLimits {
     do {
       return try EnvironmentLimits.admit(environment)
     } catch {
@@ -103,7 +105,7 @@ final class Context {
   /// The CAs `profile`'s requests trust under `config` (read by the caller already; CATrust),
   /// checked: a bad path, or a file that is not there, not readable or holds no certificate, is
   /// a configuration error naming it and where it came from.
-  func trust(for profile: Profile?, config: Config?) throws -> CATrust {
+  package func trust(for profile: Profile?, config: Config?) throws -> CATrust {
     let trust: CATrust
     do {
       trust = try CATrust.resolve(profile: profile, config: config, environment: environment)
@@ -136,7 +138,7 @@ final class Context {
 
   /// The proxy `profile`'s requests go through under `config` (ProxyChoice); a bad variable is
   /// a configuration error naming it.
-  func proxy(for profile: Profile?, config: Config?) throws -> ProxyChoice {
+  package func proxy(for profile: Profile?, config: Config?) throws -> ProxyChoice {
     do {
       return try ProxyChoice.resolve(profile: profile, config: config, environment: environment)
     } catch {
@@ -147,7 +149,7 @@ final class Context {
   /// The password for `proxy`'s user, and where it came from: the proxy URL's own when the user
   /// is the URL's, else STRIVACITY_PROXY_PASSWORD (text without controls), else the one
   /// `setup-proxy` kept for the profile of `key` (nil: not looked for). nil: none found.
-  func proxyPassword(for proxy: ProxyChoice, key: StoreKey?, store: StoreKind?) throws -> (
+  package func proxyPassword(for proxy: ProxyChoice, key: StoreKey?, store: StoreKind?) throws -> (
     password: String, source: String
   )? {
     guard let user = proxy.user else { return nil }
@@ -173,23 +175,23 @@ final class Context {
 
   /// A proxy password as every source must give it: at most 1024 bytes of text without control
   /// characters (the child curl's config takes it on one quoted line).
-  static func isProxyPassword(_ text: String) -> Bool {
+  package static func isProxyPassword(_ text: String) -> Bool {
     text.utf8.count <= 1024 && text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }
   }
 
   /// Where `setup-proxy` keeps a profile's proxy password, beside its tokens.
-  static let proxyPasswordSlot = TokenSlot.proxyPassword
+  package static let proxyPasswordSlot = TokenSlot.proxyPassword
 
   /// Where secrets a person hands over (a machine's client secret, a proxy's password) are kept
   /// for a profile whose tokens go to `kind`: the keyring, or files of their own with the file
   /// store (so that deleting the tokens leaves them).
-  func secretStore(for kind: StoreKind) throws -> TokenStore {
+  package func secretStore(for kind: StoreKind) throws -> TokenStore {
     kind == .file ? FileStore(stateDirectory: paths.stateDir + "/client-secrets") : try keyring()
   }
 
   /// An HTTP client for `profile` under `config`: its CAs and its proxy (`trust(for:config:)`,
   /// `proxy(for:config:)`).
-  func httpClient(for profile: Profile?, config: Config?, key: StoreKey? = nil, store: StoreKind? = nil) throws
+  package func httpClient(for profile: Profile?, config: Config?, key: StoreKey? = nil, store: StoreKind? = nil) throws
     -> CurlHTTPClient
   {
     try httpClient(
@@ -199,7 +201,7 @@ final class Context {
   /// An HTTP client with the user's timeouts: STRIVACITY_TIMEOUT seconds per request (30 by
   /// default, 0.1 to 3600), connecting within a third of that (at most 10 s); trusting `trust`
   /// and going through `proxy`.
-  func httpClient(trust: CATrust, proxy: ProxyChoice, key: StoreKey? = nil, store: StoreKind? = nil) throws
+  package func httpClient(trust: CATrust, proxy: ProxyChoice, key: StoreKey? = nil, store: StoreKind? = nil) throws
     -> CurlHTTPClient
   {
     var options = CurlHTTPClient.Options()
@@ -224,22 +226,22 @@ final class Context {
 
   /// Inside `strivacity agent`: the agent's own store (memory over the keyring) for every
   /// Secret Service profile, and no asking the agent.
-  var agentStore: TokenStore?
+  package var agentStore: TokenStore?
 
   /// Whether a person runs this command, rather than git: a keyring prompt (KeePassXC's access
   /// dialog, an unlock) may wait 120 s for a person at a terminal, 15 s otherwise.
-  var attended = true
+  package var attended = true
 
   /// `strivacity login`: a keyring without a default collection is asked to create one, on a
   /// terminal (the provider's own dialog: KWallet's new wallet, gnome-keyring's new keyring).
-  var createsKeyring = false
+  package var createsKeyring = false
 
   /// Inside `strivacity agent`: its memory over machine profiles' kernel stores, by profile key.
-  var agentMachineStore: ((StoreKey) -> TokenStore)?
+  package var agentMachineStore: ((StoreKey) -> TokenStore)?
 
   /// The chosen store for the profile of `key`, with what goes over it (StoreStack): inside the
   /// agent, its own.
-  func store(for kind: StoreKind, key: StoreKey) throws -> TokenStore {
+  package func store(for kind: StoreKind, key: StoreKey) throws -> TokenStore {
     switch kind {
     case .secretService:
       if let agentStore { return agentStore }
@@ -253,7 +255,7 @@ final class Context {
 
   /// The Secret Service store alone, bounded by STRIVACITY_KEYRING_TIMEOUT seconds per operation
   /// (5 by default, 0.1 to 600) and STRIVACITY_KEYRING_PROMPT_TIMEOUT per prompt.
-  func keyring() throws -> SecretServiceStore {
+  package func keyring() throws -> SecretServiceStore {
     let onTerminal = isatty(2) == 1
     var prompts = KeyringPrompts.defaults(attended: attended, onTerminal: onTerminal)
     prompts.createCollection = createsKeyring
@@ -264,12 +266,12 @@ final class Context {
   }
 
   /// Writes `settings` into the profile's table of the config file, atomically.
-  func updateConfig(profile: String, settings: [(key: String, value: ConfigValue)]) throws {
+  package func updateConfig(profile: String, settings: [(key: String, value: ConfigValue)]) throws {
     try updateConfig(table: ["profiles", profile], settings: settings)
   }
 
   /// Writes `settings` into the table `table` names (`["profiles", P, "apis", NAME]`), atomically.
-  func updateConfig(table: [String], settings: [(key: String, value: ConfigValue)]) throws {
+  package func updateConfig(table: [String], settings: [(key: String, value: ConfigValue)]) throws {
     let path = paths.config
     var text = ""
     switch readFile(path) {

@@ -10,11 +10,11 @@ import SystemIO
 
 /// The agent's loop: accept, check the peer, one request and answer per connection, each on a
 /// thread of its own; exits when idle too long, when its socket is gone, or on `stop`.
-final class AgentServer: @unchecked Sendable {
-  let environment: [String: String]
-  let idleTimeout: Int
-  let log: Log
-  let store: AgentStore
+package final class AgentServer: @unchecked Sendable {
+  package let environment: [String: String]
+  package let idleTimeout: Int
+  package let log: Log
+  package let store: AgentStore
   /// Machine profiles' tokens, each profile's memory over its kernel store (by its sign-in key).
   private let machineStores = Mutex<[StoreKey: AgentStore]>([:])
   private let started = monotonicSeconds()
@@ -26,21 +26,21 @@ final class AgentServer: @unchecked Sendable {
 
   /// What the loop and the requests' threads share.
   private struct State {
-    var lastRequest = monotonicSeconds()
-    var answered = 0
-    var active = 0
+    package var lastRequest = monotonicSeconds()
+    package var answered = 0
+    package var active = 0
     /// A `stop` request was answered: the loop shuts down.
-    var stopRequested = false
+    package var stopRequested = false
     /// The store key a request resolved to, and the config file it was resolved from as it was
     /// then: the same request against the same file needs no resolving (nor parsing) again.
-    var resolvedKeys: [String: (key: StoreKey, config: ConfigStamp)] = [:]
+    package var resolvedKeys: [String: (key: StoreKey, config: ConfigStamp)] = [:]
   }
   /// Most requests handled at once; more wait in the socket's backlog.
-  static let maxActive = 128
+  package static let maxActive = 128
   /// How long a client may take to send its request.
-  static let requestDeadline: Double = 5
+  package static let requestDeadline: Double = 5
 
-  init(environment: [String: String], idleTimeout: Int, log: Log) throws {
+  package init(environment: [String: String], idleTimeout: Int, log: Log) throws {
     self.environment = environment
     self.idleTimeout = idleTimeout
     self.log = log
@@ -49,7 +49,7 @@ final class AgentServer: @unchecked Sendable {
     store = StoreStack.agent(over: try context.keyring(), environment: environment)
   }
 
-  func serve() throws -> Never {
+  package func serve() throws -> Never {
     Self.protectMemory(log)
     // Writes to a client that went away must not kill the agent.
     signal(SIGPIPE, SIG_IGN)
@@ -171,9 +171,9 @@ final class AgentServer: @unchecked Sendable {
   }
 
   private final class Connection {
-    let server: AgentServer
-    let fd: Int32
-    init(server: AgentServer, fd: Int32) {
+    package let server: AgentServer
+    package let fd: Int32
+    package init(server: AgentServer, fd: Int32) {
       self.server = server
       self.fd = fd
     }
@@ -187,7 +187,7 @@ final class AgentServer: @unchecked Sendable {
     }
   }
 
-  func handle(_ fd: Int32) {
+  package func handle(_ fd: Int32) {
     defer {
       close(fd)
       finished()
@@ -250,10 +250,10 @@ final class AgentServer: @unchecked Sendable {
     }
   }
 
-  struct ConfigStamp: Equatable {
-    var device: UInt64 = 0, inode: UInt64 = 0, size: Int64 = -1, modified: Int = 0, modifiedNanos: Int = 0
+  package struct ConfigStamp: Equatable {
+    package var device: UInt64 = 0, inode: UInt64 = 0, size: Int64 = -1, modified: Int = 0, modifiedNanos: Int = 0
 
-    init(_ path: String) {
+    package init(_ path: String) {
       var info = stat()
       guard stat(path, &info) == 0 else { return }
       (device, inode, size) = (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size))
@@ -287,7 +287,7 @@ final class AgentServer: @unchecked Sendable {
     let configPath = Paths(environment: environment).config
     let known = state.withLock { $0.resolvedKeys[requestKey] }
     if let known, known.config == ConfigStamp(configPath), let tokens = heldStore(for: known.key).held(known.key),
-      !tokens.needsRefresh(now: ProfileSession.now(), freshness), Self.carries(tokens, target)
+      !tokens.needsRefresh(now: TokenBroker.now(), freshness), Self.carries(tokens, target)
     {
       return .answer(tokens, includeIDToken: includeIDToken)
     }
@@ -309,21 +309,22 @@ final class AgentServer: @unchecked Sendable {
 
   /// Fresh tokens for `profile`'s `target`, resolved in `environment` through the agent's memory
   /// (a request's, or a sink's: SinkKeeper), and the key they are held under.
-  func tokens(
+  package func tokens(
     profile: String, target: AgentTokenTarget, _ freshness: Freshness?, environment: [String: String]
   ) throws -> (TokenSet, StoreKey) {
     let context = Context(environment: environment, isProcessEnvironment: false)
     context.agentStore = store
     context.agentMachineStore = { [environment] key in self.machineStore(for: key, environment: environment) }
     context.attended = false
-    let options = try GlobalOptions.parse(["--profile", profile])
+    let overrides = ProfileOverrides(profile: profile)
     switch target {
     case .signIn:
-      let session = try ProfileSession(context: context, options: options)
+      let session = try TokenBroker(context: context, overrides: overrides, log: Log(verbose: false))
       let freshness = freshness ?? Freshness.asked(nil, profile: session.resolved.profile)
       return (try session.freshTokens(freshness), session.key)
     case .api(let name, let extraScopes):
-      let session = try ProfileSession(context: context, options: options, apis: .named(name))
+      let session = try TokenBroker(
+        context: context, overrides: overrides, log: Log(verbose: false), apis: .named(name))
       // Not the profile's (any more): the client's own reading says so, listing the names.
       guard let api = session.resolved.profile.api(named: name) else {
         throw CLIFailure("profile \(profile) has no API \(name)", status: .usage)
@@ -334,7 +335,7 @@ final class AgentServer: @unchecked Sendable {
         session.key(for: api.slot(extraScopes: extraScopes))
       )
     case .adHoc(let adHoc):
-      let session = try ProfileSession(context: context, options: options, apis: .none)
+      let session = try TokenBroker(context: context, overrides: overrides, log: Log(verbose: false), apis: .none)
       let freshness = freshness ?? Freshness.asked(nil, profile: session.resolved.profile)
       return (try session.apiTokens(adHoc, freshness), session.key(for: adHoc.slot))
     }
@@ -355,7 +356,7 @@ final class AgentServer: @unchecked Sendable {
     return machineStores.withLock { stores in
       if let held = stores[profileKey] { return held }
       if stores.count >= 256 { stores.removeAll() }
-      let made = AgentStore(MachineTokenStore(profileKey, environment: environment) { ProfileSession.now() })
+      let made = AgentStore(MachineTokenStore(profileKey, environment: environment) { TokenBroker.now() })
       stores[profileKey] = made
       return made
     }
@@ -364,7 +365,7 @@ final class AgentServer: @unchecked Sendable {
   /// Whether `tokens` held for `target` have the scopes asked besides its own (a configured
   /// API's own are those it was fetched with while the config file is unchanged; an ad hoc
   /// target's slot names its scopes).
-  static func carries(_ tokens: TokenSet, _ target: AgentTokenTarget) -> Bool {
+  package static func carries(_ tokens: TokenSet, _ target: AgentTokenTarget) -> Bool {
     guard case .api(_, let extraScopes) = target, !extraScopes.isEmpty else { return true }
     let granted = tokens.scope?.value.split(separator: " ").map(String.init) ?? []
     return extraScopes.allSatisfy { granted.contains($0.value) }
@@ -372,13 +373,13 @@ final class AgentServer: @unchecked Sendable {
 
   /// No core dumps, no ptrace by other processes of the user, and memory kept out of swap when
   /// the limit allows all of it (a partial lock would make later allocations fail).
-  static func protectMemory(_ log: Log) {
+  package static func protectMemory(_ log: Log) {
     if !AgentSocket.makeUndumpable() { log.note("agent: PR_SET_DUMPABLE failed") }
     if let why = AgentSocket.lockMemory() { log.note("agent: memory not locked: \(why)") }
   }
 
   /// The listening socket systemd passed (LISTEN_FDS=1 for this pid), if any.
-  static func socketActivated(_ environment: [String: String]) -> Int32? {
+  package static func socketActivated(_ environment: [String: String]) -> Int32? {
     guard environment["LISTEN_PID"] == String(getpid()), environment["LISTEN_FDS"] == "1" else { return nil }
     let fd: Int32 = 3
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)

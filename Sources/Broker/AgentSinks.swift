@@ -16,7 +16,7 @@ import StrivacityCore
 import Synchronization
 import SystemIO
 
-final class SinkKeeper: @unchecked Sendable {
+package final class SinkKeeper: @unchecked Sendable {
   private let environment: [String: String]
   private let configPath: String
   /// Fresh tokens for a profile's target (AgentServer.tokens); nil freshness: the default margin.
@@ -24,33 +24,35 @@ final class SinkKeeper: @unchecked Sendable {
   private let state = Mutex(Shared())
 
   private struct Shared {
-    var sinks: [Kept] = []
-    var stopping = false
+    package var sinks: [Kept] = []
+    package var stopping = false
     /// A step is under way (a renewal, a write): the agent waits for it before it ends.
-    var busy = false
-    var running = false
+    package var busy = false
+    package var running = false
   }
 
   /// One sink and where it stands.
-  struct Kept {
-    var profile: String
-    var sink: Sink
+  package struct Kept {
+    package var profile: String
+    package var sink: Sink
     /// The schedule of the token the file holds; nil: none written yet.
-    var keeper: KeepFresh?
+    package var keeper: KeepFresh?
     /// When the next step is due (Unix seconds).
-    var dueAt: Int64 = 0
+    package var dueAt: Int64 = 0
     /// Failures in a row before a first token (or of refusals), for backing off.
-    var attempts = 0
+    package var attempts = 0
     /// The last problem said, so that a retry failing the same way is not said again.
-    var lastProblem: String?
+    package var lastProblem: String?
     /// The file was written by us (and is emptied when we stop keeping it).
-    var written = false
+    package var written = false
 
-    var identity: String { "\(profile)\u{0}\(sink.name)\u{0}\(sink.path)\u{0}\(sink.api ?? "")\u{0}\(sink.format)" }
-    var label: String { "sink \(sink.name) of \(profile) (\(sink.path))" }
+    package var identity: String {
+      "\(profile)\u{0}\(sink.name)\u{0}\(sink.path)\u{0}\(sink.api ?? "")\u{0}\(sink.format)"
+    }
+    package var label: String { "sink \(sink.name) of \(profile) (\(sink.path))" }
   }
 
-  init(
+  package init(
     environment: [String: String],
     fetch: @escaping (String, AgentTokenTarget, Freshness?) throws -> TokenSet
   ) {
@@ -60,12 +62,12 @@ final class SinkKeeper: @unchecked Sendable {
   }
 
   /// Whether any sink is configured (the agent then never stops for being idle).
-  var keepsSinks: Bool { state.withLock { !$0.sinks.isEmpty } }
+  package var keepsSinks: Bool { state.withLock { !$0.sinks.isEmpty } }
 
-  var count: Int { state.withLock { $0.sinks.count } }
+  package var count: Int { state.withLock { $0.sinks.count } }
 
   /// Reads the config and starts the thread.
-  func start() {
+  package func start() {
     reload(quietly: false)
     var thread = pthread_t()
     let work = Unmanaged.passRetained(self).toOpaque()
@@ -88,7 +90,7 @@ final class SinkKeeper: @unchecked Sendable {
   /// Another strivacity changed `profile`'s tokens (a sign-in, a refresh, a logout: the agent's
   /// `forget`): its files are looked at now rather than at their next renewal, so a new sign-in
   /// is written at once (a logout is a failed renewal: the file keeps its token until expiry).
-  func nudge(profile: String) {
+  package func nudge(profile: String) {
     state.withLock { shared in
       for index in shared.sinks.indices where shared.sinks[index].profile == profile {
         shared.sinks[index].dueAt = 0
@@ -97,7 +99,7 @@ final class SinkKeeper: @unchecked Sendable {
   }
 
   /// Waits for a step under way (at most until `deadline`), then empties every file written.
-  func stop(deadline: Double) {
+  package func stop(deadline: Double) {
     state.withLock { $0.stopping = true }
     while monotonicSeconds() < deadline, state.withLock({ $0.busy }) { usleep(20_000) }
     for kept in state.withLock({ $0.sinks }) where kept.written { Self.empty(kept) }
@@ -133,7 +135,7 @@ final class SinkKeeper: @unchecked Sendable {
   private func nextDue() -> Int? {
     state.withLock { shared in
       guard !shared.stopping else { return nil }
-      let now = ProfileSession.now()
+      let now = TokenBroker.now()
       guard let index = shared.sinks.indices.first(where: { shared.sinks[$0].dueAt <= now }) else { return nil }
       shared.busy = true
       return index
@@ -184,7 +186,7 @@ final class SinkKeeper: @unchecked Sendable {
   /// One step of one sink: its first token, a renewal, or emptying at expiry.
   private func step(_ kept: Kept) -> Kept {
     var kept = kept
-    let now = ProfileSession.now()
+    let now = TokenBroker.now()
     // The file's place is checked before each write: a directory or file changed since is seen.
     if let refusal = SinkFile.refusal(kept.sink.path) {
       kept.attempts += 1
@@ -223,7 +225,7 @@ final class SinkKeeper: @unchecked Sendable {
       kept.lastProblem = nil
       if recovered { Console.writeStderr("strivacity: agent: \(kept.label) is written again\n") }
       // A token that does not say when it expires is looked at again every 10 minutes.
-      kept.dueAt = kept.keeper?.next(now: ProfileSession.now())?.at ?? ProfileSession.now() + 600
+      kept.dueAt = kept.keeper?.next(now: TokenBroker.now())?.at ?? TokenBroker.now() + 600
     } catch {
       let failure = CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .failure)
       if var keeper = kept.keeper {
@@ -262,7 +264,7 @@ final class SinkKeeper: @unchecked Sendable {
         kept.lastProblem = problem
       }
       kept.attempts += 1
-      kept.dueAt = ProfileSession.now() + KeepFresh.backoff(after: kept.attempts)
+      kept.dueAt = TokenBroker.now() + KeepFresh.backoff(after: kept.attempts)
       return false
     }
   }
@@ -275,11 +277,11 @@ final class SinkKeeper: @unchecked Sendable {
 
 /// A sink's file on disk: whether it may be written, the write, and what `status` and `doctor`
 /// say about it.
-enum SinkFile {
+package enum SinkFile {
   /// Why `path` may not be written, or nil: its directory must exist, be a directory of this
   /// user or root, and not be writable by group or others (or anyone could swap the file); the
   /// file, if there, must be a regular file of this user, not a symlink.
-  static func refusal(_ path: String) -> String? {
+  package static func refusal(_ path: String) -> String? {
     let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     var info = stat()
     guard stat(directory.isEmpty ? "/" : directory, &info) == 0 else {
@@ -302,23 +304,23 @@ enum SinkFile {
   }
 
   /// Replaces the file atomically (a temporary file in its directory, renamed over it).
-  static func write(_ bytes: [UInt8], to path: String, mode: UInt32) throws(FileError) {
+  package static func write(_ bytes: [UInt8], to path: String, mode: UInt32) throws(FileError) {
     try PrivateFiles.writeAtomically(bytes, to: path, mode: mode_t(mode))
   }
 
   /// What the file holds now, never its content: nil when it is not there.
-  struct Look {
+  package struct Look {
     /// Last written (Unix seconds).
-    var modified: Int64
-    var holdsToken: Bool
+    package var modified: Int64
+    package var holdsToken: Bool
 
     /// "holds a token, written 12 s ago", for `status` and `doctor`.
-    func described(now: Int64) -> String {
-      "\(holdsToken ? "holds a token" : "empty"), written \(Duration.describe(seconds: max(0, now - modified))) ago"
+    package func described(now: Int64) -> String {
+      "\(holdsToken ? "holds a token" : "empty"), written \(Elapsed.describe(seconds: max(0, now - modified))) ago"
     }
   }
 
-  static func look(_ path: String) -> Look? {
+  package static func look(_ path: String) -> Look? {
     var info = stat()
     guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
     return Look(modified: Int64(info.st_mtim.tv_sec), holdsToken: info.st_size > 0)

@@ -12,18 +12,18 @@ import SecretStore
 import StrivacityCore
 import SystemIO
 
-extension ProfileSession {
+extension TokenBroker {
   /// No core file, no ptrace, and /proc/PID/environ and mem closed to the user's other
   /// processes, from the moment a secret is held to the process's end.
-  static func holdSecrets() { _ = AgentSocket.makeUndumpable() }
+  package static func holdSecrets() { _ = AgentSocket.makeUndumpable() }
 
   /// Where `login --client-secret-stdin` keeps a secret, beside the profile's tokens: a kept
   /// secret's slot, which no API name can be (TokenSlot).
-  static let secretSlot = TokenSlot.clientSecret
+  package static let secretSlot = TokenSlot.clientSecret
 
   /// The client authentication it uses: as configured; else the first of Basic and Post that
   /// the tenant's discovery lists.
-  var machineAuthMethod: TokenEndpointAuth {
+  package var machineAuthMethod: TokenEndpointAuth {
     TokenEndpointAuth.chosen(
       configured: resolved.profile.machine?.auth,
       discovered: resolved.profile.machine?.auth == nil
@@ -32,7 +32,7 @@ extension ProfileSession {
 
   /// The client's proof for one request to the tenant (token or revocation endpoint): a new
   /// assertion each time, for `private_key_jwt`, its audience the token endpoint.
-  func machineClient(tokenEndpoint: String) throws -> ClientAuthentication {
+  package func machineClient(tokenEndpoint: String) throws -> ClientAuthentication {
     switch machineAuthMethod {
     case .clientSecretBasic: return .clientSecretBasic(clientID: clientID, secret: try clientSecret())
     case .clientSecretPost: return .clientSecretPost(clientID: clientID, secret: try clientSecret())
@@ -52,11 +52,11 @@ extension ProfileSession {
 
   /// What a `private_key_jwt` profile's assertions name the key by: `private_key_id`, else the
   /// key's thumbprint.
-  var assertionKeyID: ClientAssertion.KeyID { .init(configured: resolved.profile.machine?.privateKeyID) }
+  package var assertionKeyID: ClientAssertion.KeyID { .init(configured: resolved.profile.machine?.privateKeyID) }
 
   /// The private key of a `private_key_jwt` profile, read as a secret; a missing, open or
   /// unusable file is a configuration error naming it.
-  func signingKey() throws -> ClientAssertion.SigningKey {
+  package func signingKey() throws -> ClientAssertion.SigningKey {
     guard let path = resolved.profile.machine?.privateKeyFile else {
       throw CLIFailure(
         "profile \(name) has token_endpoint_auth = \"private_key_jwt\" but no private_key_file", status: .usage)
@@ -74,7 +74,7 @@ extension ProfileSession {
 
   /// The client secret from its source; a missing or unusable one is a configuration error
   /// naming the source, never showing the secret.
-  func clientSecret() throws -> ClientSecret {
+  package func clientSecret() throws -> ClientSecret {
     Self.holdSecrets()
     switch secretSource {
     case .environment(let variable)?:
@@ -118,10 +118,10 @@ extension ProfileSession {
   /// Where a secret given to `login --client-secret-stdin` is kept: with `store = "file"`, a file
   /// store of its own (so that deleting the profile's tokens, as revoke does, leaves it), else
   /// the keyring.
-  func secretStore() throws -> TokenStore { try context.secretStore(for: resolved.store) }
+  package func secretStore() throws -> TokenStore { try context.secretStore(for: resolved.store) }
 
   /// The stored secret (kept base64url-encoded as a token set's access token, in its own slot).
-  func storedSecret() throws -> ClientSecret? {
+  package func storedSecret() throws -> ClientSecret? {
     guard let kept = try secretStore().load(key(for: Self.secretSlot)) else { return nil }
     guard let bytes = Base64URL.decode(kept.accessToken.value), let text = String(validating: bytes, as: UTF8.self),
       let secret = try? ClientSecret(admitting: text)
@@ -133,7 +133,7 @@ extension ProfileSession {
     return secret
   }
 
-  func storeSecret(_ secret: ClientSecret) throws {
+  package func storeSecret(_ secret: ClientSecret) throws {
     let encoded = try BearerToken(admitting: Base64URL.encode(Array(secret.value.utf8)), what: "client secret")
     try secretStore().save(TokenSet(accessToken: encoded, obtainedAt: Self.now()), for: key(for: Self.secretSlot))
   }
@@ -142,7 +142,7 @@ extension ProfileSession {
 
   /// The profile's own token (`ask` nil: its `scopes`), or one for an API, with at least
   /// `freshness` left: the one kept, else a new one; one request however many processes ask.
-  func machineTokens(_ ask: APIAsk?, _ freshness: Freshness) throws -> TokenSet {
+  package func machineTokens(_ ask: APIAsk?, _ freshness: Freshness) throws -> TokenSet {
     if asksAgent, !freshness.force,
       let tokens = try agentTokens(freshness, idToken: false, target: ask?.wire ?? .signIn)
     {

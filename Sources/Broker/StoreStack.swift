@@ -26,26 +26,26 @@ import StrivacityCore
 import Synchronization
 import TokenCache
 
-enum StoreStack {
+package enum StoreStack {
   /// A command's store over `keyring`: 2 → 3 → 4.
-  static func command(over keyring: SecretServiceStore, environment: [String: String]) -> TokenStore {
+  package static func command(over keyring: SecretServiceStore, environment: [String: String]) -> TokenStore {
     AgentNotifyingStore(cached(keyring, environment), environment: environment)
   }
 
   /// The agent's store over `keyring`: 1 → 3 → 4.
-  static func agent(over keyring: SecretServiceStore, environment: [String: String]) -> AgentStore {
+  package static func agent(over keyring: SecretServiceStore, environment: [String: String]) -> AgentStore {
     AgentStore(cached(keyring, environment))
   }
 
   /// A machine profile's store: 2 → 5.
-  static func machine(_ key: StoreKey, environment: [String: String]) -> TokenStore {
+  package static func machine(_ key: StoreKey, environment: [String: String]) -> TokenStore {
     AgentNotifyingStore(
-      MachineTokenStore(key, environment: environment) { ProfileSession.now() }, environment: environment)
+      MachineTokenStore(key, environment: environment) { TokenBroker.now() }, environment: environment)
   }
 
   /// 3 → 4, or 4 alone when the access-token cache is off.
   private static func cached(_ keyring: SecretServiceStore, _ environment: [String: String]) -> TokenStore {
-    KernelTokenCache.enabled(environment) ? KernelCachingStore(keyring) { ProfileSession.now() } : keyring
+    KernelTokenCache.enabled(environment) ? KernelCachingStore(keyring) { TokenBroker.now() } : keyring
   }
 }
 
@@ -55,22 +55,22 @@ enum StoreStack {
 /// it writes through to). Two locks: one for the memory (held briefly: answers from memory,
 /// `forget` and status never wait on the keyring), one that keeps the keyring to one operation
 /// at a time (libsecret's calls are not made from two threads at once).
-final class AgentStore: TokenStore, @unchecked Sendable {
-  let base: TokenStore
-  var kind: StoreKind { base.kind }
+package final class AgentStore: TokenStore, @unchecked Sendable {
+  package let base: TokenStore
+  package var kind: StoreKind { base.kind }
   private let memory = Mutex(Memory())
   private let keyring = Mutex(())
   /// A set held longer than this is read from the keyring again (changes made with other tools).
-  static let revalidateAfter: Int64 = 60
+  package static let revalidateAfter: Int64 = 60
 
   private struct Memory {
-    var sets: [StoreKey: (tokens: TokenSet, readAt: Int64)] = [:]
+    package var sets: [StoreKey: (tokens: TokenSet, readAt: Int64)] = [:]
     /// Bumped by every change of a profile's tokens (here or told by `forget`): a keyring read
     /// that started before a change does not put its now stale answer into memory.
-    var generations: [String: Int] = [:]
+    package var generations: [String: Int] = [:]
   }
 
-  init(_ base: TokenStore) { self.base = base }
+  package init(_ base: TokenStore) { self.base = base }
 
   private func inMemory<T: Sendable>(_ body: (inout Memory) -> T) -> T { memory.withLock { body(&$0) } }
 
@@ -89,83 +89,83 @@ final class AgentStore: TokenStore, @unchecked Sendable {
     }
   }
 
-  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+  package func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
     if let held = held(key) { return held }
     return try reload(key)
   }
 
-  func reload(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+  package func reload(_ key: StoreKey) throws(StoreError) -> TokenSet? {
     let generation = inMemory { $0.generations[key.profile, default: 0] }
     let tokens = try inKeyring { () throws(StoreError) in try base.load(key) }
     inMemory { memory in
       if memory.generations[key.profile, default: 0] == generation {
-        memory.sets[key] = tokens.map { ($0, ProfileSession.now()) }
+        memory.sets[key] = tokens.map { ($0, TokenBroker.now()) }
       }
     }
     return tokens
   }
 
-  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+  package func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
     // Never newer than the keyring, even if the save fails. The profile's other sets (its APIs'
     // tokens beside the sign-in's) are as the keyring has them still: kept.
     invalidate(key.profile, only: key)
     try inKeyring { () throws(StoreError) in try base.save(tokens, for: key) }
-    inMemory { $0.sets[key] = (tokens, ProfileSession.now()) }
+    inMemory { $0.sets[key] = (tokens, TokenBroker.now()) }
   }
 
   @discardableResult
-  func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
+  package func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
     invalidate(profile)
     return try inKeyring { () throws(StoreError) in try base.delete(profile: profile, items) }
   }
 
-  func keys() throws(StoreError) -> [StoreKey] { try inKeyring { () throws(StoreError) in try base.keys() } }
+  package func keys() throws(StoreError) -> [StoreKey] { try inKeyring { () throws(StoreError) in try base.keys() } }
 
   /// The set held for `key` in memory, if it was read or written less than a minute ago (no
   /// keyring operation).
-  func held(_ key: StoreKey) -> TokenSet? {
+  package func held(_ key: StoreKey) -> TokenSet? {
     inMemory { memory in
-      guard let held = memory.sets[key], ProfileSession.now() - held.readAt < Self.revalidateAfter else { return nil }
+      guard let held = memory.sets[key], TokenBroker.now() - held.readAt < Self.revalidateAfter else { return nil }
       return held.tokens
     }
   }
 
   /// Another process changed `profile`'s tokens: what is held for it is dropped.
-  func forget(profile: String) { invalidate(profile) }
+  package func forget(profile: String) { invalidate(profile) }
 
-  var profileCount: Int { inMemory { Set($0.sets.keys.map(\.profile)).count } }
+  package var profileCount: Int { inMemory { Set($0.sets.keys.map(\.profile)).count } }
 }
 
 // MARK: 2. telling the agent
 
 /// A store whose every write and deletion is told to a running `strivacity agent`, so that it
 /// never answers with a set this process has replaced or deleted.
-final class AgentNotifyingStore: TokenStore {
-  let base: TokenStore
-  let environment: [String: String]
-  var kind: StoreKind { base.kind }
+package final class AgentNotifyingStore: TokenStore {
+  package let base: TokenStore
+  package let environment: [String: String]
+  package var kind: StoreKind { base.kind }
 
-  init(_ base: TokenStore, environment: [String: String]) {
+  package init(_ base: TokenStore, environment: [String: String]) {
     self.base = base
     self.environment = environment
   }
 
-  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? { try base.load(key) }
+  package func load(_ key: StoreKey) throws(StoreError) -> TokenSet? { try base.load(key) }
 
-  func reload(_ key: StoreKey) throws(StoreError) -> TokenSet? { try base.reload(key) }
+  package func reload(_ key: StoreKey) throws(StoreError) -> TokenSet? { try base.reload(key) }
 
-  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+  package func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
     defer { AgentClient.forget(profile: key.profile, environment: environment) }
     try base.save(tokens, for: key)
   }
 
   @discardableResult
-  func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
+  package func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
     defer { AgentClient.forget(profile: profile, environment: environment) }
     return try base.delete(profile: profile, items)
   }
 
-  func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
+  package func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
 }
 
 // MARK: 3. the kernel's cache
@@ -173,35 +173,35 @@ final class AgentNotifyingStore: TokenStore {
 /// The store with the access-token cache (KernelTokenCache) kept in step: every set read or
 /// written through it is cached, every deletion drops the profile's entries. The cache is only
 /// ever read by the small `strivacity` binary (Launcher's HotPath), never by this store.
-final class KernelCachingStore: TokenStore {
-  let base: TokenStore
-  let now: () -> Int64
-  var kind: StoreKind { base.kind }
+package final class KernelCachingStore: TokenStore {
+  package let base: TokenStore
+  package let now: () -> Int64
+  package var kind: StoreKind { base.kind }
 
-  init(_ base: TokenStore, now: @escaping () -> Int64) {
+  package init(_ base: TokenStore, now: @escaping () -> Int64) {
     self.base = base
     self.now = now
   }
 
-  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+  package func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
     let tokens = try base.load(key)
     if let tokens { KernelTokenCache.put(tokens, for: key, now: now()) } else { KernelTokenCache.drop(key) }
     return tokens
   }
 
-  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+  package func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
     KernelTokenCache.drop(key)  // never newer than the store, even if the save fails
     try base.save(tokens, for: key)
     KernelTokenCache.put(tokens, for: key, now: now())
   }
 
   @discardableResult
-  func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
+  package func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
     for key in (try? base.keys()) ?? [] where key.profile == profile { KernelTokenCache.drop(key) }
     return try base.delete(profile: profile, items)
   }
 
-  func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
+  package func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
 }
 
 // MARK: 5. a machine profile's tokens
@@ -213,24 +213,24 @@ final class KernelCachingStore: TokenStore {
 /// a kernel without keyrings (some sandboxes), or STRIVACITY_TOKEN_CACHE=off, only means a
 /// request per call. A note per profile lists the slots written, so that `logout` and `revoke`
 /// find ad hoc targets' entries too.
-final class MachineTokenStore: TokenStore {
-  let kind = StoreKind.kernel
+package final class MachineTokenStore: TokenStore {
+  package let kind = StoreKind.kernel
   /// The profile's sign-in key (profile, tenant, client): the store is one profile's.
-  let profileKey: StoreKey
-  let enabled: Bool
-  let now: () -> Int64
+  package let profileKey: StoreKey
+  package let enabled: Bool
+  package let now: () -> Int64
 
-  init(_ profileKey: StoreKey, environment: [String: String], now: @escaping () -> Int64) {
+  package init(_ profileKey: StoreKey, environment: [String: String], now: @escaping () -> Int64) {
     self.profileKey = profileKey
     enabled = KernelTokenCache.enabled(environment)
     self.now = now
   }
 
-  func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
+  package func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
     enabled ? KernelTokenCache.get(key) : nil
   }
 
-  func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
+  package func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
     guard enabled else { return }
     let time = now()
     guard KernelTokenCache.put(tokens, for: key, now: time, cap: .max) else { return }
@@ -243,7 +243,7 @@ final class MachineTokenStore: TokenStore {
 
   /// (It keeps no secret: a machine's stored secret is in the keyring or a file of its own.)
   @discardableResult
-  func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
+  package func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
     guard profile == profileKey.profile, items == .tokens else { return false }
     let held = try keys()
     for key in held { KernelTokenCache.drop(key) }
@@ -253,7 +253,7 @@ final class MachineTokenStore: TokenStore {
   }
 
   /// The profile's entries that are there now.
-  func keys() throws(StoreError) -> [StoreKey] {
+  package func keys() throws(StoreError) -> [StoreKey] {
     guard enabled else { return [] }
     return noted(profileKey).compactMap { name in
       guard !(TokenSlot(stored: name)?.holdsSecret ?? false) else { return nil }
@@ -271,7 +271,7 @@ final class MachineTokenStore: TokenStore {
   }
 
   /// Beside the entries' `strivacity:v2…` descriptions, never one of them.
-  static func noteName(_ key: StoreKey) -> String {
+  package static func noteName(_ key: StoreKey) -> String {
     "strivacity:slots:\(key.profile):\(key.issuer):\(key.clientID)"
   }
 }

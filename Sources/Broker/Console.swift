@@ -3,24 +3,35 @@
 import Glibc
 import StrivacityCore
 import SystemIO
-import TerminalUI
 
-enum Console {
+package enum Console {
   /// Data for programs: tokens, JSON, tables, exactly as given; when stdout is a terminal a
   /// person reads it, so it goes through the terminal sink like everything else on a screen.
-  static func writeStdout(_ text: String) { SystemIO.writeStdout(text) }
+  package static func writeStdout(_ text: String) { SystemIO.writeStdout(text) }
   /// Text for people, through the terminal sink (escape sequences from outside are made visible).
-  static func writeStderr(_ text: String) { writeTerminal(2, text) }
+  package static func writeStderr(_ text: String) { writeTerminal(2, text) }
 
   /// One line, whatever the message holds (it may quote a tenant's error_description).
-  static func error(_ message: String) {
+  package static func error(_ message: String) {
     writeStderr("strivacity: error: \(TerminalSafe.text(message, multiline: false))\n")
   }
-  static func warning(_ message: String) {
+  package static func warning(_ message: String) {
     writeStderr("strivacity: warning: \(TerminalSafe.text(message, multiline: false))\n")
   }
   /// What strivacity does next, on its own (answering an API's challenge).
-  static func note(_ message: String) {
+  package static func note(_ message: String) {
     writeStderr("strivacity: \(TerminalSafe.text(message, multiline: false))\n")
+  }
+}
+
+/// Spans of time as people read them: "12 s", "5 min", "3 h", "2 days".
+package enum Elapsed {
+  package static func describe(seconds: Int64) -> String {
+    switch seconds {
+    case ..<120: return "\(seconds) s"
+    case ..<7200: return "\(seconds / 60) min"
+    case ..<172_800: return "\(seconds / 3600) h"
+    default: return "\(seconds / 86400) days"
+    }
   }
 }

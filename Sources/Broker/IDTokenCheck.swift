@@ -5,14 +5,14 @@
 import OAuthCore
 import StrivacityCore
 
-enum IDTokenCheck {
-  enum Failure: Error, CustomStringConvertible {
+package enum IDTokenCheck {
+  package enum Failure: Error, CustomStringConvertible {
     case noJWKS
     case jwksAnswer(HTTPResponse)
     case jwksUnusable(String)
     case invalid(IDTokenError)
 
-    var description: String {
+    package var description: String {
       switch self {
       case .noJWKS: return "the tenant publishes no jwks_uri, so its ID token cannot be verified"
       case .jwksAnswer(let response): return "the JWKS answered HTTP \(response.status)"
@@ -23,7 +23,7 @@ enum IDTokenCheck {
   }
 
   /// The token's claims, or a `Failure`; transport errors from `send` pass through.
-  static func verify(
+  package static func verify(
     _ idToken: IDToken, discovery: Discovery, clientID: String, nonce: String?, now: Int64,
     send: (HTTPRequest) throws -> HTTPResponse
   ) throws -> [String: JSONValue] {

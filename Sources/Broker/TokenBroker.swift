@@ -7,31 +7,36 @@ import OAuthCore
 import StrivacityCore
 import SystemIO
 
-final class ProfileSession {
-  let context: Context
-  let resolved: ResolvedProfile
-  let tenant: String
-  let clientID: String
-  let key: StoreKey
-  let store: TokenStore
-  let log: Log
+package final class TokenBroker {
+  package let context: Context
+  package let resolved: ResolvedProfile
+  package let tenant: String
+  package let clientID: String
+  package let key: StoreKey
+  package let store: TokenStore
+  package let log: Log
   /// The tenant's endpoints (kept with the tokens, or discovered) and every request to them.
-  let tenantClient: TenantClient
+  package let tenantClient: TenantClient
   /// Whether fresh tokens are asked of `strivacity agent` first (AgentClient.enabled).
-  let asksAgent: Bool
+  package let asksAgent: Bool
   /// The config as read for this profile (its top level and the profile's table).
-  let config: Config?
+  package let config: Config?
   /// A machine profile's client secret source (MachineTokens.swift); nil for a profile that
   /// signs in, or one that signs with a private key.
-  var secretSource: SecretSource?
+  package var secretSource: SecretSource?
   /// A secret from the environment, taken out of it when the session starts (so that no child
   /// inherits it); or the one `login --client-secret-stdin` is checking.
-  var heldSecret: String?
+  package var heldSecret: String?
+  /// How a person is signed in again in the middle of a command (SignInAgain.swift); nil where
+  /// nobody may be asked (the agent).
+  package var signIn: SignIn?
 
   /// `apis`: which of the profile's API tables are read from the config (`token` needs few).
-  init(context: Context, options: GlobalOptions, profile: String? = nil, apis: APITables = .all) throws {
+  package init(
+    context: Context, overrides: ProfileOverrides, log: Log, profile: String? = nil, apis: APITables = .all
+  ) throws {
     self.context = context
-    var overrides = options.overrides
+    var overrides = overrides
     if let profile { overrides.profile = profile }
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
     config = try context.config(onlyProfile: named, apis: apis)
@@ -48,7 +53,7 @@ final class ProfileSession {
     tenant = key.issuer
     clientID = key.clientID
     store = try context.store(for: resolved.store, key: key)
-    log = options.log
+    self.log = log
     tenantClient = TenantClient(tenant: key.issuer, log: log) { [context, resolved, config, key] in
       try context.httpClient(for: resolved.profile, config: config, key: key, store: resolved.store)
     }
@@ -59,21 +64,21 @@ final class ProfileSession {
     }
   }
 
-  var isMachine: Bool { resolved.profile.grant == .clientCredentials }
+  package var isMachine: Bool { resolved.profile.grant == .clientCredentials }
 
   /// The CAs its requests trust, checked (Context.trust), for the curl `strivacity curl` runs too.
-  func trust() throws -> CATrust { try context.trust(for: resolved.profile, config: config) }
+  package func trust() throws -> CATrust { try context.trust(for: resolved.profile, config: config) }
 
   /// The proxy its requests go through (Context.proxy), for the curl `strivacity curl` runs too,
   /// with the password for the proxy's user.
-  func proxy() throws -> (choice: ProxyChoice, password: String?) {
+  package func proxy() throws -> (choice: ProxyChoice, password: String?) {
     let choice = try context.proxy(for: resolved.profile, config: config)
     return (choice, try context.proxyPassword(for: choice, key: key, store: resolved.store)?.password)
   }
 
-  var name: String { resolved.name }
+  package var name: String { resolved.name }
 
-  var notSignedIn: CLIFailure {
+  package var notSignedIn: CLIFailure {
     CLIFailure(
       "not signed in to \(name): run strivacity login\(name == "default" ? "" : " --profile \(name)")",
       status: .signInRequired)
@@ -83,7 +88,7 @@ final class ProfileSession {
   /// one as asked, the default at most half the token's lifetime), refreshed if needed or forced:
   /// one refresh however many processes ask. From the agent when it is enabled and answers (then
   /// without a refresh token; the ID token only with `idToken`); a forced refresh is done here.
-  func freshTokens(_ freshness: Freshness, idToken: Bool = false) throws -> TokenSet {
+  package func freshTokens(_ freshness: Freshness, idToken: Bool = false) throws -> TokenSet {
     if isMachine { return try machineTokens(nil, freshness) }
     if asksAgent, !freshness.force, let tokens = try agentTokens(freshness, idToken: idToken) { return tokens }
     // Forced: from the store itself (a cached copy may be older than what it holds).
@@ -118,7 +123,7 @@ final class ProfileSession {
 
   /// An explicit margin (`freshness`) that `tokens`, handed out, do not meet: said on stderr,
   /// as the small binary says it (HotPath.sayShortfall). `prefix` names the caller for git.
-  func sayShortfall(_ tokens: TokenSet, _ freshness: Freshness, prefix: String = "") {
+  package func sayShortfall(_ tokens: TokenSet, _ freshness: Freshness, prefix: String = "") {
     if let warning = freshness.shortfallWarning(tokens, now: Self.now(), profile: name, prefix: prefix) {
       Console.warning(warning)
     }
@@ -127,7 +132,9 @@ final class ProfileSession {
   /// The agent's answer for `target` (the sign-in's tokens, or an API's): tokens, or its refusal
   /// as this command's error; nil when there is no agent to ask or no usable answer (the work is
   /// done here, as without one: an agent from before APIs refuses an API's request as unknown).
-  func agentTokens(_ freshness: Freshness, idToken: Bool, target: AgentTokenTarget = .signIn) throws -> TokenSet? {
+  package func agentTokens(_ freshness: Freshness, idToken: Bool, target: AgentTokenTarget = .signIn) throws
+    -> TokenSet?
+  {
     guard
       let request = AgentClient.tokenRequest(
         profile: name, freshness: freshness, idToken: idToken, configPath: context.paths.config,
@@ -152,7 +159,7 @@ final class ProfileSession {
   /// How a stored set is renewed without a person: the one place that knows the grant (today the
   /// refresh token, when one is held; a machine profile's client credentials would be a case
   /// here). nil: only a sign-in renews it.
-  func renewalRequest(for tokens: TokenSet) -> TokenRequest? {
+  package func renewalRequest(for tokens: TokenSet) -> TokenRequest? {
     guard let refreshToken = tokens.refreshToken else { return nil }
     return TokenRequest(grant: .refreshToken(refreshToken), client: .none(clientID: clientID))
   }
@@ -257,5 +264,5 @@ final class ProfileSession {
     }
   }
 
-  static func now() -> Int64 { Int64(time(nil)) }
+  package static func now() -> Int64 { Int64(time(nil)) }
 }

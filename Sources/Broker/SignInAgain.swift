@@ -3,29 +3,52 @@
 // for, or an API demands a stronger or more recent authentication (RFC 9470), a person at the
 // terminal goes through the journey once more, asked for what was missing; a script gets one
 // line naming the `strivacity login` that would do it (exit 3) and is never prompted.
-import Glibc
 import JourneyCore
 import OAuthCore
 import StrivacityCore
-import TerminalUI
 
 /// What a sign-in asks for besides the profile's usual: an API's resources/audience and scopes
 /// refused by the tenant, or an API's step-up demand (RFC 9470).
-struct SignInExtras: Equatable {
-  var scopes: [Scope] = []  // added to the profile's sign-in scopes
-  var resources: [String] = []  // RFC 8707 resource at the authorization endpoint (besides the configured APIs')
-  var audience: String? = nil
-  var acrValues: String? = nil  // admitted: Admit.acrValues
-  var maxAge: Int? = nil  // admitted: Admit.maxAge (0 to ten years)
+package struct SignInExtras: Equatable {
+  package var scopes: [Scope] = []  // added to the profile's sign-in scopes
+  /// RFC 8707 resource at the authorization endpoint (besides the configured APIs')
+  package var resources: [String] = []
+  package var audience: String? = nil
+  package var acrValues: String? = nil  // admitted: Admit.acrValues
+  package var maxAge: Int? = nil  // admitted: Admit.maxAge (0 to ten years)
+
+  package init(
+    scopes: [Scope] = [], resources: [String] = [], audience: String? = nil, acrValues: String? = nil,
+    maxAge: Int? = nil
+  ) {
+    self.scopes = scopes
+    self.resources = resources
+    self.audience = audience
+    self.acrValues = acrValues
+    self.maxAge = maxAge
+  }
 
   /// Whether the sign-in asks about the authentication itself (a step-up).
-  var stepsUp: Bool { acrValues != nil || maxAge != nil }
+  package var stepsUp: Bool { acrValues != nil || maxAge != nil }
 }
 
-extension ProfileSession {
-  /// Signs the profile in again in the terminal (the usual journey: prompts on /dev/tty) asking
-  /// for `extras`, and stores the new sign-in set (replacing the old one; the API tokens kept are
-  /// dropped when another user signed in or the sign-in was a step-up: `Login.signIn`).
+/// What became of a sign-in offered in the middle of a command (`TokenBroker.signIn`).
+package enum SignInAnswer {
+  /// Nobody may be asked: no terminal, git, the agent, kubectl's interactiveMode Never.
+  case nobodyToAsk
+  /// The person declined, or cancelled the journey.
+  case declined
+  /// The new sign-in set is stored.
+  case signedIn
+}
+
+/// The sign-in the command line offers (a journey on the terminal), passed in: the broker knows
+/// when one would help and what it asks for, not how to ask a person.
+package typealias SignIn = (TokenBroker, SignInExtras, _ reason: String) throws -> SignInAnswer
+
+extension TokenBroker {
+  /// Signs the profile in again asking for `extras`, through `signIn` (the command line's: the
+  /// usual journey on /dev/tty, the new set stored in place of the old one).
   ///
   /// `reason` is one line saying why, without a verb of what follows ("the tenant refused a
   /// token for API orders (scope orders:write): invalid_scope"): on a terminal it is shown as
@@ -35,48 +58,23 @@ extension ProfileSession {
   /// git or inside the agent, or kubectl said interactiveMode Never) and when the person
   /// declines or cancels the journey; it carries `signInOffered` when the person was asked.
   /// Call it without holding the profile's refresh lock: the new set is stored under it.
-  func signInAgain(_ extras: SignInExtras, reason: String) throws {
-    let profile = wholeProfile()
-    let command = loginCommand(extras, usual: profile)
+  package func signInAgain(_ extras: SignInExtras, reason: String) throws {
+    let command = loginCommand(extras, usual: wholeProfile())
     func refusal(offered: Bool) -> CLIFailure {
       var failure = CLIFailure("\(reason); run \(command)", status: .signInRequired)
       failure.signInOffered = offered
       return failure
     }
-    guard let terminal = signInTerminal() else { throw refusal(offered: false) }
-    Console.writeStderr("strivacity: \(TerminalSafe.text(reason, multiline: false)): signing in again\n")
-    let answer = (try? terminal.readLine(prompt: "Sign in to \(name) now? [Y/n]: ", hidden: false)) ?? "n"
-    guard answer.isEmpty || answer.lowercased().hasPrefix("y") else { throw refusal(offered: true) }
-
-    let settings = LoginSettings(
-      tenant: tenant, clientID: clientID, scopes: profile.scopes ?? Profile.defaultScopes,
-      redirectURI: profile.redirectURI, sdkMode: profile.sdkMode ?? "web", browserOnly: false, openBrowser: true,
-      browserTimeout: 300, apis: profile.apis, extras: extras)
-    let style = Style(colour: colourWanted(fd: 2, environment: context.environment))
-    let prompter = Prompter(terminal: terminal, style: style, provided: [:], fromArguments: [], actions: [])
-    let result: LoginResult
-    do {
-      result = try Login.signIn(
-        settings, prompter: prompter, context: context, profile: name, key: key, store: store, log: log)
-    } catch JourneyError.cancelled {  // a cancel action, or Ctrl-D at a prompt
-      throw refusal(offered: true)
+    switch try signIn?(self, extras, reason) ?? .nobodyToAsk {
+    case .nobodyToAsk: throw refusal(offered: false)
+    case .declined: throw refusal(offered: true)
+    case .signedIn: return
     }
-    Console.writeStderr("strivacity: signed in to \(tenant) as \(Login.who(result.claims)) (profile \(name))\n")
-  }
-
-  /// The terminal a person signs in on, or nil when nobody may be asked: the rule of `token`'s
-  /// offer to sign in (/dev/tty, with stderr on a terminal so the person sees why), never for
-  /// git or inside the agent (unattended: they answer another program that waits), never when
-  /// kubectl forbids talking to the user.
-  func signInTerminal() -> TTY? {
-    guard !isMachine, context.agentStore == nil, context.attended, isatty(2) == 1 else { return nil }
-    if (try? ExecCredentialInfo.from(context.environment))?.interactive == false { return nil }
-    return TTY()
   }
 
   /// The profile with all its APIs: `token --api` reads only the one API's table, and a sign-in
   /// must still consent to every API (else the others' tokens are refused next).
-  private func wholeProfile() -> Profile {
+  package func wholeProfile() -> Profile {
     var profile = resolved.profile
     if let whole = (try? context.config(onlyProfile: name, warn: false))?.profile(named: name) {
       profile.apis = whole.apis
@@ -86,7 +84,7 @@ extension ProfileSession {
 
   /// The `strivacity login` that asks for `extras`, naming only what the profile's own sign-in
   /// (its scopes, its APIs' scopes and resources) does not ask for already.
-  func loginCommand(_ extras: SignInExtras, usual profile: Profile) -> String {
+  package func loginCommand(_ extras: SignInExtras, usual profile: Profile) -> String {
     var words = ["strivacity", "login"]
     if name != "default" { words += ["--profile", name] }
     let scopes = (profile.scopes ?? Profile.defaultScopes) + profile.apis.flatMap(\.scopes).map(\.value)
@@ -100,7 +98,7 @@ extension ProfileSession {
   }
 
   /// A word as a POSIX shell reads it back: as is when plain, else in single quotes.
-  static func shellWord(_ word: String) -> String {
+  package static func shellWord(_ word: String) -> String {
     let plain =
       !word.isEmpty
       && word.utf8.allSatisfy { byte in

@@ -9,26 +9,26 @@ import Agent
 import OAuthCore
 import StrivacityCore
 
-extension ProfileSession {
+extension TokenBroker {
   /// The store key of `api`'s token set.
-  func key(for api: API) -> StoreKey { key(for: api.slot) }
+  package func key(for api: API) -> StoreKey { key(for: api.slot) }
 
-  func key(for slot: TokenSlot) -> StoreKey { key.with(slot: slot) }
+  package func key(for slot: TokenSlot) -> StoreKey { key.with(slot: slot) }
 
   /// What an API token is asked for, as this code and the agent's request name it.
-  struct APIAsk {
+  package struct APIAsk {
     /// How messages name it: "API orders", "the ad hoc API" (whose parameters the refusal names).
-    var label: String
-    var slot: TokenSlot
-    var target: APITarget
+    package var label: String
+    package var slot: TokenSlot
+    package var target: APITarget
     /// Scopes asked besides the API's own: a kept token serves only when it has them.
-    var extraScopes: [Scope]
+    package var extraScopes: [Scope]
     /// The agent's name for it.
-    var wire: AgentTokenTarget
+    package var wire: AgentTokenTarget
 
     /// Asked with scopes beyond the config's, its token is kept in a slot of its own, never the
     /// API's (`API.slot(extraScopes:)`).
-    static func api(_ api: API, extraScopes: [Scope] = []) -> APIAsk {
+    package static func api(_ api: API, extraScopes: [Scope] = []) -> APIAsk {
       APIAsk(
         label: "API \(api.name)", slot: api.slot(extraScopes: extraScopes),
         target: APITarget(api, extraScopes: extraScopes),
@@ -36,14 +36,14 @@ extension ProfileSession {
     }
 
     /// Its slot names its scopes: whatever is kept there was asked with them.
-    static func adHoc(_ target: AdHocTarget) -> APIAsk {
+    package static func adHoc(_ target: AdHocTarget) -> APIAsk {
       APIAsk(
         label: "the ad hoc API", slot: target.slot, target: APITarget(target), extraScopes: [], wire: .adHoc(target))
     }
 
     /// Whether `kept` serves: not due by `freshness`, and carrying the extra scopes.
-    func serves(_ kept: TokenSet, _ freshness: Freshness) -> Bool {
-      guard !kept.needsRefresh(now: ProfileSession.now(), freshness) else { return false }
+    package func serves(_ kept: TokenSet, _ freshness: Freshness) -> Bool {
+      guard !kept.needsRefresh(now: TokenBroker.now(), freshness) else { return false }
       if extraScopes.isEmpty { return true }
       let granted = kept.scope?.value.split(separator: " ").map(String.init) ?? []
       return target.scopes.allSatisfy { granted.contains($0.value) }
@@ -54,12 +54,12 @@ extension ProfileSession {
   /// one kept if it has the scopes, else a new one from the refresh grant narrowed to the API,
   /// checked to be for it (`APITarget.mismatch`). One with scopes beyond the API's own is kept
   /// apart from the API's (`APIAsk.api`).
-  func apiTokens(_ api: API, _ freshness: Freshness, extraScopes: [Scope] = []) throws -> TokenSet {
+  package func apiTokens(_ api: API, _ freshness: Freshness, extraScopes: [Scope] = []) throws -> TokenSet {
     try apiTokens(.api(api, extraScopes: extraScopes), freshness)
   }
 
   /// The same for an API named on the command line (`token --audience/--resource/--scope`).
-  func apiTokens(_ target: AdHocTarget, _ freshness: Freshness) throws -> TokenSet {
+  package func apiTokens(_ target: AdHocTarget, _ freshness: Freshness) throws -> TokenSet {
     try apiTokens(.adHoc(target), freshness)
   }
 
@@ -67,7 +67,7 @@ extension ProfileSession {
   /// tenant refuses the target's audience, resources or scopes, a person at the terminal is
   /// signed in again asking for them and the token asked for once more; anyone else (and a
   /// second refusal) gets one line naming the API, the parameter and the tenant's error, exit 3.
-  func apiTokens(_ ask: APIAsk, _ freshness: Freshness) throws -> TokenSet {
+  package func apiTokens(_ ask: APIAsk, _ freshness: Freshness) throws -> TokenSet {
     // A machine asks with its client credentials: no sign-in to offer (MachineTokens.swift).
     if isMachine { return try machineTokens(ask, freshness) }
     let target = ask.target
@@ -90,7 +90,7 @@ extension ProfileSession {
 
   /// The tenant's refusal of an API's target or scopes: what a sign-in asking for them may cure.
   private struct APIRefusal: Error {
-    var message: String
+    package var message: String
   }
 
   private func apiTokensOnce(_ ask: APIAsk, _ freshness: Freshness) throws -> TokenSet {
