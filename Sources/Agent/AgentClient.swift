@@ -57,6 +57,18 @@ public enum AgentClient {
     _ = AgentSocket.ask(request, environment: environment, timeout: 2)
   }
 
+  /// The running agent's answer to a ping (its pid, version, …); nil when none answers.
+  public static func ping(_ environment: [String: String], timeout: Double = 2) -> AgentMessage? {
+    var request = AgentMessage()
+    request.set("op", "ping")
+    if case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: timeout),
+      answer.status == 0
+    {
+      return answer
+    }
+    return nil
+  }
+
   static func absolute(_ path: String) -> String {
     if path.hasPrefix("/") { return path }
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

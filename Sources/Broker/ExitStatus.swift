@@ -2,6 +2,7 @@
 import JourneyCore
 import OAuthCore
 import StrivacityCore
+import SystemIO
 
 /// Why a sign-in failed, with the exit code it means.
 package struct LoginFailure: Error {
@@ -32,6 +33,8 @@ package struct CLIFailure: Error {
     switch error {
     case let failure as CLIFailure:
       self = failure
+    case let error as ProgramFailure:
+      self.init(error.description, status: .failure)
     case let error as ConfigError:
       // A profile that does not exist is a configuration error (2) too, for every command; the
       // message says how to create it. 3 means a configured profile holds no usable tokens.

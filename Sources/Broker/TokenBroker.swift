@@ -30,6 +30,8 @@ package final class TokenBroker {
   /// How a person is signed in again in the middle of a command (SignInAgain.swift); nil where
   /// nobody may be asked (the agent).
   package var signIn: SignIn?
+  /// What says a slow request is under way (the command line's spinner); nil: nothing does.
+  package var progress: (any ProgressIndicator)?
 
   /// `apis`: which of the profile's API tables are read from the config (`token` needs few).
   package init(

@@ -101,7 +101,7 @@ struct Status: ParsableCommand {
   /// "off" (the profile does not ask it), "running (pid N)" or "not running" (no answer).
   private func agentState(_ session: TokenBroker, _ ping: inout AgentMessage??) -> String {
     guard session.asksAgent else { return "off" }
-    if ping == nil { ping = .some(Agent.ping(session.context.environment)) }
+    if ping == nil { ping = .some(AgentClient.ping(session.context.environment)) }
     return (ping ?? nil).map { "running (pid \($0["pid"] ?? "?"))" } ?? "not running"
   }
 

@@ -178,6 +178,7 @@ extension TokenBroker {
   convenience init(context: Context, options: GlobalOptions, profile: String? = nil, apis: APITables = .all) throws {
     try self.init(context: context, overrides: options.overrides, log: options.log, profile: profile, apis: apis)
     signIn = TokenBroker.signInOnTerminal
+    progress = Spinner()
   }
 }
 

@@ -56,3 +56,56 @@ public func withSpawnEnvironment<T>(
   }
   return body(block)
 }
+
+/// A program that could not be started (runProgram).
+public struct ProgramFailure: Error, CustomStringConvertible {
+  public let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// pipe2(2), so that the pipe is close-on-exec from the start (Glibc's module hides it).
+@_silgen_name("pipe2") private func pipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+
+/// Runs a program found on PATH (no shell) and waits for it, returning its exit status and
+/// stdout. `whileRunning` runs once it has started, before the wait (to feed it a pipe). The
+/// child gets an empty signal mask and SIGPIPE at its default. `quiet`: its stderr goes to
+/// /dev/null (for a question whose "no" the program would print as an error).
+public func runProgram(
+  _ arguments: [String], captureOutput: Bool = true, quiet: Bool = false, whileRunning: (() -> Void)? = nil
+) throws -> (status: Int32, output: String) {
+  var out: [Int32] = [-1, -1]
+  if captureOutput { guard pipe2(&out, O_CLOEXEC) == 0 else { throw ProgramFailure("pipe failed") } }
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  if quiet { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+  if captureOutput {
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1)
+    posix_spawn_file_actions_addclose(&actions, out[0])
+    posix_spawn_file_actions_addclose(&actions, out[1])
+  }
+  let argv = arguments.map { strdup($0) } + [nil]
+  defer { argv.forEach { free($0) } }
+  var pid: pid_t = 0
+  let rc = withSpawnAttributes { posix_spawnp(&pid, arguments[0], &actions, &$0, argv, environ) }
+  if captureOutput { close(out[1]) }
+  guard rc == 0 else {
+    if captureOutput { close(out[0]) }
+    throw ProgramFailure("cannot run \(arguments[0]): \(String(cString: strerror(rc)))")
+  }
+  whileRunning?()
+  var output: [UInt8] = []
+  if captureOutput {
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { read(out[0], $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { break }
+      output += chunk[0..<n]
+    }
+    close(out[0])
+  }
+  var status: Int32 = 0
+  while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+  return (exitCode(fromWaitStatus: status), String(decoding: output, as: UTF8.self))
+}

@@ -75,19 +75,8 @@ struct Agent: ParsableCommand {
     }
   }
 
-  static func ping(_ environment: [String: String], timeout: Double = 2) -> AgentMessage? {
-    var request = AgentMessage()
-    request.set("op", "ping")
-    if case .answered(let answer) = AgentSocket.ask(request, environment: environment, timeout: timeout),
-      answer.status == 0
-    {
-      return answer
-    }
-    return nil
-  }
-
   private func start(_ environment: [String: String]) throws {
-    if let running = Self.ping(environment) {
+    if let running = AgentClient.ping(environment) {
       Console.writeStderr("strivacity: the agent already runs (pid \(running["pid"] ?? "?"))\n")
       return
     }
@@ -109,7 +98,7 @@ struct Agent: ParsableCommand {
     }
     let deadline = monotonicSeconds() + 10
     while monotonicSeconds() < deadline {
-      if let running = Self.ping(environment, timeout: 1) {
+      if let running = AgentClient.ping(environment, timeout: 1) {
         Console.writeStderr(
           "strivacity: the agent runs (pid \(running["pid"] ?? "?")), socket \(AgentSocket.path(environment) ?? "")\n")
         return
@@ -125,7 +114,7 @@ struct Agent: ParsableCommand {
   }
 
   private func stop(_ environment: [String: String]) throws {
-    guard Self.ping(environment) != nil else {
+    guard AgentClient.ping(environment) != nil else {
       Console.writeStderr("strivacity: no agent runs\n")
       return
     }
@@ -136,7 +125,7 @@ struct Agent: ParsableCommand {
   }
 
   private func status(_ environment: [String: String]) throws {
-    guard let running = Self.ping(environment) else {
+    guard let running = AgentClient.ping(environment) else {
       Console.writeStdout("agent     not running\n")
       throw ExitCode(1)
     }

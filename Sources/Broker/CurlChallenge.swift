@@ -5,19 +5,17 @@
 // issuer. A request is asked again only when curl can send it again (no body from standard
 // input) and, for a sign-in, when there is a terminal; otherwise curl's answer stands and one
 // line names the command that gets the right token.
-import Broker
 import StrivacityCore
-import TerminalUI
 
 /// What to do about a challenged response, decided when its head arrives (before its body).
-enum ChallengeAnswer: Equatable {
+package enum ChallengeAnswer: Equatable {
   /// Get a token this way, for `api` (nil: the profile's own), and send the request once more;
   /// `reason` is said first.
   case retry(Action, reason: String, api: API?)
   /// Let curl's answer stand; say this line after it.
   case hint(String)
 
-  enum Action: Equatable {
+  package enum Action: Equatable {
     case newToken
     case scopes([Scope])
     case stepUp(acrValues: String?, maxAge: Int64?)
@@ -27,7 +25,7 @@ enum ChallengeAnswer: Equatable {
 extension TokenBroker {
   /// The answer to `head`'s challenge for a request to `url` made with `api`'s token (nil: the
   /// profile's own); nil when there is nothing to answer.
-  func answer(
+  package func answer(
     _ head: ResponseHead, url: String, api: API?, replayable: Bool, terminal: Bool
   ) -> ChallengeAnswer? {
     guard head.isChallenge, let origin = URLParts(url)?.origin else { return nil }
@@ -141,7 +139,7 @@ extension TokenBroker {
   }
 
   /// The token for the second request; `reason` is the answer's (a step-up's sign-in shows it).
-  func tokens(
+  package func tokens(
     answering action: ChallengeAnswer.Action, reason: String, api: API?, _ freshness: Freshness
   ) throws -> TokenSet {
     var forced = freshness
@@ -161,11 +159,10 @@ extension TokenBroker {
   /// The API's protected-resource metadata at `url`, for a request to `requestURL`: at most
   /// 64 KiB in 5 seconds, admitted by `ResourceMetadata.admit`. `quiet` (a challenge's, not the
   /// user's own setup-api): how the fetch failed is not said, only that it did.
-  func resourceMetadata(_ url: String, for requestURL: String, quiet: Bool = false) throws -> ResourceMetadata {
+  package func resourceMetadata(_ url: String, for requestURL: String, quiet: Bool = false) throws -> ResourceMetadata {
     // Up to 5 s: on a terminal, a spinner says what is awaited.
-    let spinner = Spinner()
-    spinner.start("reading the API's metadata…")
-    defer { spinner.stop() }
+    progress?.start("reading the API's metadata…")
+    defer { progress?.stop() }
     let response: HTTPResponse
     do {
       response = try tenantClient.send(HTTPRequest(url: url, timeout: 5, maxBodyBytes: ResourceMetadata.maxBytes))
