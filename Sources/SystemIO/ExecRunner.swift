@@ -311,5 +311,3 @@ enum ChildSignals {
     return stride(from: 0, to: n / 4 - 1, by: 2).map { (notes[$0], notes[$0 + 1] == 1) }
   }
 }
-
-@_silgen_name("pipe2") private func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32

@@ -64,7 +64,7 @@ public struct ProgramFailure: Error, CustomStringConvertible {
 }
 
 /// pipe2(2), so that the pipe is close-on-exec from the start (Glibc's module hides it).
-@_silgen_name("pipe2") private func pipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+@_silgen_name("pipe2") func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
 
 /// Runs a program found on PATH (no shell) and waits for it, returning its exit status and
 /// stdout. `whileRunning` runs once it has started, before the wait (to feed it a pipe). The
@@ -74,7 +74,7 @@ public func runProgram(
   _ arguments: [String], captureOutput: Bool = true, quiet: Bool = false, whileRunning: (() -> Void)? = nil
 ) throws -> (status: Int32, output: String) {
   var out: [Int32] = [-1, -1]
-  if captureOutput { guard pipe2(&out, O_CLOEXEC) == 0 else { throw ProgramFailure("pipe failed") } }
+  if captureOutput { guard systemPipe2(&out, O_CLOEXEC) == 0 else { throw ProgramFailure("pipe failed") } }
   var actions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
