@@ -119,6 +119,8 @@ let package = Package(
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]),
     .testTarget(name: "GitCredentialTests", dependencies: ["GitCredential"]),
+    // The broker in-process: a fake tenant, a store in memory, a clock that stands still.
+    .testTarget(name: "BrokerTests", dependencies: ["Broker", "OAuthCore", "StrivacityCore"]),
     .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "JourneyCore"], resources: [.copy("Golden")]),
     .testTarget(

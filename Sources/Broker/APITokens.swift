@@ -41,9 +41,9 @@ extension TokenBroker {
         label: "the ad hoc API", slot: target.slot, target: APITarget(target), extraScopes: [], wire: .adHoc(target))
     }
 
-    /// Whether `kept` serves: not due by `freshness`, and carrying the extra scopes.
-    package func serves(_ kept: TokenSet, _ freshness: Freshness) -> Bool {
-      guard !kept.needsRefresh(now: TokenBroker.now(), freshness) else { return false }
+    /// Whether `kept` serves at `now`: not due by `freshness`, and carrying the extra scopes.
+    package func serves(_ kept: TokenSet, _ freshness: Freshness, now: Int64) -> Bool {
+      guard !kept.needsRefresh(now: now, freshness) else { return false }
       if extraScopes.isEmpty { return true }
       let granted = kept.scope?.value.split(separator: " ").map(String.init) ?? []
       return target.scopes.allSatisfy { granted.contains($0.value) }
@@ -98,11 +98,11 @@ extension TokenBroker {
       return tokens
     }
     let apiKey = key(for: ask.slot)
-    if !freshness.force, let kept = try store.load(apiKey), ask.serves(kept, freshness) { return kept }
+    if !freshness.force, let kept = try store.load(apiKey), ask.serves(kept, freshness, now: now()) { return kept }
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
     defer { withExtendedLifetime(lock) {} }
     // Someone may have fetched it while we waited.
-    if !freshness.force, let kept = try store.reload(apiKey), ask.serves(kept, freshness) {
+    if !freshness.force, let kept = try store.reload(apiKey), ask.serves(kept, freshness, now: now()) {
       log.note("another process renewed \(name)'s token for \(ask.label)")
       return kept
     }
@@ -120,7 +120,7 @@ extension TokenBroker {
   private func exchange(_ request: TokenRequest, to url: String, for ask: APIAsk, signIn: TokenSet) throws -> TokenSet {
     let target = ask.target
     let outcome = try tenantClient.send(request, to: url)
-    let now = Self.now()
+    let now = now()
     switch outcome {
     case .tokens(let response):
       // The rotated refresh token first: whatever becomes of this answer, it is not lost.

@@ -186,7 +186,8 @@ package final class Context {
   /// for a profile whose tokens go to `kind`: the keyring, or files of their own with the file
   /// store (so that deleting the tokens leaves them).
   package func secretStore(for kind: StoreKind) throws -> TokenStore {
-    kind == .file ? FileStore(stateDirectory: paths.stateDir + "/client-secrets") : try keyring()
+    if let stores { return stores(kind) }
+    return kind == .file ? FileStore(stateDirectory: paths.stateDir + "/client-secrets") : try keyring()
   }
 
   /// An HTTP client for `profile` under `config`: its CAs and its proxy (`trust(for:config:)`,
@@ -239,9 +240,20 @@ package final class Context {
   /// Inside `strivacity agent`: its memory over machine profiles' kernel stores, by profile key.
   package var agentMachineStore: ((StoreKey) -> TokenStore)?
 
+  // MARK: the edges a test replaces (Tests/BrokerTests)
+
+  /// The store of each kind, in place of the keyring, the files and the kernel's (a test's store
+  /// in memory); nil: the real ones.
+  package var stores: ((StoreKind) -> TokenStore)?
+  /// The HTTP client in place of libcurl's (a test's fake tenant); nil: CurlHTTPClient.
+  package var transport: (() -> HTTPClient)?
+  /// Unix seconds now: the clock a broker reads token lifetimes by.
+  package var now: () -> Int64 = { Int64(time(nil)) }
+
   /// The chosen store for the profile of `key`, with what goes over it (StoreStack): inside the
   /// agent, its own.
   package func store(for kind: StoreKind, key: StoreKey) throws -> TokenStore {
+    if let stores { return stores(kind) }
     switch kind {
     case .secretService:
       if let agentStore { return agentStore }

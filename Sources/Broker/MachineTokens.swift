@@ -40,7 +40,7 @@ extension TokenBroker {
       do {
         let assertion = try ClientAssertion.make(
           clientID: clientID, tokenEndpoint: tokenEndpoint, key: try signingKey(), keyID: assertionKeyID,
-          now: Self.now())
+          now: now())
         return .privateKeyJWT(clientID: clientID, assertion: assertion)
       } catch let failure as CLIFailure {
         throw failure
@@ -135,7 +135,7 @@ extension TokenBroker {
 
   package func storeSecret(_ secret: ClientSecret) throws {
     let encoded = try BearerToken(admitting: Base64URL.encode(Array(secret.value.utf8)), what: "client secret")
-    try secretStore().save(TokenSet(accessToken: encoded, obtainedAt: Self.now()), for: key(for: Self.secretSlot))
+    try secretStore().save(TokenSet(accessToken: encoded, obtainedAt: now()), for: key(for: Self.secretSlot))
   }
 
   // MARK: tokens
@@ -150,7 +150,7 @@ extension TokenBroker {
     }
     let slotKey = ask.map { key(for: $0.slot) } ?? key
     func serves(_ kept: TokenSet) -> Bool {
-      ask?.serves(kept, freshness) ?? !kept.needsRefresh(now: Self.now(), freshness)
+      ask?.serves(kept, freshness, now: now()) ?? !kept.needsRefresh(now: now(), freshness)
     }
     if !freshness.force, let kept = try store.load(slotKey), serves(kept) { return kept }
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
@@ -180,7 +180,7 @@ extension TokenBroker {
       if let ask, let mismatch = ask.target.mismatch(accessToken: response.accessToken, responseScope: response.scope) {
         throw CLIFailure("\(ask.label): \(mismatch); it was not kept", status: .server)
       }
-      let now = Self.now()
+      let now = now()
       let tokens = TokenSet(
         accessToken: response.accessToken, tokenType: response.tokenType, scope: response.scope,
         expiresAt: response.expiresIn.map { now + $0 }, obtainedAt: now)

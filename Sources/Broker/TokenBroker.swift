@@ -57,7 +57,8 @@ package final class TokenBroker {
     store = try context.store(for: resolved.store, key: key)
     self.log = log
     tenantClient = TenantClient(tenant: key.issuer, log: log) { [context, resolved, config, key] in
-      try context.httpClient(for: resolved.profile, config: config, key: key, store: resolved.store)
+      if let transport = context.transport { return transport() }
+      return try context.httpClient(for: resolved.profile, config: config, key: key, store: resolved.store)
     }
     secretSource = resolved.secretSource(environment: secretEnvironment)
     if case .environment(let name) = secretSource {
@@ -96,9 +97,9 @@ package final class TokenBroker {
     // Forced: from the store itself (a cached copy may be older than what it holds).
     guard let tokens = try freshness.force ? store.reload(key) : store.load(key) else { throw notSignedIn }
     tenantClient.keep(endpoints: tokens.endpoints)
-    if !tokens.needsRefresh(now: Self.now(), freshness) { return tokens }
+    if !tokens.needsRefresh(now: now(), freshness) { return tokens }
     guard renewalRequest(for: tokens) != nil else {
-      if freshness.force, (tokens.secondsLeft(now: Self.now()) ?? 1) > 0 {
+      if freshness.force, (tokens.secondsLeft(now: now()) ?? 1) > 0 {
         throw CLIFailure(
           "no refresh token is held for \(name), so it cannot be refreshed: run strivacity login for new tokens",
           status: .signInRequired)
@@ -114,7 +115,7 @@ package final class TokenBroker {
     // as it has not expired (a short-lived token may already be inside its margin again:
     // refreshing it once more would only race the others).
     guard let current = try store.reload(key) else { throw notSignedIn }
-    let now = Self.now()
+    let now = now()
     let replaced = current.obtainedAt != tokens.obtainedAt || current.accessToken != tokens.accessToken
     if !current.needsRefresh(now: now, freshness) || (replaced && (current.secondsLeft(now: now) ?? 1) > 0) {
       log.note("another process refreshed \(name)")
@@ -126,7 +127,7 @@ package final class TokenBroker {
   /// An explicit margin (`freshness`) that `tokens`, handed out, do not meet: said on stderr,
   /// as the small binary says it (HotPath.sayShortfall). `prefix` names the caller for git.
   package func sayShortfall(_ tokens: TokenSet, _ freshness: Freshness, prefix: String = "") {
-    if let warning = freshness.shortfallWarning(tokens, now: Self.now(), profile: name, prefix: prefix) {
+    if let warning = freshness.shortfallWarning(tokens, now: now(), profile: name, prefix: prefix) {
       Console.warning(warning)
     }
   }
@@ -216,7 +217,7 @@ package final class TokenBroker {
     case .tokens(let parsed):
       var admitted = parsed
       admitted.idToken = nil  // the one verified before stays until the new one verifies
-      var next = admitted.tokenSet(now: Self.now(), previous: current)
+      var next = admitted.tokenSet(now: now(), previous: current)
       if let discovery = tenantClient.currentDiscovery { next.endpoints = discovery.cacheable }
       try store.save(next, for: key)
       log.note("refreshed \(name)")
@@ -248,7 +249,7 @@ package final class TokenBroker {
   private func refreshedIDTokenProblem(_ idToken: IDToken, previous: TokenSet) -> String? {
     do {
       let claims = try IDTokenCheck.verify(
-        idToken, discovery: tenantClient.discovery(), clientID: clientID, nonce: nil, now: Self.now()
+        idToken, discovery: tenantClient.discovery(), clientID: clientID, nonce: nil, now: now()
       ) { try self.tenantClient.send($0) }
       if let held = previous.idToken, let heldSubject = try? JWT(compact: held.value).claims["sub"],
         claims["sub"] != heldSubject
@@ -266,5 +267,9 @@ package final class TokenBroker {
     }
   }
 
+  /// Unix seconds now, by the context's clock (a test's own).
+  package func now() -> Int64 { context.now() }
+
+  /// Unix seconds now, for code that has no broker.
   package static func now() -> Int64 { Int64(time(nil)) }
 }
