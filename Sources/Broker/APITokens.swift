@@ -140,15 +140,15 @@ extension TokenBroker {
       return tokens
     case .serverError(200, let error):
       let reason = error.map { "\($0)" } ?? "HTTP 200"
-      throw CLIFailure("the answer for \(ask.label) is unusable: \(reason)", status: .server)
+      throw CLIFailure("the answer for \(ask.label) is unusable: \(reason)", status: outcome.failureStatus)
     case _ where outcome.isTransient:
       throw CLIFailure(
         "a token for \(ask.label) failed with HTTP \(outcome.status); stored tokens are unchanged",
-        status: .transient)
+        status: outcome.failureStatus)
     case _ where outcome.error != nil:
       throw refusal(outcome.error!, for: ask)
     default:
-      throw CLIFailure("a token for \(ask.label) failed with HTTP \(outcome.status)", status: .server)
+      throw CLIFailure("a token for \(ask.label) failed with HTTP \(outcome.status)", status: outcome.failureStatus)
     }
   }
 

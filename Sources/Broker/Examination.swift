@@ -255,7 +255,7 @@ package final class Examination {
       add("discovery", .pass, "issuer \(discovery.issuer) matches the tenant URL")
       return discovery
     } catch TenantClient.DiscoveryFailure.answer(let response) {
-      let status = TokenEndpointOutcome.failure(response).failureStatus
+      let status = response.failureStatus
       add(
         "discovery", .fail, "the discovery document answered HTTP \(response.status)",
         fix: status == .transient

@@ -53,7 +53,7 @@ package struct CLIFailure: Error {
       case .cancelled: self.init(error.description, status: .interrupted)
       case .sessionExpired, .rejected: self.init(error.description, status: .signInRequired)
       case .unexpectedStatus(let status, _):
-        self.init(error.description, status: TokenEndpointOutcome.failure(status: status).failureStatus)
+        self.init(error.description, status: HTTPResponse(status: status).failureStatus)
       case .malformedAnswer: self.init(error.description, status: .server)
       }
     case let error as OAuthError:

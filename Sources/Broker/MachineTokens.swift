@@ -198,9 +198,11 @@ extension TokenBroker {
       // the client is what the tenant can be refusing.
       throw CLIFailure(clientRefusal(nil, method: method, status: status), status: .clientRefused)
     case .serverError(200, let error):
-      throw CLIFailure("the answer for \(label) is unusable: \(error.map { "\($0)" } ?? "HTTP 200")", status: .server)
+      let reason = error.map { "\($0)" } ?? "HTTP 200"
+      throw CLIFailure("the answer for \(label) is unusable: \(reason)", status: outcome.failureStatus)
     case _ where outcome.isTransient:
-      throw CLIFailure("a token for \(label) failed with HTTP \(outcome.status); try again later", status: .transient)
+      throw CLIFailure(
+        "a token for \(label) failed with HTTP \(outcome.status); try again later", status: outcome.failureStatus)
     case _ where outcome.error != nil:
       let target = ask?.target
       var parameter = ""
@@ -216,9 +218,10 @@ extension TokenBroker {
       default: break
       }
       throw CLIFailure(
-        "the tenant refused a token for \(label)\(parameter) to client \(clientID): \(outcome.error!)", status: .server)
+        "the tenant refused a token for \(label)\(parameter) to client \(clientID): \(outcome.error!)",
+        status: outcome.failureStatus)
     default:
-      throw CLIFailure("a token for \(label) failed with HTTP \(outcome.status)", status: .server)
+      throw CLIFailure("a token for \(label) failed with HTTP \(outcome.status)", status: outcome.failureStatus)
     }
   }
 

@@ -125,7 +125,7 @@ package final class TenantClient {
       case .answer(let response):
         throw CLIFailure(
           "the tenant's discovery document failed with HTTP \(response.status)",
-          status: TokenEndpointOutcome.failure(response).failureStatus)
+          status: response.failureStatus)
       case .unusable(let error, _):
         throw CLIFailure("the tenant's discovery document is unusable: \(error)", status: .server)
       case .otherIssuer:

@@ -224,7 +224,8 @@ package final class TokenBroker {
       return (next, parsed.idToken)
     case .serverError(200, let error):
       let reason = error.map { "\($0)" } ?? "HTTP 200"
-      throw CLIFailure("the refresh answer is unusable: \(reason); stored tokens are unchanged", status: .server)
+      throw CLIFailure(
+        "the refresh answer is unusable: \(reason); stored tokens are unchanged", status: outcome.failureStatus)
     case .deadGrant(let error):
       // The refresh token is dead (expired, revoked, or rotated elsewhere): forget it.
       var dead = current
@@ -235,7 +236,7 @@ package final class TokenBroker {
         status: .signInRequired)
     case _ where outcome.status == 400 || outcome.status == 401:
       let reason = outcome.error.map { "\($0)" } ?? "HTTP \(outcome.status)"
-      throw CLIFailure("the refresh failed: \(reason); stored tokens are unchanged", status: .server)
+      throw CLIFailure("the refresh failed: \(reason); stored tokens are unchanged", status: outcome.failureStatus)
     default:
       throw CLIFailure(
         "the refresh failed with HTTP \(outcome.status); stored tokens are unchanged",

@@ -87,3 +87,9 @@ public enum TokenEndpointOutcome: Sendable, Equatable {
     }
   }
 }
+
+extension HTTPResponse {
+  /// The exit status of a command this answer failed (discovery's, userinfo's, the JWKS's, the
+  /// journey's): read as the token endpoint's are (`TokenEndpointOutcome.failureStatus`).
+  public var failureStatus: ExitStatus { TokenEndpointOutcome.failure(self).failureStatus }
+}

@@ -250,7 +250,7 @@ struct Userinfo: ParsableCommand {
         status: .signInRequired)
     default:
       throw CLIFailure(
-        "userinfo failed with HTTP \(response.status)", status: TokenEndpointOutcome.failure(response).failureStatus)
+        "userinfo failed with HTTP \(response.status)", status: response.failureStatus)
     }
   }
 }
