@@ -756,21 +756,23 @@ struct JourneyChecker {
   }
 
   mutating func optionalString(_ object: [String: JSONValue], _ key: String, _ path: String) -> String? {
-    guard let value = object[key], !value.isNull else { return nil }
-    guard let text = value.string else {
-      issue("\(path).\(key)", "must be a string, not \(value.typeName)")
-      return nil
-    }
-    return text
+    optional(object, key, path, "a string", \.string)
   }
 
   mutating func optionalInt(_ object: [String: JSONValue], _ key: String, _ path: String) -> Int? {
+    optional(object, key, path, "an integer", \.int)
+  }
+
+  /// `key`'s value read as `what`; nil when it is absent or null, or (an issue) not `what`.
+  private mutating func optional<T>(
+    _ object: [String: JSONValue], _ key: String, _ path: String, _ what: String, _ read: (JSONValue) -> T?
+  ) -> T? {
     guard let value = object[key], !value.isNull else { return nil }
-    guard let number = value.int else {
-      issue("\(path).\(key)", "must be an integer, not \(value.typeName)")
+    guard let read = read(value) else {
+      issue("\(path).\(key)", "must be \(what), not \(value.typeName)")
       return nil
     }
-    return number
+    return read
   }
 
   mutating func list(_ object: [String: JSONValue], _ key: String, _ path: String) -> [JSONValue] {
