@@ -70,8 +70,6 @@ package final class TokenBroker {
   /// profile that signs in and a machine profile differ, this is asked.
   package var renewal: Renewal { resolved.renewal }
 
-  package var isMachine: Bool { resolved.profile.grant == .clientCredentials }
-
   /// The CAs its requests trust, checked (Context.trust), for the curl `strivacity curl` runs too.
   package func trust() throws -> CATrust { try context.trust(for: resolved.profile, config: config) }
 
