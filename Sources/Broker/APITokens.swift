@@ -69,7 +69,10 @@ extension TokenBroker {
   /// second refusal) gets one line naming the API, the parameter and the tenant's error, exit 3.
   package func apiTokens(_ ask: APIAsk, _ freshness: Freshness) throws -> TokenSet {
     // A machine asks with its client credentials: no sign-in to offer (MachineTokens.swift).
-    if isMachine { return try machineTokens(ask, freshness) }
+    switch renewal {
+    case .clientCredentials: return try machineTokens(ask, freshness)
+    case .refreshToken: break
+    }
     let target = ask.target
     do {
       return try apiTokensOnce(ask, freshness)

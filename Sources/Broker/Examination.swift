@@ -90,7 +90,11 @@ package final class Examination {
       fix: warnings == 0 ? "" : "correct \(path) as the warning says")
     do {
       let session = try TokenBroker(context: context, overrides: overrides, log: log)
-      let kind = session.isMachine ? "machine profile (client credentials)" : "signs in"
+      let kind =
+        switch session.renewal {
+        case .refreshToken: "signs in"
+        case .clientCredentials: "machine profile (client credentials)"
+        }
       add("profile", .pass, "\(session.name): \(session.tenant), client \(session.clientID), \(kind)")
       return session
     } catch {
@@ -464,7 +468,7 @@ package final class Examination {
       return
     }
     let keys = keys(session)
-    if session.isMachine { machineSecret(session) }
+    if session.renewal.clientProvesItself { machineSecret(session) }
     let loaded = keys.enumerated().map { index, key in load(session, key, state: inspection?.items[safe: index]) }
     let now = TokenBroker.now()
     switch loaded[0] {
@@ -474,28 +478,36 @@ package final class Examination {
     case .failure(let problem):
       add("tokens", .fail, problem.message, fix: "see the store's message", status: problem.status)
     case .success(nil):
-      if session.isMachine {
-        add("tokens", .pass, "none kept yet (strivacity token asks for one)")
-      } else {
+      switch session.renewal {
+      case .refreshToken:
         add(
           "tokens", .fail, "not signed in",
           fix: "strivacity login\(session.name == "default" ? "" : " --profile \(session.name)")",
           status: .signInRequired)
+      case .clientCredentials:
+        add("tokens", .pass, "none kept yet (strivacity token asks for one)")
       }
     case .success(let tokens?):
       let left = tokens.expiresAt.map { $0 - now }
-      let refresh = tokens.refreshToken != nil
-      var detail = session.isMachine ? "access token" : "signed in; access token"
-      detail += left.map { $0 > 0 ? " valid for \($0) s" : " expired" } ?? " without an expiry"
-      if !session.isMachine { detail += refresh ? "; refresh token held" : "; no refresh token" }
-      if let scope = tokens.scope { detail += "; scopes \(scope.value)" }
-      if let left, left <= 0, !refresh, !session.isMachine {
-        add(
-          "tokens", .fail, detail,
-          fix: "strivacity login\(session.name == "default" ? "" : " --profile \(session.name)")",
-          status: .signInRequired)
-      } else {
-        add("tokens", .pass, detail)
+      let lifetime = left.map { $0 > 0 ? " valid for \($0) s" : " expired" } ?? " without an expiry"
+      let scopes = tokens.scope.map { "; scopes \($0.value)" } ?? ""
+      switch session.renewal {
+      case .refreshToken:
+        // Renewed by its refresh token: expired without one, only a sign-in helps.
+        let refresh = tokens.refreshToken != nil
+        let detail =
+          "signed in; access token" + lifetime + (refresh ? "; refresh token held" : "; no refresh token") + scopes
+        if let left, left <= 0, !refresh {
+          add(
+            "tokens", .fail, detail,
+            fix: "strivacity login\(session.name == "default" ? "" : " --profile \(session.name)")",
+            status: .signInRequired)
+        } else {
+          add("tokens", .pass, detail)
+        }
+      case .clientCredentials:
+        // Asked anew whenever it is due: never a failure.
+        add("tokens", .pass, "access token" + lifetime + scopes)
       }
     }
     for (api, result) in zip(session.resolved.profile.apis, loaded.dropFirst()) {

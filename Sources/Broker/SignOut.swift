@@ -27,7 +27,7 @@ extension TokenBroker {
     // A proxy password setup-proxy kept: logout forgets it, revoke keeps it (read once, not decoded).
     let proxyKey = key.with(slot: Context.proxyPasswordSlot)
     let keptProxy = try? context.secretStore(for: resolved.store).load(proxyKey)
-    let machineHeld = isMachine && (!((try? store.keys()) ?? []).isEmpty || hadSecret)
+    let machineHeld = !renewal.personSignsIn && (!((try? store.keys()) ?? []).isEmpty || hadSecret)
     guard tokens != nil || machineHeld || (endSession && keptProxy != nil) else { return nil }
     var report = SignOutReport()
     if !local { revokeAtTenant(tokens, endSession: endSession, into: &report) }
@@ -69,10 +69,12 @@ extension TokenBroker {
           let what = api ?? (hint == .refreshToken ? "refresh token" : "access token")
           do {
             // A machine proves itself here too (RFC 7009 §2.1), with a new assertion each time.
-            let client =
-              isMachine
-              ? try machineClient(tokenEndpoint: try tenant.endpoint(\.tokenEndpoint, "token endpoint"))
-              : .none(clientID: clientID)
+            let client: ClientAuthentication =
+              switch renewal {
+              case .clientCredentials:
+                try machineClient(tokenEndpoint: try tenant.endpoint(\.tokenEndpoint, "token endpoint"))
+              case .refreshToken: .none(clientID: clientID)
+              }
             let revocation = RevocationRequest(token: token, hint: hint, client: client)
             let response = try tenant.send(revocation.httpRequest(url: endpoint))
             if response.status == 200 {
@@ -112,7 +114,7 @@ extension TokenBroker {
   /// once, never decoded here). A keyring that cannot be reached (a container without D-Bus)
   /// holds none that matters here.
   private func hasStoredSecret() -> Bool {
-    guard isMachine else { return false }
+    guard renewal.clientProvesItself else { return false }
     return (try? secretStore().load(key(for: TokenBroker.secretSlot))) != nil
   }
 

@@ -67,7 +67,9 @@ package final class TokenBroker {
     }
   }
 
-  package var isMachine: Bool { resolved.profile.grant == .clientCredentials }
+  /// How the profile's tokens are renewed without a person (ResolvedProfile.renewal): where a
+  /// profile that signs in and a machine profile differ, this is asked.
+  package var renewal: Renewal { resolved.renewal }
 
   /// The CAs its requests trust, checked (Context.trust), for the curl `strivacity curl` runs too.
   package func trust() throws -> CATrust { try context.trust(for: resolved.profile, config: config) }
@@ -92,7 +94,10 @@ package final class TokenBroker {
   /// one refresh however many processes ask. From the agent when it is enabled and answers (then
   /// without a refresh token; the ID token only with `idToken`); a forced refresh is done here.
   package func freshTokens(_ freshness: Freshness, idToken: Bool = false) throws -> TokenSet {
-    if isMachine { return try machineTokens(nil, freshness) }
+    switch renewal {
+    case .clientCredentials: return try machineTokens(nil, freshness)
+    case .refreshToken: break
+    }
     if asksAgent, !freshness.force, let tokens = try agentTokens(freshness, idToken: idToken) { return tokens }
     // Forced: from the store itself (a cached copy may be older than what it holds).
     guard let tokens = try freshness.force ? store.reload(key) : store.load(key) else { throw notSignedIn }
@@ -159,12 +164,17 @@ package final class TokenBroker {
     }
   }
 
-  /// How a stored set is renewed without a person: the one place that knows the grant (today the
-  /// refresh token, when one is held; a machine profile's client credentials would be a case
-  /// here). nil: only a sign-in renews it.
+  /// How a stored set is renewed without a person, by the profile's `renewal`: its refresh
+  /// token, when one is held. nil: only a sign-in renews it; and never for a machine profile,
+  /// whose set is not renewed from itself (machineTokens asks anew with the client's proof).
   package func renewalRequest(for tokens: TokenSet) -> TokenRequest? {
-    guard let refreshToken = tokens.refreshToken else { return nil }
-    return TokenRequest(grant: .refreshToken(refreshToken), client: .none(clientID: clientID))
+    switch renewal {
+    case .refreshToken:
+      guard let refreshToken = tokens.refreshToken else { return nil }
+      return TokenRequest(grant: .refreshToken(refreshToken), client: .none(clientID: clientID))
+    case .clientCredentials:
+      return nil
+    }
   }
 
   private func refresh(_ current: TokenSet) throws -> TokenSet {

@@ -108,7 +108,7 @@ public enum HotPath {
     // A machine profile's secret may be in this process's environment (read by strivacity-cli
     // only, which takes it out): closed to the user's other processes here too, as there, and
     // handed to strivacity-cli on a socket if this call is handed on.
-    if resolved.profile.grant == .clientCredentials { _ = AgentSocket.makeUndumpable() }
+    if resolved.renewal.clientProvesItself { _ = AgentSocket.makeUndumpable() }
     if case .environment(let name) = resolved.secretSource(environment: environment) {
       Launcher.secretVariable = name
     }

@@ -61,10 +61,15 @@ struct Status: ParsableCommand {
       // (The file store's warning is given once, when it is chosen at sign-in; the table
       // shows the store.)
       let tokens = try session.store.load(session.key)
+      // A person's APIs' tokens come from the sign-in's set; a machine's are its own.
       let apis =
-        tokens == nil && !session.isMachine ? [] : try session.resolved.profile.apis.map { try apiReport(session, $0) }
+        tokens == nil && session.renewal.personSignsIn
+        ? [] : try session.resolved.profile.apis.map { try apiReport(session, $0) }
       var report = report(session, tokens: tokens, agent: agentState(session, &agentPing), apis: apis)
-      if session.isMachine { report = machineReport(session, report) }
+      switch session.renewal {
+      case .clientCredentials: report = machineReport(session, report)
+      case .refreshToken: break
+      }
       let sinks = Self.sinkReports(session.resolved.profile)
       if !sinks.isEmpty, var object = report.object {
         object["sinks"] = .array(sinks)
@@ -87,7 +92,7 @@ struct Status: ParsableCommand {
   /// its assertions carry (never a private part: the JWK is built from the public numbers only).
   private func printJWK(_ context: Context) throws {
     let session = try TokenBroker(context: context, options: global, profile: nil)
-    guard session.isMachine, session.resolved.profile.machine?.auth == .privateKeyJWT else {
+    guard session.renewal.clientProvesItself, session.resolved.profile.machine?.auth == .privateKeyJWT else {
       throw CLIFailure(
         "profile \(session.name) does not sign with a private key (token_endpoint_auth = \"private_key_jwt\"), "
           + "so it has no public key to register", status: .usage)

@@ -62,7 +62,7 @@ private func signOut(global: GlobalOptions, all: Bool, local: Bool, endSession: 
     guard let report = try session.signOut(local: local, endSession: endSession) else {
       if !all {
         Console.writeStderr(
-          "strivacity: \(session.name) \(session.isMachine ? "holds no tokens" : "was not signed in")\n")
+          "strivacity: \(session.name) \(session.renewal.personSignsIn ? "was not signed in" : "holds no tokens")\n")
       }
       continue
     }

@@ -146,7 +146,7 @@ struct Token: ParsableCommand {
       }
     }
     let session = try TokenBroker(context: context, options: global, apis: invocation.apiTables)
-    if idToken && session.isMachine {
+    if idToken && !session.renewal.personSignsIn {
       throw CLIFailure("profile \(session.name) is a machine profile: it has no ID token", status: .usage)
     }
     let chosen: API?
@@ -178,7 +178,7 @@ struct Token: ParsableCommand {
       tokens = try fresh()
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       // kubectl with interactiveMode Never (or no terminal to offer): at once, naming the command.
-      guard !failure.signInOffered, !session.isMachine, exec.interactive != false,
+      guard !failure.signInOffered, session.renewal.personSignsIn, exec.interactive != false,
         signInAllowed(failure, profile: session.name)
       else {
         throw failure
@@ -227,7 +227,7 @@ struct Userinfo: ParsableCommand {
 
   func run() throws {
     let session = try TokenBroker(context: global.context(), options: global)
-    guard !session.isMachine else {
+    guard session.renewal.personSignsIn else {
       throw CLIFailure(
         "profile \(session.name) is a machine profile: its tokens are the client's own, there is no user to describe",
         status: .usage)

@@ -165,9 +165,11 @@ struct Login: ParsableCommand {
     overrides.clientID = clientID
     let resolved = try ResolvedProfile.resolve(
       config: context.config(), overrides: overrides, environment: context.environment)
-    if resolved.profile.grant == .clientCredentials {
+    switch resolved.renewal {
+    case .clientCredentials:
       try rememberFlags(context: context, profile: resolved.name)
       return try machineLogin(context: global.context(), profile: resolved.name)
+    case .refreshToken: break
     }
     if clientSecretStdin {
       throw CLIFailure(

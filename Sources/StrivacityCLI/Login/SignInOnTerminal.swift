@@ -44,7 +44,7 @@ extension TokenBroker {
   /// git or inside the agent (unattended: they answer another program that waits), never when
   /// kubectl forbids talking to the user.
   func signInTerminal() -> TTY? {
-    guard !isMachine, context.agentStore == nil, context.attended, isatty(2) == 1 else { return nil }
+    guard renewal.personSignsIn, context.agentStore == nil, context.attended, isatty(2) == 1 else { return nil }
     if (try? ExecCredentialInfo.from(context.environment))?.interactive == false { return nil }
     return TTY()
   }

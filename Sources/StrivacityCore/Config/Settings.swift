@@ -45,9 +45,61 @@ public struct ProfileOverrides: Sendable, Equatable {
   }
 }
 
+/// How this profile's tokens are renewed without a person. Decided once, when the profile is
+/// resolved (`ResolvedProfile.renewal`, from its `grant`); wherever a profile a person signs in to
+/// and a machine profile differ, the code asks this value (a `switch`, or one of its properties
+/// that names the behaviour), never the grant, so that another way (a device code's, say) is a
+/// new case the compiler asks about everywhere.
+public enum Renewal: Sendable, Equatable, CaseIterable {
+  /// A person signs in; the refresh token held renews the set (none held: only a sign-in does).
+  case refreshToken
+  /// The client asks anew with its own credentials (RFC 6749 §4.4, `grant =
+  /// "client_credentials"`): no person, no ID token, no refresh token.
+  case clientCredentials
+
+  /// The renewal of a profile with `grant`: the one place a grant becomes one.
+  public init(grant: Grant) {
+    switch grant {
+    case .signIn: self = .refreshToken
+    case .clientCredentials: self = .clientCredentials
+    }
+  }
+
+  /// Whether a person signs in for the tokens: then a profile without its set is "not signed
+  /// in", a person may be asked to sign in (again), an ID token and userinfo describe them, and an
+  /// API's token comes from the sign-in's set. Without one the client's tokens are all there is.
+  public var personSignsIn: Bool {
+    switch self {
+    case .refreshToken: return true
+    case .clientCredentials: return false
+    }
+  }
+
+  /// Whether the client proves itself with credentials of its own (a client secret, perhaps kept
+  /// by `login --client-secret-stdin`, or a private key): the process that may hold them is not
+  /// dumpable, logout forgets a kept secret, and status and doctor report them.
+  public var clientProvesItself: Bool {
+    switch self {
+    case .refreshToken: return false
+    case .clientCredentials: return true
+    }
+  }
+
+  /// Where the tokens are kept when `chosen` is the store asked for: a machine's are never the
+  /// desktop keyring's (the kernel's keyring, or a chosen file).
+  public func store(_ chosen: StoreKind) -> StoreKind {
+    switch self {
+    case .refreshToken: return chosen
+    case .clientCredentials: return chosen == .file ? .file : .kernel
+    }
+  }
+}
+
 /// The profile an invocation works with, after flags, environment and file are combined.
 public struct ResolvedProfile: Sendable, Equatable {
   public var profile: Profile
+  /// How its tokens are renewed without a person, chosen from its grant when it was resolved.
+  public let renewal: Renewal
   public var store: StoreKind
   /// True when the profile exists in the config file (not only through flags or environment).
   public var isConfigured: Bool
@@ -73,17 +125,20 @@ public struct ResolvedProfile: Sendable, Equatable {
     if let client = overrides.clientID ?? env["STRIVACITY_CLIENT_ID"].flatMap({ $0.isEmpty ? nil : $0 }) {
       profile.clientID = client
     }
-    var store = overrides.store ?? profile.store ?? config?.defaultStore ?? .secretService
-    // A machine's tokens are never the desktop keyring's: the kernel's keyring, or a chosen file.
-    if profile.grant == .clientCredentials && store != .file { store = .kernel }
-    return ResolvedProfile(profile: profile, store: store, isConfigured: configured != nil)
+    let renewal = Renewal(grant: profile.grant)
+    let store = renewal.store(overrides.store ?? profile.store ?? config?.defaultStore ?? .secretService)
+    return ResolvedProfile(profile: profile, renewal: renewal, store: store, isConfigured: configured != nil)
   }
 
   /// A machine profile's secret source as this environment resolves it: the configured one; else
   /// `STRIVACITY_CLIENT_SECRET` when it is set; else the keyring (`login --client-secret-stdin`).
   /// nil for a profile that signs in, or that signs with a private key.
   public func secretSource(environment: [String: String]) -> SecretSource? {
-    guard profile.grant == .clientCredentials, profile.machine?.auth != .privateKeyJWT else { return nil }
+    switch renewal {
+    case .refreshToken: return nil
+    case .clientCredentials where profile.machine?.auth == .privateKeyJWT: return nil
+    case .clientCredentials: break
+    }
     if let configured = profile.machine?.secret { return configured }
     if let value = environment[SecretSource.defaultVariable], !value.isEmpty {
       return .environment(SecretSource.defaultVariable)
