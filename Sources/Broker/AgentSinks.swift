@@ -254,7 +254,8 @@ package final class SinkKeeper: @unchecked Sendable {
   @discardableResult
   private func write(_ kept: inout Kept, tokens: TokenSet?) -> Bool {
     do {
-      try SinkFile.write(kept.sink.format.render(tokens), to: kept.sink.path, mode: kept.sink.mode)
+      try SinkFile.write(
+        TokenRenderer.keptFile(tokens, as: kept.sink.format), to: kept.sink.path, mode: kept.sink.mode)
       kept.written = true
       return true
     } catch {

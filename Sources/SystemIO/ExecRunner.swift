@@ -61,13 +61,14 @@ public enum ExecRunner {
     defer { file?.remove() }
     var extra: [String: String] = [:]
     if let file, let fileEnv = plan.fileEnv {
-      try file.write(initial.accessToken.value)
+      try file.write(initial)
       extra[fileEnv] = file.path
     }
+    let variable = TokenRenderer.text(initial.accessToken, of: initial, to: .variable)
     if let envName = plan.envName {
-      extra[envName] = initial.accessToken.value
+      extra[envName] = variable
     } else if plan.fileEnv == nil {
-      extra["STRIVACITY_ACCESS_TOKEN"] = initial.accessToken.value
+      extra["STRIVACITY_ACCESS_TOKEN"] = variable
     }
     let child = try ChildProcess(command: plan.command, environment: extra, withheld: plan.withheld)
     extra = [:]
@@ -82,7 +83,7 @@ public enum ExecRunner {
       switch due.step {
       case .empty:
         keeper.expired()
-        try? file.write("")
+        try? file.write(nil)
         say("warning: the token in \(file.path) expired unrenewed: the file is empty until a renewal succeeds")
         if plan.failOnExpiry {
           child.signal(SIGTERM)
@@ -93,7 +94,7 @@ public enum ExecRunner {
         switch renew(freshness) {
         case .tokens(let tokens):
           do {
-            try file.write(tokens.accessToken.value)
+            try file.write(tokens)
           } catch {
             say("warning: \(error.message)")
           }
@@ -186,10 +187,14 @@ public struct TokenFile: Sendable {
     }
   }
 
-  /// Replaces the file's content atomically (0600).
-  public func write(_ token: String) throws(ExecFailure) {
+  /// The format the file holds: the access token alone, as COMMAND reads it whole.
+  public static let format = SinkFormat.raw
+
+  /// Replaces the file's content atomically (0600) with the access token of `tokens` (nil:
+  /// empties it, the token it held expired unrenewed).
+  public func write(_ tokens: TokenSet?) throws(ExecFailure) {
     do {
-      try PrivateFiles.writeAtomically(Array(token.utf8), to: path, mode: 0o600)
+      try PrivateFiles.writeAtomically(TokenRenderer.keptFile(tokens, as: Self.format), to: path, mode: 0o600)
     } catch {
       throw ExecFailure("cannot write the token file \(path): \(error.detail)", status: ExitStatus.failure.rawValue)
     }

@@ -94,13 +94,14 @@ import Testing
 
   @Test func eachFormatWritesOnlyTheToken() throws {
     let tokens = TokenSet(accessToken: "abc.def", scope: nil, expiresAt: 1_800_000_000, obtainedAt: 1_799_999_000)
-    #expect(String(decoding: SinkFormat.raw.render(tokens), as: UTF8.self) == "abc.def")
-    #expect(String(decoding: SinkFormat.header.render(tokens), as: UTF8.self) == "Authorization: Bearer abc.def\n")
-    let json = try #require(JSONValue.parse(SinkFormat.json.render(tokens)))
+    #expect(String(decoding: TokenRenderer.keptFile(tokens, as: .raw), as: UTF8.self) == "abc.def")
+    #expect(
+      String(decoding: TokenRenderer.keptFile(tokens, as: .header), as: UTF8.self) == "Authorization: Bearer abc.def\n")
+    let json = try #require(JSONValue.parse(TokenRenderer.keptFile(tokens, as: .json)))
     #expect(json["access_token"] == "abc.def")
     #expect(json["token_type"] == "Bearer")
     #expect(json["expires_at"] == "2027-01-15T08:00:00Z")
     #expect(json.object?.count == 3)
-    for format in SinkFormat.allCases { #expect(format.render(nil).isEmpty) }
+    for format in SinkFormat.allCases { #expect(TokenRenderer.keptFile(nil, as: format).isEmpty) }
   }
 }

@@ -19,7 +19,8 @@ import Testing
 
   @Test func everyFormat() {
     func render(_ format: TokenFormat, id: Bool = false) -> String {
-      format.render(token: id ? "id.value" : "at.value", tokens: tokens, profile: "work", idToken: id, now: now)
+      TokenRenderer.text(
+        id ? "id.value" : "at.value", of: tokens, to: .stdout(format, profile: "work", idToken: id, now: now))
     }
     #expect(render(.raw) == "at.value\n")
     #expect(render(.header) == "Authorization: Bearer at.value\n")
@@ -87,9 +88,9 @@ import Testing
     let tokens = TokenSet(
       accessToken: try BearerToken(admitting: "at"), expiresAt: 1_700_000_000, obtainedAt: 1_699_996_400)
     for version in ExecCredentialInfo.versions {
-      let text = TokenFormat.execCredential.render(
-        token: tokens.accessToken, tokens: tokens, profile: "p", idToken: false, now: 1_699_996_400,
-        exec: ExecCredentialInfo(apiVersion: version))
+      let text = TokenRenderer.text(
+        tokens.accessToken, of: tokens,
+        to: .stdout(.execCredential, profile: "p", now: 1_699_996_400, exec: ExecCredentialInfo(apiVersion: version)))
       #expect(JSONValue.parse(text)?["apiVersion"]?.string == version)
       #expect(JSONValue.parse(text)?["status"]?["expirationTimestamp"]?.string == "2023-11-14T22:13:20Z")
     }

@@ -117,8 +117,8 @@ struct Curl: ParsableCommand {
     func config(_ tokens: TokenSet) -> String {
       "globoff\nproto = \"=http,https\"\nproto-redir = \"=http,https\"\n" + trust.curlConfig
         + proxy.choice.curlConfig(loopback: loopback, password: proxy.password)
-        + TokenFormat.curl.render(
-          token: tokens.accessToken, tokens: tokens, profile: session.name, idToken: false, now: TokenBroker.now())
+        + TokenRenderer.text(
+          tokens.accessToken, of: tokens, to: .stdout(.curl, profile: session.name, now: TokenBroker.now()))
     }
     // An API's challenge is answered for one transfer whose headers strivacity can read (no -D
     // of the user's: curl writes only the last -D).

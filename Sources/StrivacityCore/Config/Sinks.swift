@@ -8,9 +8,11 @@
 //
 // so that a program that cannot ask for a token (a systemd service, a tool reading
 // AWS_WEB_IDENTITY_TOKEN_FILE or a kubeconfig's tokenFile) can read one. Everything in it is
-// admitted when the file is read; what is written is rendered here, only from an admitted token.
+// admitted when the file is read; what is written is rendered by TokenRenderer (Tokens/
+// TokenFormat.swift), only from an admitted token.
 
-/// What a sink's file holds.
+/// What a sink's file holds: the formats of `strivacity token` a file may hold, rendered for a
+/// file by `TokenRenderer` (destination `.file`).
 public enum SinkFormat: String, Sendable, CaseIterable {
   /// The access token alone, without a line break (tools read the whole file as the token).
   case raw
@@ -19,21 +21,12 @@ public enum SinkFormat: String, Sendable, CaseIterable {
   /// `Authorization: Bearer …` and a line break, for `curl -H @FILE`.
   case header
 
-  /// The file's bytes for `tokens` (nil: the token expired unrenewed, and the file is emptied).
-  public func render(_ tokens: TokenSet?) -> [UInt8] {
-    guard let tokens else { return [] }
+  /// The token format it is.
+  public var format: TokenFormat {
     switch self {
-    case .raw:
-      return Array(tokens.accessToken.value.utf8)
-    case .json:
-      let object: JSONValue = .object([
-        "access_token": .string(tokens.accessToken.value), "token_type": "Bearer",
-        "expires_at": tokens.expiresAt.map { JSONValue.string(RFC3339.format($0)) } ?? .null,
-      ])
-      return object.serialized() + Array("\n".utf8)
-    case .header:
-      let header = HTTPHeader.authorization(tokens.accessToken)
-      return Array("\(header.name): \(header.value)\n".utf8)
+    case .raw: .raw
+    case .json: .json
+    case .header: .header
     }
   }
 }

@@ -154,11 +154,12 @@ public struct TokenInvocation: Equatable, Sendable {
     Freshness.asked(minTTL, profile: profile, force: refresh)
   }
 
-  /// What goes to stdout.
+  /// What goes to stdout (`TokenRenderer`).
   public func output(
     _ token: BearerToken, tokens: TokenSet, profile: String, now: Int64, exec: ExecCredentialInfo
   ) -> String {
-    format.render(token: token, tokens: tokens, profile: profile, idToken: idToken, now: now, exec: exec)
+    TokenRenderer.text(
+      token, of: tokens, to: .stdout(format, profile: profile, idToken: idToken, now: now, exec: exec))
   }
 }
 
