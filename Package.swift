@@ -120,7 +120,7 @@ let package = Package(
       ]),
     .testTarget(name: "GitCredentialTests", dependencies: ["GitCredential"]),
     // The broker in-process: a fake tenant, a store in memory, a clock that stands still.
-    .testTarget(name: "BrokerTests", dependencies: ["Broker", "OAuthCore", "StrivacityCore"]),
+    .testTarget(name: "BrokerTests", dependencies: ["Broker", "OAuthCore", "SecretStore", "StrivacityCore"]),
     .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "JourneyCore"], resources: [.copy("Golden")]),
     .testTarget(
