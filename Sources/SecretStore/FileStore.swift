@@ -62,13 +62,11 @@ public final class FileStore: TokenStore, Sendable {
   }
 
   @discardableResult
-  public func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
-    // The sign-in's file, then any other slot's of the kind.
-    let others = ((try? names()) ?? []).filter { entry in
-      entry.profile == profile && entry.slot.flatMap { TokenSlot(stored: $0) }.map(items.includes) == true
-    }
+  public func delete(profile: String) throws(StoreError) -> Bool {
+    // The sign-in's file, then every other slot's (names() reads only token slots' names).
+    let others = ((try? names()) ?? []).filter { $0.profile == profile && $0.slot != nil }
     var deleted = false
-    for file in (items == .tokens ? [path(for: profile)] : []) + others.map({ "\(directory)/\($0.name).json" }) {
+    for file in [path(for: profile)] + others.map({ "\(directory)/\($0.name).json" }) {
       if unlink(file) == 0 {
         deleted = true
         continue
@@ -84,8 +82,8 @@ public final class FileStore: TokenStore, Sendable {
     var keys: [StoreKey] = []
     for entry in try names() {
       if let record = try read("\(directory)/\(entry.name).json") {
-        let slot = record.slot.flatMap { TokenSlot(stored: $0) } ?? .signIn
-        if slot.holdsSecret { continue }
+        // A slot that does not read is no token set's (TokenSlot(stored:)).
+        guard let slot = record.slot.map({ TokenSlot(stored: $0) }) ?? .signIn else { continue }
         keys.append(StoreKey(profile: record.profile, issuer: record.issuer, clientID: record.clientID, slot: slot))
       }
     }

@@ -159,13 +159,14 @@ public final class SecretServiceStore: TokenStore {
   }
 
   @discardableResult
-  public func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
+  public func delete(profile: String) throws(StoreError) -> Bool {
     try bounded { () throws(StoreError) in
       let session = try openDefaultCollection()
       let mine = try session.search(Attributes(["profile": profile]), schema: schema, cancellable: cancellable)
       var deleted = false
-      // An item whose slot does not read is no kept secret of ours: it goes with the tokens.
-      for item in mine.items where items.includes(item.slot ?? .signIn) {
+      // An item whose slot does not read is no token set (an earlier version's kept secret, which
+      // KeyringSecretStore deletes): it stays.
+      for item in mine.items where item.slot != nil {
         deleted = try deleteItem(item, in: session) || deleted
       }
       return deleted
@@ -177,7 +178,7 @@ public final class SecretServiceStore: TokenStore {
     // `bounded` tries once more.)
     try bounded { () throws(StoreError) in
       let found = try openDefaultCollection().search(Attributes([:]), schema: schema, cancellable: cancellable)
-      return Set(found.items.compactMap(\.key).filter { !$0.slot.holdsSecret }).sorted {
+      return Set(found.items.compactMap(\.key)).sorted {
         ($0.profile, $0.issuer, $0.slot.name ?? "") < ($1.profile, $1.issuer, $1.slot.name ?? "")
       }
     }

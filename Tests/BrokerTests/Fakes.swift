@@ -93,16 +93,14 @@ final class MemoryStore: TokenStore, @unchecked Sendable {
 
   func load(_ key: StoreKey) throws(StoreError) -> TokenSet? { lock.withLock { items[key] } }
   func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) { lock.withLock { items[key] = tokens } }
-  @discardableResult func delete(profile: String, _ kinds: StoredItems) throws(StoreError) -> Bool {
+  @discardableResult func delete(profile: String) throws(StoreError) -> Bool {
     lock.withLock {
-      let doomed = items.keys.filter { key in
-        key.profile == profile && (kinds == .tokens ? !key.slot.holdsSecret : key.slot.holdsSecret)
-      }
+      let doomed = items.keys.filter { $0.profile == profile }
       doomed.forEach { items[$0] = nil }
       return !doomed.isEmpty
     }
   }
-  func keys() throws(StoreError) -> [StoreKey] { lock.withLock { items.keys.filter { !$0.slot.holdsSecret } } }
+  func keys() throws(StoreError) -> [StoreKey] { lock.withLock { Array(items.keys) } }
 }
 
 /// Kept secrets in memory, one table for every kind of store.
