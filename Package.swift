@@ -58,8 +58,8 @@ let package = Package(
     // The access-token cache in the kernel's user keyring.
     .target(name: "TokenCache", dependencies: ["StrivacityCore", "CKeyctl"]),
     // Token sets in the Secret Service (libsecret's only user; what differs between its providers
-    // is SecretServiceProvider's table) or in 0600 files. What goes over them, in which order:
-    // StrivacityCLI's StoreStack.swift.
+    // is SecretServiceProvider's table) or in 0600 files, and apart from them the secrets kept for
+    // a profile (SecretItemStore). What goes over the token stores, in which order: StoreStack.swift.
     .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "SystemIO"]),
     // The environment, whole files, stdin, and writes to stdout, stderr and the terminal.
     .target(name: "SystemIO", dependencies: ["StrivacityCore"]),
