@@ -58,8 +58,8 @@ let package = Package(
     // The access-token cache in the kernel's user keyring.
     .target(name: "TokenCache", dependencies: ["StrivacityCore", "CKeyctl"]),
     // Token sets in the Secret Service (libsecret's only user; what differs between its providers
-    // is SecretServiceProvider's table) or in 0600 files. What goes over them, in which order:
-    // StrivacityCLI's StoreStack.swift.
+    // is SecretServiceProvider's table) or in 0600 files, and apart from them the secrets kept for
+    // a profile (SecretItemStore). What goes over the token stores, in which order: StoreStack.swift.
     .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "SystemIO"]),
     // The environment, whole files, stdin, and writes to stdout, stderr and the terminal.
     .target(name: "SystemIO", dependencies: ["StrivacityCore"]),
@@ -120,7 +120,7 @@ let package = Package(
       ]),
     .testTarget(name: "GitCredentialTests", dependencies: ["GitCredential"]),
     // The broker in-process: a fake tenant, a store in memory, a clock that stands still.
-    .testTarget(name: "BrokerTests", dependencies: ["Broker", "OAuthCore", "StrivacityCore"]),
+    .testTarget(name: "BrokerTests", dependencies: ["Broker", "OAuthCore", "SecretStore", "StrivacityCore"]),
     .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "JourneyCore"], resources: [.copy("Golden")]),
     .testTarget(

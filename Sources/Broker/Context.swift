@@ -166,9 +166,8 @@ package final class Context {
     guard let key, let store else { return nil }
     // Kept by setup-proxy (admitted again as it is read: it goes into curl's config lines); an
     // unusable keyring or item is "none found", and the 407 then says so.
-    guard let kept = try? secretStore(for: store).load(key.with(slot: Self.proxyPasswordSlot)),
-      let bytes = Base64URL.decode(kept.accessToken.value), let text = String(validating: bytes, as: UTF8.self),
-      Self.isProxyPassword(text)
+    guard let kept = try? secretStore(for: store).load(SecretKey(key, .proxyPassword)),
+      let text = String(validating: kept, as: UTF8.self), Self.isProxyPassword(text)
     else { return nil }
     return (text, "the password setup-proxy kept (run it again to replace it)")
   }
@@ -179,15 +178,13 @@ package final class Context {
     text.utf8.count <= 1024 && text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }
   }
 
-  /// Where `setup-proxy` keeps a profile's proxy password, beside its tokens.
-  package static let proxyPasswordSlot = TokenSlot.proxyPassword
-
-  /// Where secrets a person hands over (a machine's client secret, a proxy's password) are kept
-  /// for a profile whose tokens go to `kind`: the keyring, or files of their own with the file
-  /// store (so that deleting the tokens leaves them).
-  package func secretStore(for kind: StoreKind) throws -> TokenStore {
-    if let stores { return stores(kind) }
-    return kind == .file ? FileStore(stateDirectory: paths.stateDir + "/client-secrets") : try keyring()
+  /// Where secrets a person hands over (a machine's client secret, `setup-proxy`'s password:
+  /// `KeptSecret`) are kept for a profile whose tokens go to `kind`: items of their own beside
+  /// the tokens, never token sets: the keyring, or files of their own with the file store.
+  package func secretStore(for kind: StoreKind) throws -> SecretItemStore {
+    if let secrets { return secrets(kind) }
+    if kind == .file { return FileSecretStore(stateDirectory: paths.stateDir) }
+    return KeyringSecretStore(try keyring())
   }
 
   /// An HTTP client for `profile` under `config`: its CAs and its proxy (`trust(for:config:)`,
@@ -245,6 +242,9 @@ package final class Context {
   /// The store of each kind, in place of the keyring, the files and the kernel's (a test's store
   /// in memory); nil: the real ones.
   package var stores: ((StoreKind) -> TokenStore)?
+  /// The kept secrets' store for a profile whose tokens go to each kind, in place of the
+  /// keyring's and the files' (a test's store in memory); nil: the real ones.
+  package var secrets: ((StoreKind) -> SecretItemStore)?
   /// The HTTP client in place of libcurl's (a test's fake tenant); nil: CurlHTTPClient.
   package var transport: (() -> HTTPClient)?
   /// Unix seconds now: the clock a broker reads token lifetimes by.

@@ -210,11 +210,11 @@ package final class Examination {
     guard proxy.user != nil, (try? context.proxyPassword(for: proxy, key: nil, store: nil)) ?? nil == nil else {
       return false
     }
-    let key = session.key.with(slot: Context.proxyPasswordSlot)
+    let key = SecretKey(session.key, .proxyPassword)
     switch session.resolved.store {
     case .file: return true
     case .secretService, .kernel:
-      let item = (try? quietKeyring().inspect([key]))?.items.first ?? nil
+      let item = (try? KeyringSecretStore(quietKeyring()).inspect([key]))?.items.first ?? nil
       return item == .present(lockedToUs: false)
     }
   }
@@ -571,7 +571,7 @@ package final class Examination {
       // Only looked for: reading the keyring's secret could ask for access.
       let item: KeyringInspection.ItemState?
       do {
-        item = try quietKeyring().inspect([session.key(for: TokenBroker.secretSlot)]).items.first ?? nil
+        item = try KeyringSecretStore(quietKeyring()).inspect([session.secretKey]).items.first ?? nil
       } catch {
         add("credentials", .fail, message(error), fix: "see the keyring's message", status: .store)
         return

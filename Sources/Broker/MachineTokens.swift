@@ -18,8 +18,8 @@ extension TokenBroker {
   package static func holdSecrets() { _ = AgentSocket.makeUndumpable() }
 
   /// Where `login --client-secret-stdin` keeps a secret, beside the profile's tokens: a kept
-  /// secret's slot, which no API name can be (TokenSlot).
-  package static let secretSlot = TokenSlot.clientSecret
+  /// secret (SecretItemStore), an item no token slot or API name can be.
+  package var secretKey: SecretKey { SecretKey(key, .clientSecret) }
 
   /// The client authentication it uses: as configured; else the first of Basic and Post that
   /// the tenant's discovery lists.
@@ -115,17 +115,16 @@ extension TokenBroker {
 
   // MARK: a stored secret
 
-  /// Where a secret given to `login --client-secret-stdin` is kept: with `store = "file"`, a file
-  /// store of its own (so that deleting the profile's tokens, as revoke does, leaves it), else
-  /// the keyring.
-  package func secretStore() throws -> TokenStore { try context.secretStore(for: resolved.store) }
+  /// Where a secret given to `login --client-secret-stdin` is kept (and `setup-proxy`'s
+  /// password): with `store = "file"`, files of their own (so that deleting the profile's tokens,
+  /// as revoke does, leaves them), else the keyring.
+  package func secretStore() throws -> SecretItemStore { try context.secretStore(for: resolved.store) }
 
-  /// The stored secret (kept base64url-encoded as a token set's access token, in its own slot).
+  /// The stored secret (admitted again as it is read).
   package func storedSecret() throws -> ClientSecret? {
-    guard let kept = try secretStore().load(key(for: Self.secretSlot)) else { return nil }
-    guard let bytes = Base64URL.decode(kept.accessToken.value), let text = String(validating: bytes, as: UTF8.self),
-      let secret = try? ClientSecret(admitting: text)
-    else {
+    guard var bytes = try secretStore().load(secretKey) else { return nil }
+    defer { for i in bytes.indices { bytes[i] = 0 } }
+    guard let text = String(validating: bytes, as: UTF8.self), let secret = try? ClientSecret(admitting: text) else {
       throw CLIFailure(
         "the client secret stored for \(name) does not read: store it again with strivacity login --profile \(name) "
           + "--client-secret-stdin", status: .store)
@@ -134,8 +133,9 @@ extension TokenBroker {
   }
 
   package func storeSecret(_ secret: ClientSecret) throws {
-    let encoded = try BearerToken(admitting: Base64URL.encode(Array(secret.value.utf8)), what: "client secret")
-    try secretStore().save(TokenSet(accessToken: encoded, obtainedAt: now()), for: key(for: Self.secretSlot))
+    var bytes = Array(secret.value.utf8)
+    defer { for i in bytes.indices { bytes[i] = 0 } }
+    try secretStore().save(bytes, for: secretKey)
   }
 
   // MARK: tokens

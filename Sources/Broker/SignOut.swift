@@ -1,7 +1,8 @@
 // `logout` and `revoke` for one profile: every token it holds revoked at the tenant (RFC 7009),
-// the session ended (logout), the token sets deleted under the refresh lock, and logout's kept
-// secrets deleted by kind. The command line says the report.
+// the session ended (logout), the token sets deleted under the refresh lock, and (logout) the
+// kept secrets deleted from their own store. The command line says the report.
 import OAuthCore
+import SecretStore
 import StrivacityCore
 
 /// What signing a profile out did, in words for the one line the command says.
@@ -24,26 +25,25 @@ extension TokenBroker {
     let tokens = try store.load(key)
     // A machine profile may hold only its APIs' tokens, or only a stored secret (logout forgets it).
     let hadSecret = hasStoredSecret()
-    // A proxy password setup-proxy kept: logout forgets it, revoke keeps it (read once, not decoded).
-    let proxyKey = key.with(slot: Context.proxyPasswordSlot)
-    let keptProxy = try? context.secretStore(for: resolved.store).load(proxyKey)
+    // A proxy password setup-proxy kept: logout forgets it, revoke keeps it (looked for, not read).
+    let keptProxy = (try? secretStore().contains(SecretKey(key, .proxyPassword))) == true
     let machineHeld = !renewal.personSignsIn && (!((try? store.keys()) ?? []).isEmpty || hadSecret)
-    guard tokens != nil || machineHeld || (endSession && keptProxy != nil) else { return nil }
+    guard tokens != nil || machineHeld || (endSession && keptProxy) else { return nil }
     var report = SignOutReport()
     if !local { revokeAtTenant(tokens, endSession: endSession, into: &report) }
     // Under the refresh lock: a refresh in flight would otherwise store its new set after this
-    // delete and bring the tokens back. Token sets only: kept secrets are another kind of item.
+    // delete and bring the tokens back. Token sets only: kept secrets are in a store of their own.
     try withExtendedLifetime(try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)) {
-      _ = try store.delete(profile: name, .tokens)
+      _ = try store.delete(profile: name)
     }
     report.deleted = ["deleted the stored tokens"]
     // logout forgets a machine's stored secret and a kept proxy password too; revoke keeps them
     // (the profile stays usable): nothing is deleted and put back.
-    if endSession && (hadSecret || keptProxy != nil) {
+    if endSession && (hadSecret || keptProxy) {
       do {
-        try secretStore().delete(profile: name, .keptSecrets)
+        try secretStore().delete(profile: name)
         if hadSecret { report.deleted.append("the stored client secret") }
-        if keptProxy != nil { report.deleted.append("the kept proxy password") }
+        if keptProxy { report.deleted.append("the kept proxy password") }
       } catch {
         report.secretsKept = CLIFailure(recognising: error)?.message ?? "\(error)"
       }
@@ -110,12 +110,12 @@ extension TokenBroker {
     }
   }
 
-  /// Whether a secret from `login --client-secret-stdin` is kept for a machine profile (read
-  /// once, never decoded here). A keyring that cannot be reached (a container without D-Bus)
-  /// holds none that matters here.
+  /// Whether a secret from `login --client-secret-stdin` is kept for a machine profile (looked
+  /// for, not read). A keyring that cannot be reached (a container without D-Bus) holds none
+  /// that matters here.
   private func hasStoredSecret() -> Bool {
     guard renewal.clientProvesItself else { return false }
-    return (try? secretStore().load(key(for: TokenBroker.secretSlot))) != nil
+    return (try? secretStore().contains(secretKey)) == true
   }
 
   /// The access tokens of the profile's APIs (configured and ad hoc: every slot stored beside the
@@ -123,10 +123,9 @@ extension TokenBroker {
   /// be read is left out: it is deleted all the same.
   private func apiAccessTokens() -> [(token: String, what: String)] {
     let keys = (try? store.keys()) ?? []
-    // (keys() lists token sets only: a kept secret is never sent to be revoked.)
+    // (keys() lists token sets only: a kept secret is no token set, never sent to be revoked.)
     return keys.filter {
       $0.profile == name && $0.issuer == key.issuer && $0.clientID == clientID && $0.slot != .signIn
-        && !$0.slot.holdsSecret
     }
     .compactMap { key in
       guard let tokens = try? store.load(key) else { return nil }

@@ -18,8 +18,8 @@
 // that re-reads at once sees the new set; the cache is kept in step by everything that reaches
 // the keyring, and dropped before a save, so it is never newer than the keyring (3 over 4).
 //
-// A key names one of a profile's token sets (StoreKey.slot); a deletion is by profile, every slot
-// of one kind: its token sets, or its kept secrets (StoredItems), never both at once.
+// A key names one of a profile's token sets (StoreKey.slot); a deletion is by profile, every slot.
+// Kept secrets are no token sets: they are another store's (SecretItemStore, Context.secretStore).
 import Agent
 import SecretStore
 import StrivacityCore
@@ -114,9 +114,9 @@ package final class AgentStore: TokenStore, @unchecked Sendable {
   }
 
   @discardableResult
-  package func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
+  package func delete(profile: String) throws(StoreError) -> Bool {
     invalidate(profile)
-    return try inKeyring { () throws(StoreError) in try base.delete(profile: profile, items) }
+    return try inKeyring { () throws(StoreError) in try base.delete(profile: profile) }
   }
 
   package func keys() throws(StoreError) -> [StoreKey] { try inKeyring { () throws(StoreError) in try base.keys() } }
@@ -160,9 +160,9 @@ package final class AgentNotifyingStore: TokenStore {
   }
 
   @discardableResult
-  package func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
+  package func delete(profile: String) throws(StoreError) -> Bool {
     defer { AgentClient.forget(profile: profile, environment: environment) }
-    return try base.delete(profile: profile, items)
+    return try base.delete(profile: profile)
   }
 
   package func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
@@ -196,9 +196,9 @@ package final class KernelCachingStore: TokenStore {
   }
 
   @discardableResult
-  package func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
+  package func delete(profile: String) throws(StoreError) -> Bool {
     for key in (try? base.keys()) ?? [] where key.profile == profile { KernelTokenCache.drop(key) }
-    return try base.delete(profile: profile, items)
+    return try base.delete(profile: profile)
   }
 
   package func keys() throws(StoreError) -> [StoreKey] { try base.keys() }
@@ -243,8 +243,8 @@ package final class MachineTokenStore: TokenStore {
 
   /// (It keeps no secret: a machine's stored secret is in the keyring or a file of its own.)
   @discardableResult
-  package func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
-    guard profile == profileKey.profile, items == .tokens else { return false }
+  package func delete(profile: String) throws(StoreError) -> Bool {
+    guard profile == profileKey.profile else { return false }
     let held = try keys()
     for key in held { KernelTokenCache.drop(key) }
     KernelTokenCache.drop(profileKey)
@@ -256,7 +256,6 @@ package final class MachineTokenStore: TokenStore {
   package func keys() throws(StoreError) -> [StoreKey] {
     guard enabled else { return [] }
     return noted(profileKey).compactMap { name in
-      guard !(TokenSlot(stored: name)?.holdsSecret ?? false) else { return nil }
       var entry = profileKey
       entry.slot = name.isEmpty ? .signIn : TokenSlot(stored: name) ?? .signIn
       return KernelTokenCache.get(entry) == nil ? nil : entry

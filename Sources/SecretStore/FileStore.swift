@@ -10,7 +10,8 @@ import SystemIO
 // 0600, in a 0700 directory. Writes go to a temporary
 // file that is fsync()ed and renamed over the old one, so a reader (or a crash) sees the old
 // set or the new one, never a torn file. A file readable by group or others, a symlink, or a
-// file owned by someone else is refused rather than read.
+// file owned by someone else is refused rather than read. The secrets kept for a profile are
+// files of their own beside these, never token files (FileSecretStore.swift).
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -61,13 +62,11 @@ public final class FileStore: TokenStore, Sendable {
   }
 
   @discardableResult
-  public func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
-    // The sign-in's file, then any other slot's of the kind.
-    let others = ((try? names()) ?? []).filter { entry in
-      entry.profile == profile && entry.slot.flatMap { TokenSlot(stored: $0) }.map(items.includes) == true
-    }
+  public func delete(profile: String) throws(StoreError) -> Bool {
+    // The sign-in's file, then every other slot's (names() reads only token slots' names).
+    let others = ((try? names()) ?? []).filter { $0.profile == profile && $0.slot != nil }
     var deleted = false
-    for file in (items == .tokens ? [path(for: profile)] : []) + others.map({ "\(directory)/\($0.name).json" }) {
+    for file in [path(for: profile)] + others.map({ "\(directory)/\($0.name).json" }) {
       if unlink(file) == 0 {
         deleted = true
         continue
@@ -83,8 +82,8 @@ public final class FileStore: TokenStore, Sendable {
     var keys: [StoreKey] = []
     for entry in try names() {
       if let record = try read("\(directory)/\(entry.name).json") {
-        let slot = record.slot.flatMap { TokenSlot(stored: $0) } ?? .signIn
-        if slot.holdsSecret { continue }
+        // A slot that does not read is no token set's (TokenSlot(stored:)).
+        guard let slot = record.slot.map({ TokenSlot(stored: $0) }) ?? .signIn else { continue }
         keys.append(StoreKey(profile: record.profile, issuer: record.issuer, clientID: record.clientID, slot: slot))
       }
     }
@@ -130,6 +129,28 @@ public final class FileStore: TokenStore, Sendable {
   }
 
   private func read(_ file: String) throws(StoreError) -> Record? {
+    guard var bytes = try Self.readPrivate(file) else { return nil }
+    defer { for i in bytes.indices { bytes[i] = 0 } }
+    do {
+      let record = try JSONDecoder().decode(Record.self, from: Data(bytes))
+      guard record.version == 1 else {
+        throw StoreError.corrupt(
+          source: file, detail: "format version \(record.version) is newer than this strivacity understands")
+      }
+      return record
+    } catch let error as StoreError {
+      throw error
+    } catch let error as AdmissionError {
+      // A token that fails admission (its sentence names the field, never the value).
+      throw .corrupt(source: file, detail: error.description)
+    } catch {
+      throw .corrupt(source: file, detail: "not a strivacity token file")
+    }
+  }
+
+  /// The bytes of `file` (the caller zeroes them), or nil when there is none; refused when it is
+  /// a symbolic link, not a regular file, another user's, or open to group or others.
+  static func readPrivate(_ file: String) throws(StoreError) -> [UInt8]? {
     let fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     if fd < 0 {
       if errno == ENOENT { return nil }
@@ -152,22 +173,9 @@ public final class FileStore: TokenStore, Sendable {
       guard n > 0 else { break }
       filled += n
     }
-    defer { for i in bytes.indices { bytes[i] = 0 } }
-    do {
-      let record = try JSONDecoder().decode(Record.self, from: Data(bytes.prefix(filled)))
-      guard record.version == 1 else {
-        throw StoreError.corrupt(
-          source: file, detail: "format version \(record.version) is newer than this strivacity understands")
-      }
-      return record
-    } catch let error as StoreError {
-      throw error
-    } catch let error as AdmissionError {
-      // A token that fails admission (its sentence names the field, never the value).
-      throw .corrupt(source: file, detail: error.description)
-    } catch {
-      throw .corrupt(source: file, detail: "not a strivacity token file")
-    }
+    // (A file that shrank meanwhile: the rest was never written.)
+    bytes.removeSubrange(filled...)
+    return bytes
   }
 
   private func makeDirectory() throws(StoreError) {

@@ -30,10 +30,22 @@ extension SecretServiceStore {
   /// operation has: `bounded`). Errors as every operation's (no bus, no service, no default
   /// collection, a stalled provider).
   public func inspect(_ keys: [StoreKey]) throws(StoreError) -> KeyringInspection {
-    try bounded { () throws(StoreError) in try inspect(keys, cancellable: cancellable) }
+    try inspect(keys) { (key, session) throws(StoreError) in
+      try session.search(Attributes(key), schema: schema, cancellable: cancellable).newest(in: key.slot)
+    }
   }
 
-  private func inspect(_ keys: [StoreKey], cancellable: OpaquePointer?) throws(StoreError) -> KeyringInspection {
+  /// The same look for other keys (KeyringSecretStore's kept secrets): `find` finds a key's
+  /// item in the unlocked default collection.
+  func inspect<Key>(_ keys: [Key], finding find: (Key, KeyringSession) throws(StoreError) -> FoundItem?)
+    throws(StoreError) -> KeyringInspection
+  {
+    try bounded { () throws(StoreError) in try inspect(keys, find, cancellable: cancellable) }
+  }
+
+  private func inspect<Key>(
+    _ keys: [Key], _ find: (Key, KeyringSession) throws(StoreError) -> FoundItem?, cancellable: OpaquePointer?
+  ) throws(StoreError) -> KeyringInspection {
     var error: UnsafeMutablePointer<GError>?
     let service = ss_service_get_sync(SecretServiceFlags(SS_SERVICE_NONE), cancellable, &error)
     if let error { throw SecretServiceProvider.classify(error) }
@@ -61,8 +73,7 @@ extension SecretServiceStore {
       return inspection
     }
     for key in keys {
-      let found = try session.search(Attributes(key), schema: schema, cancellable: cancellable)
-      guard let item = found.newest(in: key.slot) else {
+      guard let item = try find(key, session) else {
         inspection.items.append(.absent)
         continue
       }

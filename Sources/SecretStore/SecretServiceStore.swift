@@ -4,7 +4,8 @@
 // visible to any process on the session bus), and `slot` for a set other than the sign-in's; the
 // secret is the whole token set as one JSON document. Items are labelled `strivacity: PROFILE
 // (ISSUER)` so people can recognise them in seahorse or KeePassXC. Everything lives in the
-// default collection.
+// default collection. The secrets kept for a profile are items of another schema, never token
+// sets (KeyringSecretStore.swift, which works through this store's bound and prompts).
 //
 // One item per sign-in (and slot), updated in place (SecretServiceProvider.updatesInPlace): a
 // refresh or a new sign-in of the same profile sets the existing item's secret.
@@ -91,15 +92,22 @@ public final class SecretServiceStore: TokenStore {
   private var schemaStorage: OpaquePointer?
   var schema: OpaquePointer {
     if let schemaStorage { return schemaStorage }
+    let made = Self.makeSchema(Self.schemaName, attributes: Attributes.names)
+    schemaStorage = made
+    return made
+  }
+
+  /// A schema of string attributes (the caller unrefs it). Its name is matched by every search
+  /// made with it, so items of one schema are never found by another's.
+  static func makeSchema(_ name: String, attributes: [String]) -> OpaquePointer {
     let names = ss_str_table_new()
     // GINT_TO_POINTER(SECRET_SCHEMA_ATTRIBUTE_STRING) is NULL: a present key with a NULL value.
     let stringType = UnsafeMutableRawPointer(bitPattern: Int(SS_SCHEMA_ATTRIBUTE_STRING))
-    for name in Attributes.names {
-      ss_hash_table_insert(names, UnsafeMutableRawPointer(mutating: Self.staticCString(name)), stringType)
+    for attribute in attributes {
+      ss_hash_table_insert(names, UnsafeMutableRawPointer(mutating: Self.staticCString(attribute)), stringType)
     }
-    let made = ss_schema_newv(Self.schemaName, SecretSchemaFlags(SS_SCHEMA_NONE), names)!
+    let made = ss_schema_newv(name, SecretSchemaFlags(SS_SCHEMA_NONE), names)!
     ss_hash_table_unref(names)
-    schemaStorage = made
     return made
   }
 
@@ -132,32 +140,14 @@ public final class SecretServiceStore: TokenStore {
       let found = try session.search(Attributes(key), schema: schema, cancellable: cancellable)
       var json = tokens.encoded()
       defer { for i in json.indices { json[i] = 0 } }
-      let value = json.withUnsafeBufferPointer { buffer in
-        buffer.withMemoryRebound(to: CChar.self) { ss_value_new($0.baseAddress, $0.count) }
-      }
-      guard let value else { throw .failure(detail: "libsecret could not hold the secret") }
-      defer { ss_value_unref(value) }
-      if SecretServiceProvider.updatesInPlace, let item = found.newest(in: key.slot) {
-        try writeSecret(value, to: item, in: session)
-      } else {
-        var error: UnsafeMutablePointer<GError>?
-        let attributes = Attributes(key)
-        let made = withExtendedLifetime(attributes) {
-          ss_item_create_sync(session.collection, schema, attributes.table, label(for: key), value, cancellable, &error)
-        }
-        if let error { throw SecretServiceProvider.classify(error) }
-        guard let made else { throw .failure(detail: "the Secret Service did not store the item") }
-        ss_object_unref(UnsafeMutableRawPointer(made))
-      }
+      try write(
+        json, replacing: found.newest(in: key.slot), in: session, schema: schema, attributes: Attributes(key),
+        label: label(for: key))
     }
     // Older sign-ins of the profile (another tenant or client) and copies of this one: keep one
-    // item per profile and slot (another slot's items are not this set's to delete). Best effort,
-    // under its own bound, and a dialog (KeePassXC's "confirm delete") gets no longer than the
-    // operation: the new set is stored already, and other processes may be changing the keyring.
-    // What stays is deleted at logout.
-    promptBound = timeout
-    defer { promptBound = nil }
-    _ = try? bounded { () throws(StoreError) in
+    // item per profile and slot (another slot's items are not this set's to delete). What stays
+    // is deleted at logout.
+    bestEffort { () throws(StoreError) in
       let session: KeyringSession
       if let opened { session = opened } else { session = try openDefaultCollection() }
       let mine = try session.search(Attributes(["profile": key.profile]), schema: schema, cancellable: cancellable)
@@ -169,13 +159,14 @@ public final class SecretServiceStore: TokenStore {
   }
 
   @discardableResult
-  public func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool {
+  public func delete(profile: String) throws(StoreError) -> Bool {
     try bounded { () throws(StoreError) in
       let session = try openDefaultCollection()
       let mine = try session.search(Attributes(["profile": profile]), schema: schema, cancellable: cancellable)
       var deleted = false
-      // An item whose slot does not read is no kept secret of ours: it goes with the tokens.
-      for item in mine.items where items.includes(item.slot ?? .signIn) {
+      // An item whose slot does not read is no token set (an earlier version's kept secret, which
+      // KeyringSecretStore deletes): it stays.
+      for item in mine.items where item.slot != nil {
         deleted = try deleteItem(item, in: session) || deleted
       }
       return deleted
@@ -187,13 +178,23 @@ public final class SecretServiceStore: TokenStore {
     // `bounded` tries once more.)
     try bounded { () throws(StoreError) in
       let found = try openDefaultCollection().search(Attributes([:]), schema: schema, cancellable: cancellable)
-      return Set(found.items.compactMap(\.key).filter { !$0.slot.holdsSecret }).sorted {
+      return Set(found.items.compactMap(\.key)).sorted {
         ($0.profile, $0.issuer, $0.slot.name ?? "") < ($1.profile, $1.issuer, $1.slot.name ?? "")
       }
     }
   }
 
   // MARK: bounds and prompts
+
+  /// Work nobody waits for once an operation is done (tidying older items): under its own
+  /// bound, a dialog (KeePassXC's "confirm delete") given no longer than the operation, and any
+  /// failure ignored: the operation's result stands, and other processes may be changing the
+  /// keyring.
+  func bestEffort(_ work: () throws(StoreError) -> Void) {
+    promptBound = timeout
+    defer { promptBound = nil }
+    _ = try? bounded(work)
+  }
 
   /// Runs one operation under the keyring bound: past it, the libsecret calls are cancelled and
   /// the operation fails with `.timedOut` (or `.promptUnanswered` during a prompt). A failure
@@ -268,7 +269,7 @@ public final class SecretServiceStore: TokenStore {
   /// The service and its default collection, unlocked: a locked one is reported at once, or
   /// (on a terminal) unlocked through the provider's own dialog; a missing one is reported, or
   /// (`prompts.createCollection`) created through the provider's own dialog.
-  private func openDefaultCollection() throws(StoreError) -> KeyringSession {
+  func openDefaultCollection() throws(StoreError) -> KeyringSession {
     var error: UnsafeMutablePointer<GError>?
     let service = ss_service_get_sync(SecretServiceFlags(SS_SERVICE_NONE), cancellable, &error)
     if let error { throw SecretServiceProvider.classify(error) }
@@ -376,7 +377,7 @@ public final class SecretServiceStore: TokenStore {
   }
 
   /// The item's secret, asking for access first when the provider keeps it locked to us.
-  private func readSecret(of item: FoundItem, in session: KeyringSession) throws(StoreError) -> [UInt8] {
+  func readSecret(of item: FoundItem, in session: KeyringSession) throws(StoreError) -> [UInt8] {
     if ss_item_get_locked(item.pointer) != 0 { try requestAccess(to: item, in: session) }
     var error: UnsafeMutablePointer<GError>?
     if ss_item_load_secret_sync(item.pointer, cancellable, &error) == 0 {
@@ -398,6 +399,30 @@ public final class SecretServiceStore: TokenStore {
     return Array(UnsafeRawBufferPointer(start: bytes, count: length))
   }
 
+  /// Stores `bytes` as the secret of `item` (updated in place where the provider allows it,
+  /// SecretServiceProvider.updatesInPlace), else of a new item of `schema` with `attributes`.
+  func write(
+    _ bytes: [UInt8], replacing item: FoundItem?, in session: KeyringSession, schema: OpaquePointer,
+    attributes: Attributes, label: String
+  ) throws(StoreError) {
+    let value = bytes.withUnsafeBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) { ss_value_new($0.baseAddress, $0.count) }
+    }
+    guard let value else { throw .failure(detail: "libsecret could not hold the secret") }
+    defer { ss_value_unref(value) }
+    if SecretServiceProvider.updatesInPlace, let item {
+      try writeSecret(value, to: item, in: session)
+      return
+    }
+    var error: UnsafeMutablePointer<GError>?
+    let made = withExtendedLifetime(attributes) {
+      ss_item_create_sync(session.collection, schema, attributes.table, label, value, cancellable, &error)
+    }
+    if let error { throw SecretServiceProvider.classify(error) }
+    guard let made else { throw .failure(detail: "the Secret Service did not store the item") }
+    ss_object_unref(UnsafeMutableRawPointer(made))
+  }
+
   /// Replaces the item's secret in place (its label and attributes are the key's already).
   private func writeSecret(_ value: OpaquePointer, to item: FoundItem, in session: KeyringSession) throws(StoreError) {
     if ss_item_get_locked(item.pointer) != 0 { try requestAccess(to: item, in: session) }
@@ -417,7 +442,7 @@ public final class SecretServiceStore: TokenStore {
 
   /// Deletes one item; a provider that asks first (KeePassXC always returns a prompt, which asks
   /// a person only when "confirm delete" is on) is announced if it takes more than half a second.
-  private func deleteItem(_ item: FoundItem, in session: KeyringSession) throws(StoreError) -> Bool {
+  func deleteItem(_ item: FoundItem, in session: KeyringSession) throws(StoreError) -> Bool {
     var error: UnsafeMutablePointer<GError>?
     var prompt: UnsafeMutablePointer<CChar>?
     let answer = ss_request_delete(session.service, item.path, cancellable, &prompt, &error)

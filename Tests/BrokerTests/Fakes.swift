@@ -1,8 +1,10 @@
-// What a broker reaches outside itself through, replaced in-process (Context.stores, .transport,
-// .now): a tenant that answers from a script, a store in memory, a clock that stands still.
+// What a broker reaches outside itself through, replaced in-process (Context.stores, .secrets,
+// .transport, .now): a tenant that answers from a script, stores in memory, a clock that stands
+// still.
 import Broker
 import Foundation
 import OAuthCore
+import SecretStore
 import StrivacityCore
 import Synchronization
 
@@ -91,25 +93,43 @@ final class MemoryStore: TokenStore, @unchecked Sendable {
 
   func load(_ key: StoreKey) throws(StoreError) -> TokenSet? { lock.withLock { items[key] } }
   func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) { lock.withLock { items[key] = tokens } }
-  @discardableResult func delete(profile: String, _ kinds: StoredItems) throws(StoreError) -> Bool {
+  @discardableResult func delete(profile: String) throws(StoreError) -> Bool {
     lock.withLock {
-      let doomed = items.keys.filter { key in
-        key.profile == profile && (kinds == .tokens ? !key.slot.holdsSecret : key.slot.holdsSecret)
-      }
+      let doomed = items.keys.filter { $0.profile == profile }
       doomed.forEach { items[$0] = nil }
       return !doomed.isEmpty
     }
   }
-  func keys() throws(StoreError) -> [StoreKey] { lock.withLock { items.keys.filter { !$0.slot.holdsSecret } } }
+  func keys() throws(StoreError) -> [StoreKey] { lock.withLock { Array(items.keys) } }
+}
+
+/// Kept secrets in memory, one table for every kind of store.
+final class MemorySecretStore: SecretItemStore, @unchecked Sendable {
+  private let lock = NSLock()
+  private var items: [SecretKey: [UInt8]] = [:]
+
+  func load(_ key: SecretKey) throws(StoreError) -> [UInt8]? { lock.withLock { items[key] } }
+  func contains(_ key: SecretKey) throws(StoreError) -> Bool { lock.withLock { items[key] != nil } }
+  func save(_ value: [UInt8], for key: SecretKey) throws(StoreError) { lock.withLock { items[key] = value } }
+  @discardableResult func delete(profile: String) throws(StoreError) -> Bool {
+    lock.withLock {
+      let doomed = items.keys.filter { $0.profile == profile }
+      doomed.forEach { items[$0] = nil }
+      return !doomed.isEmpty
+    }
+  }
+  /// Every kept secret's key.
+  var keys: [SecretKey] { lock.withLock { Array(items.keys) } }
 }
 
 /// One profile's broker with its edges replaced: a config written to a temporary directory, the
 /// runtime directory there too (the refresh lock), `tenant` for the network, `store` for every
-/// store, the clock at `now`.
+/// store, `secrets` for every kept secret, the clock at `now`.
 final class Bench {
   let directory: String
   let tenant: FakeTenant
   let store = MemoryStore()
+  let secrets = MemorySecretStore()
   var now: Int64 = 1_800_000_000
   var environment: [String: String]
 
@@ -130,6 +150,7 @@ final class Bench {
   func broker(_ profile: String? = nil) throws -> TokenBroker {
     let context = Context(environment: environment, isProcessEnvironment: false)
     context.stores = { [store] _ in store }
+    context.secrets = { [secrets] _ in secrets }
     context.transport = { [tenant] in tenant }
     context.now = { [unowned self] in now }
     return try TokenBroker(context: context, overrides: ProfileOverrides(profile: profile), log: Log(verbose: false))

@@ -534,7 +534,7 @@ extension CorporateProxyTests {
     try h.signIn()
     func kept() throws -> Bool {
       let lookup = try run(
-        ["/usr/bin/secret-tool", "lookup", "profile", h.profile, "slot", "proxy.password"], environment: h.environment)
+        ["/usr/bin/secret-tool", "lookup", "profile", h.profile, "kept", "proxy-password"], environment: h.environment)
       return lookup.status == 0 && !lookup.stdout.isEmpty
     }
     let setup = try run(

@@ -42,7 +42,7 @@ import Testing
 
   func kept(_ h: Harness) throws -> Bool {
     let lookup = try run(
-      ["/usr/bin/secret-tool", "lookup", "profile", h.profile, "slot", "proxy.password"], environment: h.environment)
+      ["/usr/bin/secret-tool", "lookup", "profile", h.profile, "kept", "proxy-password"], environment: h.environment)
     return lookup.status == 0 && !lookup.stdout.isEmpty
   }
 
@@ -111,5 +111,40 @@ import Testing
     #expect(try String(contentsOfFile: config, encoding: .utf8) != before)
     let token = try h.strivacity(["token", "--profile", h.profile, "--api", "shop"])
     expectNoPassword(token, "token --api shop")
+  }
+
+  /// Secrets an earlier version kept as token sets (slots `machine.secret` and `proxy.password`)
+  /// are still found (issue 38, point 3): the client secret signs the machine in and is moved to a
+  /// kept secret's item; logout deletes both, the one never read too.
+  @Test func secretsKeptTheOldWayAreFoundAndLogoutDeletesThem() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-bot")
+    func storeTheOldWay(_ secret: String, slot: String) throws {
+      let encoded = Data(secret.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+        .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+      let tokens: JSONValue = [
+        "v": 1, "tokens": ["access_token": .string(encoded), "token_type": "Bearer", "obtained_at": 1_800_000_000],
+      ]
+      let stored = try run(
+        [
+          "/usr/bin/secret-tool", "store", "--label", "strivacity: \(h.profile) \(slot) (\(h.emulator.issuer))",
+          "xdg:schema", "com.strivacity.cli.TokenSet", "profile", h.profile, "issuer", h.emulator.issuer, "client_id",
+          "ci-bot", "slot", slot,
+        ],
+        environment: h.environment, stdin: tokens.text)
+      #expect(stored.status == 0, "\(stored.stderr)")
+    }
+    try storeTheOldWay(MachineProfileTests.botSecret, slot: "machine.secret")
+    try storeTheOldWay(Self.password, slot: "proxy.password")
+    let token = try h.strivacity(["token", "--profile", h.profile])
+    #expect(token.status == 0, "\(token.stderr)")
+    #expect(h.clientCredentialsRequests == 1)
+    let listed = try run(["/usr/bin/secret-tool", "search", "--all", "profile", h.profile], environment: h.environment)
+    let items = listed.stdout + listed.stderr
+    #expect(items.contains("attribute.kept = client-secret") && !items.contains("slot = machine.secret"), "\(items)")
+    let logout = try h.strivacity(["logout", "--profile", h.profile])
+    #expect(logout.status == 0, "\(logout.stderr)")
+    #expect(logout.stderr.contains("the stored client secret") && logout.stderr.contains("the kept proxy password"))
+    #expect(try h.keyringItemCount() == 0)
   }
 }

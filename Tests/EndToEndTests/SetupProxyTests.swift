@@ -26,7 +26,7 @@ extension KeptProxyPasswordTests {
           + "unchecked\n"), "\(setup.stderr)")
     #expect(!setup.stderr.contains("through \(proxy) (from"), "\(setup.stderr)")
     let lookup = try run(
-      ["/usr/bin/secret-tool", "lookup", "profile", h.profile, "slot", "proxy.password"], environment: h.environment)
+      ["/usr/bin/secret-tool", "lookup", "profile", h.profile, "kept", "proxy-password"], environment: h.environment)
     #expect(lookup.status == 0 && !lookup.stdout.isEmpty, "the password was not kept")
   }
 }

@@ -3,9 +3,10 @@ import Testing
 
 @testable import StrivacityCore
 
-/// Kept secrets (a machine's client secret, a proxy's password) sit beside a profile's tokens in
-/// slots no name from a user, a config file, an API's metadata or the agent's client can reach
-/// (issue 37, point 2): each way in is tried with every reserved name.
+/// Kept secrets (a machine's client secret, a proxy's password) are items of their own kind beside
+/// a profile's tokens, never in a slot (issue 38, point 3), and the name spaces reserved for
+/// strivacity's own items are names no user, config file, API's metadata or agent's client can
+/// give a slot (issue 37, point 2): each way in is tried with every reserved name.
 @Suite struct KeptSecretSlotTests {
   /// Every reserved name space, the kept secrets' own names, and the same in other cases.
   static let reserved = [
@@ -13,16 +14,17 @@ import Testing
     "Proxy.Password", "MACHINE.SECRET", "AdHoc.1", "Secret.Y",
   ]
 
-  @Test func theKeptSecretsSlotsHoldSecretsAndNoOtherDoes() {
-    #expect(TokenSlot.clientSecret.holdsSecret && TokenSlot.proxyPassword.holdsSecret)
-    #expect(TokenSlot.clientSecret.name == "machine.secret" && TokenSlot.proxyPassword.name == "proxy.password")
-    #expect(!TokenSlot.signIn.holdsSecret)
-    #expect(TokenSlot(apiName: "orders")?.holdsSecret == false)
-    let adHoc = try? AdHocTarget(audience: "https://a.example", resources: [], scopes: [])
-    #expect(adHoc?.slot.holdsSecret == false)
-    // Read back from a store, a secret's slot is still one.
-    #expect(TokenSlot(stored: "proxy.password")?.holdsSecret == true)
-    #expect(TokenSlot(stored: "machine.secret") == .clientSecret)
+  /// The names earlier versions kept secrets under as token sets, read back from a store, are no
+  /// slot's (such an item is neither listed, read nor deleted as tokens); an API's and an ad hoc
+  /// target's are.
+  @Test func noStoredNameInASecretsNameSpaceIsASlot() throws {
+    for name in ["machine.secret", "proxy.password", "Proxy.Password", "MACHINE.SECRET", "secret.x", "proxy.other"] {
+      #expect(TokenSlot(stored: name) == nil, "\(name)")
+    }
+    #expect(TokenSlot(stored: "orders") == TokenSlot(apiName: "orders"))
+    let adHoc = try AdHocTarget(audience: "https://a.example", resources: [], scopes: []).slot
+    let name = try #require(adHoc.name)
+    #expect(name.hasPrefix("adhoc.") && TokenSlot(stored: name) == adHoc)
   }
 
   @Test(arguments: reserved)
@@ -74,19 +76,12 @@ import Testing
     #expect(api.slot(extraScopes: []) == api.slot)
     #expect(api.slot(extraScopes: [try Scope(admitting: "orders:read")]) == api.slot)
     let wider = api.slot(extraScopes: [try Scope(admitting: "orders:write")])
-    #expect(wider != api.slot && wider.name?.hasPrefix("adhoc.") == true && !wider.holdsSecret)
+    #expect(wider != api.slot && wider.name?.hasPrefix("adhoc.") == true)
     // The same scopes, in any order and repeated, make the same slot.
     let write = try Scope(admitting: "orders:write")
     let admin = try Scope(admitting: "admin")
     #expect(api.slot(extraScopes: [write, admin, write]) == api.slot(extraScopes: [admin, write]))
     // The agent's client asking with scopes besides the API's: no slot without the API's table.
     #expect(AgentTokenTarget.api("orders", extraScopes: [write]).slot == nil)
-  }
-
-  @Test func deletionsTakeOneKindOfItem() {
-    #expect(StoredItems.tokens.includes(.signIn) && StoredItems.tokens.includes(TokenSlot(apiName: "a")!))
-    #expect(!StoredItems.tokens.includes(.proxyPassword) && !StoredItems.tokens.includes(.clientSecret))
-    #expect(StoredItems.keptSecrets.includes(.proxyPassword) && StoredItems.keptSecrets.includes(.clientSecret))
-    #expect(!StoredItems.keptSecrets.includes(.signIn))
   }
 }

@@ -6,6 +6,7 @@ import ArgumentParser
 import Broker
 import CurlTransport
 import OAuthCore
+import SecretStore
 import StrivacityCore
 
 struct SetupProxy: ParsableCommand {
@@ -85,10 +86,8 @@ struct SetupProxy: ParsableCommand {
     options.proxyPasswordSource = "the password given (it was not kept)"
     _ = try TenantClient(tenant: session.tenant, log: session.log) { CurlHTTPClient(options: options) }
       .fetchDiscovery()
-    let encoded = try BearerToken(admitting: Base64URL.encode(Array(password.utf8)), what: "proxy password")
     try context.secretStore(for: session.resolved.store).save(
-      TokenSet(accessToken: encoded, obtainedAt: TokenBroker.now()),
-      for: session.key.with(slot: Context.proxyPasswordSlot))
+      Array(password.utf8), for: SecretKey(session.key, .proxyPassword))
     let kept = session.resolved.store == .file ? "in a private file" : "in the keyring"
     if let direct = Self.directReason(tenant: session.tenant, choice: choice) {
       // Nothing was asked of the proxy: the password is kept as given, and said to be unchecked.

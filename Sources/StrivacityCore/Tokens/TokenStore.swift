@@ -52,41 +52,42 @@ public struct StoreKey: Hashable, Sendable, CustomStringConvertible {
 /// that the sign-in's set is named as it always was: keyring attributes and label, kernel cache
 /// description, file name; a named slot adds its name to each.
 ///
-/// Three kinds of name, kept apart by construction: an API's (`init(apiName:)`, the only way a
-/// name a user, a config file or a tenant chose becomes a slot), an ad hoc target's (`adhoc.`
-/// and a digest, made here), and a kept secret's (`clientSecret`, `proxyPassword`: not tokens,
-/// never handed out, listed or deleted as tokens; `holdsSecret`). `init(stored:)` reads back a
-/// name a store wrote, whatever its kind.
+/// Two kinds of name, kept apart by construction: an API's (`init(apiName:)`, the only way a
+/// name a user, a config file or a tenant chose becomes a slot) and an ad hoc target's (`adhoc.`
+/// and a digest, made here). `init(stored:)` reads back a name a store wrote. No slot holds a
+/// secret: a kept secret (a machine's client secret, a proxy's password) is an item of another
+/// kind (SecretStore's `SecretItemStore`), and the name spaces earlier versions kept them in as
+/// token sets are no slot's.
 public struct TokenSlot: Hashable, Sendable, CustomStringConvertible {
   /// nil for the sign-in's set; else a name in ProfileName's alphabet (it goes into file names).
   public let name: String?
 
   public static let signIn = TokenSlot(checked: nil)
 
-  /// A machine profile's client secret (`login --client-secret-stdin`).
-  public static let clientSecret = TokenSlot(checked: "machine.secret")
-  /// The proxy's password `setup-proxy` kept.
-  public static let proxyPassword = TokenSlot(checked: "proxy.password")
-
-  /// The name spaces of kept secrets (`machine.`, `proxy.`, and `secret.` for kinds to come): an
-  /// item in one of them is never a token set.
+  /// The name spaces of strivacity's own items besides tokens (`machine.` and `proxy.`, where
+  /// earlier versions kept a machine's client secret and a proxy's password as token sets, and
+  /// `secret.` for kinds to come): an item in one of them is never a token set.
   static let secretPrefixes = ["machine.", "proxy.", "secret."]
-  /// Name spaces no API may take: ad hoc targets' slots, and the kept secrets'. Compared without
-  /// regard to case.
+  /// Name spaces no API may take: ad hoc targets' slots, and those of strivacity's own items.
+  /// Compared without regard to case.
   public static let reservedPrefixes = ["adhoc."] + secretPrefixes
 
   /// A slot as a store names it (an item's attribute, a file's name, the kernel cache's note):
-  /// any kind. nil for a name that could not go into a file name or an attribute. Never for a
-  /// name someone chose: that is `init(apiName:)`.
+  /// an API's or an ad hoc target's. nil for a name that could not go into a file name or an
+  /// attribute, and for one in a kept secret's name space (such an item, an earlier version's,
+  /// is no token set: it is neither listed, nor read, nor deleted as one). Never for a name
+  /// someone chose: that is `init(apiName:)`.
   public init?(stored name: String) {
-    guard ProfileName.isValid(name) else { return nil }
+    guard ProfileName.isValid(name), Self.reservedPrefix(of: name).map(Self.secretPrefixes.contains) != true else {
+      return nil
+    }
     self.init(checked: name)
   }
 
   /// An API's slot, from a name a config file, the command line, an API's metadata or the
   /// agent's client gave: nil for a name outside the alphabet, and for one in a reserved name
-  /// space (`reservedPrefix(of:)`), so that no such name can reach a kept secret or an ad hoc
-  /// target's token.
+  /// space (`reservedPrefix(of:)`), so that no such name can reach an ad hoc target's token or
+  /// take a name strivacity keeps for its own items.
   public init?(apiName name: String) {
     guard ProfileName.isValid(name), Self.reservedPrefix(of: name) == nil else { return nil }
     self.init(checked: name)
@@ -108,20 +109,7 @@ public struct TokenSlot: Hashable, Sendable, CustomStringConvertible {
 
   private init(checked name: String?) { self.name = name }
 
-  /// Whether the slot holds a kept secret rather than tokens.
-  public var holdsSecret: Bool { name.flatMap(Self.reservedPrefix).map(Self.secretPrefixes.contains) ?? false }
-
   public var description: String { name ?? "sign-in" }
-}
-
-/// What a deletion of a profile's items takes: its token sets (every slot that does not hold a
-/// secret), or its kept secrets.
-public enum StoredItems: Sendable {
-  case tokens
-  case keptSecrets
-
-  /// Whether an item in `slot` is of this kind.
-  public func includes(_ slot: TokenSlot) -> Bool { slot.holdsSecret == (self == .keptSecrets) }
 }
 
 /// A store of token sets: one per profile and slot.
@@ -131,10 +119,10 @@ public protocol TokenStore: AnyObject {
   func load(_ key: StoreKey) throws(StoreError) -> TokenSet?
   /// Stores `tokens` for `key`, replacing any earlier set of the same profile and slot atomically.
   func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError)
-  /// Deletes the items of `profile` of one kind (its token sets in every slot, or its kept
-  /// secrets), never the other; returns whether there was one.
-  @discardableResult func delete(profile: String, _ items: StoredItems) throws(StoreError) -> Bool
-  /// Every stored token set's key, sorted by profile (kept secrets are not token sets: not listed).
+  /// Deletes every token set of `profile`, in every slot; returns whether there was one. (Kept
+  /// secrets are not token sets: they stay.)
+  @discardableResult func delete(profile: String) throws(StoreError) -> Bool
+  /// Every stored token set's key, sorted by profile.
   func keys() throws(StoreError) -> [StoreKey]
   /// The token set for `key` as the store holds it now, past any copy kept in memory: what a
   /// refresh re-reads under its lock (another process may have refreshed meanwhile).
@@ -143,11 +131,6 @@ public protocol TokenStore: AnyObject {
 
 extension TokenStore {
   public func reload(_ key: StoreKey) throws(StoreError) -> TokenSet? { try load(key) }
-
-  /// Deletes every token set of `profile` (its kept secrets stay).
-  @discardableResult public func delete(profile: String) throws(StoreError) -> Bool {
-    try delete(profile: profile, .tokens)
-  }
 }
 
 /// Why the store could not be used. Messages are one line with an actionable hint.
