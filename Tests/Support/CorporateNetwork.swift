@@ -314,19 +314,9 @@ public final class CorporateNetwork: @unchecked Sendable {
     posix_spawn_file_actions_adddup2(&actions, stdin, 0)
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    let attributes = SpawnAttributes()
     let environment = [
-      "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=\(dir.path)", "TMPDIR=\(dir.path)", "LANG=C.UTF-8",
+      "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": dir.path, "TMPDIR": dir.path, "LANG": "C.UTF-8",
     ]
-    let cArguments = argv.map { strdup($0) } + [nil]
-    let cEnvironment = environment.map { strdup($0) } + [nil]
-    defer {
-      cArguments.forEach { free($0) }
-      cEnvironment.forEach { free($0) }
-    }
-    var pid: pid_t = 0
-    let rc = posix_spawn(&pid, argv[0], &actions, &attributes.raw, cArguments, cEnvironment)
-    guard rc == 0 else { throw TestFailure("cannot start \(argv[0]): \(String(cString: strerror(rc)))") }
-    return pid
+    return try spawnProcess(argv, environment: environment, actions: &actions)
   }
 }

@@ -38,18 +38,9 @@ public final class PTYSession: @unchecked Sendable {
     posix_spawn_file_actions_addclose(&actions, out[0])
     posix_spawn_file_actions_addclose(&actions, out[1])
     posix_spawn_file_actions_addclose(&actions, master)
-    let attributes = SpawnAttributes()
-    let argv = arguments.map { strdup($0) } + [nil]
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-      argv.forEach { free($0) }
-      envp.forEach { free($0) }
-    }
-    var child: pid_t = 0
-    let rc = posix_spawn(&child, arguments[0], &actions, &attributes.raw, argv, envp)
+    let child = Result { try spawnProcess(arguments, environment: environment, actions: &actions) }
     close(out[1])
-    guard rc == 0 else { throw TestFailure("cannot start \(arguments[0]): \(String(cString: strerror(rc)))") }
-    pid = child
+    pid = try child.get()
     stdoutRead = out[0]
     pump(master, into: output)
     pump(stdoutRead, into: stdoutBytes)
