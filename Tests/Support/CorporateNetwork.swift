@@ -184,10 +184,9 @@ public final class CorporateNetwork: @unchecked Sendable {
         "/usr/bin/unshare", "-n", "-m", "/bin/sh", "-c", script, "sh", dir.file("hosts"), dir.file("pids"), dir.path,
       ],
       stdin: fds[0], output: dir.file("holder.log"))
-    let started = Date()
-    while true {
+    let ready = try waitUntil(timeout: 10, every: 0.01) {
       let log = (try? String(contentsOfFile: dir.file("holder.log"), encoding: .utf8)) ?? ""
-      if log.contains("ready") { return }
+      if log.contains("ready") { return true }
       var status: Int32 = 0
       if waitpid(holder, &status, WNOHANG) == holder {
         holder = 0
@@ -195,9 +194,9 @@ public final class CorporateNetwork: @unchecked Sendable {
           "corporate network: cannot make a private network and mount namespace (unshare -n -m needs root or "
             + "CAP_SYS_ADMIN; the tests do not run without it): \(log.trimmingCharacters(in: .whitespacesAndNewlines))")
       }
-      guard Date().timeIntervalSince(started) < 10 else { throw TestFailure("corporate network: no namespace in 10 s") }
-      usleep(10_000)
+      return false
     }
+    guard ready else { throw TestFailure("corporate network: no namespace in 10 s") }
   }
 
   private func startDaemons(emulatorPort: Int) throws {
@@ -248,19 +247,16 @@ public final class CorporateNetwork: @unchecked Sendable {
     guard FileManager.default.fileExists(atPath: bridge) else {
       throw TestFailure("corporate network: the bridge socket \(bridge) did not appear")
     }
-    let started = Date()
-    while !FileManager.default.fileExists(atPath: mitmCA) {
-      guard Date().timeIntervalSince(started) < 20 else { throw TestFailure("mitmdump made no CA in \(mitmCA)") }
-      usleep(20_000)
+    guard waitUntil(timeout: 20, { FileManager.default.fileExists(atPath: mitmCA) }) else {
+      throw TestFailure("mitmdump made no CA in \(mitmCA)")
     }
   }
 
   /// Waits (20 s at most: mitmdump, a Python program, starts slowly on a busy machine) until
   /// each port listens on the namespace's loopback, read from its /proc/PID/net/tcp.
   private func waitForListeners(_ ports: [Int]) throws {
-    let started = Date()
     var missing = ports
-    while true {
+    let allListen = try waitUntil(timeout: 20) {
       let table = (try? String(contentsOfFile: "/proc/\(holder)/net/tcp", encoding: .utf8)) ?? ""
       let listening = Set(
         table.split(separator: "\n").dropFirst().compactMap { line -> Int? in
@@ -269,7 +265,7 @@ public final class CorporateNetwork: @unchecked Sendable {
           return fields[1].split(separator: ":").last.flatMap { Int($0, radix: 16) }
         })
       missing = ports.filter { !listening.contains($0) }
-      if missing.isEmpty { return }
+      if missing.isEmpty { return true }
       for pid in daemons {
         var status: Int32 = 0
         if waitpid(pid, &status, WNOHANG) == pid {
@@ -277,11 +273,9 @@ public final class CorporateNetwork: @unchecked Sendable {
           throw TestFailure("corporate network: a daemon (pid \(pid)) exited: see \(dir.path)/*.log\n" + logs())
         }
       }
-      guard Date().timeIntervalSince(started) < 20 else {
-        throw TestFailure("corporate network: nothing listens on \(missing) after 20 s\n" + logs())
-      }
-      usleep(20_000)
+      return false
     }
+    guard allListen else { throw TestFailure("corporate network: nothing listens on \(missing) after 20 s\n" + logs()) }
   }
 
   /// The daemons' own logs, for a failure's message.

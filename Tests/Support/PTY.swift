@@ -85,17 +85,19 @@ public final class PTYSession: @unchecked Sendable {
   public func expect(_ text: String, timeout: Double = 15, sourceLocation: String = #fileID + ":" + "\(#line)") throws
     -> String
   {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
+    var before: String?
+    waitUntil(timeout: timeout, every: 0.01) {
       let all = transcript
       let start = all.index(all.startIndex, offsetBy: min(cursor, all.count))
-      if let range = all[start...].range(of: text) {
-        cursor = all.distance(from: all.startIndex, to: range.upperBound)
-        return String(all[start..<range.lowerBound])
-      }
-      usleep(10_000)
+      guard let range = all[start...].range(of: text) else { return false }
+      cursor = all.distance(from: all.startIndex, to: range.upperBound)
+      before = String(all[start..<range.lowerBound])
+      return true
     }
-    throw TestFailure("timed out waiting for \(text.debugDescription); the terminal shows:\n\(transcript)")
+    guard let before else {
+      throw TestFailure("timed out waiting for \(text.debugDescription); the terminal shows:\n\(transcript)")
+    }
+    return before
   }
 
   /// Types a line and Enter.
@@ -116,17 +118,12 @@ public final class PTYSession: @unchecked Sendable {
 
   /// Waits for the child to exit; returns its exit code (128+N for signal N).
   public func wait(timeout: Double = 20) throws -> Int32 {
-    let deadline = Date().addingTimeInterval(timeout)
     var status: Int32 = 0
-    while Date() < deadline {
-      let r = waitpid(pid, &status, WNOHANG)
-      if r == pid {
-        _ = readers.wait(timeout: .now() + 2)
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-      }
-      usleep(10_000)
+    guard waitUntil(timeout: timeout, every: 0.01, { waitpid(pid, &status, WNOHANG) == pid }) else {
+      throw TestFailure("still running after \(timeout) s; the terminal shows:\n\(transcript)")
     }
-    throw TestFailure("still running after \(timeout) s; the terminal shows:\n\(transcript)")
+    _ = readers.wait(timeout: .now() + 2)
+    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
   }
 }
 
