@@ -138,29 +138,15 @@ public final class CorporateNetwork: @unchecked Sendable {
     }
   }
 
+  /// The tenant's CA and certificate, the https:// proxy's (from a CA of its own), and the
+  /// namespace's hosts file (both names on its loopback).
   private func makeCertificates() throws {
-    let script = """
-      set -e
-      cd '\(dir.path)'
-      openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj '/CN=Corp Network Test CA' \
-        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
-      openssl req -newkey rsa:2048 -nodes -keyout tenant.key -out tenant.csr -subj '/CN=\(Self.tenantHost)' 2>/dev/null
-      printf 'subjectAltName=DNS:\(Self.tenantHost)\\nbasicConstraints=CA:FALSE\\n' > tenant.ext
-      openssl x509 -req -in tenant.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out tenant.pem -days 2 \
-        -extfile tenant.ext 2>/dev/null
-      mkdir certs && cp ca.pem certs/ && openssl rehash certs
-      openssl req -x509 -newkey rsa:2048 -nodes -keyout proxy-ca.key -out proxy-ca.pem -days 2 \
-        -subj '/CN=Corp Proxy Test CA' -addext basicConstraints=critical,CA:TRUE \
-        -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
-      openssl req -newkey rsa:2048 -nodes -keyout proxy.key -out proxy.csr -subj '/CN=\(Self.proxyHost)' 2>/dev/null
-      printf 'subjectAltName=DNS:\(Self.proxyHost)\\nbasicConstraints=CA:FALSE\\n' > proxy.ext
-      openssl x509 -req -in proxy.csr -CA proxy-ca.pem -CAkey proxy-ca.key -CAcreateserial -out proxy.pem -days 2 \
-        -extfile proxy.ext 2>/dev/null
-      printf '127.0.0.1 localhost \(Self.tenantHost) \(Self.proxyHost)\\n::1 localhost\\n' > hosts
-      : > pids
-      """
-    let made = try run(["/bin/sh", "-c", script], environment: ["PATH": "/usr/bin:/bin"])
-    guard made.status == 0 else { throw TestFailure("corporate network: openssl: \(made.stderr)") }
+    let tenantCA = try TestCA("Corp Network Test CA", in: dir)
+    try tenantCA.issue("tenant", host: Self.tenantHost)
+    try tenantCA.hashedDirectory()
+    try TestCA("Corp Proxy Test CA", name: "proxy-ca", in: dir).issue("proxy", host: Self.proxyHost)
+    try dir.write("hosts", "127.0.0.1 localhost \(Self.tenantHost) \(Self.proxyHost)\n::1 localhost\n", mode: 0o644)
+    try dir.write("pids", "", mode: 0o644)
   }
 
   /// The holder: unshare's new namespaces, loopback up, the scratch hosts file over /etc/hosts
