@@ -79,16 +79,7 @@ final class TLSFront: @unchecked Sendable {
 
   /// The machine profile's config: `topLevel` lines before its table, `extra` in it.
   func writeConfig(_ h: Harness, _ front: TLSFront, _ extra: String = "", topLevel: String = "") throws {
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      """
-      \(topLevel)
-      [profiles.\(h.profile)]
-      tenant = "\(front.url)"
-      client_id = "ci-bot"
-      grant = "client_credentials"
-      \(extra)
-      """)
+    try h.writeMachineProfile(client: "ci-bot", tenant: front.url, topLevel: topLevel, extra)
   }
 
   @Test func withoutTheCAOneLineSaysWhatToSet() throws {

@@ -28,15 +28,9 @@ final class CorporateRig: Sendable {
   /// The machine profile on the tenant: `topLevel` lines before its table, `profile` in it; its
   /// API `orders` is the emulator's protected resource (for `strivacity curl`).
   func writeConfig(_ profile: String = "", topLevel: String = "") throws {
-    try h.home.write(
-      ".config/strivacity/config.toml",
+    try h.writeMachineProfile(
+      client: "ci-bot", tenant: tenant, topLevel: topLevel + "\n",
       """
-      \(topLevel)
-
-      [profiles.\(h.profile)]
-      tenant = "\(tenant)"
-      client_id = "ci-bot"
-      grant = "client_credentials"
       \(profile)
 
       [profiles.\(h.profile).apis.orders]

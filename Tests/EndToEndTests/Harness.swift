@@ -410,14 +410,19 @@ final class Harness: @unchecked Sendable {
 
   /// A config file with this harness's profile on the emulator, plus `settings` (TOML lines).
   func writeProfile(_ settings: String = "") throws {
-    try home.write(
-      ".config/strivacity/config.toml",
-      """
-      [profiles.\(profile)]
-      tenant = "\(emulator.issuer)"
-      client_id = "strivacity-cli"
-      \(settings)
-      """)
+    try home.writeConfig(
+      StrivacityConfig.profile(profile, tenant: emulator.issuer, clientID: "strivacity-cli", settings))
+  }
+
+  /// A machine profile for the emulator's client `client` (or for `tenant`, when a front stands
+  /// before the emulator), plus `settings` (TOML lines); `topLevel` lines, when given, before
+  /// its table.
+  func writeMachineProfile(client: String, tenant: String? = nil, topLevel: String? = nil, _ settings: String = "")
+    throws
+  {
+    let table = StrivacityConfig.profile(
+      profile, tenant: tenant ?? emulator.issuer, clientID: client, grant: "client_credentials", settings)
+    try home.writeConfig(topLevel.map { $0 + "\n" + table } ?? table)
   }
 }
 

@@ -10,19 +10,6 @@ import Synchronization
 import Testing
 
 extension Harness {
-  /// A machine profile for the emulator's client `client`, plus `settings` (TOML lines).
-  func writeMachineProfile(client: String, _ settings: String = "") throws {
-    try home.write(
-      ".config/strivacity/config.toml",
-      """
-      [profiles.\(profile)]
-      tenant = "\(emulator.issuer)"
-      client_id = "\(client)"
-      grant = "client_credentials"
-      \(settings)
-      """)
-  }
-
   func strivacity(_ arguments: [String], environment more: [String: String], binary: String = "strivacity") throws
     -> ProcessResult
   {
