@@ -279,6 +279,17 @@ final class Harness: @unchecked Sendable {
     try PTYSession(loginArguments(sdk: sdk, extra), environment: environment)
   }
 
+  /// `strivacity login` on a pseudo-terminal, the demo user signed in first when `demoSignIn`
+  /// (PTYSession.typeDemoSignIn), then `steps` played (PTYSession.converse).
+  func interactiveLogin(
+    sdk: String, _ extra: [String] = [], demoSignIn: Bool = false, playing steps: [(prompt: String, answer: String?)]
+  ) throws -> PTYSession {
+    let tty = try interactiveLogin(sdk: sdk, extra)
+    if demoSignIn { try tty.typeDemoSignIn() }
+    try tty.converse(steps)
+    return tty
+  }
+
   /// `strivacity login` with no terminal at all.
   func automatedLogin(sdk: String, _ extra: [String], environment more: [String: String] = [:]) throws -> ProcessResult
   {
@@ -432,12 +443,8 @@ extension PTYSession {
   /// Types the demo user through the identifier and password screens, accepting the defaults.
   /// Only the start of each prompt is awaited: a hostile tenant appends to every label.
   func typeDemoSignIn() throws {
-    try expect("Email address")
-    send("demo@example.com")
-    try expect("Password")
-    send("Demo-pass-1")
-    try expect("[y/N]")
-    send("")  // the last answer submits the screen's primary action
+    // The last answer submits the screen's primary action.
+    try converse([("Email address", "demo@example.com"), ("Password", "Demo-pass-1"), ("[y/N]", "")])
   }
 }
 

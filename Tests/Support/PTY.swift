@@ -100,6 +100,15 @@ public final class PTYSession: @unchecked Sendable {
     return before
   }
 
+  /// Plays a conversation in order: for each step, waits for `prompt` (as `expect` does), then
+  /// types `answer` and Enter when the step has one (nil: only waits).
+  public func converse(_ steps: [(prompt: String, answer: String?)], timeout: Double = 15) throws {
+    for step in steps {
+      try expect(step.prompt, timeout: timeout)
+      if let answer = step.answer { send(answer) }
+    }
+  }
+
   /// Types a line and Enter.
   public func send(_ line: String) { type(line + "\r") }
 
