@@ -51,9 +51,7 @@ import Testing
 
   @Test func notSignedInIsExitThree() throws {
     let h = try Harness(journey: "password")
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      "[profiles.\(h.profile)]\ntenant = \"\(h.emulator.issuer)\"\nclient_id = \"strivacity-cli\"\n")
+    try h.writeProfile()
     let result = try h.strivacity(["token", "--profile", h.profile])
     #expect(result.status == 3)
     #expect(result.stdout.isEmpty)
@@ -325,9 +323,7 @@ import Testing
 
   @Test func tokenLoginSignsInOnTheTerminal() throws {
     let h = try Harness(journey: "password")
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      "[profiles.\(h.profile)]\ntenant = \"\(h.emulator.issuer)\"\nclient_id = \"strivacity-cli\"\n")
+    try h.writeProfile()
     let tty = try PTYSession(
       [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile, "--login"], environment: h.environment)
     try tty.typeDemoSignIn()

@@ -289,7 +289,7 @@ extension Trait where Self == CorporateRigScope {
     #expect(none.status == 4 && none.stderr.contains("no password was found"), "\(none.stderr)")
     let kept = try setup(rig.net.proxyPassword)
     #expect(kept.status == 0 && kept.stderr.contains("kept in the keyring"), "\(kept.stderr)")
-    let config = try String(contentsOfFile: rig.h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    let config = try rig.h.home.readConfig()
     #expect(config.contains("proxy = \"\(rig.net.proxyURL)\"") && config.contains("proxy_user = "))
     #expect(!config.contains(rig.net.proxyPassword))
     let before = rig.net.proxyConnects()

@@ -26,7 +26,7 @@ import Testing
     #expect(try h.lastBody("identifier") == ["identifier": "demo@example.com"])
     #expect(try h.lastBody("password") == ["password": "Demo-pass-1", "keepMeLoggedIn": false])
     #expect(try h.signedIn())
-    let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    let config = try h.home.readConfig()
     #expect(config.contains("[profiles.\(h.profile)]"))
     #expect(config.contains("sdk_mode = \"\(sdk)\""))
   }

@@ -220,7 +220,7 @@ import Testing
         "profile \(h.profile) gives kubectl its token for https://127.0.0.1:\(cluster.port) (context theirs)"),
       "\(setup.stderr)")
     #expect(
-      try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains(
+      try h.home.readConfig().contains(
         "kube_clusters = [\"https://127.0.0.1:\(cluster.port)\"]"), "the current context's server")
     let written = try String(contentsOfFile: cluster.kubeconfig, encoding: .utf8)
     let front = URL(fileURLWithPath: TestEnvironment.binary("strivacity")).resolvingSymlinksInPath().path
@@ -248,7 +248,7 @@ import Testing
     #expect(undo.status == 0, "\(undo.stderr)")
     #expect(undo.stderr.contains("these contexts still name it (left as they are): mine"), "\(undo.stderr)")
     #expect(
-      try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains(
+      try h.home.readConfig().contains(
         "kube_clusters = []"), "the allow-list goes with the user")
     #expect(try cluster.run(["config", "delete-context", "mine"]).status == 0)
     #expect(try cluster.run(["config", "view"]).stdout == before, "the rest of the kubeconfig as it was")
@@ -273,7 +273,7 @@ import Testing
       ]).status == 0)
     #expect(try cluster.run(["config", "set-context", "first", "--cluster=c", "--user=\(name)"]).status == 0)
     #expect(try cluster.run(["config", "set-context", "second", "--cluster=d", "--user=\(name)"]).status == 0)
-    let config = h.home.file(".config/strivacity/config.toml")
+    let config = h.home.configPath
     let setupFirst = try run(
       [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "first"],
       environment: cluster.environment)
@@ -385,7 +385,7 @@ import Testing
     let h = try Harness(journey: "password")
     let cluster = try Cluster(h, expected: nil)
     try h.writeProfile()
-    let config = h.home.file(".config/strivacity/config.toml")
+    let config = h.home.configPath
     #expect(
       try cluster.run(["config", "set-cluster", "tricky", "--server=https://127.0.0.1:\(cluster.port)@evil.example/"])
         .status == 0)

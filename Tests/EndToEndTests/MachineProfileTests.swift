@@ -313,7 +313,7 @@ extension Harness {
   @Test func aCIJobNeedsNoSessionBusAndWritesNothing() throws {
     let h = try Harness(journey: "machine")
     try h.writeMachineProfile(client: "ci-bot")
-    let config = h.home.file(".config/strivacity/config.toml")
+    let config = h.home.configPath
     let empty = try ScratchDirectory("ci-home")
     let environment = [
       "HOME": empty.path, "PATH": "/usr/bin:/bin", "STRIVACITY_CONFIG": config,

@@ -77,25 +77,22 @@ struct OutsideAuthorizationServerTests {
 
   /// The profile on the server, with its two APIs (and `more`).
   func writeConfig(_ server: OutsideAuthorizationServer, home: ScratchDirectory, _ more: String = "") throws {
-    try home.write(
-      ".config/strivacity/config.toml",
-      """
-      [profiles.\(Self.profile)]
-      tenant = "\(server["issuer"])"
-      client_id = "\(server["client_id"])"
-      redirect_uri = "\(server["redirect_uri"])"
+    try home.writeConfig(
+      StrivacityConfig.profile(Self.profile, tenant: server["issuer"], clientID: server["client_id"])
+        + """
+        redirect_uri = "\(server["redirect_uri"])"
 
-      [profiles.\(Self.profile).apis.orders]
-      url = "\(Self.orders)"
-      resource = ["\(Self.orders)"]
-      scopes = ["orders:read"]
+        [profiles.\(Self.profile).apis.orders]
+        url = "\(Self.orders)"
+        resource = ["\(Self.orders)"]
+        scopes = ["orders:read"]
 
-      [profiles.\(Self.profile).apis.billing]
-      url = "\(Self.billing)"
-      resource = ["\(Self.billing)"]
-      scopes = ["billing:read"]
-      \(more)
-      """)
+        [profiles.\(Self.profile).apis.billing]
+        url = "\(Self.billing)"
+        resource = ["\(Self.billing)"]
+        scopes = ["billing:read"]
+        \(more)
+        """)
   }
 
   func claims(_ token: String) throws -> JSONValue {
