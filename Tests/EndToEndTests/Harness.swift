@@ -419,10 +419,11 @@ final class Harness: @unchecked Sendable {
 
   func grants(_ type: String) throws -> Int { try stats()["grants"]?[type]?.int ?? 0 }
 
-  /// A config file with this harness's profile on the emulator, plus `settings` (TOML lines).
-  func writeProfile(_ settings: String = "") throws {
+  /// A config file with this harness's profile on the emulator (or on `tenant`), plus
+  /// `settings` (TOML lines).
+  func writeProfile(tenant: String? = nil, _ settings: String = "") throws {
     try home.writeConfig(
-      StrivacityConfig.profile(profile, tenant: emulator.issuer, clientID: "strivacity-cli", settings))
+      StrivacityConfig.profile(profile, tenant: tenant ?? emulator.issuer, clientID: "strivacity-cli", settings))
   }
 
   /// A machine profile for the emulator's client `client` (or for `tenant`, when a front stands
