@@ -22,17 +22,9 @@ import Testing
     return text
   }
 
-  static let apis = """
-    [profiles.PROFILE.apis.orders]
-    url = "https://api.example.com/orders/"
-    audience = "https://api.example.com/orders"
-    resource = ["https://api.example.com/orders/"]
-    scopes = ["orders:read"]
-    """
-
   @Test func aSignedInProfileIsAllWell() throws {
     let h = try Harness(journey: "password")
-    try h.writeProfile("\n" + Self.apis.replacingOccurrences(of: "PROFILE", with: h.profile))
+    try h.writeProfile("\n" + APITokenTests.ordersAPI.replacingOccurrences(of: "PROFILE", with: h.profile))
     try h.signIn()
     let api = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"])
     #expect(api.status == 0, "\(api.stderr)")

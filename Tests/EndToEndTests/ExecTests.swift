@@ -120,7 +120,7 @@ import Testing
     let h = try Harness(journey: "password") { journey in
       for index in journey.clients.indices { journey.clients[index].accessTokenTTL = 4 }
     }
-    try h.writeProfile("\n" + DoctorTests.apis.replacingOccurrences(of: "PROFILE", with: h.profile))
+    try h.writeProfile("\n" + APITokenTests.ordersAPI.replacingOccurrences(of: "PROFILE", with: h.profile))
     try h.signIn()
     let runtime = h.home.file("run")
     try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)

@@ -440,6 +440,23 @@ final class Harness: @unchecked Sendable {
 
 let sdkModes = ["web", "android-minimal"]
 
+/// A JWT's claims: its payload, base64url-decoded JSON. `token` may end in a newline (as a
+/// command prints it); it must have three parts.
+func jwtClaims(_ token: String) throws -> JSONValue {
+  let parts = token.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
+  try #require(parts.count == 3, "a JWT: \(token.prefix(20))")
+  return try #require(jwtPayload(token))
+}
+
+/// The JSON after a token's first dot, base64url-decoded; nil when there is none (an opaque
+/// token, an empty file).
+func jwtPayload(_ token: String) -> JSONValue? {
+  let part = token.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").dropFirst().first ?? ""
+  var text = String(part).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+  while text.count % 4 != 0 { text += "=" }
+  return Data(base64Encoded: text).flatMap { JSONValue.parse(Array($0)) }
+}
+
 extension PTYSession {
   /// Types the demo user through the identifier and password screens, accepting the defaults.
   /// Only the start of each prompt is awaited: a hostile tenant appends to every label.
