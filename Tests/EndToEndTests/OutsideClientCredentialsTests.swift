@@ -45,12 +45,7 @@ extension OutsideAuthorizationServer {
   }
 }
 
-@Suite(
-  .serialized,
-  .enabled(
-    if: FileManager.default.isExecutableFile(atPath: "/usr/bin/glewlwyd")
-      || ProcessInfo.processInfo.environment["STRIVACITY_SKIP_OUTSIDE_AS"] != "1",
-    "glewlwyd is not installed and STRIVACITY_SKIP_OUTSIDE_AS=1"))
+@Suite(.serialized, .outsideServerInstalled)
 struct OutsideClientCredentialsTests {
   static let orders = "https://api.example.com/orders/"
   /// The issue-27 suite's readers of a JWT (claims, audiences, scopes).
