@@ -76,23 +76,10 @@ struct OutsideClientCredentialsTests {
   }
 
   /// RFC 6749 §2.3.1 / Appendix B: application/x-www-form-urlencoded, byte by byte of UTF-8.
-  static func formEncoded(_ text: String) -> String {
-    var out = ""
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-        UInt8(ascii: "*"):
-        out.append(Character(UnicodeScalar(byte)))
-      case UInt8(ascii: " "): out.append("+")
-      default: out += String(format: "%%%02X", byte)
-      }
-    }
-    return out
-  }
+  static func formEncoded(_ text: String) -> String { TestFormEncoding.encode(text) }
 
   static func basic(_ id: String, _ secret: String) -> String {
-    "Authorization: Basic " + Data((formEncoded(id) + ":" + formEncoded(secret)).utf8).base64EncodedString()
+    "Authorization: " + TestFormEncoding.basic(id, secret)
   }
 
   /// One request to the token endpoint with plain curl, the credentials through stdin and a
