@@ -204,10 +204,7 @@ import Testing
   /// sign-in's. A stand-in answers as such an agent does.
   @Test func anAgentFromBeforeAPIsIsDoneWithout() throws {
     let h = try signedIn()
-    let runtime = h.home.file("run")
-    mkdir(runtime, 0o700)
-    mkdir(runtime + "/strivacity", 0o700)
-    h.extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    h.useOwnRuntimeDirectory(strivacityDirectory: true)
     h.extraEnvironment["STRIVACITY_AGENT"] = "1"
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     let log = h.home.file("old-agent.log")

@@ -18,9 +18,7 @@ import Testing
     let log: String
 
     init(_ h: Harness, environment more: [String: String] = [:]) throws {
-      let runtime = h.home.file("run")
-      mkdir(runtime, 0o700)
-      h.extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+      h.useOwnRuntimeDirectory()
       log = try h.home.write("agent.log", "")
       process.executableURL = URL(fileURLWithPath: TestEnvironment.binary("strivacity"))
       process.arguments = ["agent", "--idle-timeout", "1"]

@@ -285,10 +285,7 @@ import Testing
       FileManager.default.isExecutableFile(atPath: activate), "systemd-socket-activate (package systemd) is needed")
     let h = try Harness(journey: "password")
     try h.signIn()
-    let runtime = h.home.file("run")
-    mkdir(runtime, 0o700)
-    mkdir(runtime + "/strivacity", 0o700)
-    h.extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    h.useOwnRuntimeDirectory(strivacityDirectory: true)
     h.extraEnvironment["STRIVACITY_AGENT"] = "1"
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     let activator = Process()

@@ -115,10 +115,7 @@ import Testing
   /// refresh lock (all have read the store) make one refresh, and all print its token.
   @Test func forcedRefreshesAtOnceMakeOne() throws {
     let h = try Harness(journey: "password")
-    let runtime = h.home.file("run")
-    mkdir(runtime, 0o700)
-    mkdir(runtime + "/strivacity", 0o700)
-    h.extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    let runtime = h.useOwnRuntimeDirectory(strivacityDirectory: true)
     try h.signIn()
     let lockPath = runtime + "/strivacity/\(h.profile).lock"
     let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)

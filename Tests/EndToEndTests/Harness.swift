@@ -402,9 +402,7 @@ final class Harness: @unchecked Sendable {
   /// for every command the harness runs (STRIVACITY_AGENT=1); killed with the harness.
   @discardableResult
   func startAgent(_ arguments: [String] = []) throws -> pid_t {
-    let runtime = home.file("run")
-    mkdir(runtime, 0o700)
-    extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    useOwnRuntimeDirectory()
     extraEnvironment["STRIVACITY_AGENT"] = "1"
     let started = try strivacity(["agent", "start"] + arguments)
     #expect(started.status == 0, "\(started.stderr)")
@@ -413,6 +411,18 @@ final class Harness: @unchecked Sendable {
     let pid = try #require(pid_t(String(digits)), "\(started.stderr)")
     agentPID = pid
     return pid
+  }
+
+  /// A runtime directory of the harness's own (0700), XDG_RUNTIME_DIR for every command it runs,
+  /// and in it strivacity's own when `strivacityDirectory` (for a lock or a socket another
+  /// process makes first); its path.
+  @discardableResult
+  func useOwnRuntimeDirectory(strivacityDirectory: Bool = false) -> String {
+    let runtime = home.file("run")
+    mkdir(runtime, 0o700)
+    if strivacityDirectory { mkdir(runtime + "/strivacity", 0o700) }
+    extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    return runtime
   }
 
   var agentSocket: String { home.file("run") + "/strivacity/agent.sock" }
