@@ -8,6 +8,14 @@ import Synchronization
 import Testing
 
 @Suite struct AgentTests {
+  /// A signed-in profile whose access token expires in 20 s: the next token call refreshes.
+  static func signedInWithARefreshDue() throws -> Harness {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    try h.expireStoredAccessToken(in: 20)
+    return h
+  }
+
   /// A raw client: sends `bytes` on the agent's socket, as `uid` when given, and returns what came
   /// back (empty when the agent closed without a word).
   static func raw(_ h: Harness, _ bytes: [UInt8], uid: Int? = nil, thenClose: Bool = false) throws -> ProcessResult {
@@ -128,9 +136,7 @@ import Testing
 
   /// 64 callers at once on a token due for refresh, all through the agent: one refresh.
   @Test func sixtyFourCallersMakeOneRefresh() throws {
-    let h = try Harness(journey: "password")
-    try h.signIn()
-    try h.expireStoredAccessToken(in: 20)
+    let h = try Self.signedInWithARefreshDue()
     try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     let before = try h.grants("refresh_token")
@@ -203,9 +209,7 @@ import Testing
   /// The agent killed in the middle of a refresh: its caller does the work itself, and nothing
   /// is lost (the keyring is the record; the lock died with the agent).
   @Test func anAgentKilledMidRequestLosesNothing() throws {
-    let h = try Harness(journey: "password")
-    try h.signIn()
-    try h.expireStoredAccessToken(in: 20)
+    let h = try Self.signedInWithARefreshDue()
     let before = try h.storedSecret()
     let agent = try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
@@ -370,9 +374,7 @@ import Testing
   /// SIGTERM (systemd at logout) in the middle of a refresh: the agent finishes it — the caller
   /// gets its tokens, the new set is stored — and then exits.
   @Test func sigtermLetsARefreshUnderWayFinish() throws {
-    let h = try Harness(journey: "password")
-    try h.signIn()
-    try h.expireStoredAccessToken(in: 20)
+    let h = try Self.signedInWithARefreshDue()
     let before = try h.storedSecret()?["tokens"]?["access_token"]
     let agent = try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
@@ -388,9 +390,7 @@ import Testing
   /// A slow answer from the agent (here a slow tenant; it may as well be a keyring dialog, which
   /// the agent has no terminal to announce on) is said on the caller's terminal after a second.
   @Test func aSlowAgentIsSaidOnTheTerminal() throws {
-    let h = try Harness(journey: "password")
-    try h.signIn()
-    try h.expireStoredAccessToken(in: 20)
+    let h = try Self.signedInWithARefreshDue()
     try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     try h.control("faults", ["endpoint": "token", "kind": "delay", "delay": 2])

@@ -25,6 +25,16 @@ import Testing
     return (result, Date().timeIntervalSince(started))
   }
 
+  /// A profile signed in on a gnome-keyring of the harness's own (these tests lock it, kill its
+  /// daemon, leave its dialogs open), with the token cache off: every call goes to the keyring.
+  static func signedInOnAKeyringOfItsOwn() throws -> Harness {
+    let h = try Harness(journey: "password")
+    try h.useOwnKeyring(.gnomeKeyring)
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    try h.signIn()
+    return h
+  }
+
   static func signIn(_ h: Harness) throws -> (ProcessResult, Double) {
     try timed(
       h,
@@ -179,10 +189,7 @@ import Testing
   /// the dialog is the person's; the daemon still serves after strivacity's exit, and after the
   /// person comes back and presses Cancel; unlocked, nothing was lost.
   @Test func anUnansweredUnlockDialogIsLeftToThePerson() throws {
-    let h = try Harness(journey: "password")
-    try h.useOwnKeyring(.gnomeKeyring)
-    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
-    try h.signIn()
+    let h = try Self.signedInOnAKeyringOfItsOwn()
     let before = try h.storedSecret()
     let prompter = try h.startPrompterStandin("silent")
     let daemon = try h.ownKeyringDaemon()
@@ -232,10 +239,7 @@ import Testing
         FileManager.default.isExecutableFile(atPath: tool),
         "\(tool) (Debian: xvfb, xdotool, gcr; make deps installs them)")
     }
-    let h = try Harness(journey: "password")
-    try h.useOwnKeyring(.gnomeKeyring)
-    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
-    try h.signIn()
+    let h = try Self.signedInOnAKeyringOfItsOwn()
     let before = try h.storedSecret()
 
     // A display of its own (Xvfb picks a free number and writes it to stdout); stopped by PID.
@@ -308,10 +312,7 @@ import Testing
   /// Escape at gnome-keyring's unlock dialog (the stand-in prompter answers Cancel at once):
   /// exit 7, saying the unlock was declined, not merely that the keyring is locked.
   @Test func aDeclinedUnlockIsSaidAsDeclined() throws {
-    let h = try Harness(journey: "password")
-    try h.useOwnKeyring(.gnomeKeyring)
-    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
-    try h.signIn()
+    let h = try Self.signedInOnAKeyringOfItsOwn()
     let prompter = try h.startPrompterStandin("cancel")
     let daemon = try h.ownKeyringDaemon()
     try h.lockKeyring()
@@ -335,10 +336,7 @@ import Testing
   /// a shell of the same session, unlocks the keyring the session bus already has (--replace
   /// takes over from the running daemon), and the next call works with nothing lost.
   @Test func aLockedKeyringWithoutADesktopNamesBothWaysOut() throws {
-    let h = try Harness(journey: "password")
-    try h.useOwnKeyring(.gnomeKeyring)
-    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
-    try h.signIn()
+    let h = try Self.signedInOnAKeyringOfItsOwn()
     let before = try h.storedSecret()
     let daemon = try h.ownKeyringDaemon()
     try h.lockKeyring()
