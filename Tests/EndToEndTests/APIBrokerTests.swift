@@ -231,7 +231,7 @@ import Testing
     try agent.run()
     // SIGKILL: a SIGTERM may be blocked in what it inherited.
     defer { kill(agent.processIdentifier, SIGKILL) }
-    for _ in 0..<100 where !FileManager.default.fileExists(atPath: log) { usleep(50_000) }
+    waitUntil(timeout: 5, every: 0.05) { FileManager.default.fileExists(atPath: log) }
     for binary in ["strivacity", "strivacity-cli"] {
       for arguments in [["--api", "orders"], ["--audience", Self.orders, "--scope", "orders:read"]] {
         let result = try run(

@@ -304,11 +304,8 @@ import Testing
       kill(activator.processIdentifier, SIGKILL)
       activator.waitUntilExit()
     }
-    let started = Date()
-    while !FileManager.default.fileExists(atPath: h.agentSocket) {
-      try #require(Date().timeIntervalSince(started) < 10, "the socket never appeared")
-      usleep(20_000)
-    }
+    try #require(
+      waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: h.agentSocket) }, "the socket never appeared")
     let token = try h.strivacity(["token", "--profile", h.profile, "--verbose"])
     #expect(token.status == 0 && !token.stderr.contains("doing without it"), "\(token.stderr)")
     #expect(token.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-") + "\n")
@@ -356,12 +353,7 @@ import Testing
     let h = try Harness(journey: "password")
     let idle = try h.startAgent(["--idle-timeout", "1"])
     func gone(_ pid: pid_t, within seconds: Double) -> Bool {
-      let started = Date()
-      while Date().timeIntervalSince(started) < seconds {
-        if kill(pid, 0) != 0 && errno == ESRCH { return true }
-        usleep(50_000)
-      }
-      return false
+      waitUntil(timeout: seconds, every: 0.05) { kill(pid, 0) != 0 && errno == ESRCH }
     }
     #expect(gone(idle, within: 6), "idle for over a second: it exits")
     #expect(!FileManager.default.fileExists(atPath: h.agentSocket), "and takes its socket with it")
@@ -382,8 +374,7 @@ import Testing
     #expect(result.status == 0 && !result.stderr.contains("doing without it"), "the agent answered: \(result.stderr)")
     let stored = try h.storedSecret()?["tokens"]?["access_token"]
     #expect(stored != before && result.stdout == (stored?.string ?? "-") + "\n", "its refresh is stored")
-    let started = Date()
-    while kill(agent, 0) == 0 && Date().timeIntervalSince(started) < 5 { usleep(50_000) }
+    waitUntil(timeout: 5, every: 0.05) { kill(agent, 0) != 0 }
     #expect(kill(agent, 0) != 0, "and then it exits")
   }
 

@@ -133,8 +133,7 @@ import Testing
       }
     }
     // Every caller has read the store and waits at the lock (it has the lock file open).
-    let deadline = Date().addingTimeInterval(30)
-    while openers(of: lockPath) < callers + 1 && Date() < deadline { usleep(20_000) }
+    waitUntil(timeout: 30) { openers(of: lockPath) >= callers + 1 }
     #expect(openers(of: lockPath) == callers + 1, "all callers at the lock")
     flock(lock, LOCK_UN)
     close(lock)

@@ -79,11 +79,7 @@ import Testing
     // The tenant stops once the command runs (it says so with a file), however slow the start.
     let started = h.home.file("run/started")
     DispatchQueue.global().async {
-      var waited = 0
-      while !FileManager.default.fileExists(atPath: started) && waited < 600 {
-        usleep(50_000)
-        waited += 1
-      }
+      waitUntil(timeout: 30, every: 0.05) { FileManager.default.fileExists(atPath: started) }
       h.emulator.stop()
     }
     let result = try sh(

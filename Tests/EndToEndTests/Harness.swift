@@ -166,14 +166,13 @@ final class Harness: @unchecked Sendable {
       stdin: Self.keyringPassword)
     #expect(result.status == 0, "\(result.stderr)")
     // KeePassXC opens the database after it answers.
-    let started = Date()
-    while try busCall(
-      "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
-      ["org.freedesktop.Secret.Collection", "Locked"]
-    ).contains("true") {
-      try #require(Date().timeIntervalSince(started) < 10, "the keyring stayed locked")
-      usleep(50_000)
+    let unlocked = try waitUntil(timeout: 10, every: 0.05) {
+      try !busCall(
+        "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
+        ["org.freedesktop.Secret.Collection", "Locked"]
+      ).contains("true")
     }
+    try #require(unlocked, "the keyring stayed locked")
   }
 
   /// Kills the harness's KeePassXC and starts it again on the same database and bus, as after a
@@ -182,14 +181,13 @@ final class Harness: @unchecked Sendable {
     let database = try #require(keepassxcDatabase)
     let state = (database as NSString).deletingLastPathComponent
     kill(try ownKeyringDaemon(), SIGKILL)
-    let gone = Date()
-    while busCall(
-      quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
-      ["org.freedesktop.secrets"]
-    ).contains("true") {
-      try #require(Date().timeIntervalSince(gone) < 10, "KeePassXC kept the name")
-      usleep(50_000)
+    let gone = waitUntil(timeout: 10, every: 0.05) {
+      !busCall(
+        quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
+        ["org.freedesktop.secrets"]
+      ).contains("true")
     }
+    try #require(gone, "KeePassXC kept the name")
     let keepassxc = Process()
     keepassxc.executableURL = URL(fileURLWithPath: "/usr/bin/keepassxc")
     keepassxc.arguments = [
@@ -208,15 +206,7 @@ final class Harness: @unchecked Sendable {
     restartedKeePassXC = keepassxc.processIdentifier
     input.fileHandleForWriting.write(Data((Self.keyringPassword + "\n").utf8))
     try input.fileHandleForWriting.close()
-    let started = Date()
-    while !busCall(
-      quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default",
-      "org.freedesktop.DBus.Properties.Get",
-      ["org.freedesktop.Secret.Collection", "Locked"]
-    ).contains("false") {
-      try #require(Date().timeIntervalSince(started) < 15, "KeePassXC did not come back unlocked")
-      usleep(50_000)
-    }
+    try #require(waitUntil(timeout: 15, every: 0.05) { keyringSaysUnlocked() }, "KeePassXC did not come back unlocked")
   }
 
   /// A KeePassXC started by `restartKeePassXC` (killed with the harness).
@@ -242,12 +232,19 @@ final class Harness: @unchecked Sendable {
     let owner = busCall(
       quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID",
       ["org.freedesktop.secrets"])
-    let locked = busCall(
-      quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default",
-      "org.freedesktop.DBus.Properties.Get",
-      ["org.freedesktop.Secret.Collection", "Locked"])
+    let locked = lockedProperty()
     return owner.split(separator: " ").last?.filter(\.isNumber) == String(pid) && !locked.isEmpty
   }
+
+  /// The default collection's Locked property as gdbus prints it ("" when the call fails).
+  func lockedProperty() -> String {
+    busCall(
+      quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default",
+      "org.freedesktop.DBus.Properties.Get", ["org.freedesktop.Secret.Collection", "Locked"])
+  }
+
+  /// Whether the keyring answers that its default collection is unlocked.
+  func keyringSaysUnlocked() -> Bool { lockedProperty().contains("false") }
 
   /// How many items the keyring holds for a profile (default: the harness's), by secret-tool.
   func keyringItemCount(profile name: String? = nil) throws -> Int {
@@ -499,12 +496,12 @@ final class PrompterStandin: @unchecked Sendable {
 
   /// Until `event` is logged (5 s at most).
   func waitFor(_ event: String) throws {
-    let started = Date()
-    while !events.contains(event) {
+    let logged = try waitUntil(timeout: 5) {
+      if events.contains(event) { return true }
       try #require(process.isRunning, "prompter-standin ended: \(events)")
-      try #require(Date().timeIntervalSince(started) < 5, "prompter-standin never logged '\(event)': \(events)")
-      usleep(20_000)
+      return false
     }
+    try #require(logged, "prompter-standin never logged '\(event)': \(events)")
   }
 
   /// The person comes back and presses Cancel on the dialogs still open.
@@ -514,8 +511,7 @@ final class PrompterStandin: @unchecked Sendable {
   func stop() {
     guard process.isRunning else { return }
     kill(process.processIdentifier, SIGTERM)
-    let started = Date()
-    while process.isRunning && Date().timeIntervalSince(started) < 2 { usleep(20_000) }
+    waitUntil(timeout: 2) { !process.isRunning }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
   }
 }

@@ -85,11 +85,10 @@ import Testing
       process.standardOutput = FileHandle.nullDevice
       try process.run()
       // The server writes its port to a file once it listens (read with a deadline, not a pipe).
-      let started = Date()
       var port = ""
-      while Int(port) == nil && Date().timeIntervalSince(started) < 10 {
+      waitUntil(timeout: 10) {
         port = (try? String(contentsOfFile: dir.file("port"), encoding: .utf8)) ?? ""
-        if Int(port) == nil { usleep(20_000) }
+        return Int(port) != nil
       }
       self.port = try #require(Int(port), "the stand-in server's port")
       kubeconfig = dir.file("kubeconfig")

@@ -224,12 +224,12 @@ public func spawnProcess(
     guard let envp else { return posix_spawn(&pid, arguments[0], &actions, &attributes.raw, argv, environ) }
     return posix_spawn(&pid, arguments[0], &actions, &attributes.raw, argv, envp)
   }
-  var rc = start()
   // A program a test has just copied can be busy for a moment: a child another test thread
   // forked meanwhile holds the copy's descriptor until it execs.
-  for _ in 0..<100 where rc == ETXTBSY {
-    usleep(10_000)
+  var rc: Int32 = 0
+  waitUntil(timeout: 1, every: 0.01) {
     rc = start()
+    return rc != ETXTBSY
   }
   guard rc == 0 else { throw TestFailure("cannot run \(arguments[0]): \(String(cString: strerror(rc)))") }
   return pid
