@@ -163,13 +163,7 @@ import Testing
         scopes = ["orders:delete"]
         """)
     let unknown = try h.strivacity(["token", "--profile", h.profile, "--api", "shipping"])
-    #expect(unknown.status == 3)
-    #expect(unknown.stdout.isEmpty)
-    #expect(
-      unknown.stderr.hasPrefix(
-        "strivacity: error: the tenant refused a token for API shipping (resource https://api.example.com/shipping/): "
-          + "invalid_target"), "\(unknown.stderr)")
-    #expect(unknown.stderr.split(separator: "\n").count == 1)
+    expectInvalidTarget(unknown, api: "shipping", resource: "https://api.example.com/shipping/")
     let greedy = try h.strivacity(["token", "--profile", h.profile, "--api", "greedy"])
     #expect(greedy.status == 3)
     #expect(

@@ -447,6 +447,20 @@ final class Harness: @unchecked Sendable {
 
 let sdkModes = ["web", "android-minimal"]
 
+/// The tenant's `invalid_target` for an API's resource, as strivacity says it: exit 3, nothing on
+/// stdout, one line naming the API and the resource.
+func expectInvalidTarget(
+  _ result: ProcessResult, api: String, resource: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+  #expect(result.status == 3, sourceLocation: sourceLocation)
+  #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
+  #expect(
+    result.stderr.hasPrefix(
+      "strivacity: error: the tenant refused a token for API \(api) (resource \(resource)): invalid_target"),
+    "\(result.stderr)", sourceLocation: sourceLocation)
+  #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+}
+
 /// A JWT's claims: its payload, base64url-decoded JSON. `token` may end in a newline (as a
 /// command prints it); it must have three parts.
 func jwtClaims(_ token: String) throws -> JSONValue {

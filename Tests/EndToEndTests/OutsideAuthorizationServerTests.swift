@@ -171,13 +171,7 @@ struct OutsideAuthorizationServerTests {
       scopes = ["orders:read"]
       """)
     let unknown = try strivacity(["token", "--profile", Self.profile, "--api", "shipping"])
-    #expect(unknown.status == 3)
-    #expect(unknown.stdout.isEmpty)
-    #expect(
-      unknown.stderr.hasPrefix(
-        "strivacity: error: the tenant refused a token for API shipping (resource https://api.example.com/shipping/): "
-          + "invalid_target"), "\(unknown.stderr)")
-    #expect(unknown.stderr.split(separator: "\n").count == 1, "\(unknown.stderr)")
+    expectInvalidTarget(unknown, api: "shipping", resource: "https://api.example.com/shipping/")
     // The others are unharmed.
     #expect(try strivacity(["token", "--profile", Self.profile, "--api", "billing"]).stdout == billing.stdout)
   }
