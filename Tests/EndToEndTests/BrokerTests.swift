@@ -159,11 +159,7 @@ import Testing
     let h = try Harness(journey: "password")
     try h.signIn()
     let refresh = try #require(try h.storedSecret()?["tokens"]?["refresh_token"]?.string)
-    _ = try CurlHTTPClient().send(
-      HTTPRequest(
-        method: "POST", url: h.emulator.issuer + "oauth2/revoke",
-        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-        body: Array("token=\(refresh)".utf8)))
+    try h.revokeAtTheTenant(refresh)
     try h.expireStoredAccessToken(in: 5)
     let result = try h.strivacity(["token", "--profile", h.profile])
     #expect(result.status == 3)

@@ -99,11 +99,7 @@ extension Harness {
     try h.gitProfile(hosts: [server.host])
     #expect(try h.git(["clone", "-q", server.url, h.home.file("work")]).status == 0)
     let access = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
-    _ = try CurlHTTPClient().send(
-      HTTPRequest(
-        method: "POST", url: h.emulator.issuer + "oauth2/revoke",
-        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-        body: Array("token=\(access)".utf8)))
+    try h.revokeAtTheTenant(access)
     let failed = try h.git(["fetch", "-q"], in: h.home.file("work"))
     #expect(failed.status != 0, "the revoked token is refused")
     // git called erase with it: the cached access token is expired now, the refresh token kept.

@@ -313,6 +313,14 @@ final class Harness: @unchecked Sendable {
     #expect((200..<300).contains(response.status), "\(response.bodyText)")
   }
 
+  /// Revokes `token` at the tenant behind strivacity's back (RFC 7009), as an administrator would.
+  func revokeAtTheTenant(_ token: String) throws {
+    _ = try CurlHTTPClient().send(
+      HTTPRequest(
+        method: "POST", url: emulator.issuer + "oauth2/revoke",
+        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")], body: Array("token=\(token)".utf8)))
+  }
+
   func lastBody(_ form: String) throws -> JSONValue? { try stats()["last_bodies"]?["form/" + form] }
 
   /// Signs in without a terminal (the password journey's demo user).
