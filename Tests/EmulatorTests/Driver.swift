@@ -218,6 +218,18 @@ func journeyIssues(_ text: String) -> [String] {
   }
 }
 
+/// `valid` with `find` replaced by `replace` (the replacement must change it) is a journey file
+/// with a mistake: one of its issues starts with `expected` (the mistake's JSON path and words).
+func expectMistake(
+  in valid: String, _ find: String, replacedBy replace: String, named expected: String,
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
+  let text = valid.replacingOccurrences(of: find, with: replace)
+  #expect(text != valid, sourceLocation: sourceLocation)
+  let found = journeyIssues(text)
+  #expect(found.contains { $0.hasPrefix(expected) }, "\(found)", sourceLocation: sourceLocation)
+}
+
 /// Loading `text` as a journey file fails, one of its issues being `issue`.
 func expectJourneyRefused(_ text: String, naming issue: String, sourceLocation: SourceLocation = #_sourceLocation) {
   do {
