@@ -15,6 +15,15 @@ final class Seen: Sendable {
 }
 
 @Suite struct CurlHTTPClientTests {
+  /// A server that answers every request with 200 after `seconds`.
+  static func slowServer(answeringAfter seconds: Double) throws -> LoopbackServer {
+    try LoopbackServer { _ in
+      var reply = ServerReply(status: 200)
+      reply.delay = seconds
+      return reply
+    }
+  }
+
   @Test func readsStatusHeadersAndBody() throws {
     let server = try LoopbackServer { _ in
       ServerReply(
@@ -105,11 +114,7 @@ final class Seen: Sendable {
   }
 
   @Test func timesOutWithAOneLineMessageThatHidesSecrets() throws {
-    let server = try LoopbackServer { _ in
-      var reply = ServerReply(status: 200)
-      reply.delay = 3
-      return reply
-    }
+    let server = try Self.slowServer(answeringAfter: 3)
     defer { server.stop() }
     var options = CurlHTTPClient.Options()
     options.totalTimeout = 0.3
@@ -132,11 +137,7 @@ final class Seen: Sendable {
   }
 
   @Test func perRequestTimeoutOverridesTheClients() throws {
-    let server = try LoopbackServer { _ in
-      var reply = ServerReply(status: 200)
-      reply.delay = 2
-      return reply
-    }
+    let server = try Self.slowServer(answeringAfter: 2)
     defer { server.stop() }
     #expect(throws: TransportError.timeout(host: server.baseURL, seconds: 0.2)) {
       try CurlHTTPClient().send(HTTPRequest(url: server.baseURL + "/", timeout: 0.2))

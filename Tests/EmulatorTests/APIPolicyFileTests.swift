@@ -68,10 +68,7 @@ import Testing
     ("{\"name\": \"billing\"", "3, {\"name\": \"billing\"", "$.apis[1]: an API is an object"),
   ])
   func apiMistakesNameTheirPath(_ find: String, _ replace: String, _ expected: String) {
-    let text = Self.valid.replacingOccurrences(of: find, with: replace)
-    #expect(text != Self.valid)
-    let found = issues(text)
-    #expect(found.contains { $0.hasPrefix(expected) }, "\(found)")
+    expectMistake(in: Self.valid, find, replacedBy: replace, named: expected)
   }
 
   @Test func apisMustBeAList() {

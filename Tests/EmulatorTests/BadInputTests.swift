@@ -8,6 +8,19 @@ import Testing
 @testable import Emulator
 
 @Suite struct BadInputTests {
+  /// The password journey's emulator and a driver that has identified the demo user (at the
+  /// password screen).
+  static func atThePasswordScreen() throws -> (Emulator, Driver) {
+    let (emulator, driver) = try startedDriver("password")
+    do {
+      try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
+    } catch {
+      emulator.stop()
+      throw error
+    }
+    return (emulator, driver)
+  }
+
   @Test func authorizationRequestsAreChecked() throws {
     let emulator = try Emulator(journey: try loadJourney("password"))
     defer { emulator.stop() }
@@ -39,10 +52,8 @@ import Testing
   }
 
   @Test func journeyRequestsAreChecked() throws {
-    let emulator = try Emulator(journey: try loadJourney("password"))
+    let (emulator, driver) = try startedDriver("password")
     defer { emulator.stop() }
-    let driver = Driver(emulator)
-    try driver.start()
     // Unknown session, wrong bearer: 403.
     #expect(try driver.postJSON("flow/api/v1/init", [:], bearer: "not-a-session").status == 403)
     let expired = try driver.postJSON("flow/api/v1/form/identifier", ["identifier": "x"], bearer: "nope")
@@ -85,11 +96,8 @@ import Testing
   }
 
   @Test func tokenRequestsAreChecked() throws {
-    let emulator = try Emulator(journey: try loadJourney("password"))
+    let (emulator, driver) = try Self.atThePasswordScreen()
     defer { emulator.stop() }
-    let driver = Driver(emulator)
-    try driver.start()
-    try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
     let code = try driver.finish("password", ["password": "Demo-pass-1"])
     func exchange(_ pairs: [(String, String)]) throws -> (Int, String?) {
       let response = try driver.post(emulator.issuer + "oauth2/token", form: pairs)
@@ -117,11 +125,8 @@ import Testing
   }
 
   @Test func replayedCodesRevokeWhatTheyIssued() throws {
-    let emulator = try Emulator(journey: try loadJourney("password"))
+    let (emulator, driver) = try Self.atThePasswordScreen()
     defer { emulator.stop() }
-    let driver = Driver(emulator)
-    try driver.start()
-    try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
     let code = try driver.finish("password", ["password": "Demo-pass-1"])
     let tokens = try driver.exchange(code)
     let replay = try driver.post(
@@ -138,11 +143,8 @@ import Testing
   }
 
   @Test func finalizeURLsAreSingleUse() throws {
-    let emulator = try Emulator(journey: try loadJourney("password"))
+    let (emulator, driver) = try Self.atThePasswordScreen()
     defer { emulator.stop() }
-    let driver = Driver(emulator)
-    try driver.start()
-    try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
     let (_, body) = try driver.submit("password", ["password": "Demo-pass-1"])
     let finalize = try #require(body["finalizeUrl"]?.string)
     _ = try driver.code(fromFinalize: finalize)

@@ -7,6 +7,7 @@ import CurlTransport
 import Foundation
 import OAuthCore
 import StrivacityCore
+import StrivacityTestSupport
 import Testing
 import _CryptoExtras
 
@@ -26,23 +27,7 @@ struct MachineClient {
 
   /// The test's own RFC 6749 §2.3.1 encoding: each part form-urlencoded (space as `+`, all but
   /// the unreserved characters as %XX of their UTF-8), joined by `:`, then base64.
-  static func basic(_ id: String, _ secret: String) -> String {
-    func formEncode(_ text: String) -> String {
-      var out = ""
-      for byte in text.utf8 {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-          UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-          UInt8(ascii: "*"):
-          out.unicodeScalars.append(Unicode.Scalar(byte))
-        case UInt8(ascii: " "): out += "+"
-        default: out += String(format: "%%%02X", byte)
-        }
-      }
-      return out
-    }
-    return "Basic " + Data((formEncode(id) + ":" + formEncode(secret)).utf8).base64EncodedString()
-  }
+  static func basic(_ id: String, _ secret: String) -> String { TestFormEncoding.basic(id, secret) }
 
   func post(_ path: String, _ form: [(String, String)], authorization: String? = nil) throws -> HTTPResponse {
     var headers = [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")]

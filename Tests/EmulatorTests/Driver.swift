@@ -187,6 +187,27 @@ final class Driver {
   }
 }
 
+extension Driver {
+  /// A driver for `emulator` that has started a sign-in (`start`).
+  static func started(_ emulator: Emulator, sdk: String = "web") throws -> Driver {
+    let driver = Driver(emulator, sdk: sdk)
+    try driver.start()
+    return driver
+  }
+}
+
+/// An emulator on the built-in journey `name` and a driver that has started a sign-in on it; the
+/// caller stops the emulator (it is stopped here when the start fails).
+func startedDriver(_ name: String, sdk: String = "web") throws -> (Emulator, Driver) {
+  let emulator = try Emulator(journey: try loadJourney(name))
+  do {
+    return (emulator, try Driver.started(emulator, sdk: sdk))
+  } catch {
+    emulator.stop()
+    throw error
+  }
+}
+
 /// The problems `Journey.load` finds in a journey file's text, as it words them (none: valid).
 func journeyIssues(_ text: String) -> [String] {
   do {
@@ -194,5 +215,27 @@ func journeyIssues(_ text: String) -> [String] {
     return []
   } catch {
     return error.issues.map(\.description)
+  }
+}
+
+/// `valid` with `find` replaced by `replace` (the replacement must change it) is a journey file
+/// with a mistake: one of its issues starts with `expected` (the mistake's JSON path and words).
+func expectMistake(
+  in valid: String, _ find: String, replacedBy replace: String, named expected: String,
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
+  let text = valid.replacingOccurrences(of: find, with: replace)
+  #expect(text != valid, sourceLocation: sourceLocation)
+  let found = journeyIssues(text)
+  #expect(found.contains { $0.hasPrefix(expected) }, "\(found)", sourceLocation: sourceLocation)
+}
+
+/// Loading `text` as a journey file fails, one of its issues being `issue`.
+func expectJourneyRefused(_ text: String, naming issue: String, sourceLocation: SourceLocation = #_sourceLocation) {
+  do {
+    _ = try Journey.load(data: Array(text.utf8), file: "j.json")
+    Issue.record("loaded", sourceLocation: sourceLocation)
+  } catch {
+    #expect(error.issues.map(\.description).contains(issue), sourceLocation: sourceLocation)
   }
 }

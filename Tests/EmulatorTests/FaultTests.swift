@@ -84,10 +84,8 @@ import Testing
   }
 
   @Test func journeyFormsCanFail() throws {
-    let emulator = try Emulator(journey: try loadJourney("password"))
+    let (emulator, driver) = try startedDriver("password")
     defer { emulator.stop() }
-    let driver = Driver(emulator)
-    try driver.start()
     try inject(
       emulator,
       ["endpoint": "form", "kind": "status", "status": 401, "body": ["hostedUrl": "http://127.0.0.1:1/hosted"]])

@@ -34,8 +34,7 @@ import Testing
 
   /// The password journey up to the code, with the driver that holds the PKCE verifier.
   func code(_ emulator: Emulator, sdk: String = "web") throws -> (Driver, String) {
-    let driver = Driver(emulator, sdk: sdk)
-    try driver.start()
+    let driver = try Driver.started(emulator, sdk: sdk)
     try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
     return (driver, try driver.finish("password", ["password": "Demo-pass-1"]))
   }
@@ -291,8 +290,7 @@ import Testing
   @Test func textsInEveryWidgetTypeOptionsGroupsAndHTML() throws {
     let emulator = try hostileEmulator(["texts"], journey: "registration")
     defer { emulator.stop() }
-    let driver = Driver(emulator)
-    try driver.start()
+    let driver = try Driver.started(emulator)
     let screen = try driver.expectScreen("additionalActions/registration", [:], "registration")
     expectHostileTexts(screen)
     let all = widgets(screen)
@@ -523,8 +521,7 @@ import Testing
   @Test(arguments: ["web", "android"]) func finalizeElsewhere(_ sdk: String) throws {
     let emulator = try hostileEmulator(["finalize-elsewhere"])
     defer { emulator.stop() }
-    let driver = Driver(emulator, sdk: sdk)
-    try driver.start()
+    let driver = try Driver.started(emulator, sdk: sdk)
     try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
     let (status, body) = try driver.submit("password", ["password": "Demo-pass-1"])
     #expect(status == 200)
@@ -547,8 +544,7 @@ import Testing
   @Test func hugeNumbersInEveryValidator() throws {
     let emulator = try hostileEmulator(["huge-numbers"], journey: "registration")
     defer { emulator.stop() }
-    let driver = Driver(emulator)
-    try driver.start()
+    let driver = try Driver.started(emulator)
     let screen = try driver.expectScreen("additionalActions/registration", [:], "registration")
     let inputs = widgets(screen).filter { !["static", "submit", "close"].contains($0["type"]?.string ?? "") }
     #expect(inputs.count == 12)
@@ -570,8 +566,7 @@ import Testing
   @Test func hugeNumbersReachPasskeyOptions() throws {
     let emulator = try hostileEmulator(["huge-numbers"], journey: "passkey")
     defer { emulator.stop() }
-    let driver = Driver(emulator)
-    try driver.start()
+    let driver = try Driver.started(emulator)
     let screen = try driver.submit("identifier", ["identifier": "demo@example.com"]).body
     let passkey = try #require(widgets(screen).first { $0["type"]?.string == "passkeyLogin" })
     func numbers(_ value: JSONValue) -> [Double] {

@@ -62,10 +62,7 @@ import Testing
     ("\"type\": \"vertical\"", "\"type\": \"diagonal\"", "$.screens.a.layout.type: unknown layout type \"diagonal\""),
   ])
   func mistakesNameTheirPath(_ find: String, _ replace: String, _ expected: String) {
-    let text = Self.valid.replacingOccurrences(of: find, with: replace)
-    #expect(text != Self.valid)
-    let found = issues(text)
-    #expect(found.contains { $0.hasPrefix(expected) }, "\(found)")
+    expectMistake(in: Self.valid, find, replacedBy: replace, named: expected)
   }
 
   @Test func notJSONAtAll() {

@@ -32,10 +32,8 @@ let modes = ["web", "android-minimal"]
   }
 
   @Test(arguments: modes) func wrongPasswordThenRight(_ sdk: String) throws {
-    let emulator = try Emulator(journey: try loadJourney("password"))
+    let (emulator, driver) = try startedDriver("password", sdk: sdk)
     defer { emulator.stop() }
-    let driver = Driver(emulator, sdk: sdk)
-    try driver.start()
     try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
     let (status, body) = try driver.submit("password", ["password": "nope"])
     #expect(status == 400)
@@ -46,10 +44,8 @@ let modes = ["web", "android-minimal"]
   }
 
   @Test func errorsCanRepeatTheWholeScreen() throws {
-    let emulator = try Emulator(journey: try loadJourney("password-full-errors"))
+    let (emulator, driver) = try startedDriver("password-full-errors")
     defer { emulator.stop() }
-    let driver = Driver(emulator)
-    try driver.start()
     let (status, body) = try driver.submit("identifier", ["identifier": ""])
     #expect(status == 400)
     #expect(body["screen"]?.string == "identification")
@@ -57,10 +53,8 @@ let modes = ["web", "android-minimal"]
   }
 
   @Test func unknownIdentifierIsAPerWidgetMessage() throws {
-    let emulator = try Emulator(journey: try loadJourney("password"))
+    let (emulator, driver) = try startedDriver("password")
     defer { emulator.stop() }
-    let driver = Driver(emulator)
-    try driver.start()
     let (status, body) = try driver.submit("identifier", ["identifier": "nobody@example.com"])
     #expect(status == 400)
     #expect(
@@ -71,10 +65,8 @@ let modes = ["web", "android-minimal"]
   }
 
   @Test(arguments: modes) func mfa(_ sdk: String) throws {
-    let emulator = try Emulator(journey: try loadJourney("mfa"))
+    let (emulator, driver) = try startedDriver("mfa", sdk: sdk)
     defer { emulator.stop() }
-    let driver = Driver(emulator, sdk: sdk)
-    try driver.start()
     try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
     let method = try driver.expectScreen("password", ["password": "Demo-pass-1"], "mfaMethod")
     let select = method["forms"]?[0]?["widgets"]?[1]
@@ -114,10 +106,8 @@ let modes = ["web", "android-minimal"]
   ]
 
   @Test(arguments: modes) func registrationWithEveryWidget(_ sdk: String) throws {
-    let emulator = try Emulator(journey: try loadJourney("registration"))
+    let (emulator, driver) = try startedDriver("registration", sdk: sdk)
     defer { emulator.stop() }
-    let driver = Driver(emulator, sdk: sdk)
-    try driver.start()
     let screen = try driver.expectScreen("additionalActions/registration", [:], "registration")
     let types = Set(
       screen["forms"]?.array?.flatMap { $0["widgets"]?.array ?? [] }.compactMap { $0["type"]?.string } ?? [])
@@ -165,10 +155,8 @@ let modes = ["web", "android-minimal"]
   }
 
   @Test(arguments: modes) func activation(_ sdk: String) throws {
-    let emulator = try Emulator(journey: try loadJourney("activation"))
+    let (emulator, driver) = try startedDriver("activation", sdk: sdk)
     defer { emulator.stop() }
-    let driver = Driver(emulator, sdk: sdk)
-    try driver.start()
     try driver.expectScreen("additionalActions/registration", [:], "registration")
     let activation = try driver.expectScreen(
       "registration", ["email": "fresh@example.com", "password": "Fresh-pass1", "passwordConfirmation": "Fresh-pass1"],
@@ -186,10 +174,8 @@ let modes = ["web", "android-minimal"]
   }
 
   @Test(arguments: modes) func passkeyCompletesOnTheHostedPage(_ sdk: String) throws {
-    let emulator = try Emulator(journey: try loadJourney("passkey"))
+    let (emulator, driver) = try startedDriver("passkey", sdk: sdk)
     defer { emulator.stop() }
-    let driver = Driver(emulator, sdk: sdk)
-    try driver.start()
     let screen = try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "passkey")
     #expect(screen["forms"]?[0]?["widgets"]?[1]?["type"]?.string == "passkeyLogin")
     // A browser stand-in: GET the hosted page, press the passkey button (POST its form).

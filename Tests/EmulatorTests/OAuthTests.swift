@@ -10,8 +10,7 @@ import Testing
 
 /// Signs in with the password journey and returns the driver and tokens.
 func signedIn(_ emulator: Emulator) throws -> (Driver, JSONValue) {
-  let driver = Driver(emulator)
-  try driver.start()
+  let driver = try Driver.started(emulator)
   try driver.expectScreen("identifier", ["identifier": "demo@example.com"], "password")
   let tokens = try driver.exchange(try driver.finish("password", ["password": "Demo-pass-1"]))
   return (driver, tokens)

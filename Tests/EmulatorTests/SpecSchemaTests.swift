@@ -153,10 +153,8 @@ import Testing
   /// A strict server: the emulator answers a body its description refuses with 400 and a
   /// message, records it, and never lets it reach the journey.
   @Test func theEmulatorRefusesAndRecordsNonConformingBodies() throws {
-    let emulator = try Emulator(journey: try loadJourney("password"))
+    let (emulator, driver) = try startedDriver("password")
     defer { emulator.stop() }
-    let driver = Driver(emulator)
-    try driver.start()
     let (status, body) = try driver.submit("identifier", ["identifier": 7])
     #expect(status == 400)
     #expect(
@@ -176,13 +174,8 @@ import Testing
 
   @Test func aJourneyFileCannotServeWhatTheDescriptionForbids() {
     let text = JourneyFileTests.valid.replacingOccurrences(of: #""readonly": false"#, with: #""readonly": "no""#)
-    do {
-      _ = try Journey.load(data: Array(text.utf8), file: "j.json")
-      Issue.record("loaded")
-    } catch {
-      #expect(
-        error.issues.map(\.description).contains(
-          "$.screens.a.forms[0].widgets[0].readonly: breaks the API description: expected a boolean, got a string"))
-    }
+    expectJourneyRefused(
+      text,
+      naming: "$.screens.a.forms[0].widgets[0].readonly: breaks the API description: expected a boolean, got a string")
   }
 }

@@ -13,41 +13,14 @@ import Testing
   /// A CA and a certificate for tenant.corp.test from it, made with openssl.
   static func certificates() throws -> ScratchDirectory {
     let dir = try ScratchDirectory("tls-flags")
-    let script = """
-      set -e
-      cd '\(dir.path)'
-      openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj '/CN=Emulator Test CA' \
-        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
-      openssl req -newkey rsa:2048 -nodes -keyout tenant.key -out tenant.csr -subj '/CN=tenant.corp.test' 2>/dev/null
-      printf 'subjectAltName=DNS:tenant.corp.test\\nbasicConstraints=CA:FALSE\\n' > ext
-      openssl x509 -req -in tenant.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out tenant.pem -days 2 \
-        -extfile ext 2>/dev/null
-      """
-    let made = try run(["/bin/sh", "-c", script], environment: environment)
-    guard made.status == 0 else { throw TestFailure("openssl: \(made.stderr)") }
+    try TestCA("Emulator Test CA", in: dir).issue("tenant", host: "tenant.corp.test")
     return dir
-  }
-
-  static func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    guard bound else { throw TestFailure("no free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
   }
 
   @Test func theTenantOverHTTPSUnderANameAndSocatStopsWithIt() throws {
     try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/socat"), "socat: make deps installs it")
     let dir = try Self.certificates()
-    let port = try Self.freePort()
+    let port = try Loopback.unusedPort()
     let origin = "https://tenant.corp.test:\(port)"
     // The emulator's first line on a pipe; its stderr to a file.
     var fds: [Int32] = [0, 0]

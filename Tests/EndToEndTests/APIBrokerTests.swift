@@ -204,10 +204,7 @@ import Testing
   /// sign-in's. A stand-in answers as such an agent does.
   @Test func anAgentFromBeforeAPIsIsDoneWithout() throws {
     let h = try signedIn()
-    let runtime = h.home.file("run")
-    mkdir(runtime, 0o700)
-    mkdir(runtime + "/strivacity", 0o700)
-    h.extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    h.useOwnRuntimeDirectory(strivacityDirectory: true)
     h.extraEnvironment["STRIVACITY_AGENT"] = "1"
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     let log = h.home.file("old-agent.log")
@@ -234,7 +231,7 @@ import Testing
     try agent.run()
     // SIGKILL: a SIGTERM may be blocked in what it inherited.
     defer { kill(agent.processIdentifier, SIGKILL) }
-    for _ in 0..<100 where !FileManager.default.fileExists(atPath: log) { usleep(50_000) }
+    waitUntil(timeout: 5, every: 0.05) { FileManager.default.fileExists(atPath: log) }
     for binary in ["strivacity", "strivacity-cli"] {
       for arguments in [["--api", "orders"], ["--audience", Self.orders, "--scope", "orders:read"]] {
         let result = try run(

@@ -18,9 +18,7 @@ import Testing
     let log: String
 
     init(_ h: Harness, environment more: [String: String] = [:]) throws {
-      let runtime = h.home.file("run")
-      mkdir(runtime, 0o700)
-      h.extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+      h.useOwnRuntimeDirectory()
       log = try h.home.write("agent.log", "")
       process.executableURL = URL(fileURLWithPath: TestEnvironment.binary("strivacity"))
       process.arguments = ["agent", "--idle-timeout", "1"]
@@ -55,11 +53,7 @@ import Testing
 
   /// Waits until `path` holds something (at most `seconds`).
   static func waitForToken(_ path: String, seconds: Double = 15) throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while contents(path).isEmpty {
-      try #require(Date() < deadline, "\(path) was never written")
-      usleep(100_000)
-    }
+    try #require(waitUntil(timeout: seconds, every: 0.1) { !contents(path).isEmpty }, "\(path) was never written")
   }
 
   /// Reads `path` every half second for `seconds`: each read a token that has not expired (a
@@ -162,16 +156,15 @@ import Testing
 
     // The tenant stops: the file keeps a token that has not expired, then is emptied.
     h.emulator.stop()
-    let deadline = Date().addingTimeInterval(12)
-    while true {
+    let emptied = waitUntil(timeout: 12, every: 0.2) {
       let text = Self.contents(dir + "/raw.token")
-      if text.isEmpty { break }
+      if text.isEmpty { return true }
       let now = Int64(time(nil))
       let exp = MachineProfileTests.claims(text)["exp"]?.int.map(Int64.init)
       #expect(exp.map { $0 >= now } == true, "an expired token in the file at \(now)")
-      try #require(Date() < deadline, "the file was not emptied at expiry")
-      usleep(200_000)
+      return false
     }
+    try #require(emptied, "the file was not emptied at expiry")
     #expect(agent.stderr.contains("could not renew the token"), "\(agent.stderr)")
     #expect(agent.stderr.contains("raw.token): the token expired unrenewed: the file is empty"), "\(agent.stderr)")
     agent.stop()
@@ -230,10 +223,9 @@ import Testing
       """)
     try Self.waitForToken(dir + "/billing", seconds: 10)
     #expect(Self.contents(dir + "/billing").hasPrefix("Authorization: Bearer "))
-    let deadline = Date().addingTimeInterval(10)
-    while !Self.contents(dir + "/own").isEmpty || !Self.contents(dir + "/orders.json").isEmpty {
-      try #require(Date() < deadline, "the files of sinks gone from the config were not emptied")
-      usleep(100_000)
+    let emptied = waitUntil(timeout: 10, every: 0.1) {
+      Self.contents(dir + "/own").isEmpty && Self.contents(dir + "/orders.json").isEmpty
     }
+    try #require(emptied, "the files of sinks gone from the config were not emptied")
   }
 }

@@ -8,6 +8,14 @@ import Synchronization
 import Testing
 
 @Suite struct AgentTests {
+  /// A signed-in profile whose access token expires in 20 s: the next token call refreshes.
+  static func signedInWithARefreshDue() throws -> Harness {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    try h.expireStoredAccessToken(in: 20)
+    return h
+  }
+
   /// A raw client: sends `bytes` on the agent's socket, as `uid` when given, and returns what came
   /// back (empty when the agent closed without a word).
   static func raw(_ h: Harness, _ bytes: [UInt8], uid: Int? = nil, thenClose: Bool = false) throws -> ProcessResult {
@@ -128,9 +136,7 @@ import Testing
 
   /// 64 callers at once on a token due for refresh, all through the agent: one refresh.
   @Test func sixtyFourCallersMakeOneRefresh() throws {
-    let h = try Harness(journey: "password")
-    try h.signIn()
-    try h.expireStoredAccessToken(in: 20)
+    let h = try Self.signedInWithARefreshDue()
     try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     let before = try h.grants("refresh_token")
@@ -203,9 +209,7 @@ import Testing
   /// The agent killed in the middle of a refresh: its caller does the work itself, and nothing
   /// is lost (the keyring is the record; the lock died with the agent).
   @Test func anAgentKilledMidRequestLosesNothing() throws {
-    let h = try Harness(journey: "password")
-    try h.signIn()
-    try h.expireStoredAccessToken(in: 20)
+    let h = try Self.signedInWithARefreshDue()
     let before = try h.storedSecret()
     let agent = try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
@@ -285,10 +289,7 @@ import Testing
       FileManager.default.isExecutableFile(atPath: activate), "systemd-socket-activate (package systemd) is needed")
     let h = try Harness(journey: "password")
     try h.signIn()
-    let runtime = h.home.file("run")
-    mkdir(runtime, 0o700)
-    mkdir(runtime + "/strivacity", 0o700)
-    h.extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    h.useOwnRuntimeDirectory(strivacityDirectory: true)
     h.extraEnvironment["STRIVACITY_AGENT"] = "1"
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     let activator = Process()
@@ -303,11 +304,8 @@ import Testing
       kill(activator.processIdentifier, SIGKILL)
       activator.waitUntilExit()
     }
-    let started = Date()
-    while !FileManager.default.fileExists(atPath: h.agentSocket) {
-      try #require(Date().timeIntervalSince(started) < 10, "the socket never appeared")
-      usleep(20_000)
-    }
+    try #require(
+      waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: h.agentSocket) }, "the socket never appeared")
     let token = try h.strivacity(["token", "--profile", h.profile, "--verbose"])
     #expect(token.status == 0 && !token.stderr.contains("doing without it"), "\(token.stderr)")
     #expect(token.stdout == (try h.storedSecret()?["tokens"]?["access_token"]?.string ?? "-") + "\n")
@@ -355,12 +353,7 @@ import Testing
     let h = try Harness(journey: "password")
     let idle = try h.startAgent(["--idle-timeout", "1"])
     func gone(_ pid: pid_t, within seconds: Double) -> Bool {
-      let started = Date()
-      while Date().timeIntervalSince(started) < seconds {
-        if kill(pid, 0) != 0 && errno == ESRCH { return true }
-        usleep(50_000)
-      }
-      return false
+      waitUntil(timeout: seconds, every: 0.05) { kill(pid, 0) != 0 && errno == ESRCH }
     }
     #expect(gone(idle, within: 6), "idle for over a second: it exits")
     #expect(!FileManager.default.fileExists(atPath: h.agentSocket), "and takes its socket with it")
@@ -373,9 +366,7 @@ import Testing
   /// SIGTERM (systemd at logout) in the middle of a refresh: the agent finishes it — the caller
   /// gets its tokens, the new set is stored — and then exits.
   @Test func sigtermLetsARefreshUnderWayFinish() throws {
-    let h = try Harness(journey: "password")
-    try h.signIn()
-    try h.expireStoredAccessToken(in: 20)
+    let h = try Self.signedInWithARefreshDue()
     let before = try h.storedSecret()?["tokens"]?["access_token"]
     let agent = try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
@@ -383,17 +374,14 @@ import Testing
     #expect(result.status == 0 && !result.stderr.contains("doing without it"), "the agent answered: \(result.stderr)")
     let stored = try h.storedSecret()?["tokens"]?["access_token"]
     #expect(stored != before && result.stdout == (stored?.string ?? "-") + "\n", "its refresh is stored")
-    let started = Date()
-    while kill(agent, 0) == 0 && Date().timeIntervalSince(started) < 5 { usleep(50_000) }
+    waitUntil(timeout: 5, every: 0.05) { kill(agent, 0) != 0 }
     #expect(kill(agent, 0) != 0, "and then it exits")
   }
 
   /// A slow answer from the agent (here a slow tenant; it may as well be a keyring dialog, which
   /// the agent has no terminal to announce on) is said on the caller's terminal after a second.
   @Test func aSlowAgentIsSaidOnTheTerminal() throws {
-    let h = try Harness(journey: "password")
-    try h.signIn()
-    try h.expireStoredAccessToken(in: 20)
+    let h = try Self.signedInWithARefreshDue()
     try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     try h.control("faults", ["endpoint": "token", "kind": "delay", "delay": 2])

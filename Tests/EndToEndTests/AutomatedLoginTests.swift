@@ -138,7 +138,7 @@ import Testing
     #expect(result.stderr.contains("; nothing was stored"))
     #expect(try !h.signedIn())
     #expect(
-      !FileManager.default.fileExists(atPath: h.home.file(".config/strivacity/config.toml")), "no profile saved either")
+      !FileManager.default.fileExists(atPath: h.home.configPath), "no profile saved either")
   }
 
   @Test(arguments: [

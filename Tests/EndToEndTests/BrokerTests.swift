@@ -51,9 +51,7 @@ import Testing
 
   @Test func notSignedInIsExitThree() throws {
     let h = try Harness(journey: "password")
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      "[profiles.\(h.profile)]\ntenant = \"\(h.emulator.issuer)\"\nclient_id = \"strivacity-cli\"\n")
+    try h.writeProfile()
     let result = try h.strivacity(["token", "--profile", h.profile])
     #expect(result.status == 3)
     #expect(result.stdout.isEmpty)
@@ -117,10 +115,7 @@ import Testing
   /// refresh lock (all have read the store) make one refresh, and all print its token.
   @Test func forcedRefreshesAtOnceMakeOne() throws {
     let h = try Harness(journey: "password")
-    let runtime = h.home.file("run")
-    mkdir(runtime, 0o700)
-    mkdir(runtime + "/strivacity", 0o700)
-    h.extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    let runtime = h.useOwnRuntimeDirectory(strivacityDirectory: true)
     try h.signIn()
     let lockPath = runtime + "/strivacity/\(h.profile).lock"
     let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -138,8 +133,7 @@ import Testing
       }
     }
     // Every caller has read the store and waits at the lock (it has the lock file open).
-    let deadline = Date().addingTimeInterval(30)
-    while openers(of: lockPath) < callers + 1 && Date() < deadline { usleep(20_000) }
+    waitUntil(timeout: 30) { openers(of: lockPath) >= callers + 1 }
     #expect(openers(of: lockPath) == callers + 1, "all callers at the lock")
     flock(lock, LOCK_UN)
     close(lock)
@@ -165,11 +159,7 @@ import Testing
     let h = try Harness(journey: "password")
     try h.signIn()
     let refresh = try #require(try h.storedSecret()?["tokens"]?["refresh_token"]?.string)
-    _ = try CurlHTTPClient().send(
-      HTTPRequest(
-        method: "POST", url: h.emulator.issuer + "oauth2/revoke",
-        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-        body: Array("token=\(refresh)".utf8)))
+    try h.revokeAtTheTenant(refresh)
     try h.expireStoredAccessToken(in: 5)
     let result = try h.strivacity(["token", "--profile", h.profile])
     #expect(result.status == 3)
@@ -325,9 +315,7 @@ import Testing
 
   @Test func tokenLoginSignsInOnTheTerminal() throws {
     let h = try Harness(journey: "password")
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      "[profiles.\(h.profile)]\ntenant = \"\(h.emulator.issuer)\"\nclient_id = \"strivacity-cli\"\n")
+    try h.writeProfile()
     let tty = try PTYSession(
       [TestEnvironment.binary("strivacity"), "token", "--profile", h.profile, "--login"], environment: h.environment)
     try tty.typeDemoSignIn()

@@ -20,20 +20,10 @@ final class TLSFront: @unchecked Sendable {
 
   init() throws {
     dir = try ScratchDirectory("tls-front")
-    let script = """
-      set -e
-      cd '\(dir.path)'
-      openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj '/CN=Corp Test CA' \
-        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
-      openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj '/CN=tenant.corp.test' 2>/dev/null
-      printf 'subjectAltName=IP:127.0.0.1,DNS:tenant.corp.test\\nbasicConstraints=CA:FALSE\\n' > ext
-      openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 \
-        -extfile ext 2>/dev/null
-      mkdir certs && cp ca.pem certs/ && openssl rehash certs
-      """
-    let made = try run(["/bin/sh", "-c", script], environment: ["PATH": "/usr/bin:/bin"])
-    guard made.status == 0 else { throw TestFailure("openssl: \(made.stderr)") }
-    port = try Self.freePort()
+    let ca = try TestCA("Corp Test CA", in: dir)
+    try ca.issue("server", host: "tenant.corp.test", altNames: "IP:127.0.0.1,DNS:tenant.corp.test")
+    try ca.hashedDirectory()
+    port = try Loopback.unusedPort()
   }
 
   /// Starts forwarding TLS on `port` to plain `target` on 127.0.0.1.
@@ -44,24 +34,14 @@ final class TLSFront: @unchecked Sendable {
         + "cert=\(dir.file("server.pem")),key=\(dir.file("server.key"))",
       "TCP:127.0.0.1:\(target)",
     ]
-    var pid: pid_t = 0
-    let argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    // Its own session (a process group with the connections' children) and default signals.
-    let attributes = SpawnAttributes()
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)  // its per-connection notes
-    guard posix_spawn(&pid, arguments[0], &actions, &attributes.raw, argv, environ) == 0 else {
-      throw TestFailure("socat did not start")
-    }
-    socat = pid
+    // Its own session (a process group with the connections' children) and default signals.
+    socat = try spawnProcess(arguments, environment: nil, actions: &actions)
     // Each probe is a connection socat forks a child for: stop at the first that is taken.
-    for _ in 0..<100 {
-      if Self.listening(port) { break }
-      usleep(20_000)
-    }
+    waitUntil(timeout: 2) { Loopback.accepts(port) }
   }
 
   /// Stops socat and its connections' children (its process group), before the tenant stops:
@@ -75,36 +55,6 @@ final class TLSFront: @unchecked Sendable {
   }
 
   deinit { stop() }
-
-  static func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    guard bound else { throw TestFailure("no free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
-
-  static func listening(_ port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-      }
-    }
-  }
 }
 
 @Suite struct CorporateCATests {
@@ -129,16 +79,7 @@ final class TLSFront: @unchecked Sendable {
 
   /// The machine profile's config: `topLevel` lines before its table, `extra` in it.
   func writeConfig(_ h: Harness, _ front: TLSFront, _ extra: String = "", topLevel: String = "") throws {
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      """
-      \(topLevel)
-      [profiles.\(h.profile)]
-      tenant = "\(front.url)"
-      client_id = "ci-bot"
-      grant = "client_credentials"
-      \(extra)
-      """)
+    try h.writeMachineProfile(client: "ci-bot", tenant: front.url, topLevel: topLevel, extra)
   }
 
   @Test func withoutTheCAOneLineSaysWhatToSet() throws {

@@ -28,15 +28,9 @@ final class CorporateRig: Sendable {
   /// The machine profile on the tenant: `topLevel` lines before its table, `profile` in it; its
   /// API `orders` is the emulator's protected resource (for `strivacity curl`).
   func writeConfig(_ profile: String = "", topLevel: String = "") throws {
-    try h.home.write(
-      ".config/strivacity/config.toml",
+    try h.writeMachineProfile(
+      client: "ci-bot", tenant: tenant, topLevel: topLevel + "\n",
       """
-      \(topLevel)
-
-      [profiles.\(h.profile)]
-      tenant = "\(tenant)"
-      client_id = "ci-bot"
-      grant = "client_credentials"
       \(profile)
 
       [profiles.\(h.profile).apis.orders]
@@ -295,7 +289,7 @@ extension Trait where Self == CorporateRigScope {
     #expect(none.status == 4 && none.stderr.contains("no password was found"), "\(none.stderr)")
     let kept = try setup(rig.net.proxyPassword)
     #expect(kept.status == 0 && kept.stderr.contains("kept in the keyring"), "\(kept.stderr)")
-    let config = try String(contentsOfFile: rig.h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    let config = try rig.h.home.readConfig()
     #expect(config.contains("proxy = \"\(rig.net.proxyURL)\"") && config.contains("proxy_user = "))
     #expect(!config.contains(rig.net.proxyPassword))
     let before = rig.net.proxyConnects()
@@ -430,6 +424,32 @@ extension CorporateProxyTests {
     return (result, text)
   }
 
+  /// The rows of doctor's report that every path shows alike: its first lines (the config, the
+  /// profile), the network rows skipped when the tenant was not reached, and the rows after them.
+  static let reportHead = """
+    strivacity doctor: profile PROFILE
+    ✔ config        HOME/.config/strivacity/config.toml parses (1 profile)
+    ✔ profile       PROFILE: https://tenant.corp.test:8443/, client ci-bot, machine profile (client credentials)
+
+    """
+  static let unreachedRows = """
+    - discovery     skipped: the tenant cannot be reached
+    - jwks          skipped: the tenant cannot be reached
+    - clock         skipped: the tenant cannot be reached
+
+    """
+  static let reportTail = """
+    ✔ store         the kernel's user keyring (a machine profile's tokens live only there)
+    - kernel-cache  off (STRIVACITY_TOKEN_CACHE=off)
+    - agent         not in use
+    ✔ credentials   client secret from STRIVACITY_CLIENT_SECRET (read, not shown)
+    ✔ tokens        none kept yet (strivacity token asks for one)
+    - api orders    no token yet (strivacity token --api orders)
+    - git           not set up (strivacity setup-git --host HOST)
+    - kubectl       not set up (strivacity setup-kubectl)
+
+    """
+
   /// doctor through tinyproxy with the password, without it, and through mitmdump without its
   /// CA: each a golden (lines cut at 150 columns: the long ones end in the report's own "…").
   @Test func doctorThroughEachPath() throws {
@@ -439,10 +459,8 @@ extension CorporateProxyTests {
     let (through, report) = try doctor(rig, environment: password)
     #expect(through.status == 0, "\(through.stdout)\(through.stderr)")
     #expect(
-      report == """
-        strivacity doctor: profile PROFILE
-        ✔ config        HOME/.config/strivacity/config.toml parses (1 profile)
-        ✔ profile       PROFILE: https://tenant.corp.test:8443/, client ci-bot, machine profile (client credentials)
+      report == Self.reportHead
+        + """
         ✔ ca            the CA bundle CA (from ca_bundle in the config)
         ✔ proxy         http://proxy.corp.test:3128 (from https_proxy); user corp-user, the password in STRIVA\
         CITY_PROXY_PASSWORD
@@ -451,26 +469,15 @@ extension CorporateProxyTests {
         ✔ discovery     issuer https://tenant.corp.test:8443/ matches the tenant URL
         ✔ jwks          1 signing key
         ✔ clock         within 60 s of the tenant's
-        ✔ store         the kernel's user keyring (a machine profile's tokens live only there)
-        - kernel-cache  off (STRIVACITY_TOKEN_CACHE=off)
-        - agent         not in use
-        ✔ credentials   client secret from STRIVACITY_CLIENT_SECRET (read, not shown)
-        ✔ tokens        none kept yet (strivacity token asks for one)
-        - api orders    no token yet (strivacity token --api orders)
-        - git           not set up (strivacity setup-git --host HOST)
-        - kubectl       not set up (strivacity setup-kubectl)
-        all checks passed
 
-        """, "\(report)")
+        """ + Self.reportTail + "all checks passed\n", "\(report)")
     var without = password
     without.removeValue(forKey: "STRIVACITY_PROXY_PASSWORD")
     let (refused, refusedReport) = try doctor(rig, environment: without)
     #expect(refused.status == 4)
     #expect(
-      refusedReport == """
-        strivacity doctor: profile PROFILE
-        ✔ config        HOME/.config/strivacity/config.toml parses (1 profile)
-        ✔ profile       PROFILE: https://tenant.corp.test:8443/, client ci-bot, machine profile (client credentials)
+      refusedReport == Self.reportHead
+        + """
         ✔ ca            the CA bundle CA (from ca_bundle in the config)
         ! proxy         http://proxy.corp.test:3128 (from https_proxy); user corp-user, no password
                         → set STRIVACITY_PROXY_PASSWORD, or run strivacity setup-proxy --password-stdin to keep it
@@ -478,49 +485,23 @@ extension CorporateProxyTests {
          the credentials of corp-user (it answered 401);
                         → no password was found for it: set STRIVACITY_PROXY_PASSWORD or run strivacity setup-\
         proxy --password-stdin
-        - discovery     skipped: the tenant cannot be reached
-        - jwks          skipped: the tenant cannot be reached
-        - clock         skipped: the tenant cannot be reached
-        ✔ store         the kernel's user keyring (a machine profile's tokens live only there)
-        - kernel-cache  off (STRIVACITY_TOKEN_CACHE=off)
-        - agent         not in use
-        ✔ credentials   client secret from STRIVACITY_CLIENT_SECRET (read, not shown)
-        ✔ tokens        none kept yet (strivacity token asks for one)
-        - api orders    no token yet (strivacity token --api orders)
-        - git           not set up (strivacity setup-git --host HOST)
-        - kubectl       not set up (strivacity setup-kubectl)
-        1 failed, 1 warning; exit status 4
 
-        """, "\(refusedReport)")
+        """ + Self.unreachedRows + Self.reportTail + "1 failed, 1 warning; exit status 4\n", "\(refusedReport)")
     try rig.writeConfig()
     let (mitm, mitmReport) = try doctor(
       rig, environment: ["https_proxy": "http://\(CorporateNetwork.proxyHost):\(CorporateNetwork.mitmPort)"])
     #expect(mitm.status == 4)
     #expect(
-      mitmReport == """
-        strivacity doctor: profile PROFILE
-        ✔ config        HOME/.config/strivacity/config.toml parses (1 profile)
-        ✔ profile       PROFILE: https://tenant.corp.test:8443/, client ci-bot, machine profile (client credentials)
+      mitmReport == Self.reportHead
+        + """
         ✔ ca            the system's store
         ✔ proxy         http://proxy.corp.test:3130 (from https_proxy)
         ✘ tenant        TLS: the certificate of https://tenant.corp.test:8443 is not trusted (its issuer is no\
         t among the trusted CAs; it names CN = tenant.co
                         → if your network's CA signs it (a company proxy), set ca_bundle = "/path/to/ca.pem" i\
         n the config (or CURL_CA_BUNDLE)
-        - discovery     skipped: the tenant cannot be reached
-        - jwks          skipped: the tenant cannot be reached
-        - clock         skipped: the tenant cannot be reached
-        ✔ store         the kernel's user keyring (a machine profile's tokens live only there)
-        - kernel-cache  off (STRIVACITY_TOKEN_CACHE=off)
-        - agent         not in use
-        ✔ credentials   client secret from STRIVACITY_CLIENT_SECRET (read, not shown)
-        ✔ tokens        none kept yet (strivacity token asks for one)
-        - api orders    no token yet (strivacity token --api orders)
-        - git           not set up (strivacity setup-git --host HOST)
-        - kubectl       not set up (strivacity setup-kubectl)
-        1 failed, 0 warnings; exit status 4
 
-        """, "\(mitmReport)")
+        """ + Self.unreachedRows + Self.reportTail + "1 failed, 0 warnings; exit status 4\n", "\(mitmReport)")
     #expect(mitm.stdout.contains("issued by CN = mitmproxy"))
   }
 }

@@ -341,7 +341,7 @@ import Testing
     let base = h.emulator.issuer + "resources/orders/"
     let written = try h.strivacity(["setup-api", "--profile", h.profile, base])
     #expect(written.status == 0, "\(written.stderr)")
-    let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    let config = try h.home.readConfig()
     #expect(
       config.hasSuffix(
         "[profiles.\(h.profile).apis.orders]\nurl = \"\(base)\"\nresource = [\"\(base)\"]\n"

@@ -22,17 +22,9 @@ import Testing
     return text
   }
 
-  static let apis = """
-    [profiles.PROFILE.apis.orders]
-    url = "https://api.example.com/orders/"
-    audience = "https://api.example.com/orders"
-    resource = ["https://api.example.com/orders/"]
-    scopes = ["orders:read"]
-    """
-
   @Test func aSignedInProfileIsAllWell() throws {
     let h = try Harness(journey: "password")
-    try h.writeProfile("\n" + Self.apis.replacingOccurrences(of: "PROFILE", with: h.profile))
+    try h.writeProfile("\n" + APITokenTests.ordersAPI.replacingOccurrences(of: "PROFILE", with: h.profile))
     try h.signIn()
     let api = try h.strivacity(["token", "--profile", h.profile, "--api", "orders"])
     #expect(api.status == 0, "\(api.stderr)")
@@ -145,16 +137,9 @@ import Testing
   @Test(arguments: ["refused", "silent"])
   func anUnreachableTenantIsSaidQuickly(kind: String) throws {
     let h = try Harness(journey: "password")
-    let silent = try SilentListener()
-    defer { silent.close() }
-    let port = kind == "silent" ? silent.port : try SilentListener.unusedPort()
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      """
-      [profiles.\(h.profile)]
-      tenant = "http://127.0.0.1:\(port)"
-      client_id = "strivacity-cli"
-      """)
+    let tenant = try UnreachablePort(kind)
+    defer { tenant.close() }
+    try h.writeProfile(tenant: "http://127.0.0.1:\(tenant.port)")
     let started = Date()
     let result = try h.strivacity(["doctor", "--profile", h.profile])
     let seconds = Date().timeIntervalSince(started)
@@ -199,17 +184,11 @@ import Testing
   @Test(arguments: ["refused", "silent"])
   func theProxyInUseIsNamedAndItsFailureSaid(kind: String) throws {
     let h = try Harness(journey: "password")
-    let silent = try SilentListener()
-    defer { silent.close() }
-    let port = kind == "silent" ? silent.port : try SilentListener.unusedPort()
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      """
-      [profiles.\(h.profile)]
-      tenant = "https://tenant.corp.test/"
-      client_id = "strivacity-cli"
-      """)
+    let proxy = try UnreachablePort(kind)
+    defer { proxy.close() }
+    let port = proxy.port
     let environment = ["https_proxy": "http://doctor:Pr0xyS3cret@127.0.0.1:\(port)", "STRIVACITY_AGENT": "0"]
+    try h.writeProfile(tenant: "https://tenant.corp.test/")
     let started = Date()
     let result = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
     #expect(Date().timeIntervalSince(started) < 10)
@@ -322,38 +301,22 @@ import Testing
   }
 }
 
-/// A TCP listener that takes connections (the kernel completes the handshake) and never reads
-/// or answers: a tenant that hangs.
-final class SilentListener: @unchecked Sendable {
+/// Where nothing answers, by the tests' `kind`: "silent", a TCP listener that takes connections
+/// (the kernel completes the handshake) and never reads or answers, a tenant that hangs;
+/// otherwise a port nobody listens on (bound, then closed at once).
+final class UnreachablePort: @unchecked Sendable {
   let port: UInt16
-  private let fd: Int32
+  private let fd: Int32?
 
-  init() throws {
-    (fd, port) = try Self.listening()
+  init(_ kind: String) throws {
+    if kind == "silent" {
+      (fd, port) = try Loopback.listen()
+    } else {
+      (fd, port) = (nil, UInt16(try Loopback.unusedPort()))
+    }
   }
 
-  func close() { _ = Glibc.close(fd) }
-
-  /// A port nobody listens on: bound, then closed at once.
-  static func unusedPort() throws -> UInt16 {
-    let (fd, port) = try listening()
-    _ = Glibc.close(fd)
-    return port
-  }
-
-  private static func listening() throws -> (Int32, UInt16) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard fd >= 0, bound == 0, listen(fd, 64) == 0 else { throw TestFailure("cannot listen") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return (fd, UInt16(bigEndian: address.sin_port))
+  func close() {
+    if let fd { _ = Glibc.close(fd) }
   }
 }

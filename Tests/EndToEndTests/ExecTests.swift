@@ -79,11 +79,7 @@ import Testing
     // The tenant stops once the command runs (it says so with a file), however slow the start.
     let started = h.home.file("run/started")
     DispatchQueue.global().async {
-      var waited = 0
-      while !FileManager.default.fileExists(atPath: started) && waited < 600 {
-        usleep(50_000)
-        waited += 1
-      }
+      waitUntil(timeout: 30, every: 0.05) { FileManager.default.fileExists(atPath: started) }
       h.emulator.stop()
     }
     let result = try sh(
@@ -120,7 +116,7 @@ import Testing
     let h = try Harness(journey: "password") { journey in
       for index in journey.clients.indices { journey.clients[index].accessTokenTTL = 4 }
     }
-    try h.writeProfile("\n" + DoctorTests.apis.replacingOccurrences(of: "PROFILE", with: h.profile))
+    try h.writeProfile("\n" + APITokenTests.ordersAPI.replacingOccurrences(of: "PROFILE", with: h.profile))
     try h.signIn()
     let runtime = h.home.file("run")
     try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)

@@ -99,11 +99,7 @@ extension Harness {
     try h.gitProfile(hosts: [server.host])
     #expect(try h.git(["clone", "-q", server.url, h.home.file("work")]).status == 0)
     let access = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
-    _ = try CurlHTTPClient().send(
-      HTTPRequest(
-        method: "POST", url: h.emulator.issuer + "oauth2/revoke",
-        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-        body: Array("token=\(access)".utf8)))
+    try h.revokeAtTheTenant(access)
     let failed = try h.git(["fetch", "-q"], in: h.home.file("work"))
     #expect(failed.status != 0, "the revoked token is refused")
     // git called erase with it: the cached access token is expired now, the refresh token kept.
@@ -147,9 +143,8 @@ extension Harness {
 
   @Test func notSignedInWithoutATerminalIsSilent() throws {
     let h = try Harness(journey: "password")
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      "[profiles.\(h.profile)]\ntenant = \"\(h.emulator.issuer)\"\nclient_id = \"c\"\ngit_hosts = [\"127.0.0.1:9\"]\n")
+    try h.home.writeConfig(
+      StrivacityConfig.profile(h.profile, tenant: h.emulator.issuer, clientID: "c", "git_hosts = [\"127.0.0.1:9\"]\n"))
     let get = try h.credential("get", "protocol=http\nhost=127.0.0.1:9\n")
     #expect(get.status == 0)
     #expect(get.stdout.isEmpty && get.stderr.isEmpty)
@@ -182,7 +177,7 @@ extension Harness {
       ["/usr/bin/git", "config", "--global", "--get-all", "credential.https://git.example.com.helper"], environment: env
     )
     #expect(helpers.stdout == "strivacity\ncache\n", "next to other helpers")
-    let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    let config = try h.home.readConfig()
     #expect(config.contains("git_hosts = [\"git.example.com\"]"))
     let undo = try run(
       [
@@ -196,7 +191,7 @@ extension Harness {
         environment: env
       ).stdout == "cache\n")
     #expect(
-      try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains(
+      try h.home.readConfig().contains(
         "git_hosts = []"))
   }
 
@@ -207,7 +202,7 @@ extension Harness {
     var env = h.environment
     env["PATH"] = try h.helperPath()
     env["GIT_CEILING_DIRECTORIES"] = h.home.path
-    let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    let config = try h.home.readConfig()
     let result = try run(
       [
         TestEnvironment.binary("strivacity"), "setup-git", "--profile", h.profile, "--host", "git.example.com",
@@ -218,7 +213,7 @@ extension Harness {
     #expect(
       result.ownStderr.hasPrefix("strivacity: error: --local needs a git repository")
         && result.ownStderr.split(separator: "\n").count == 1, "\(result.stderr)")
-    #expect(try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8) == config)
+    #expect(try h.home.readConfig() == config)
   }
 
   /// Without git-credential-strivacity on PATH, git is told the absolute path of `strivacity`
@@ -405,7 +400,7 @@ extension Harness {
       #expect(setup.stderr.contains("--host:"), "\(setup.stderr)")
     }
     #expect(
-      try !String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains("git_hosts"))
+      try !h.home.readConfig().contains("git_hosts"))
     #expect(
       try run(["/usr/bin/git", "config", "--global", "--get-regexp", "credential"], environment: h.environment).stdout
         .isEmpty)
@@ -431,7 +426,7 @@ extension Harness {
     #expect(setup.status == 0, "\(setup.stderr)")
     #expect(setup.stderr.contains("for https://git.example.com/a/org/:"), "\(setup.stderr)")
     #expect(
-      try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains(
+      try h.home.readConfig().contains(
         "git_hosts = [\"https://git.example.com/a/org\"]"))
   }
 
@@ -473,7 +468,7 @@ extension Harness {
     let h = try Harness(journey: "password")
     let deep = Array(repeating: "a", count: 30_000).joined(separator: ".")
     for (text, line) in [("x = 1\n\(deep) = 1\n", 2), ("x = 1\n\n[\(deep)]\n", 3)] {
-      try h.home.write(".config/strivacity/config.toml", text)
+      try h.home.writeConfig(text)
       for binary in Self.binaries {
         let token = try run([TestEnvironment.binary(binary), "token"], environment: h.environment)
         #expect(token.status == 2, "\(binary): \(token.status) \(token.stderr)")

@@ -54,11 +54,8 @@ import Testing
     let h = try Harness(journey: "password")
     let issuer = h.emulator.issuer
     let names = ["a", "b", "c", "d"].map { "\(h.profile)-\($0)" }
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      names.map {
-        "[profiles.\($0)]\ntenant = \"\(issuer)\"\nclient_id = \"strivacity-cli\"\n"
-      }.joined(separator: "\n"))
+    try h.home.writeConfig(
+      names.map { StrivacityConfig.profile($0, tenant: issuer, clientID: "strivacity-cli") }.joined(separator: "\n"))
     let env = h.environment.merging(["PW": "Demo-pass-1"]) { _, new in new }
     let login = ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]
     for name in names where !name.hasSuffix("-c") {
@@ -100,11 +97,8 @@ import Testing
     let h = try Harness(journey: "password")
     let issuer = h.emulator.issuer
     let (a, b) = ("\(h.profile)-a", "\(h.profile)-b")
-    try h.home.write(
-      ".config/strivacity/config.toml",
-      [a, b].map {
-        "[profiles.\($0)]\ntenant = \"\(issuer)\"\nclient_id = \"strivacity-cli\"\n"
-      }.joined(separator: "\n"))
+    try h.home.writeConfig(
+      [a, b].map { StrivacityConfig.profile($0, tenant: issuer, clientID: "strivacity-cli") }.joined(separator: "\n"))
     let env = h.environment.merging(["PW": "Demo-pass-1"]) { _, new in new }
     let login = ["--field", "identifier=demo@example.com", "--field-env", "password=PW"]
     for name in [a, b] {

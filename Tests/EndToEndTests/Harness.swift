@@ -166,14 +166,13 @@ final class Harness: @unchecked Sendable {
       stdin: Self.keyringPassword)
     #expect(result.status == 0, "\(result.stderr)")
     // KeePassXC opens the database after it answers.
-    let started = Date()
-    while try busCall(
-      "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
-      ["org.freedesktop.Secret.Collection", "Locked"]
-    ).contains("true") {
-      try #require(Date().timeIntervalSince(started) < 10, "the keyring stayed locked")
-      usleep(50_000)
+    let unlocked = try waitUntil(timeout: 10, every: 0.05) {
+      try !busCall(
+        "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.DBus.Properties.Get",
+        ["org.freedesktop.Secret.Collection", "Locked"]
+      ).contains("true")
     }
+    try #require(unlocked, "the keyring stayed locked")
   }
 
   /// Kills the harness's KeePassXC and starts it again on the same database and bus, as after a
@@ -182,14 +181,13 @@ final class Harness: @unchecked Sendable {
     let database = try #require(keepassxcDatabase)
     let state = (database as NSString).deletingLastPathComponent
     kill(try ownKeyringDaemon(), SIGKILL)
-    let gone = Date()
-    while busCall(
-      quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
-      ["org.freedesktop.secrets"]
-    ).contains("true") {
-      try #require(Date().timeIntervalSince(gone) < 10, "KeePassXC kept the name")
-      usleep(50_000)
+    let gone = waitUntil(timeout: 10, every: 0.05) {
+      !busCall(
+        quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
+        ["org.freedesktop.secrets"]
+      ).contains("true")
     }
+    try #require(gone, "KeePassXC kept the name")
     let keepassxc = Process()
     keepassxc.executableURL = URL(fileURLWithPath: "/usr/bin/keepassxc")
     keepassxc.arguments = [
@@ -208,15 +206,7 @@ final class Harness: @unchecked Sendable {
     restartedKeePassXC = keepassxc.processIdentifier
     input.fileHandleForWriting.write(Data((Self.keyringPassword + "\n").utf8))
     try input.fileHandleForWriting.close()
-    let started = Date()
-    while !busCall(
-      quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default",
-      "org.freedesktop.DBus.Properties.Get",
-      ["org.freedesktop.Secret.Collection", "Locked"]
-    ).contains("false") {
-      try #require(Date().timeIntervalSince(started) < 15, "KeePassXC did not come back unlocked")
-      usleep(50_000)
-    }
+    try #require(waitUntil(timeout: 15, every: 0.05) { keyringSaysUnlocked() }, "KeePassXC did not come back unlocked")
   }
 
   /// A KeePassXC started by `restartKeePassXC` (killed with the harness).
@@ -242,12 +232,19 @@ final class Harness: @unchecked Sendable {
     let owner = busCall(
       quietly: "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID",
       ["org.freedesktop.secrets"])
-    let locked = busCall(
-      quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default",
-      "org.freedesktop.DBus.Properties.Get",
-      ["org.freedesktop.Secret.Collection", "Locked"])
+    let locked = lockedProperty()
     return owner.split(separator: " ").last?.filter(\.isNumber) == String(pid) && !locked.isEmpty
   }
+
+  /// The default collection's Locked property as gdbus prints it ("" when the call fails).
+  func lockedProperty() -> String {
+    busCall(
+      quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default",
+      "org.freedesktop.DBus.Properties.Get", ["org.freedesktop.Secret.Collection", "Locked"])
+  }
+
+  /// Whether the keyring answers that its default collection is unlocked.
+  func keyringSaysUnlocked() -> Bool { lockedProperty().contains("false") }
 
   /// How many items the keyring holds for a profile (default: the harness's), by secret-tool.
   func keyringItemCount(profile name: String? = nil) throws -> Int {
@@ -279,6 +276,17 @@ final class Harness: @unchecked Sendable {
     try PTYSession(loginArguments(sdk: sdk, extra), environment: environment)
   }
 
+  /// `strivacity login` on a pseudo-terminal, the demo user signed in first when `demoSignIn`
+  /// (PTYSession.typeDemoSignIn), then `steps` played (PTYSession.converse).
+  func interactiveLogin(
+    sdk: String, _ extra: [String] = [], demoSignIn: Bool = false, playing steps: [(prompt: String, answer: String?)]
+  ) throws -> PTYSession {
+    let tty = try interactiveLogin(sdk: sdk, extra)
+    if demoSignIn { try tty.typeDemoSignIn() }
+    try tty.converse(steps)
+    return tty
+  }
+
   /// `strivacity login` with no terminal at all.
   func automatedLogin(sdk: String, _ extra: [String], environment more: [String: String] = [:]) throws -> ProcessResult
   {
@@ -303,6 +311,14 @@ final class Harness: @unchecked Sendable {
     let response = try CurlHTTPClient().send(
       HTTPRequest(method: "POST", url: emulator.issuer + "_emulator/" + path, body: body.serialized()))
     #expect((200..<300).contains(response.status), "\(response.bodyText)")
+  }
+
+  /// Revokes `token` at the tenant behind strivacity's back (RFC 7009), as an administrator would.
+  func revokeAtTheTenant(_ token: String) throws {
+    _ = try CurlHTTPClient().send(
+      HTTPRequest(
+        method: "POST", url: emulator.issuer + "oauth2/revoke",
+        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")], body: Array("token=\(token)".utf8)))
   }
 
   func lastBody(_ form: String) throws -> JSONValue? { try stats()["last_bodies"]?["form/" + form] }
@@ -391,9 +407,7 @@ final class Harness: @unchecked Sendable {
   /// for every command the harness runs (STRIVACITY_AGENT=1); killed with the harness.
   @discardableResult
   func startAgent(_ arguments: [String] = []) throws -> pid_t {
-    let runtime = home.file("run")
-    mkdir(runtime, 0o700)
-    extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    useOwnRuntimeDirectory()
     extraEnvironment["STRIVACITY_AGENT"] = "1"
     let started = try strivacity(["agent", "start"] + arguments)
     #expect(started.status == 0, "\(started.stderr)")
@@ -404,35 +418,80 @@ final class Harness: @unchecked Sendable {
     return pid
   }
 
+  /// A runtime directory of the harness's own (0700), XDG_RUNTIME_DIR for every command it runs,
+  /// and in it strivacity's own when `strivacityDirectory` (for a lock or a socket another
+  /// process makes first); its path.
+  @discardableResult
+  func useOwnRuntimeDirectory(strivacityDirectory: Bool = false) -> String {
+    let runtime = home.file("run")
+    mkdir(runtime, 0o700)
+    if strivacityDirectory { mkdir(runtime + "/strivacity", 0o700) }
+    extraEnvironment["XDG_RUNTIME_DIR"] = runtime
+    return runtime
+  }
+
   var agentSocket: String { home.file("run") + "/strivacity/agent.sock" }
 
   func grants(_ type: String) throws -> Int { try stats()["grants"]?[type]?.int ?? 0 }
 
-  /// A config file with this harness's profile on the emulator, plus `settings` (TOML lines).
-  func writeProfile(_ settings: String = "") throws {
-    try home.write(
-      ".config/strivacity/config.toml",
-      """
-      [profiles.\(profile)]
-      tenant = "\(emulator.issuer)"
-      client_id = "strivacity-cli"
-      \(settings)
-      """)
+  /// A config file with this harness's profile on the emulator (or on `tenant`), plus
+  /// `settings` (TOML lines).
+  func writeProfile(tenant: String? = nil, _ settings: String = "") throws {
+    try home.writeConfig(
+      StrivacityConfig.profile(profile, tenant: tenant ?? emulator.issuer, clientID: "strivacity-cli", settings))
+  }
+
+  /// A machine profile for the emulator's client `client` (or for `tenant`, when a front stands
+  /// before the emulator), plus `settings` (TOML lines); `topLevel` lines, when given, before
+  /// its table.
+  func writeMachineProfile(client: String, tenant: String? = nil, topLevel: String? = nil, _ settings: String = "")
+    throws
+  {
+    let table = StrivacityConfig.profile(
+      profile, tenant: tenant ?? emulator.issuer, clientID: client, grant: "client_credentials", settings)
+    try home.writeConfig(topLevel.map { $0 + "\n" + table } ?? table)
   }
 }
 
 let sdkModes = ["web", "android-minimal"]
 
+/// The tenant's `invalid_target` for an API's resource, as strivacity says it: exit 3, nothing on
+/// stdout, one line naming the API and the resource.
+func expectInvalidTarget(
+  _ result: ProcessResult, api: String, resource: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+  #expect(result.status == 3, sourceLocation: sourceLocation)
+  #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
+  #expect(
+    result.stderr.hasPrefix(
+      "strivacity: error: the tenant refused a token for API \(api) (resource \(resource)): invalid_target"),
+    "\(result.stderr)", sourceLocation: sourceLocation)
+  #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+}
+
+/// A JWT's claims: its payload, base64url-decoded JSON. `token` may end in a newline (as a
+/// command prints it); it must have three parts.
+func jwtClaims(_ token: String) throws -> JSONValue {
+  let parts = token.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
+  try #require(parts.count == 3, "a JWT: \(token.prefix(20))")
+  return try #require(jwtPayload(token))
+}
+
+/// The JSON after a token's first dot, base64url-decoded; nil when there is none (an opaque
+/// token, an empty file).
+func jwtPayload(_ token: String) -> JSONValue? {
+  let part = token.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").dropFirst().first ?? ""
+  var text = String(part).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+  while text.count % 4 != 0 { text += "=" }
+  return Data(base64Encoded: text).flatMap { JSONValue.parse(Array($0)) }
+}
+
 extension PTYSession {
   /// Types the demo user through the identifier and password screens, accepting the defaults.
   /// Only the start of each prompt is awaited: a hostile tenant appends to every label.
   func typeDemoSignIn() throws {
-    try expect("Email address")
-    send("demo@example.com")
-    try expect("Password")
-    send("Demo-pass-1")
-    try expect("[y/N]")
-    send("")  // the last answer submits the screen's primary action
+    // The last answer submits the screen's primary action.
+    try converse([("Email address", "demo@example.com"), ("Password", "Demo-pass-1"), ("[y/N]", "")])
   }
 }
 
@@ -459,12 +518,12 @@ final class PrompterStandin: @unchecked Sendable {
 
   /// Until `event` is logged (5 s at most).
   func waitFor(_ event: String) throws {
-    let started = Date()
-    while !events.contains(event) {
+    let logged = try waitUntil(timeout: 5) {
+      if events.contains(event) { return true }
       try #require(process.isRunning, "prompter-standin ended: \(events)")
-      try #require(Date().timeIntervalSince(started) < 5, "prompter-standin never logged '\(event)': \(events)")
-      usleep(20_000)
+      return false
     }
+    try #require(logged, "prompter-standin never logged '\(event)': \(events)")
   }
 
   /// The person comes back and presses Cancel on the dialogs still open.
@@ -474,8 +533,7 @@ final class PrompterStandin: @unchecked Sendable {
   func stop() {
     guard process.isRunning else { return }
     kill(process.processIdentifier, SIGTERM)
-    let started = Date()
-    while process.isRunning && Date().timeIntervalSince(started) < 2 { usleep(20_000) }
+    waitUntil(timeout: 2) { !process.isRunning }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
   }
 }

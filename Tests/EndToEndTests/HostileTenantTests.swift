@@ -411,20 +411,7 @@ final class CountingListener: @unchecked Sendable {
   final class Box: @unchecked Sendable { let count = Mutex(0) }
 
   init() throws {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    self.fd = fd
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard fd >= 0, bound == 0, listen(fd, 64) == 0 else { throw TestFailure("cannot listen") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    port = UInt16(bigEndian: address.sin_port)
+    (fd, port) = try Loopback.listen()
     let listening = fd, accepted = accepted
     Thread.detachNewThread {
       while true {

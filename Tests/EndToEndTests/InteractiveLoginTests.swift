@@ -9,44 +9,42 @@ import Testing
 @Suite struct InteractiveLoginTests {
   @Test(arguments: sdkModes) func password(_ sdk: String) throws {
     let h = try Harness(journey: "password")
-    let tty = try h.interactiveLogin(sdk: sdk)
-    try tty.expect("Sign in")
-    try tty.expect("Email address (you@example.com): ")
-    tty.send("demo@example.com")
-    try tty.expect("Enter your password")
-    try tty.expect("(at any prompt: :2 Not you?)")
-    try tty.expect("Password: ")
-    tty.send("Demo-pass-1")
-    try tty.expect("Keep me signed in [y/N]: ")
-    tty.send("")  // the last answer submits "Sign in": no menu
-    try tty.expect("signed in to \(h.emulator.issuer) as Demo User <demo@example.com> (profile \(h.profile))")
+    let tty = try h.interactiveLogin(
+      sdk: sdk,
+      playing: [
+        ("Sign in", nil),
+        ("Email address (you@example.com): ", "demo@example.com"),
+        ("Enter your password", nil),
+        ("(at any prompt: :2 Not you?)", nil),
+        ("Password: ", "Demo-pass-1"),
+        ("Keep me signed in [y/N]: ", ""),  // the last answer submits "Sign in": no menu
+        ("signed in to \(h.emulator.issuer) as Demo User <demo@example.com> (profile \(h.profile))", nil),
+      ])
     #expect(try tty.wait() == 0)
     #expect(tty.stdout.isEmpty, "stdout is for data only")
     #expect(!tty.transcript.contains("Demo-pass-1"), "the password is never echoed")
     #expect(try h.lastBody("identifier") == ["identifier": "demo@example.com"])
     #expect(try h.lastBody("password") == ["password": "Demo-pass-1", "keepMeLoggedIn": false])
     #expect(try h.signedIn())
-    let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    let config = try h.home.readConfig()
     #expect(config.contains("[profiles.\(h.profile)]"))
     #expect(config.contains("sdk_mode = \"\(sdk)\""))
   }
 
   @Test(arguments: sdkModes) func wrongPasswordThenRight(_ sdk: String) throws {
     let h = try Harness(journey: "password")
-    let tty = try h.interactiveLogin(sdk: sdk)
-    try tty.expect("Email address")
-    tty.send("demo@example.com")
-    try tty.expect("Password: ")
-    tty.send("not-it")
-    try tty.expect("[y/N]: ")
-    tty.send("y")
-    try tty.expect("! Incorrect password")
-    // Only the submitted form's fields are asked again, the password first; the checkbox keeps its answer.
-    try tty.expect("Password: ")
-    tty.send("Demo-pass-1")
-    try tty.expect("Keep me signed in [Y/n]: ")
-    tty.send("")
-    try tty.expect("signed in to")
+    let tty = try h.interactiveLogin(
+      sdk: sdk,
+      playing: [
+        ("Email address", "demo@example.com"),
+        ("Password: ", "not-it"),
+        ("[y/N]: ", "y"),
+        ("! Incorrect password", nil),
+        // Only the submitted form's fields are asked again, the password first; the checkbox keeps its answer.
+        ("Password: ", "Demo-pass-1"),
+        ("Keep me signed in [Y/n]: ", ""),
+        ("signed in to", nil),
+      ])
     #expect(try tty.wait() == 0)
     let submissions = try h.stats()["submissions"]?.array?.compactMap { $0["form"]?.string }
     #expect(submissions == ["identifier", "password", "password"])
@@ -55,21 +53,19 @@ import Testing
 
   @Test(arguments: sdkModes) func mfa(_ sdk: String) throws {
     let h = try Harness(journey: "mfa")
-    let tty = try h.interactiveLogin(sdk: sdk)
-    try tty.typeDemoSignIn()
-    try tty.expect("Verification method")
-    try tty.expect("  Email\n    1) Email to d***@example.com\n  Phone\n    2) Text message to +36 ** *** 4567")
-    try tty.expect("Choice: ")
-    tty.send("7")
-    try tty.expect("! Choose a number from 1 to 2")
-    tty.send("2")
-    try tty.expect("We sent a code: Text message to +36 ** *** 4567")
-    try tty.expect("(at any prompt: :2 Resend code, :3 Choose another method)")
-    try tty.expect("Passcode (6 digits): ")
-    tty.send("12")
-    try tty.expect("! Enter the 6-digit code")
-    tty.send("654321")
-    try tty.expect("signed in to")
+    let tty = try h.interactiveLogin(
+      sdk: sdk, demoSignIn: true,
+      playing: [
+        ("Verification method", nil),
+        ("  Email\n    1) Email to d***@example.com\n  Phone\n    2) Text message to +36 ** *** 4567", nil),
+        ("Choice: ", "7"),
+        ("! Choose a number from 1 to 2", "2"),
+        ("We sent a code: Text message to +36 ** *** 4567", nil),
+        ("(at any prompt: :2 Resend code, :3 Choose another method)", nil),
+        ("Passcode (6 digits): ", "12"),
+        ("! Enter the 6-digit code", "654321"),
+        ("signed in to", nil),
+      ])
     #expect(try tty.wait() == 0)
     #expect(try h.lastBody("mfaMethod") == ["id": "9b3e7d21-6a4f-4e8c-b5d2-1f7a9c3e5b84/passcode"])
     #expect(try h.lastBody("mfaPasscode") == ["passcode": "654321"])
@@ -94,27 +90,24 @@ import Testing
   /// main one), the code typed hidden.
   @Test(arguments: sdkModes) func mfaEnrolment(_ sdk: String) throws {
     let h = try Harness(journey: "mfa-enroll")
-    let tty = try h.interactiveLogin(sdk: sdk)
-    try tty.typeDemoSignIn()
-    try tty.expect("Set up two-step verification")
-    try tty.expect("  1) [x] Email\n  2) [ ] Text message")
-    try tty.expect("Choice [1]: ")
-    tty.send("")
-    try tty.expect("Where should we send codes?")
-    try tty.expect("Email address: demo@example.com\n")
-    try tty.expect("What next?")
-    try tty.expect("Choice [1]: ")
-    tty.send("")
-    try tty.expect("We sent a code to demo@example.com")
-    try tty.expect("Passcode (6 digits): ")
-    tty.send("000000")
-    try tty.expect("000000")  // one-time codes are echoed, so a typo can be seen
-    try tty.expect("Remember this device [y/N]: ")
-    tty.send("")
-    try tty.expect("! Incorrect code")
-    try tty.expect("Passcode (6 digits): ")  // only the field the tenant named
-    tty.send("246810")
-    try tty.expect("signed in to")
+    let tty = try h.interactiveLogin(
+      sdk: sdk, demoSignIn: true,
+      playing: [
+        ("Set up two-step verification", nil),
+        ("  1) [x] Email\n  2) [ ] Text message", nil),
+        ("Choice [1]: ", ""),
+        ("Where should we send codes?", nil),
+        ("Email address: demo@example.com\n", nil),
+        ("What next?", nil),
+        ("Choice [1]: ", ""),
+        ("We sent a code to demo@example.com", nil),
+        ("Passcode (6 digits): ", "000000"),
+        ("000000", nil),  // one-time codes are echoed, so a typo can be seen
+        ("Remember this device [y/N]: ", ""),
+        ("! Incorrect code", nil),
+        ("Passcode (6 digits): ", "246810"),  // only the field the tenant named
+        ("signed in to", nil),
+      ])
     #expect(try tty.wait() == 0)
     #expect(try h.lastBody("mfaEnrollStart") == ["optional": ["email"]])
     #expect(try h.lastBody("mfaEnrollTargetSelect") == ["target": "demo@example.com", "method": "passcode"])
@@ -123,51 +116,35 @@ import Testing
 
   @Test(arguments: sdkModes) func registrationWithEveryWidget(_ sdk: String) throws {
     let h = try Harness(journey: "registration")
-    let tty = try h.interactiveLogin(sdk: sdk)
-    try tty.expect("Email address")
-    tty.send("")
-    try tty.expect("! This field is required")
-    tty.send(":2")  // Create account
-    try tty.expect("Create your account")
-    try tty.expect("By creating an account you accept the terms of use (https://example.com/terms).")
-    try tty.expect("Email address: ")
-    tty.send("not-an-email")
-    try tty.expect("! Invalid format")
-    tty.send("new@example.com")
-    try tty.expect("Display name (How we greet you): ")
-    tty.send("New Person")
-    try tty.expect("Password: ")
-    tty.send("weakpass1")
-    try tty.expect("! Password must contain an uppercase letter")
-    tty.send("Str0ng-Pass")
-    try tty.expect("Re-type password: ")
-    tty.send("Str0ng-Pass")
-    try tty.expect("Invitation code (any 6 digits): ")
-    tty.send("123456")
-    try tty.expect("  Europe\n    1) Hungary\n    2) Germany\n  Americas\n    3) United States")
-    try tty.expect("Choice: ")
-    tty.send("Germany")
-    try tty.expect("How should we contact you?\n  1) Email\n  2) Text message")
-    try tty.expect("Choice [1]: ")
-    tty.send("2")
-    try tty.expect("(numbers separated by commas, 1 to 2)")
-    try tty.expect("Choice: ")
-    tty.send("1,2,3")
-    try tty.expect("! Select at most 2")
-    tty.send("1,3")
-    try tty.expect("Date of birth (YYYY-MM-DD): ")
-    tty.send("2020-01-01")
-    try tty.expect("! Must not be after 2012-12-31")
-    tty.send("1990-04-23")
-    try tty.expect("Mobile number: ")
-    tty.send("+36 30 123 4567")
-    try tty.expect("I accept the terms of use (https://example.com/terms) [y/N]: ")
-    tty.send("n")
-    try tty.expect("! This must be accepted")
-    tty.send("y")
-    try tty.expect("Send me the newsletter [y/N]: ")
-    tty.send("")
-    try tty.expect("signed in to \(h.emulator.issuer) as new@example.com")
+    let tty = try h.interactiveLogin(
+      sdk: sdk,
+      playing: [
+        ("Email address", ""),
+        ("! This field is required", ":2"),  // Create account
+        ("Create your account", nil),
+        ("By creating an account you accept the terms of use (https://example.com/terms).", nil),
+        ("Email address: ", "not-an-email"),
+        ("! Invalid format", "new@example.com"),
+        ("Display name (How we greet you): ", "New Person"),
+        ("Password: ", "weakpass1"),
+        ("! Password must contain an uppercase letter", "Str0ng-Pass"),
+        ("Re-type password: ", "Str0ng-Pass"),
+        ("Invitation code (any 6 digits): ", "123456"),
+        ("  Europe\n    1) Hungary\n    2) Germany\n  Americas\n    3) United States", nil),
+        ("Choice: ", "Germany"),
+        ("How should we contact you?\n  1) Email\n  2) Text message", nil),
+        ("Choice [1]: ", "2"),
+        ("(numbers separated by commas, 1 to 2)", nil),
+        ("Choice: ", "1,2,3"),
+        ("! Select at most 2", "1,3"),
+        ("Date of birth (YYYY-MM-DD): ", "2020-01-01"),
+        ("! Must not be after 2012-12-31", "1990-04-23"),
+        ("Mobile number: ", "+36 30 123 4567"),
+        ("I accept the terms of use (https://example.com/terms) [y/N]: ", "n"),
+        ("! This must be accepted", "y"),
+        ("Send me the newsletter [y/N]: ", ""),
+        ("signed in to \(h.emulator.issuer) as new@example.com", nil),
+      ])
     #expect(try tty.wait() == 0)
     #expect(
       try h.lastBody("registration") == [
@@ -181,20 +158,19 @@ import Testing
 
   @Test func shortcutsReachOtherActionsAndCloseCancels() throws {
     let h = try Harness(journey: "registration")
-    let tty = try h.interactiveLogin(sdk: "web")
-    try tty.expect("(at any prompt: :2 Create account)")
-    try tty.expect("Email address")
-    tty.send(":2")  // straight to registration, no identifier needed
-    try tty.expect("(at any prompt: :2 Back to login, :3 Cancel)")
-    try tty.expect("Email address: ")
-    tty.send(":2")
-    try tty.expect("Sign in")
-    try tty.expect("Email address")
-    tty.send(":2")
-    try tty.expect("Create your account")
-    try tty.expect("Email address: ")
-    tty.send(":3")
-    try tty.expect("strivacity: error: sign-in cancelled")
+    let tty = try h.interactiveLogin(
+      sdk: "web",
+      playing: [
+        ("(at any prompt: :2 Create account)", nil),
+        ("Email address", ":2"),  // straight to registration, no identifier needed
+        ("(at any prompt: :2 Back to login, :3 Cancel)", nil),
+        ("Email address: ", ":2"),
+        ("Sign in", nil),
+        ("Email address", ":2"),
+        ("Create your account", nil),
+        ("Email address: ", ":3"),
+        ("strivacity: error: sign-in cancelled", nil),
+      ])
     #expect(try tty.wait() == 130)
     #expect(try !h.signedIn())
     #expect(
@@ -207,11 +183,9 @@ import Testing
     let h = try Harness(journey: "password")
     try h.control(
       "faults", ["endpoint": "form", "kind": "status", "status": 403, "body": ["error": "session_expired"]])
-    let tty = try h.interactiveLogin(sdk: "web")
-    try tty.expect("Email address")
-    tty.send("demo@example.com")
-    try tty.expect("The sign-in session expired. Start over? [Y/n]: ")
-    tty.send("")
+    let tty = try h.interactiveLogin(
+      sdk: "web",
+      playing: [("Email address", "demo@example.com"), ("The sign-in session expired. Start over? [Y/n]: ", "")])
     try tty.typeDemoSignIn()
     try tty.expect("signed in to")
     #expect(try tty.wait() == 0)
@@ -229,21 +203,18 @@ import Testing
 
   @Test(arguments: sdkModes) func activation(_ sdk: String) throws {
     let h = try Harness(journey: "activation")
-    let tty = try h.interactiveLogin(sdk: sdk)
-    try tty.expect("Email address")
-    tty.send(":2")  // Create account
-    try tty.expect("Email address: ")
-    tty.send("fresh@example.com")
-    try tty.expect("Password: ")
-    tty.send("Fresh-pass1")
-    try tty.expect("Re-type password: ")
-    tty.send("Fresh-pass1")
-    try tty.expect("We sent an activation code to fresh@example.com.")
-    try tty.expect("Activation code (6 digits): ")
-    tty.send("000000")
-    try tty.expect("! Incorrect code")
-    tty.send("111111")
-    try tty.expect("signed in to")
+    let tty = try h.interactiveLogin(
+      sdk: sdk,
+      playing: [
+        ("Email address", ":2"),  // Create account
+        ("Email address: ", "fresh@example.com"),
+        ("Password: ", "Fresh-pass1"),
+        ("Re-type password: ", "Fresh-pass1"),
+        ("We sent an activation code to fresh@example.com.", nil),
+        ("Activation code (6 digits): ", "000000"),
+        ("! Incorrect code", "111111"),
+        ("signed in to", nil),
+      ])
     #expect(try tty.wait() == 0)
     #expect(try h.lastBody("sendAccountActivation") == ["passcode": "111111"])
   }
@@ -255,12 +226,14 @@ import Testing
       "BROWSER": TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Support/browser-standin").path,
       "STANDIN_LOG": log,
     ]
-    let tty = try h.interactiveLogin(sdk: sdk)
-    try tty.expect("Email address")
-    tty.send("demo@example.com")
-    try tty.expect("strivacity: continuing in the browser: this step needs a passkey, which a terminal cannot use")
-    try tty.expect(h.emulator.issuer + "provider/flow?challenge=")
-    try tty.expect("signed in to")
+    let tty = try h.interactiveLogin(
+      sdk: sdk,
+      playing: [
+        ("Email address", "demo@example.com"),
+        ("strivacity: continuing in the browser: this step needs a passkey, which a terminal cannot use", nil),
+        (h.emulator.issuer + "provider/flow?challenge=", nil),
+        ("signed in to", nil),
+      ])
     #expect(try tty.wait() == 0, "\(tty.transcript)")
     let browser = try String(contentsOfFile: log, encoding: .utf8)
     #expect(browser.contains("redirect http://127.0.0.1:"))
@@ -325,10 +298,8 @@ import Testing
       sdk: "web", ["--field", "identifier=demo@example.com", "--field-env", "password=PW"],
       environment: ["PW": "Demo-pass-1"])
     #expect(first.status == 0, "\(first.stderr)")
-    let tty = try h.interactiveLogin(sdk: "web")
-    try tty.expect("Email address")
-    tty.send("demo@example.com")
-    try tty.expect("Password: ")
+    let tty = try h.interactiveLogin(
+      sdk: "web", playing: [("Email address", "demo@example.com"), ("Password: ", nil)])
     usleep(100_000)
     #expect(tty.localFlags() & tcflag_t(ECHO) == 0, "echo is off while the password is typed")
     tty.type("\u{3}")
@@ -341,11 +312,8 @@ import Testing
   /// `:N` at a hidden prompt takes the action: it is never sent as a password attempt.
   @Test func anActionShortcutAtThePasswordPromptIsNeverAPassword() throws {
     let h = try Harness(journey: "password")
-    let tty = try h.interactiveLogin(sdk: "web")
-    try tty.expect("Email address")
-    tty.send("demo@example.com")
-    try tty.expect("Password: ")
-    tty.send(":2")
+    let tty = try h.interactiveLogin(
+      sdk: "web", playing: [("Email address", "demo@example.com"), ("Password: ", ":2")])
     try tty.expect("Email address", timeout: 15)
     let forms = try h.stats()["submissions"]?.array?.compactMap { $0["form"]?.string }
     #expect(forms == ["identifier", "reset"], "\(String(describing: forms))")

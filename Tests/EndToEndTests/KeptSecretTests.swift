@@ -97,7 +97,7 @@ import Testing
     ])
     base.withLock { $0 = api.base }
     let url = api.base + "/proxy.password/"
-    let config = h.home.file(".config/strivacity/config.toml")
+    let config = h.home.configPath
     let before = try String(contentsOfFile: config, encoding: .utf8)
     let named = try h.strivacity(["setup-api", "--profile", h.profile, url])
     #expect(named.status == 2 && named.stderr.contains("give one with --name"), "\(named.stderr)")

@@ -25,6 +25,16 @@ import Testing
     return (result, Date().timeIntervalSince(started))
   }
 
+  /// A profile signed in on a gnome-keyring of the harness's own (these tests lock it, kill its
+  /// daemon, leave its dialogs open), with the token cache off: every call goes to the keyring.
+  static func signedInOnAKeyringOfItsOwn() throws -> Harness {
+    let h = try Harness(journey: "password")
+    try h.useOwnKeyring(.gnomeKeyring)
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    try h.signIn()
+    return h
+  }
+
   static func signIn(_ h: Harness) throws -> (ProcessResult, Double) {
     try timed(
       h,
@@ -179,10 +189,7 @@ import Testing
   /// the dialog is the person's; the daemon still serves after strivacity's exit, and after the
   /// person comes back and presses Cancel; unlocked, nothing was lost.
   @Test func anUnansweredUnlockDialogIsLeftToThePerson() throws {
-    let h = try Harness(journey: "password")
-    try h.useOwnKeyring(.gnomeKeyring)
-    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
-    try h.signIn()
+    let h = try Self.signedInOnAKeyringOfItsOwn()
     let before = try h.storedSecret()
     let prompter = try h.startPrompterStandin("silent")
     let daemon = try h.ownKeyringDaemon()
@@ -232,10 +239,7 @@ import Testing
         FileManager.default.isExecutableFile(atPath: tool),
         "\(tool) (Debian: xvfb, xdotool, gcr; make deps installs them)")
     }
-    let h = try Harness(journey: "password")
-    try h.useOwnKeyring(.gnomeKeyring)
-    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
-    try h.signIn()
+    let h = try Self.signedInOnAKeyringOfItsOwn()
     let before = try h.storedSecret()
 
     // A display of its own (Xvfb picks a free number and writes it to stdout); stopped by PID.
@@ -246,13 +250,12 @@ import Testing
       kill(xvfb.pid, SIGTERM)
       _ = try? xvfb.wait(timeout: 5)
     }
-    let started = Date()
     var number = ""
-    while number.isEmpty {
-      try #require(Date().timeIntervalSince(started) < 10, "Xvfb did not start: \(xvfb.transcript)")
-      usleep(20_000)
+    let started = waitUntil(timeout: 10) {
       number = xvfb.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+      return !number.isEmpty
     }
+    try #require(started, "Xvfb did not start: \(xvfb.transcript)")
     let display = ":" + number
     // The bus starts gcr-prompter with its activation environment: the desktop's display.
     try h.busCall(
@@ -290,15 +293,8 @@ import Testing
         ["/usr/bin/xdotool"] + step, environment: x, stdin: step[0] == "type" ? Harness.keyringPassword : nil)
       #expect(typed.status == 0, "xdotool \(step[0]): \(typed.stderr)")
     }
-    let typing = Date()
-    while !h.busCall(
-      quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default",
-      "org.freedesktop.DBus.Properties.Get",
-      ["org.freedesktop.Secret.Collection", "Locked"]
-    ).contains("false") {
-      try #require(Date().timeIntervalSince(typing) < 10, "the dialog did not unlock the keyring")
-      usleep(50_000)
-    }
+    try #require(
+      waitUntil(timeout: 10, every: 0.05) { h.keyringSaysUnlocked() }, "the dialog did not unlock the keyring")
     #expect(h.keyringDaemonServes(daemon))
     let (token, tokenTook) = try Self.timed(h, ["token", "--profile", h.profile])
     #expect(token.status == 0 && tokenTook < Self.quick, "\(token.stderr)")
@@ -308,10 +304,7 @@ import Testing
   /// Escape at gnome-keyring's unlock dialog (the stand-in prompter answers Cancel at once):
   /// exit 7, saying the unlock was declined, not merely that the keyring is locked.
   @Test func aDeclinedUnlockIsSaidAsDeclined() throws {
-    let h = try Harness(journey: "password")
-    try h.useOwnKeyring(.gnomeKeyring)
-    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
-    try h.signIn()
+    let h = try Self.signedInOnAKeyringOfItsOwn()
     let prompter = try h.startPrompterStandin("cancel")
     let daemon = try h.ownKeyringDaemon()
     try h.lockKeyring()
@@ -335,10 +328,7 @@ import Testing
   /// a shell of the same session, unlocks the keyring the session bus already has (--replace
   /// takes over from the running daemon), and the next call works with nothing lost.
   @Test func aLockedKeyringWithoutADesktopNamesBothWaysOut() throws {
-    let h = try Harness(journey: "password")
-    try h.useOwnKeyring(.gnomeKeyring)
-    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
-    try h.signIn()
+    let h = try Self.signedInOnAKeyringOfItsOwn()
     let before = try h.storedSecret()
     let daemon = try h.ownKeyringDaemon()
     try h.lockKeyring()
@@ -369,21 +359,15 @@ import Testing
     session["PASSWORD"] = Harness.keyringPassword
     let recipe = try run(["/bin/bash", "-c", StoreError.unlockRecipe], environment: session, timeout: 15)
     #expect(recipe.status == 0, "\(recipe.stderr)")
-    let replaced = Date()
+    // The new daemon is looked for from the second look on (a pause after the recipe first).
     var replacement: pid_t = daemon
-    while replacement == daemon || !h.keyringDaemonServes(replacement)
-      || !h.busCall(
-        quietly: "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default",
-        "org.freedesktop.DBus.Properties.Get",
-        ["org.freedesktop.Secret.Collection", "Locked"]
-      ).contains("false")
-    {
-      try #require(
-        Date().timeIntervalSince(replaced) < 10,
-        "the recipe did not unlock the keyring: \(recipe.stdout) \(recipe.stderr)")
-      usleep(50_000)
-      replacement = (try? h.ownKeyringDaemon()) ?? daemon
+    var looked = false
+    let replaced = waitUntil(timeout: 10, every: 0.05) {
+      if looked { replacement = (try? h.ownKeyringDaemon()) ?? daemon }
+      looked = true
+      return replacement != daemon && h.keyringDaemonServes(replacement) && h.keyringSaysUnlocked()
     }
+    try #require(replaced, "the recipe did not unlock the keyring: \(recipe.stdout) \(recipe.stderr)")
     defer { kill(replacement, SIGTERM) }  // daemonized: nobody else stops it
     let (token, tokenTook) = try Self.timed(h, ["token", "--profile", h.profile])
     #expect(token.status == 0 && tokenTook < Self.quick, "\(token.stderr)")

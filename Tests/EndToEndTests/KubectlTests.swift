@@ -46,7 +46,8 @@ import Testing
             version = b'{"major":"1","minor":"37","gitVersion":"v1.37.0-stand-in"}'
             if ok: self.wfile.write(version if self.path == "/version" else b"ok")
     s = http.server.HTTPServer(("127.0.0.1", 0), H)
-    c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); c.load_cert_chain(sys.argv[1] + "/cert.pem", sys.argv[1] + "/key.pem")
+    c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    c.load_cert_chain(sys.argv[1] + "/server.pem", sys.argv[1] + "/server.key")
     s.socket = c.wrap_socket(s.socket, server_side=True)
     open(sys.argv[1] + "/port.part", "w").write(str(s.server_address[1])); os.rename(sys.argv[1] + "/port.part",
     sys.argv[1] + "/port")
@@ -67,16 +68,11 @@ import Testing
     init(_ h: Harness, expected: String?) throws {
       kubectl = try #require(
         KubectlTests.kubectl, "the real kubectl: Scripts/fetch-kubectl could not fetch it from PyPI")
-      dir = try ScratchDirectory("kube")
-      let certificate = try StrivacityTestSupport.run(
-        [
-          "/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days",
-          "1",
-          "-keyout", dir.file("key.pem"), "-out", dir.file("cert.pem"), "-subj", "/CN=127.0.0.1", "-addext",
-          "subjectAltName=IP:127.0.0.1,DNS:localhost",
-        ],
-        environment: ["PATH": "/usr/bin:/bin"])
-      try #require(certificate.status == 0, "\(certificate.stderr)")
+      let dir = try ScratchDirectory("kube")
+      self.dir = dir
+      // The stand-in's certificate (server.pem) for 127.0.0.1 and localhost, from a CA of the
+      // test's own (ca.pem) that kubectl is told to trust.
+      try TestCA("Kubectl Test CA", in: dir).issue("server", host: "127.0.0.1", altNames: "IP:127.0.0.1,DNS:localhost")
       if let expected { _ = try dir.write("expected", expected) }
       let script = try dir.write("server.py", KubectlTests.server)
       process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -85,11 +81,10 @@ import Testing
       process.standardOutput = FileHandle.nullDevice
       try process.run()
       // The server writes its port to a file once it listens (read with a deadline, not a pipe).
-      let started = Date()
       var port = ""
-      while Int(port) == nil && Date().timeIntervalSince(started) < 10 {
+      waitUntil(timeout: 10) {
         port = (try? String(contentsOfFile: dir.file("port"), encoding: .utf8)) ?? ""
-        if Int(port) == nil { usleep(20_000) }
+        return Int(port) != nil
       }
       self.port = try #require(Int(port), "the stand-in server's port")
       kubeconfig = dir.file("kubeconfig")
@@ -100,7 +95,7 @@ import Testing
       #expect(
         try run([
           "config", "set-cluster", "c", "--server=https://127.0.0.1:\(port)",
-          "--certificate-authority=\(dir.file("cert.pem"))",
+          "--certificate-authority=\(dir.file("ca.pem"))",
         ]).status == 0)
     }
 
@@ -112,6 +107,22 @@ import Testing
 
     func run(_ arguments: [String]) throws -> ProcessResult {
       try StrivacityTestSupport.run([kubectl] + arguments, environment: environment, timeout: 60)
+    }
+
+    /// `strivacity setup-kubectl --profile PROFILE ARGUMENTS` with the cluster's environment.
+    func setupKubectl(_ profile: String, _ arguments: [String] = []) throws -> ProcessResult {
+      try StrivacityTestSupport.run(
+        [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", profile] + arguments,
+        environment: environment)
+    }
+
+    /// `body` with strivacity's token cache on, then off (STRIVACITY_TOKEN_CACHE in the
+    /// environment kubectl's plugin gets); the setting is passed to it.
+    func withTokenCacheOnAndOff(_ body: (String) throws -> Void) rethrows {
+      for cache in ["on", "off"] {
+        environment["STRIVACITY_TOKEN_CACHE"] = cache
+        try body(cache)
+      }
     }
 
     /// A user whose exec plugin is strivacity, written with kubectl (not setup-kubectl).
@@ -143,8 +154,7 @@ import Testing
     let token = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
     let cluster = try Cluster(h, expected: token)
     try cluster.addUser("u", profile: h.profile, apiVersion: apiVersion)
-    for cache in ["on", "off"] {
-      cluster.environment["STRIVACITY_TOKEN_CACHE"] = cache
+    try cluster.withTokenCacheOnAndOff { cache in
       let health = try cluster.run(["--cluster", "c", "--user", "u", "get", "--raw", "/healthz"])
       #expect(health.status == 0 && health.stdout == "ok", "\(apiVersion), cache \(cache): \(health.stderr)")
     }
@@ -207,8 +217,7 @@ import Testing
     #expect(try cluster.run(["config", "use-context", "theirs"]).status == 0)
     let before = try cluster.run(["config", "view"]).stdout
 
-    let setup = try run(
-      [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile], environment: cluster.environment)
+    let setup = try cluster.setupKubectl(h.profile)
     #expect(setup.status == 0, "\(setup.stderr)")
     let name = "strivacity-\(h.profile)"
     #expect(
@@ -220,7 +229,7 @@ import Testing
         "profile \(h.profile) gives kubectl its token for https://127.0.0.1:\(cluster.port) (context theirs)"),
       "\(setup.stderr)")
     #expect(
-      try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains(
+      try h.home.readConfig().contains(
         "kube_clusters = [\"https://127.0.0.1:\(cluster.port)\"]"), "the current context's server")
     let written = try String(contentsOfFile: cluster.kubeconfig, encoding: .utf8)
     let front = URL(fileURLWithPath: TestEnvironment.binary("strivacity")).resolvingSymlinksInPath().path
@@ -235,20 +244,17 @@ import Testing
     #expect(cluster.seen.last == "\(token) /healthz", "the API server got the token")
 
     // Run again: the same user, written over (no second one, nothing stale).
-    let again = try run(
-      [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile], environment: cluster.environment)
+    let again = try cluster.setupKubectl(h.profile)
     #expect(again.status == 0, "\(again.stderr)")
     #expect(try String(contentsOfFile: cluster.kubeconfig, encoding: .utf8) == written)
 
     // A context of the person's that names the user is theirs: named on --undo, left alone.
     #expect(try cluster.run(["config", "set-context", "mine", "--cluster=c", "--user=\(name)"]).status == 0)
-    let undo = try run(
-      [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--undo"],
-      environment: cluster.environment)
+    let undo = try cluster.setupKubectl(h.profile, ["--undo"])
     #expect(undo.status == 0, "\(undo.stderr)")
     #expect(undo.stderr.contains("these contexts still name it (left as they are): mine"), "\(undo.stderr)")
     #expect(
-      try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8).contains(
+      try h.home.readConfig().contains(
         "kube_clusters = []"), "the allow-list goes with the user")
     #expect(try cluster.run(["config", "delete-context", "mine"]).status == 0)
     #expect(try cluster.run(["config", "view"]).stdout == before, "the rest of the kubeconfig as it was")
@@ -269,22 +275,16 @@ import Testing
     #expect(
       try cluster.run([
         "config", "set-cluster", "d", "--server=https://localhost:\(cluster.port)/",
-        "--certificate-authority=\(cluster.dir.file("cert.pem"))",
+        "--certificate-authority=\(cluster.dir.file("ca.pem"))",
       ]).status == 0)
     #expect(try cluster.run(["config", "set-context", "first", "--cluster=c", "--user=\(name)"]).status == 0)
     #expect(try cluster.run(["config", "set-context", "second", "--cluster=d", "--user=\(name)"]).status == 0)
-    let config = h.home.file(".config/strivacity/config.toml")
-    let setupFirst = try run(
-      [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "first"],
-      environment: cluster.environment)
+    let setupFirst = try cluster.setupKubectl(h.profile, ["--context", "first"])
     #expect(setupFirst.status == 0, "\(setupFirst.stderr)")
     #expect(setupFirst.stderr.contains("context first uses it already"), "\(setupFirst.stderr)")
-    #expect(
-      try String(contentsOfFile: config, encoding: .utf8).contains(
-        "kube_clusters = [\"https://127.0.0.1:\(cluster.port)\"]"))
+    #expect(try h.home.readConfig().contains("kube_clusters = [\"https://127.0.0.1:\(cluster.port)\"]"))
 
-    for cache in ["on", "off"] {
-      cluster.environment["STRIVACITY_TOKEN_CACHE"] = cache
+    try cluster.withTokenCacheOnAndOff { cache in
       let listed = try cluster.run(["--context", "first", "get", "--raw", "/healthz"])
       #expect(listed.status == 0 && listed.stdout == "ok", "cache \(cache): \(listed.stderr)")
       #expect(cluster.seen.last == "\(token) /healthz", "cache \(cache)")
@@ -315,15 +315,12 @@ import Testing
     #expect(!cluster.seen.contains { $0.hasSuffix("/livez") && $0.hasPrefix(token) })
 
     // The second context's server added; the first kept.
-    let setupSecond = try run(
-      [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "second"],
-      environment: cluster.environment)
+    let setupSecond = try cluster.setupKubectl(h.profile, ["--context", "second"])
     #expect(setupSecond.status == 0, "\(setupSecond.stderr)")
     #expect(
-      try String(contentsOfFile: config, encoding: .utf8).contains(
+      try h.home.readConfig().contains(
         "kube_clusters = [\"https://127.0.0.1:\(cluster.port)\", \"https://localhost:\(cluster.port)\"]"))
-    for cache in ["on", "off"] {
-      cluster.environment["STRIVACITY_TOKEN_CACHE"] = cache
+    try cluster.withTokenCacheOnAndOff { cache in
       let second = try cluster.run(["--context", "second", "get", "--raw", "/readyz"])
       #expect(second.status == 0 && second.stdout == "ok", "cache \(cache): \(second.stderr)")
       #expect(cluster.seen.last == "\(token) /readyz")
@@ -358,21 +355,11 @@ import Testing
     let cluster = try Cluster(h, expected: apiToken)
     let name = "strivacity-\(h.profile)"
     #expect(try cluster.run(["config", "set-context", "first", "--cluster=c", "--user=\(name)"]).status == 0)
-    let unknown = try run(
-      [
-        TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "first", "--api",
-        "x",
-      ],
-      environment: cluster.environment)
+    let unknown = try cluster.setupKubectl(h.profile, ["--context", "first", "--api", "x"])
     #expect(unknown.status == 2 && unknown.stderr.contains("has no API 'x'; its APIs: orders"), "\(unknown.stderr)")
-    let setup = try run(
-      [
-        TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile, "--context", "first", "--api",
-        "orders",
-      ], environment: cluster.environment)
+    let setup = try cluster.setupKubectl(h.profile, ["--context", "first", "--api", "orders"])
     #expect(setup.status == 0, "\(setup.stderr)")
-    for cache in ["on", "off"] {
-      cluster.environment["STRIVACITY_TOKEN_CACHE"] = cache
+    try cluster.withTokenCacheOnAndOff { cache in
       let listed = try cluster.run(["--context", "first", "get", "--raw", "/healthz"])
       #expect(listed.status == 0 && listed.stdout == "ok", "cache \(cache): \(listed.stderr)")
       #expect(cluster.seen.last == "\(apiToken) /healthz", "cache \(cache)")
@@ -385,14 +372,13 @@ import Testing
     let h = try Harness(journey: "password")
     let cluster = try Cluster(h, expected: nil)
     try h.writeProfile()
-    let config = h.home.file(".config/strivacity/config.toml")
     #expect(
       try cluster.run(["config", "set-cluster", "tricky", "--server=https://127.0.0.1:\(cluster.port)@evil.example/"])
         .status == 0)
     #expect(try cluster.run(["config", "set-context", "tricky", "--cluster=tricky", "--user=x"]).status == 0)
     #expect(try cluster.run(["config", "set-context", "nowhere", "--user=x"]).status == 0)
     let kubeconfigBefore = try String(contentsOfFile: cluster.kubeconfig, encoding: .utf8)
-    let configBefore = try String(contentsOfFile: config, encoding: .utf8)
+    let configBefore = try h.home.readConfig()
     let setup = [TestEnvironment.binary("strivacity"), "setup-kubectl", "--profile", h.profile]
     for (arguments, says) in [
       ([], "kubectl has no current context: name the one to use with --context"),
@@ -405,7 +391,7 @@ import Testing
       #expect(result.status == 2 && result.stderr.contains(says), "\(arguments): \(result.stderr)")
     }
     #expect(try String(contentsOfFile: cluster.kubeconfig, encoding: .utf8) == kubeconfigBefore)
-    #expect(try String(contentsOfFile: config, encoding: .utf8) == configBefore)
+    #expect(try h.home.readConfig() == configBefore)
   }
 
   /// No token and kubectl's interactiveMode Never: the call fails at once, naming the command.

@@ -10,19 +10,6 @@ import Synchronization
 import Testing
 
 extension Harness {
-  /// A machine profile for the emulator's client `client`, plus `settings` (TOML lines).
-  func writeMachineProfile(client: String, _ settings: String = "") throws {
-    try home.write(
-      ".config/strivacity/config.toml",
-      """
-      [profiles.\(profile)]
-      tenant = "\(emulator.issuer)"
-      client_id = "\(client)"
-      grant = "client_credentials"
-      \(settings)
-      """)
-  }
-
   func strivacity(_ arguments: [String], environment more: [String: String], binary: String = "strivacity") throws
     -> ProcessResult
   {
@@ -38,12 +25,8 @@ extension Harness {
   static let postSecret = "ci-post-secret-1"
   static let basicSecret = "ci-basic-secret-1"
 
-  static func claims(_ token: String) -> [String: JSONValue] {
-    let part = token.split(separator: ".").dropFirst().first.map(String.init) ?? ""
-    var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-    while base64.count % 4 != 0 { base64 += "=" }
-    return Data(base64Encoded: base64).flatMap { JSONValue.parse(Array($0))?.object } ?? [:]
-  }
+  /// A JWT's claims, none when `token` is not one (an empty file, an opaque token).
+  static func claims(_ token: String) -> [String: JSONValue] { jwtPayload(token)?.object ?? [:] }
 
   @Test(arguments: [
     ("ci-bot", "client_secret_basic", botSecret), ("ci-bot", "client_secret_post", botSecret),
@@ -326,7 +309,7 @@ extension Harness {
   @Test func aCIJobNeedsNoSessionBusAndWritesNothing() throws {
     let h = try Harness(journey: "machine")
     try h.writeMachineProfile(client: "ci-bot")
-    let config = h.home.file(".config/strivacity/config.toml")
+    let config = h.home.configPath
     let empty = try ScratchDirectory("ci-home")
     let environment = [
       "HOME": empty.path, "PATH": "/usr/bin:/bin", "STRIVACITY_CONFIG": config,

@@ -45,12 +45,7 @@ extension OutsideAuthorizationServer {
   }
 }
 
-@Suite(
-  .serialized,
-  .enabled(
-    if: FileManager.default.isExecutableFile(atPath: "/usr/bin/glewlwyd")
-      || ProcessInfo.processInfo.environment["STRIVACITY_SKIP_OUTSIDE_AS"] != "1",
-    "glewlwyd is not installed and STRIVACITY_SKIP_OUTSIDE_AS=1"))
+@Suite(.serialized, .outsideServerInstalled)
 struct OutsideClientCredentialsTests {
   static let orders = "https://api.example.com/orders/"
   /// The issue-27 suite's readers of a JWT (claims, audiences, scopes).
@@ -65,16 +60,15 @@ struct OutsideClientCredentialsTests {
 
   /// A machine profile on the server: `auth` is its client authentication lines.
   func profile(_ name: String, _ server: OutsideAuthorizationServer, client: String, _ auth: String) -> String {
-    """
+    "\n"
+      + StrivacityConfig.profile(
+        name, tenant: server["issuer"], clientID: client, grant: "client_credentials",
+        auth + "\nscopes = [\"orders:read\"]\n\n")
+  }
 
-    [profiles.\(name)]
-    tenant = "\(server["issuer"])"
-    client_id = "\(client)"
-    grant = "client_credentials"
-    \(auth)
-    scopes = ["orders:read"]
-
-    """
+  /// A machine profile whose secret is in CC_SECRET, sent by `method` (token_endpoint_auth).
+  func secretProfile(_ name: String, _ server: OutsideAuthorizationServer, client: String, _ method: String) -> String {
+    profile(name, server, client: client, "client_secret_env = \"CC_SECRET\"\ntoken_endpoint_auth = \"\(method)\"")
   }
 
   func strivacity(_ arguments: [String], _ env: [String: String]) throws -> ProcessResult {
@@ -82,23 +76,10 @@ struct OutsideClientCredentialsTests {
   }
 
   /// RFC 6749 §2.3.1 / Appendix B: application/x-www-form-urlencoded, byte by byte of UTF-8.
-  static func formEncoded(_ text: String) -> String {
-    var out = ""
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-        UInt8(ascii: "*"):
-        out.append(Character(UnicodeScalar(byte)))
-      case UInt8(ascii: " "): out.append("+")
-      default: out += String(format: "%%%02X", byte)
-      }
-    }
-    return out
-  }
+  static func formEncoded(_ text: String) -> String { TestFormEncoding.encode(text) }
 
   static func basic(_ id: String, _ secret: String) -> String {
-    "Authorization: Basic " + Data((formEncoded(id) + ":" + formEncoded(secret)).utf8).base64EncodedString()
+    "Authorization: " + TestFormEncoding.basic(id, secret)
   }
 
   /// One request to the token endpoint with plain curl, the credentials through stdin and a
@@ -186,22 +167,17 @@ struct OutsideClientCredentialsTests {
     let home = try ScratchDirectory("outside-cc-home")
     let hard = try server.secret("cc_secret_file"), plain = try server.secret("cc_basic_secret_file")
     let secretFile = try home.write("secrets/cc", hard + "\n")
-    try home.write(
-      ".config/strivacity/config.toml",
-      profile(
-        "cc-basic", server, client: server["cc_basic_client_id"],
-        "client_secret_env = \"CC_SECRET\"\ntoken_endpoint_auth = \"client_secret_basic\"")
-          + """
+    try home.writeConfig(
+      secretProfile("cc-basic", server, client: server["cc_basic_client_id"], "client_secret_basic")
+        + """
 
-          [profiles.cc-basic.apis.orders]
-          url = "\(Self.orders)"
-          resource = ["\(Self.orders)"]
-          scopes = ["orders:read"]
+        [profiles.cc-basic.apis.orders]
+        url = "\(Self.orders)"
+        resource = ["\(Self.orders)"]
+        scopes = ["orders:read"]
 
-          """
-        + profile(
-          "cc-post", server, client: server["cc_client_id"],
-          "client_secret_env = \"CC_SECRET\"\ntoken_endpoint_auth = \"client_secret_post\"")
+        """
+        + secretProfile("cc-post", server, client: server["cc_client_id"], "client_secret_post")
         + profile(
           "cc-file", server, client: server["cc_client_id"],
           "client_secret_file = \"\(secretFile)\"\ntoken_endpoint_auth = \"client_secret_post\""))
@@ -248,17 +224,10 @@ struct OutsideClientCredentialsTests {
     let home = try ScratchDirectory("outside-cc-home")
     let hard = try server.secret("cc_secret_file")
     let wrong = "wr0ng:s3cr%t+ü"
-    try home.write(
-      ".config/strivacity/config.toml",
-      profile(
-        "cc-wrong-basic", server, client: server["cc_basic_client_id"],
-        "client_secret_env = \"CC_SECRET\"\ntoken_endpoint_auth = \"client_secret_basic\"")
-        + profile(
-          "cc-wrong-post", server, client: server["cc_client_id"],
-          "client_secret_env = \"CC_SECRET\"\ntoken_endpoint_auth = \"client_secret_post\"")
-        + profile(
-          "cc-hard-basic", server, client: server["cc_client_id"],
-          "client_secret_env = \"CC_SECRET\"\ntoken_endpoint_auth = \"client_secret_basic\""))
+    try home.writeConfig(
+      secretProfile("cc-wrong-basic", server, client: server["cc_basic_client_id"], "client_secret_basic")
+        + secretProfile("cc-wrong-post", server, client: server["cc_client_id"], "client_secret_post")
+        + secretProfile("cc-hard-basic", server, client: server["cc_client_id"], "client_secret_basic"))
     let cases = [
       ("cc-wrong-basic", wrong, server["cc_basic_client_id"]), ("cc-wrong-post", wrong, server["cc_client_id"]),
       ("cc-hard-basic", hard, server["cc_client_id"]),
@@ -305,8 +274,7 @@ struct OutsideClientCredentialsTests {
         "-----BEGIN PRIVATE KEY-----"
       ),
     ]
-    try home.write(
-      ".config/strivacity/config.toml",
+    try home.writeConfig(
       keys.map {
         profile(
           $0.profile, server, client: $0.client,
@@ -351,8 +319,7 @@ struct OutsideClientCredentialsTests {
       // The named client's keys under their thumbprints: not a kid it registered.
       ("named-default", server["cc_jwks_named_client_id"], "cc_jwt_rsa_key", nil, server["cc_jwks_rsa_kid"]),
     ]
-    try home.write(
-      ".config/strivacity/config.toml",
+    try home.writeConfig(
       cases.map {
         profile(
           $0.profile, server, client: $0.client,

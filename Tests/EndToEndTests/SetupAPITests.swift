@@ -31,7 +31,7 @@ import Testing
     let base = "http://127.0.0.1:\(api.port)"
     let url = base + "/orders/"
     resource.withLock { $0 = base + "/" }
-    let configPath = h.home.file(".config/strivacity/config.toml")
+    let configPath = h.home.configPath
     let before = try String(contentsOfFile: configPath, encoding: .utf8)
     for dryRun in [[], ["--dry-run"]] {
       let refused = try h.strivacity(["setup-api", "--profile", h.profile, "--name", "orders"] + dryRun + [url])

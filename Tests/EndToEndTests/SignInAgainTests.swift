@@ -160,7 +160,7 @@ import Testing
     #expect(result.stderr.contains("strivacity: the ID token's acr: "), "\(result.stderr)")
     #expect(try h.signedIn())
     // Not remembered: the next plain sign-in asks for neither.
-    let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    let config = try h.home.readConfig()
     #expect(!config.contains("orders:read") && !config.contains("max_age") && !config.contains("acr"), "\(config)")
   }
 

@@ -11,7 +11,7 @@ final class Sandbox: @unchecked Sendable {
 
   init(config: String? = nil) throws {
     dir = try ScratchDirectory("cli")
-    if let config { try dir.write(".config/strivacity/config.toml", config) }
+    if let config { try dir.writeConfig(config) }
   }
 
   /// An environment with nothing inherited but PATH; `bus` adds this process's session bus.

@@ -59,8 +59,7 @@ import Testing
 
   @Test func profileNamesCompleteFromTheConfig() throws {
     let home = try ScratchDirectory("completion")
-    try home.write(
-      ".config/strivacity/config.toml",
+    try home.writeConfig(
       "[profiles.work]\ntenant = \"https://w.example\"\n[profiles.home]\ntenant = \"https://h.example\"\n")
     let bin = home.file("bin")
     try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)

@@ -106,11 +106,11 @@ import Testing
   /// about it goes to the full command line, which says it.
   @Test func aHostOfNoProfileGetsWhatTheFullCommandLineGives() throws {
     let request = "protocol=https\nhost=other.example\n"
-    let profile =
-      "[profiles.work]\ntenant = \"https://w.example\"\nclient_id = \"c\"\ngit_hosts = [\"git.example.com\"]\n"
+    let profile = StrivacityConfig.profile(
+      "work", tenant: "https://w.example", clientID: "c", "git_hosts = [\"git.example.com\"]\n")
     for config in [nil, profile, "colour = \"always\"\n" + profile] {
       let (alone, bin) = try installed(nil)
-      if let config { _ = try alone.write(".config/strivacity/config.toml", config) }
+      if let config { _ = try alone.writeConfig(config) }
       let small = try run([bin, "credential", "get"], environment: environment(alone), stdin: request)
       let full = try run(
         [TestEnvironment.binary("strivacity-cli"), "credential", "get"], environment: environment(alone), stdin: request

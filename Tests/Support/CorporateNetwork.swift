@@ -138,29 +138,15 @@ public final class CorporateNetwork: @unchecked Sendable {
     }
   }
 
+  /// The tenant's CA and certificate, the https:// proxy's (from a CA of its own), and the
+  /// namespace's hosts file (both names on its loopback).
   private func makeCertificates() throws {
-    let script = """
-      set -e
-      cd '\(dir.path)'
-      openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj '/CN=Corp Network Test CA' \
-        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
-      openssl req -newkey rsa:2048 -nodes -keyout tenant.key -out tenant.csr -subj '/CN=\(Self.tenantHost)' 2>/dev/null
-      printf 'subjectAltName=DNS:\(Self.tenantHost)\\nbasicConstraints=CA:FALSE\\n' > tenant.ext
-      openssl x509 -req -in tenant.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out tenant.pem -days 2 \
-        -extfile tenant.ext 2>/dev/null
-      mkdir certs && cp ca.pem certs/ && openssl rehash certs
-      openssl req -x509 -newkey rsa:2048 -nodes -keyout proxy-ca.key -out proxy-ca.pem -days 2 \
-        -subj '/CN=Corp Proxy Test CA' -addext basicConstraints=critical,CA:TRUE \
-        -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
-      openssl req -newkey rsa:2048 -nodes -keyout proxy.key -out proxy.csr -subj '/CN=\(Self.proxyHost)' 2>/dev/null
-      printf 'subjectAltName=DNS:\(Self.proxyHost)\\nbasicConstraints=CA:FALSE\\n' > proxy.ext
-      openssl x509 -req -in proxy.csr -CA proxy-ca.pem -CAkey proxy-ca.key -CAcreateserial -out proxy.pem -days 2 \
-        -extfile proxy.ext 2>/dev/null
-      printf '127.0.0.1 localhost \(Self.tenantHost) \(Self.proxyHost)\\n::1 localhost\\n' > hosts
-      : > pids
-      """
-    let made = try run(["/bin/sh", "-c", script], environment: ["PATH": "/usr/bin:/bin"])
-    guard made.status == 0 else { throw TestFailure("corporate network: openssl: \(made.stderr)") }
+    let tenantCA = try TestCA("Corp Network Test CA", in: dir)
+    try tenantCA.issue("tenant", host: Self.tenantHost)
+    try tenantCA.hashedDirectory()
+    try TestCA("Corp Proxy Test CA", name: "proxy-ca", in: dir).issue("proxy", host: Self.proxyHost)
+    try dir.write("hosts", "127.0.0.1 localhost \(Self.tenantHost) \(Self.proxyHost)\n::1 localhost\n", mode: 0o644)
+    try dir.write("pids", "", mode: 0o644)
   }
 
   /// The holder: unshare's new namespaces, loopback up, the scratch hosts file over /etc/hosts
@@ -184,10 +170,9 @@ public final class CorporateNetwork: @unchecked Sendable {
         "/usr/bin/unshare", "-n", "-m", "/bin/sh", "-c", script, "sh", dir.file("hosts"), dir.file("pids"), dir.path,
       ],
       stdin: fds[0], output: dir.file("holder.log"))
-    let started = Date()
-    while true {
+    let ready = try waitUntil(timeout: 10, every: 0.01) {
       let log = (try? String(contentsOfFile: dir.file("holder.log"), encoding: .utf8)) ?? ""
-      if log.contains("ready") { return }
+      if log.contains("ready") { return true }
       var status: Int32 = 0
       if waitpid(holder, &status, WNOHANG) == holder {
         holder = 0
@@ -195,9 +180,9 @@ public final class CorporateNetwork: @unchecked Sendable {
           "corporate network: cannot make a private network and mount namespace (unshare -n -m needs root or "
             + "CAP_SYS_ADMIN; the tests do not run without it): \(log.trimmingCharacters(in: .whitespacesAndNewlines))")
       }
-      guard Date().timeIntervalSince(started) < 10 else { throw TestFailure("corporate network: no namespace in 10 s") }
-      usleep(10_000)
+      return false
     }
+    guard ready else { throw TestFailure("corporate network: no namespace in 10 s") }
   }
 
   private func startDaemons(emulatorPort: Int) throws {
@@ -248,19 +233,16 @@ public final class CorporateNetwork: @unchecked Sendable {
     guard FileManager.default.fileExists(atPath: bridge) else {
       throw TestFailure("corporate network: the bridge socket \(bridge) did not appear")
     }
-    let started = Date()
-    while !FileManager.default.fileExists(atPath: mitmCA) {
-      guard Date().timeIntervalSince(started) < 20 else { throw TestFailure("mitmdump made no CA in \(mitmCA)") }
-      usleep(20_000)
+    guard waitUntil(timeout: 20, { FileManager.default.fileExists(atPath: mitmCA) }) else {
+      throw TestFailure("mitmdump made no CA in \(mitmCA)")
     }
   }
 
   /// Waits (20 s at most: mitmdump, a Python program, starts slowly on a busy machine) until
   /// each port listens on the namespace's loopback, read from its /proc/PID/net/tcp.
   private func waitForListeners(_ ports: [Int]) throws {
-    let started = Date()
     var missing = ports
-    while true {
+    let allListen = try waitUntil(timeout: 20) {
       let table = (try? String(contentsOfFile: "/proc/\(holder)/net/tcp", encoding: .utf8)) ?? ""
       let listening = Set(
         table.split(separator: "\n").dropFirst().compactMap { line -> Int? in
@@ -269,7 +251,7 @@ public final class CorporateNetwork: @unchecked Sendable {
           return fields[1].split(separator: ":").last.flatMap { Int($0, radix: 16) }
         })
       missing = ports.filter { !listening.contains($0) }
-      if missing.isEmpty { return }
+      if missing.isEmpty { return true }
       for pid in daemons {
         var status: Int32 = 0
         if waitpid(pid, &status, WNOHANG) == pid {
@@ -277,11 +259,9 @@ public final class CorporateNetwork: @unchecked Sendable {
           throw TestFailure("corporate network: a daemon (pid \(pid)) exited: see \(dir.path)/*.log\n" + logs())
         }
       }
-      guard Date().timeIntervalSince(started) < 20 else {
-        throw TestFailure("corporate network: nothing listens on \(missing) after 20 s\n" + logs())
-      }
-      usleep(20_000)
+      return false
     }
+    guard allListen else { throw TestFailure("corporate network: nothing listens on \(missing) after 20 s\n" + logs()) }
   }
 
   /// The daemons' own logs, for a failure's message.
@@ -314,19 +294,9 @@ public final class CorporateNetwork: @unchecked Sendable {
     posix_spawn_file_actions_adddup2(&actions, stdin, 0)
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    let attributes = SpawnAttributes()
     let environment = [
-      "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=\(dir.path)", "TMPDIR=\(dir.path)", "LANG=C.UTF-8",
+      "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": dir.path, "TMPDIR": dir.path, "LANG": "C.UTF-8",
     ]
-    let cArguments = argv.map { strdup($0) } + [nil]
-    let cEnvironment = environment.map { strdup($0) } + [nil]
-    defer {
-      cArguments.forEach { free($0) }
-      cEnvironment.forEach { free($0) }
-    }
-    var pid: pid_t = 0
-    let rc = posix_spawn(&pid, argv[0], &actions, &attributes.raw, cArguments, cEnvironment)
-    guard rc == 0 else { throw TestFailure("cannot start \(argv[0]): \(String(cString: strerror(rc)))") }
-    return pid
+    return try spawnProcess(argv, environment: environment, actions: &actions)
   }
 }

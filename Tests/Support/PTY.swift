@@ -38,18 +38,9 @@ public final class PTYSession: @unchecked Sendable {
     posix_spawn_file_actions_addclose(&actions, out[0])
     posix_spawn_file_actions_addclose(&actions, out[1])
     posix_spawn_file_actions_addclose(&actions, master)
-    let attributes = SpawnAttributes()
-    let argv = arguments.map { strdup($0) } + [nil]
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-      argv.forEach { free($0) }
-      envp.forEach { free($0) }
-    }
-    var child: pid_t = 0
-    let rc = posix_spawn(&child, arguments[0], &actions, &attributes.raw, argv, envp)
+    let child = Result { try spawnProcess(arguments, environment: environment, actions: &actions) }
     close(out[1])
-    guard rc == 0 else { throw TestFailure("cannot start \(arguments[0]): \(String(cString: strerror(rc)))") }
-    pid = child
+    pid = try child.get()
     stdoutRead = out[0]
     pump(master, into: output)
     pump(stdoutRead, into: stdoutBytes)
@@ -94,17 +85,28 @@ public final class PTYSession: @unchecked Sendable {
   public func expect(_ text: String, timeout: Double = 15, sourceLocation: String = #fileID + ":" + "\(#line)") throws
     -> String
   {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
+    var before: String?
+    waitUntil(timeout: timeout, every: 0.01) {
       let all = transcript
       let start = all.index(all.startIndex, offsetBy: min(cursor, all.count))
-      if let range = all[start...].range(of: text) {
-        cursor = all.distance(from: all.startIndex, to: range.upperBound)
-        return String(all[start..<range.lowerBound])
-      }
-      usleep(10_000)
+      guard let range = all[start...].range(of: text) else { return false }
+      cursor = all.distance(from: all.startIndex, to: range.upperBound)
+      before = String(all[start..<range.lowerBound])
+      return true
     }
-    throw TestFailure("timed out waiting for \(text.debugDescription); the terminal shows:\n\(transcript)")
+    guard let before else {
+      throw TestFailure("timed out waiting for \(text.debugDescription); the terminal shows:\n\(transcript)")
+    }
+    return before
+  }
+
+  /// Plays a conversation in order: for each step, waits for `prompt` (as `expect` does), then
+  /// types `answer` and Enter when the step has one (nil: only waits).
+  public func converse(_ steps: [(prompt: String, answer: String?)], timeout: Double = 15) throws {
+    for step in steps {
+      try expect(step.prompt, timeout: timeout)
+      if let answer = step.answer { send(answer) }
+    }
   }
 
   /// Types a line and Enter.
@@ -125,17 +127,12 @@ public final class PTYSession: @unchecked Sendable {
 
   /// Waits for the child to exit; returns its exit code (128+N for signal N).
   public func wait(timeout: Double = 20) throws -> Int32 {
-    let deadline = Date().addingTimeInterval(timeout)
     var status: Int32 = 0
-    while Date() < deadline {
-      let r = waitpid(pid, &status, WNOHANG)
-      if r == pid {
-        _ = readers.wait(timeout: .now() + 2)
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-      }
-      usleep(10_000)
+    guard waitUntil(timeout: timeout, every: 0.01, { waitpid(pid, &status, WNOHANG) == pid }) else {
+      throw TestFailure("still running after \(timeout) s; the terminal shows:\n\(transcript)")
     }
-    throw TestFailure("still running after \(timeout) s; the terminal shows:\n\(transcript)")
+    _ = readers.wait(timeout: .now() + 2)
+    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
   }
 }
 

@@ -86,29 +86,18 @@ public func run(
   posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
   posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
   for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
-  let attributes = SpawnAttributes()
   // coreutils env(1) changes directory for us (posix_spawn has no portable chdir action).
   let arguments = currentDirectory.map { ["/usr/bin/env", "-C", $0] + arguments } ?? arguments
-  let argv = arguments.map { strdup($0) } + [nil]
-  let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-  defer {
-    argv.forEach { free($0) }
-    envp.forEach { free($0) }
-  }
-  var pid: pid_t = 0
-  var rc = posix_spawn(&pid, arguments[0], &actions, &attributes.raw, argv, envp)
-  // A program a test has just copied can be busy for a moment: a child another test thread
-  // forked meanwhile holds the copy's descriptor until it execs.
-  for _ in 0..<100 where rc == ETXTBSY {
-    usleep(10_000)
-    rc = posix_spawn(&pid, arguments[0], &actions, &attributes.raw, argv, envp)
-  }
+  let spawned = Result { try spawnProcess(arguments, environment: environment, actions: &actions) }
   close(inPipe[0])
   close(outPipe[1])
   close(errPipe[1])
-  guard rc == 0 else {
+  let pid: pid_t
+  do {
+    pid = try spawned.get()
+  } catch {
     [inPipe[1], outPipe[0], errPipe[0]].forEach { close($0) }
-    throw TestFailure("cannot run \(arguments[0]): \(String(cString: strerror(rc)))")
+    throw error
   }
   // Feed stdin from a thread so a child that does not read cannot block us.
   let input = Array((stdin ?? "").utf8)
@@ -215,6 +204,35 @@ public final class ScratchDirectory: @unchecked Sendable {
     while let next = enumerator?.nextObject() as? String { out.append(next) }
     return out.sorted()
   }
+}
+
+/// Starts `arguments[0]` with `arguments` by posix_spawn, with the tests' attributes
+/// (SpawnAttributes: default signals, a session of its own) and `actions`; `environment` nil
+/// passes this process's on. Its pid.
+public func spawnProcess(
+  _ arguments: [String], environment: [String: String]?, actions: inout posix_spawn_file_actions_t
+) throws -> pid_t {
+  let attributes = SpawnAttributes()
+  let argv = arguments.map { strdup($0) } + [nil]
+  let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+  defer {
+    argv.forEach { free($0) }
+    envp?.forEach { free($0) }
+  }
+  var pid: pid_t = 0
+  func start() -> Int32 {
+    guard let envp else { return posix_spawn(&pid, arguments[0], &actions, &attributes.raw, argv, environ) }
+    return posix_spawn(&pid, arguments[0], &actions, &attributes.raw, argv, envp)
+  }
+  // A program a test has just copied can be busy for a moment: a child another test thread
+  // forked meanwhile holds the copy's descriptor until it execs.
+  var rc: Int32 = 0
+  waitUntil(timeout: 1, every: 0.01) {
+    rc = start()
+    return rc != ETXTBSY
+  }
+  guard rc == 0 else { throw TestFailure("cannot run \(arguments[0]): \(String(cString: strerror(rc)))") }
+  return pid
 }
 
 /// posix_spawn attributes for test children: an empty signal mask and default dispositions

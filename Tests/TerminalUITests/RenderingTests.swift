@@ -26,7 +26,12 @@ func screen(_ widgets: String, messages: String = "null", layout: String? = nil)
      "label": "Continue"}]}]
      \(layout.map { ", \"layout\": \($0)" } ?? "")}
     """
-  return try Screen(json: #require(JSONValue.parse(text)))
+  return try parsedScreen(text)
+}
+
+/// The screen in `text` (the journey API's JSON), which must parse.
+func parsedScreen(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Screen {
+  try Screen(json: #require(JSONValue.parse(text), sourceLocation: sourceLocation))
 }
 
 @Suite struct RenderingTests {
@@ -107,46 +112,42 @@ func screen(_ widgets: String, messages: String = "null", layout: String? = nil)
   }
 
   @Test func messagesAndSeveralActions() throws {
-    let s = try Screen(
-      json: #require(
-        JSONValue.parse(
-          """
-          {"screen": "password", "messages": {"global": {"type": "error", "text": "Incorrect password"},
-          "password": {"password": {"type": "error", "text": "Try again"}}},
-           "forms": [
-             {"id": "password", "widgets": [{"type": "password", "id": "password", "label": "Password",
-             "qualityIndicator": false}, {"type": "submit", "id": "s", "label": "Sign in"}]},
-             {"id": "reset", "widgets": [{"type": "static", "id": "identifier", "value": "demo@example.com"},
-             {"type": "submit", "id": "s", "label": "Not you?", "render": {"type": "link"}}]},
-             {"id": "cancel", "widgets": [{"type": "close", "id": "c", "label": "Cancel"}]}]}
-          """)))
+    let s = try parsedScreen(
+      """
+      {"screen": "password", "messages": {"global": {"type": "error", "text": "Incorrect password"},
+      "password": {"password": {"type": "error", "text": "Try again"}}},
+       "forms": [
+         {"id": "password", "widgets": [{"type": "password", "id": "password", "label": "Password",
+         "qualityIndicator": false}, {"type": "submit", "id": "s", "label": "Sign in"}]},
+         {"id": "reset", "widgets": [{"type": "static", "id": "identifier", "value": "demo@example.com"},
+         {"type": "submit", "id": "s", "label": "Not you?", "render": {"type": "link"}}]},
+         {"id": "cancel", "widgets": [{"type": "close", "id": "c", "label": "Cancel"}]}]}
+      """)
     try assertGolden(ScreenRenderer.transcript(s), "screen-messages-actions")
   }
 
   /// A screen as `secondary-first` sends it: "Not you?" first, in a grid. Texts and fields
   /// appear where the layout puts them; the password form is the main one.
   @Test func gridWithASecondaryActionFirst() throws {
-    let s = try Screen(
-      json: #require(
-        JSONValue.parse(
-          """
-          {"screen": "password",
-           "forms": [
-             {"id": "reset", "widgets": [{"type": "static", "id": "identifier", "value": "demo@example.com"},
-             {"type": "submit", "id": "submit", "label": "Not you?", "render": {"type": "link"}}]},
-             {"id": "password", "widgets": [{"type": "static", "id": "section-title",
-             "value": "Enter your password"}, {"type": "password", "id": "password", "label": "Password",
-             "qualityIndicator": false}, {"type": "checkbox", "id": "keepMeLoggedIn", "label": "Keep me signed in",
-             "value": false, "render": {"type": "checkboxShown", "labelType": "text"}}, {"type": "submit",
-             "id": "submit", "label": "Sign in"}]}],
-           "layout": {"type": "grid", "rows": [
-             [{"type": "widget", "formId": "reset", "widgetId": "identifier"}, {"type": "widget", "formId": "reset",
-             "widgetId": "submit"}],
-             [{"type": "widget", "formId": "password", "widgetId": "section-title"}],
-             [{"type": "vertical", "items": [{"type": "widget", "formId": "password", "widgetId": "password"},
-             {"type": "widget", "formId": "password", "widgetId": "keepMeLoggedIn"}]}],
-             [{"type": "widget", "formId": "password", "widgetId": "submit"}]]}}
-          """)))
+    let s = try parsedScreen(
+      """
+      {"screen": "password",
+       "forms": [
+         {"id": "reset", "widgets": [{"type": "static", "id": "identifier", "value": "demo@example.com"},
+         {"type": "submit", "id": "submit", "label": "Not you?", "render": {"type": "link"}}]},
+         {"id": "password", "widgets": [{"type": "static", "id": "section-title",
+         "value": "Enter your password"}, {"type": "password", "id": "password", "label": "Password",
+         "qualityIndicator": false}, {"type": "checkbox", "id": "keepMeLoggedIn", "label": "Keep me signed in",
+         "value": false, "render": {"type": "checkboxShown", "labelType": "text"}}, {"type": "submit",
+         "id": "submit", "label": "Sign in"}]}],
+       "layout": {"type": "grid", "rows": [
+         [{"type": "widget", "formId": "reset", "widgetId": "identifier"}, {"type": "widget", "formId": "reset",
+         "widgetId": "submit"}],
+         [{"type": "widget", "formId": "password", "widgetId": "section-title"}],
+         [{"type": "vertical", "items": [{"type": "widget", "formId": "password", "widgetId": "password"},
+         {"type": "widget", "formId": "password", "widgetId": "keepMeLoggedIn"}]}],
+         [{"type": "widget", "formId": "password", "widgetId": "submit"}]]}}
+      """)
     try assertGolden(ScreenRenderer.transcript(s), "screen-grid-secondary-first")
   }
 
@@ -162,33 +163,29 @@ func screen(_ widgets: String, messages: String = "null", layout: String? = nil)
         {"type": "widget", "formId": "registration", "widgetId": "name"},
         {"type": "widget", "formId": "registration", "widgetId": "submit"}]}
       """#
-    let s = try Screen(
-      json: #require(
-        JSONValue.parse(
-          #"""
-          {"screen": "registration", "forms": [{"id": "registration", "widgets": [
-            {"type": "static", "id": "title", "value": "Create your account"},
-            {"type": "input", "id": "email", "label": "Email address"},
-            {"type": "static", "id": "note", "value": "We will send a confirmation e-mail to the address above."},
-            {"type": "input", "id": "name", "label": "Display name"},
-            {"type": "submit", "id": "submit", "label": "Create account"}]}]
-          """# + (withLayout ? layout : "") + "}")))
+    let s = try parsedScreen(
+      #"""
+      {"screen": "registration", "forms": [{"id": "registration", "widgets": [
+        {"type": "static", "id": "title", "value": "Create your account"},
+        {"type": "input", "id": "email", "label": "Email address"},
+        {"type": "static", "id": "note", "value": "We will send a confirmation e-mail to the address above."},
+        {"type": "input", "id": "name", "label": "Display name"},
+        {"type": "submit", "id": "submit", "label": "Create account"}]}]
+      """# + (withLayout ? layout : "") + "}")
     try assertGolden(ScreenRenderer.transcript(s), withLayout ? "screen-texts-in-place" : "screen-texts-without-layout")
   }
 
   /// A screen that asks nothing: the only place a "What next?" menu appears.
   @Test func aScreenOfActionsOnly() throws {
-    let s = try Screen(
-      json: #require(
-        JSONValue.parse(
-          """
-          {"screen": "genericResult",
-           "forms": [
-             {"id": "genericResult", "widgets": [{"type": "static", "id": "generic-result-text",
-             "value": "Your password was changed."}, {"type": "submit", "id": "submit", "label": "Continue"}]},
-             {"id": "reset", "widgets": [{"type": "submit", "id": "submit", "label": "Back to login",
-             "render": {"type": "link"}}]}]}
-          """)))
+    let s = try parsedScreen(
+      """
+      {"screen": "genericResult",
+       "forms": [
+         {"id": "genericResult", "widgets": [{"type": "static", "id": "generic-result-text",
+         "value": "Your password was changed."}, {"type": "submit", "id": "submit", "label": "Continue"}]},
+         {"id": "reset", "widgets": [{"type": "submit", "id": "submit", "label": "Back to login",
+         "render": {"type": "link"}}]}]}
+      """)
     try assertGolden(ScreenRenderer.transcript(s), "screen-actions-only")
   }
 
