@@ -12,6 +12,7 @@
 import Glibc
 import StrivacityCore
 import SystemIO
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else

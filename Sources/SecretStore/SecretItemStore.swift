@@ -9,6 +9,7 @@
 // token) in the token slots `machine.secret` and `proxy.password`: such an item is still found
 // (read once and moved to the new kind of item) and still deleted with the profile's secrets.
 import StrivacityCore
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else

@@ -20,6 +20,17 @@ import Testing
       TokenSet(accessToken: "at-1", refreshToken: refresh, expiresAt: obtained + 3600, obtainedAt: obtained), "work")
   }
 
+  /// A set due for a refresh, kept with endpoints that name `keptTokenEndpoint`.
+  func heldDue(_ bench: Bench, keptTokenEndpoint: String) throws {
+    var tokens = TokenSet(
+      accessToken: "at-1", refreshToken: "rt-1", expiresAt: bench.now + 10, obtainedAt: bench.now - 3590)
+    tokens.endpoints = [
+      "issuer": bench.tenant.base, "authorization_endpoint": bench.tenant.base + "/oauth2/auth",
+      "token_endpoint": keptTokenEndpoint,
+    ]
+    try bench.signedIn(tokens, "work")
+  }
+
   @Test func aFreshSetIsHandedOutWithoutARequest() throws {
     let bench = try bench { _ in
       Issue.record("no request was expected"); return HTTPResponse(status: 500)
@@ -113,13 +124,7 @@ import Testing
   /// there once more: nothing was rotated.
   @Test func aKeptEndpointThatIsGoneIsDiscoveredAgain() throws {
     let bench = try bench { _ in FakeTenant.tokens("at-2") }
-    var tokens = TokenSet(
-      accessToken: "at-1", refreshToken: "rt-1", expiresAt: bench.now + 10, obtainedAt: bench.now - 3590)
-    tokens.endpoints = [
-      "issuer": bench.tenant.base, "authorization_endpoint": bench.tenant.base + "/oauth2/auth",
-      "token_endpoint": bench.tenant.base + "/old/token",
-    ]
-    try bench.signedIn(tokens, "work")
+    try heldDue(bench, keptTokenEndpoint: bench.tenant.base + "/old/token")
     #expect(try bench.broker("work").freshTokens(Self.fresh).accessToken.value == "at-2")
     let urls = bench.tenant.requests.map(\.url)
     #expect(
@@ -132,13 +137,7 @@ import Testing
   /// A token endpoint off the tenant's origin never gets the refresh token.
   @Test func aTokenEndpointElsewhereIsRefused() throws {
     let bench = try bench { _ in FakeTenant.tokens("at-2") }
-    var tokens = TokenSet(
-      accessToken: "at-1", refreshToken: "rt-1", expiresAt: bench.now + 10, obtainedAt: bench.now - 3590)
-    tokens.endpoints = [
-      "issuer": bench.tenant.base, "authorization_endpoint": bench.tenant.base + "/oauth2/auth",
-      "token_endpoint": "https://elsewhere.example/token",
-    ]
-    try bench.signedIn(tokens, "work")
+    try heldDue(bench, keptTokenEndpoint: "https://elsewhere.example/token")
     let failure = try #require(throws: CLIFailure.self) { try bench.broker("work").freshTokens(Self.fresh) }
     #expect(failure.status == .server)
     #expect(!bench.tenant.requests.contains { $0.url.hasPrefix("https://elsewhere.example") })

@@ -134,6 +134,9 @@ final class Harness: @unchecked Sendable {
         "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock",
         ["['/org/freedesktop/secrets/collection/login']"])
     }
+    // KeePassXC locks after answering the call: a command started at once could still find it
+    // open. Locked is when the keyring no longer says it is unlocked.
+    try #require(waitUntil(timeout: 10, every: 0.05) { !keyringSaysUnlocked() }, "the keyring stayed unlocked")
   }
 
   /// Unlocks it again with its password, as a person would in the provider's window. The

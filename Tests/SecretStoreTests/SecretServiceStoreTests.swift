@@ -153,15 +153,8 @@ import TokenCache
     #expect(stored.status == 0, "\(stored.stderr)")
     let store = SecretServiceStore()
     defer { _ = try? store.delete(profile: "garbled") }
-    do {
+    expectCorrupt(hiding: "SECRET-GARBAGE", "garbage accepted") {
       _ = try store.load(StoreKey(profile: "garbled", issuer: "https://t.example/", clientID: "c"))
-      Issue.record("garbage accepted")
-    } catch {
-      guard case .corrupt = error else {
-        Issue.record("unexpected \(error)")
-        return
-      }
-      #expect(!error.description.contains("SECRET-GARBAGE"))
     }
   }
 }
