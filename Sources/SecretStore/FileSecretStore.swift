@@ -107,7 +107,7 @@ public final class FileSecretStore: SecretItemStore, Sendable {
 
   // MARK: files
 
-  private struct Record: Codable {
+  private struct Record: VersionedRecord, Encodable {
     var version: Int
     var kept: String
     var profile: String
@@ -141,20 +141,7 @@ public final class FileSecretStore: SecretItemStore, Sendable {
   }
 
   private func read(_ file: String) throws(StoreError) -> Record? {
-    guard var bytes = try FileStore.readPrivate(file) else { return nil }
-    defer { for i in bytes.indices { bytes[i] = 0 } }
-    do {
-      let record = try JSONDecoder().decode(Record.self, from: Data(bytes))
-      guard record.version == 1 else {
-        throw StoreError.corrupt(
-          source: file, detail: "format version \(record.version) is newer than this strivacity understands")
-      }
-      return record
-    } catch let error as StoreError {
-      throw error
-    } catch {
-      throw .corrupt(source: file, detail: "not a strivacity secret file")
-    }
+    try FileStore.readRecord(file) { _ in "not a strivacity secret file" }
   }
 
   /// The secret an earlier version kept for `key`, or nil.

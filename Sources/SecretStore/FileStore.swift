@@ -115,7 +115,7 @@ public final class FileStore: TokenStore, Sendable {
 
   // MARK: files
 
-  private struct Record: Codable {
+  private struct Record: VersionedRecord, Encodable {
     var profile: String
     var issuer: String
     var clientID: String
@@ -129,7 +129,18 @@ public final class FileStore: TokenStore, Sendable {
   }
 
   private func read(_ file: String) throws(StoreError) -> Record? {
-    guard var bytes = try Self.readPrivate(file) else { return nil }
+    try Self.readRecord(file) { error in
+      // A token that fails admission (its sentence names the field, never the value).
+      (error as? AdmissionError)?.description ?? "not a strivacity token file"
+    }
+  }
+
+  /// The record in `file` (nil: there is none), its format version checked, the bytes read wiped
+  /// once decoded. `unreadable` says what a file that does not decode is (never its content).
+  static func readRecord<Record: VersionedRecord>(
+    _ file: String, unreadable: (any Error) -> String
+  ) throws(StoreError) -> Record? {
+    guard var bytes = try readPrivate(file) else { return nil }
     defer { for i in bytes.indices { bytes[i] = 0 } }
     do {
       let record = try JSONDecoder().decode(Record.self, from: Data(bytes))
@@ -140,11 +151,8 @@ public final class FileStore: TokenStore, Sendable {
       return record
     } catch let error as StoreError {
       throw error
-    } catch let error as AdmissionError {
-      // A token that fails admission (its sentence names the field, never the value).
-      throw .corrupt(source: file, detail: error.description)
     } catch {
-      throw .corrupt(source: file, detail: "not a strivacity token file")
+      throw .corrupt(source: file, detail: unreadable(error))
     }
   }
 
@@ -203,4 +211,9 @@ extension String {
   fileprivate func leftPadded(to width: Int) -> String {
     count >= width ? self : String(repeating: "0", count: width - count) + self
   }
+}
+
+/// What a private file of the file stores holds: JSON with a format version.
+protocol VersionedRecord: Decodable {
+  var version: Int { get }
 }

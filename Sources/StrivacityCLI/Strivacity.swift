@@ -180,6 +180,16 @@ extension TokenBroker {
     signIn = TokenBroker.signInOnTerminal
     progress = Spinner()
   }
+
+  /// The broker of a profile the config file has (a setup command writes to its table): one
+  /// given only by flags or the environment is a configuration error naming the file.
+  static func configured(context: Context, options: GlobalOptions) throws -> TokenBroker {
+    let broker = try TokenBroker(context: context, options: options)
+    guard broker.resolved.isConfigured else {
+      throw ConfigError.profileNotConfigured(name: broker.name, path: context.paths.config)
+    }
+    return broker
+  }
 }
 
 extension Context {

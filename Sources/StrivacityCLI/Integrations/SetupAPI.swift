@@ -58,10 +58,7 @@ struct SetupAPI: ParsableCommand {
 
   func run() throws {
     let context = global.context()
-    let session = try TokenBroker(context: context, options: global)
-    guard session.resolved.isConfigured else {
-      throw ConfigError.profileNotConfigured(name: session.name, path: context.paths.config)
-    }
+    let session = try TokenBroker.configured(context: context, options: global)
     guard let metadataURL = ResourceMetadata.wellKnownURL(for: url) else {
       throw CLIFailure("no metadata URL can be made from \(url)", status: .usage)
     }

@@ -57,10 +57,7 @@ struct SetupProxy: ParsableCommand {
 
   func run() throws {
     let context = global.context()
-    let before = try TokenBroker(context: context, options: global)
-    guard before.resolved.isConfigured else {
-      throw ConfigError.profileNotConfigured(name: before.name, path: context.paths.config)
-    }
+    let before = try TokenBroker.configured(context: context, options: global)
     var settings: [(key: String, value: ConfigValue)] = []
     if let proxy { settings.append(("proxy", .string(proxy))) }
     if let user { settings.append(("proxy_user", .string(user))) }
