@@ -462,34 +462,51 @@ public struct Config: Sendable, Equatable {
     return machine
   }
 
+  /// The entries of `field`, which must be `[profiles.P.KIND.NAME]` sections (`kind`: "apis").
+  private static func namedTables(
+    _ field: TOMLTable.Entry, _ kind: String, profile: String, path: String
+  ) throws(ConfigError) -> [TOMLTable.Entry] {
+    guard case .table(let table) = field.value else {
+      throw .invalid(
+        path: path, position: field.position,
+        message: "'\(kind)' must be tables of [profiles.\(profile).\(kind).NAME] sections")
+    }
+    return table.entries
+  }
+
+  /// One `[profiles.P.KIND.NAME]` section of `namedTables`: its header as messages name it, and
+  /// its fields; its name checked (`what` names it: "API"), and refused when `refusal` says why.
+  private static func namedSection(
+    _ entry: TOMLTable.Entry, _ kind: String, _ what: String, profile: String, path: String,
+    refusal: (String) -> String? = { _ in nil }
+  ) throws(ConfigError) -> (section: String, fields: TOMLTable) {
+    let section = "[profiles.\(profile).\(kind).\(entry.key)]"
+    guard ProfileName.isValid(entry.key) else {
+      throw .invalid(
+        path: path, position: entry.position,
+        message: "invalid \(what) name '\(HostEntry.shown(entry.key))': use letters, digits, '.', '_' and '-'")
+    }
+    if let message = refusal(entry.key) { throw .invalid(path: path, position: entry.position, message: message) }
+    guard case .table(let fields) = entry.value else {
+      throw .invalid(path: path, position: entry.position, message: "\(section) must be a section")
+    }
+    return (section, fields)
+  }
+
   /// `[profiles.P.apis.NAME]` tables: each needs a `url`; every value admitted, or the line is an
   /// error naming the key.
   private static func parseAPIs(
     _ field: TOMLTable.Entry, profile: String, path: String, warnings: inout [ConfigWarning]
   ) throws(ConfigError) -> [API] {
-    guard case .table(let table) = field.value else {
-      throw .invalid(
-        path: path, position: field.position,
-        message: "'apis' must be tables of [profiles.\(profile).apis.NAME] sections")
-    }
     var apis: [API] = []
-    for apiEntry in table.entries {
-      let section = "[profiles.\(profile).apis.\(apiEntry.key)]"
-      guard ProfileName.isValid(apiEntry.key) else {
-        throw .invalid(
-          path: path, position: apiEntry.position,
-          message: "invalid API name '\(HostEntry.shown(apiEntry.key))': use letters, digits, '.', '_' and '-'")
-      }
+    for apiEntry in try namedTables(field, "apis", profile: profile, path: path) {
       // Ad hoc targets' slots are `adhoc.<digest>` (AdHocTarget), kept secrets' `machine.…` and
       // `proxy.…` (TokenSlot): an API of such a name would share one.
-      if let prefix = TokenSlot.reservedPrefix(of: apiEntry.key) {
-        throw .invalid(
-          path: path, position: apiEntry.position,
-          message: "API names starting with '\(prefix)' are kept for strivacity's own items "
-            + "(\(TokenSlot.reservedPrefixes.map { "'\($0)'" }.joined(separator: ", ")))")
-      }
-      guard case .table(let fields) = apiEntry.value else {
-        throw .invalid(path: path, position: apiEntry.position, message: "\(section) must be a section")
+      let (section, fields) = try namedSection(apiEntry, "apis", "API", profile: profile, path: path) { name in
+        TokenSlot.reservedPrefix(of: name).map { prefix in
+          "API names starting with '\(prefix)' are kept for strivacity's own items "
+            + "(\(TokenSlot.reservedPrefixes.map { "'\($0)'" }.joined(separator: ", ")))"
+        }
       }
       var url: HostEntry?
       var audience: String?
@@ -531,23 +548,10 @@ public struct Config: Sendable, Equatable {
   private static func parseSinks(
     _ field: TOMLTable.Entry, profile: String, path: String, warnings: inout [ConfigWarning]
   ) throws(ConfigError) -> ([Sink], [(name: String, position: SourcePosition)]) {
-    guard case .table(let table) = field.value else {
-      throw .invalid(
-        path: path, position: field.position,
-        message: "'sinks' must be tables of [profiles.\(profile).sinks.NAME] sections")
-    }
     var sinks: [Sink] = []
     var apis: [(name: String, position: SourcePosition)] = []
-    for sinkEntry in table.entries {
-      let section = "[profiles.\(profile).sinks.\(sinkEntry.key)]"
-      guard ProfileName.isValid(sinkEntry.key) else {
-        throw .invalid(
-          path: path, position: sinkEntry.position,
-          message: "invalid sink name '\(HostEntry.shown(sinkEntry.key))': use letters, digits, '.', '_' and '-'")
-      }
-      guard case .table(let fields) = sinkEntry.value else {
-        throw .invalid(path: path, position: sinkEntry.position, message: "\(section) must be a section")
-      }
+    for sinkEntry in try namedTables(field, "sinks", profile: profile, path: path) {
+      let (section, fields) = try namedSection(sinkEntry, "sinks", "sink", profile: profile, path: path)
       var sink = Sink(name: sinkEntry.key, path: "")
       for item in fields.entries {
         switch item.key {
