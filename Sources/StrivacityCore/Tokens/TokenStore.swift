@@ -1,7 +1,7 @@
 // Where token sets live. Implementations: the Secret Service (SecretStore) and an explicit
 // 0600 file store for machines without one. Never a silent fallback from one to the other.
 // What is put over them (the agent's memory, telling the agent, the kernel's cache), and in
-// which order: StrivacityCLI/Broker/StoreStack.swift.
+// which order: Broker/StoreStack.swift.
 
 /// Which backend holds a profile's tokens.
 public enum StoreKind: String, Sendable, CaseIterable {
