@@ -54,7 +54,7 @@ let package = Package(
     .target(name: "CPeerCred"),
     // `strivacity agent`'s wire format, its socket (both ends) and the client's requests: plain
     // POSIX, no Foundation, since the small binary is a client. The server is the command line's.
-    .target(name: "Agent", dependencies: ["StrivacityCore", "CPeerCred"]),
+    .target(name: "Agent", dependencies: ["StrivacityCore", "SystemIO", "CPeerCred"]),
     // The access-token cache in the kernel's user keyring.
     .target(name: "TokenCache", dependencies: ["StrivacityCore", "CKeyctl"]),
     // Token sets in the Secret Service (libsecret's only user; what differs between its providers
@@ -66,7 +66,7 @@ let package = Package(
     // Drawing screens as lines (pure) and talking to /dev/tty (hidden input, Ctrl-C, spinner).
     .target(name: "TerminalUI", dependencies: ["JourneyCore", "SystemIO"]),
     // Small HTTP/1.1 server on loopback sockets: the login redirect listener, the emulator, test servers.
-    .target(name: "LoopbackHTTP", dependencies: ["StrivacityCore"]),
+    .target(name: "LoopbackHTTP", dependencies: ["StrivacityCore", "SystemIO"]),
 
     // MARK: the broker
     // Tokens at work after sign-in, without a terminal or an argument parser: the profile's store

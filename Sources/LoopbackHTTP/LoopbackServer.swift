@@ -7,6 +7,7 @@
 import Glibc
 import StrivacityCore
 import Synchronization
+import SystemIO
 
 /// What to send back for one request.
 public struct ServerReply: Sendable {
