@@ -53,20 +53,23 @@ let package = Package(
     // SO_PEERCRED, which Swift's Glibc module lacks.
     .target(name: "CPeerCred"),
     // `strivacity agent`'s wire format, its socket (both ends) and the client's requests: plain
-    // POSIX, no Foundation, since the small binary is a client. The server is the command line's.
-    .target(name: "Agent", dependencies: ["StrivacityCore", "CPeerCred"]),
+    // POSIX, no Foundation, since the small binary is a client. The server's kernel side
+    // (AgentServing) is here; its loop and answers are the broker's.
+    .target(name: "Agent", dependencies: ["StrivacityCore", "SystemIO", "CPeerCred"]),
     // The access-token cache in the kernel's user keyring.
     .target(name: "TokenCache", dependencies: ["StrivacityCore", "CKeyctl"]),
     // Token sets in the Secret Service (libsecret's only user; what differs between its providers
     // is SecretServiceProvider's table) or in 0600 files, and apart from them the secrets kept for
     // a profile (SecretItemStore). What goes over the token stores, in which order: StoreStack.swift.
     .target(name: "SecretStore", dependencies: ["StrivacityCore", "CSecretShim", "SystemIO"]),
-    // The environment, whole files, stdin, and writes to stdout, stderr and the terminal.
+    // The environment, whole files, stdin, and writes to stdout, stderr and the terminal; every
+    // kernel call of the broker and the command line (which import no Glibc): clocks, processes,
+    // programs started, file status, locks, pipes, threads, signals.
     .target(name: "SystemIO", dependencies: ["StrivacityCore"]),
     // Drawing screens as lines (pure) and talking to /dev/tty (hidden input, Ctrl-C, spinner).
     .target(name: "TerminalUI", dependencies: ["JourneyCore", "SystemIO"]),
     // Small HTTP/1.1 server on loopback sockets: the login redirect listener, the emulator, test servers.
-    .target(name: "LoopbackHTTP", dependencies: ["StrivacityCore"]),
+    .target(name: "LoopbackHTTP", dependencies: ["StrivacityCore", "SystemIO"]),
 
     // MARK: the broker
     // Tokens at work after sign-in, without a terminal or an argument parser: the profile's store

@@ -9,6 +9,7 @@
 internal import CPeerCred
 import Glibc
 import StrivacityCore
+import SystemIO
 
 public enum AgentSocket {
   /// The socket's directory, or nil without an absolute $XDG_RUNTIME_DIR.

@@ -8,6 +8,7 @@
 import Agent
 import OAuthCore
 import StrivacityCore
+import SystemIO
 
 extension TokenBroker {
   /// The store key of `api`'s token set.

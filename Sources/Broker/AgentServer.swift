@@ -3,7 +3,6 @@
 // of its own, from its memory over the keyring (AgentStore, StoreStack.swift); and the token
 // files it keeps fresh, on a thread of their own (SinkKeeper, AgentSinks.swift).
 import Agent
-import Glibc
 import StrivacityCore
 import Synchronization
 import SystemIO
@@ -51,18 +50,14 @@ package final class AgentServer: @unchecked Sendable {
 
   package func serve() throws -> Never {
     Self.protectMemory(log)
-    // Writes to a client that went away must not kill the agent.
-    signal(SIGPIPE, SIG_IGN)
-    // SIGTERM (systemd at logout), SIGINT and SIGHUP are taken by the loop below, never in the
-    // middle of a request: a refresh sent must have its answer stored. Blocked here, before any
-    // thread exists, so that every thread inherits it.
-    var stopSignals = sigset_t()
-    sigemptyset(&stopSignals)
-    for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stopSignals, number) }
-    pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+    // Writes to a client that went away must not kill the agent. SIGTERM (systemd at logout),
+    // SIGINT and SIGHUP are taken by the loop below, never in the middle of a request: a refresh
+    // sent must have its answer stored. Blocked here, before any thread exists, so that every
+    // thread inherits it.
+    AgentServing.holdStopSignals()
     let listener: Int32
     // A socket systemd passed is systemd's: never removed here (the next request starts us again).
-    let activated = Self.socketActivated(environment)
+    let activated = AgentServing.socketActivated(environment)
     if let activated {
       listener = activated
       log.note("agent: listening on the socket systemd passed")
@@ -74,10 +69,9 @@ package final class AgentServer: @unchecked Sendable {
       }
     }
     let path = AgentSocket.path(environment) ?? ""
-    var info = stat()
-    let inode = stat(path, &info) == 0 ? info.st_ino : 0
+    let socketFile = AgentServing.SocketFile(path)
     ownsSocket = activated == nil
-    Console.writeStderr("strivacity: agent \(getpid()) answering on \(path)\n")
+    Console.writeStderr("strivacity: agent \(processID()) answering on \(path)\n")
     // After the signals are blocked: its thread inherits the mask. The agent's own environment
     // (its config file, and a machine profile's secret variable, which is its own here).
     let sinks = SinkKeeper(environment: environment) { [unowned self] profile, target, freshness in
@@ -87,20 +81,13 @@ package final class AgentServer: @unchecked Sendable {
     self.sinks = sinks
     var lastCheck = monotonicSeconds()
     while true {
-      var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-      if poll(&entry, 1, 250) > 0 {
-        let client = AgentSocket.accept(listener)
-        if client >= 0 { admit(client) }
-      }
-      var zero = timespec()
-      let taken = sigtimedwait(&stopSignals, nil, &zero)
-      if taken > 0 { shutDown(listener, path: path, because: "signal \(taken)") }
+      if let client = AgentServing.accept(listener, waitingMilliseconds: 250) { admit(client) }
+      if let taken = AgentServing.takeStopSignal() { shutDown(listener, path: path, because: "signal \(taken)") }
       if state.withLock({ $0.stopRequested }) { shutDown(listener, path: path, because: "stopped on request") }
       guard monotonicSeconds() - lastCheck >= 1 else { continue }
       lastCheck = monotonicSeconds()
       // Once a second: idle, or the socket gone (logout removes the runtime directory).
-      var now = stat()
-      if stat(path, &now) != 0 || (inode != 0 && now.st_ino != inode) {
+      if socketFile.isGone {
         ownsSocket = false  // not ours any more, if it is there at all
         shutDown(listener, path: path, because: "\(path) is gone")
       }
@@ -117,24 +104,24 @@ package final class AgentServer: @unchecked Sendable {
   /// Stops taking requests, lets those under way finish (a refresh sent has its answer stored;
   /// at most a minute), removes the socket if it is ours, and exits.
   private func shutDown(_ listener: Int32, path: String, because reason: String) -> Never {
-    close(listener)
+    closeDescriptor(listener)
     let deadline = monotonicSeconds() + 60
     while monotonicSeconds() < deadline {
       if state.withLock({ $0.active == 0 }) { break }
-      usleep(20_000)
+      sleep(microseconds: 20_000)
     }
     sinks?.stop(deadline: deadline)
-    if ownsSocket { unlink(path) }
+    if ownsSocket { removeFile(path) }
     Console.writeStderr("strivacity: agent: \(reason); exiting\n")
-    exit(0)
+    exitProcess(0)
   }
 
   /// The peer is checked before a byte is read: another uid is closed on at once.
   private func admit(_ client: Int32) {
-    guard let peer = AgentSocket.peer(client), peer.uid == getuid() else {
+    guard let peer = AgentSocket.peer(client), peer.uid == userID() else {
       let who = AgentSocket.peer(client).map { "uid \($0.uid), pid \($0.pid)" } ?? "an unknown peer"
       Console.writeStderr("strivacity: agent: refused a connection from \(who)\n")
-      close(client)
+      closeDescriptor(client)
       return
     }
     let busy = state.withLock { state in
@@ -147,35 +134,12 @@ package final class AgentServer: @unchecked Sendable {
       _ = AgentSocket.writeAll(
         client, AgentProtocol.frame(.refusal(status: .transient, message: "the agent is busy")),
         deadline: monotonicSeconds() + 1)
-      close(client)
+      closeDescriptor(client)
       return
     }
-    let work = Unmanaged.passRetained(Connection(server: self, fd: client)).toOpaque()
-    var thread = pthread_t()
-    var attributes = pthread_attr_t()
-    pthread_attr_init(&attributes)
-    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-    defer { pthread_attr_destroy(&attributes) }
-    let created = pthread_create(
-      &thread, &attributes,
-      { raw in
-        let connection = Unmanaged<Connection>.fromOpaque(raw!).takeRetainedValue()
-        connection.server.handle(connection.fd)
-        return nil
-      }, work)
-    if created != 0 {
-      Unmanaged<Connection>.fromOpaque(work).release()
-      close(client)
+    if !startDetachedThread({ [self] in handle(client) }) {
+      closeDescriptor(client)
       finished()
-    }
-  }
-
-  private final class Connection {
-    package let server: AgentServer
-    package let fd: Int32
-    package init(server: AgentServer, fd: Int32) {
-      self.server = server
-      self.fd = fd
     }
   }
 
@@ -189,7 +153,7 @@ package final class AgentServer: @unchecked Sendable {
 
   package func handle(_ fd: Int32) {
     defer {
-      close(fd)
+      closeDescriptor(fd)
       finished()
     }
     var answer: AgentMessage
@@ -219,7 +183,7 @@ package final class AgentServer: @unchecked Sendable {
     case "ping":
       var answer = AgentMessage()
       answer.set("status", "0")
-      answer.set("pid", String(getpid()))
+      answer.set("pid", String(processID()))
       answer.set("version", strivacityVersion)
       answer.set("uptime", String(Int(monotonicSeconds() - started)))
       answer.set("answered", String(state.withLock { $0.answered }))
@@ -254,10 +218,9 @@ package final class AgentServer: @unchecked Sendable {
     package var device: UInt64 = 0, inode: UInt64 = 0, size: Int64 = -1, modified: Int = 0, modifiedNanos: Int = 0
 
     package init(_ path: String) {
-      var info = stat()
-      guard stat(path, &info) == 0 else { return }
-      (device, inode, size) = (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size))
-      (modified, modifiedNanos) = (info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
+      guard case .success(let info) = FileStatus.of(path) else { return }
+      (device, inode, size) = (info.device, info.inode, info.size)
+      (modified, modifiedNanos) = (info.modifiedSeconds, info.modifiedNanoseconds)
     }
   }
 
@@ -376,13 +339,5 @@ package final class AgentServer: @unchecked Sendable {
   package static func protectMemory(_ log: Log) {
     if !AgentSocket.makeUndumpable() { log.note("agent: PR_SET_DUMPABLE failed") }
     if let why = AgentSocket.lockMemory() { log.note("agent: memory not locked: \(why)") }
-  }
-
-  /// The listening socket systemd passed (LISTEN_FDS=1 for this pid), if any.
-  package static func socketActivated(_ environment: [String: String]) -> Int32? {
-    guard environment["LISTEN_PID"] == String(getpid()), environment["LISTEN_FDS"] == "1" else { return nil }
-    let fd: Int32 = 3
-    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    return fd
   }
 }

@@ -10,7 +10,6 @@
 // it changes; a sink gone from it, and every sink when the agent ends, is emptied too: nobody
 // would empty it at expiry then.
 import Agent
-import Glibc
 import SecretStore
 import StrivacityCore
 import Synchronization
@@ -69,20 +68,9 @@ package final class SinkKeeper: @unchecked Sendable {
   /// Reads the config and starts the thread.
   package func start() {
     reload(quietly: false)
-    var thread = pthread_t()
-    let work = Unmanaged.passRetained(self).toOpaque()
-    let created = pthread_create(
-      &thread, nil,
-      { raw in
-        let keeper = Unmanaged<SinkKeeper>.fromOpaque(raw!).takeRetainedValue()
-        keeper.loop()
-        return nil
-      }, work)
-    if created == 0 {
-      pthread_detach(thread)
+    if startDetachedThread({ [self] in loop() }) {
       state.withLock { $0.running = true }
     } else {
-      Unmanaged<SinkKeeper>.fromOpaque(work).release()
       Console.writeStderr("strivacity: agent: cannot start the thread that keeps token files; none is kept\n")
     }
   }
@@ -101,7 +89,7 @@ package final class SinkKeeper: @unchecked Sendable {
   /// Waits for a step under way (at most until `deadline`), then empties every file written.
   package func stop(deadline: Double) {
     state.withLock { $0.stopping = true }
-    while monotonicSeconds() < deadline, state.withLock({ $0.busy }) { usleep(20_000) }
+    while monotonicSeconds() < deadline, state.withLock({ $0.busy }) { sleep(microseconds: 20_000) }
     for kept in state.withLock({ $0.sinks }) where kept.written { Self.empty(kept) }
   }
 
@@ -110,7 +98,7 @@ package final class SinkKeeper: @unchecked Sendable {
   private func loop() {
     var lastCheck = monotonicSeconds()
     while true {
-      usleep(200_000)
+      sleep(microseconds: 200_000)
       if monotonicSeconds() - lastCheck >= 1 {
         lastCheck = monotonicSeconds()
         reload(quietly: true)
@@ -284,29 +272,32 @@ package enum SinkFile {
   /// file, if there, must be a regular file of this user, not a symlink.
   package static func refusal(_ path: String) -> String? {
     let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-    var info = stat()
-    guard stat(directory.isEmpty ? "/" : directory, &info) == 0 else {
-      return "its directory \(directory): \(String(cString: strerror(errno)))"
+    let info: FileStatus
+    switch FileStatus.of(directory.isEmpty ? "/" : directory) {
+    case .failure(let error): return "its directory \(directory): \(error)"
+    case .success(let found): info = found
     }
-    guard info.st_mode & S_IFMT == S_IFDIR else { return "\(directory) is not a directory" }
-    guard info.st_uid == getuid() || info.st_uid == 0 else {
-      return "its directory \(directory) belongs to another user (uid \(info.st_uid))"
+    guard info.kind == .directory else { return "\(directory) is not a directory" }
+    guard info.owner == userID() || info.owner == 0 else {
+      return "its directory \(directory) belongs to another user (uid \(info.owner))"
     }
-    guard info.st_mode & 0o022 == 0 else {
+    guard info.permissions & 0o022 == 0 else {
       return "its directory \(directory) is writable by group or others (chmod go-w \(directory))"
     }
-    guard lstat(path, &info) == 0 else {
-      return errno == ENOENT ? nil : "\(path): \(String(cString: strerror(errno)))"
+    let file: FileStatus
+    switch FileStatus.of(path, followingLinks: false) {
+    case .failure(let error): return error.isNoSuchFile ? nil : "\(path): \(error)"
+    case .success(let found): file = found
     }
-    if info.st_mode & S_IFMT == S_IFLNK { return "\(path) is a symlink" }
-    guard info.st_mode & S_IFMT == S_IFREG else { return "\(path) is not a regular file" }
-    guard info.st_uid == getuid() else { return "\(path) belongs to another user (uid \(info.st_uid))" }
+    if file.kind == .symbolicLink { return "\(path) is a symlink" }
+    guard file.kind == .regular else { return "\(path) is not a regular file" }
+    guard file.owner == userID() else { return "\(path) belongs to another user (uid \(file.owner))" }
     return nil
   }
 
   /// Replaces the file atomically (a temporary file in its directory, renamed over it).
   package static func write(_ bytes: [UInt8], to path: String, mode: UInt32) throws(FileError) {
-    try PrivateFiles.writeAtomically(bytes, to: path, mode: mode_t(mode))
+    try PrivateFiles.writeAtomically(bytes, to: path, mode: mode)
   }
 
   /// What the file holds now, never its content: nil when it is not there.
@@ -322,8 +313,9 @@ package enum SinkFile {
   }
 
   package static func look(_ path: String) -> Look? {
-    var info = stat()
-    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-    return Look(modified: Int64(info.st_mtim.tv_sec), holdsToken: info.st_size > 0)
+    guard case .success(let info) = FileStatus.of(path, followingLinks: false), info.kind == .regular else {
+      return nil
+    }
+    return Look(modified: Int64(info.modifiedSeconds), holdsToken: info.size > 0)
   }
 }

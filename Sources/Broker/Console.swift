@@ -1,6 +1,5 @@
 // Human output. stdout carries data only; messages go to stderr, in one voice:
 // `strivacity: error: …`, `strivacity: warning: …`, `strivacity: …` (what it does next).
-import Glibc
 import StrivacityCore
 import SystemIO
 

@@ -1,6 +1,5 @@
 // The composition root: environment, paths, config file and the chosen store for one run.
 import CurlTransport
-import Glibc
 import OAuthCore
 import SecretStore
 import StrivacityCore
@@ -128,8 +127,7 @@ package final class Context {
         throw CLIFailure("cannot read the CA bundle \(path) (from \(trust.source)): \(why)", status: .usage)
       }
     case .directory(let path):
-      var info = stat()
-      guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+      guard case .success(let info) = FileStatus.of(path), info.kind == .directory else {
         throw CLIFailure("the CA directory \(path) (from \(trust.source)) is not a directory", status: .usage)
       }
     }
@@ -248,7 +246,7 @@ package final class Context {
   /// The HTTP client in place of libcurl's (a test's fake tenant); nil: CurlHTTPClient.
   package var transport: (() -> HTTPClient)?
   /// Unix seconds now: the clock a broker reads token lifetimes by.
-  package var now: () -> Int64 = { Int64(time(nil)) }
+  package var now: () -> Int64 = { wallClockSeconds() }
 
   /// The chosen store for the profile of `key`, with what goes over it (StoreStack): inside the
   /// agent, its own.
@@ -268,7 +266,7 @@ package final class Context {
   /// The Secret Service store alone, bounded by STRIVACITY_KEYRING_TIMEOUT seconds per operation
   /// (5 by default, 0.1 to 600) and STRIVACITY_KEYRING_PROMPT_TIMEOUT per prompt.
   package func keyring() throws -> SecretServiceStore {
-    let onTerminal = isatty(2) == 1
+    let onTerminal = isTerminal(2)
     var prompts = KeyringPrompts.defaults(attended: attended, onTerminal: onTerminal)
     prompts.createCollection = createsKeyring
     let limits = try limits()

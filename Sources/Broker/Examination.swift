@@ -4,7 +4,6 @@
 // short time-outs, and when it cannot be reached the other network checks are skipped.
 import Agent
 import CurlTransport
-import Glibc
 import OAuthCore
 import SecretStore
 import StrivacityCore
@@ -316,7 +315,7 @@ package final class Examination {
       add("clock", .skipped, "the tenant sent no Date header to compare with")
       return
     }
-    let skew = Int64(time(nil)) - theirs
+    let skew = wallClockSeconds() - theirs
     guard abs(skew) > Examination.skewLimit else {
       add("clock", .pass, "within \(Examination.skewLimit) s of the tenant's")
       return
@@ -391,7 +390,7 @@ package final class Examination {
       add("kernel-cache", .skipped, "off (STRIVACITY_TOKEN_CACHE=off)")
       return
     }
-    let name = "strivacity:doctor:\(getpid())"
+    let name = "strivacity:doctor:\(processID())"
     KernelTokenCache.putNote("ok", name: name, seconds: 5)
     let works = KernelTokenCache.note(name: name) == "ok"
     KernelTokenCache.dropNote(name: name)

@@ -4,6 +4,7 @@
 // keep only their own logic (and their own sentences).
 import OAuthCore
 import StrivacityCore
+import SystemIO
 
 /// What says a request is under way (the command line's spinner on a terminal).
 package protocol ProgressIndicator: AnyObject {

@@ -2,7 +2,6 @@
 // expiry, however many processes ask), and the tenant's endpoints. The network (and libcurl)
 // is touched only when a refresh, revocation or userinfo call needs it.
 import Agent
-import Glibc
 import OAuthCore
 import StrivacityCore
 import SystemIO
@@ -282,5 +281,5 @@ package final class TokenBroker {
   package func now() -> Int64 { context.now() }
 
   /// Unix seconds now, for code that has no broker.
-  package static func now() -> Int64 { Int64(time(nil)) }
+  package static func now() -> Int64 { wallClockSeconds() }
 }

@@ -3,7 +3,6 @@
 // kept-fresh file run the full command line's `token` (the only process that refreshes), and
 // the token is taken from its output. Anything else — an option not among the plain ones, a
 // token to fetch, a sign-in — is the full command line's (handOff), which gives the errors.
-import Glibc
 import StrivacityCore
 import SystemIO
 
@@ -62,14 +61,14 @@ extension HotPath {
     do {
       let file = try fileEnv.map { _ throws(ExecFailure) in try TokenFile.create(environment: environment) }
       status = try ExecRunner.run(
-        plan, initial: tokens, file: file, now: { Int64(time(nil)) },
+        plan, initial: tokens, file: file, now: wallClockSeconds,
         renew: { renewal(profile: resolved.name, api: api?.name, freshness: $0, secret: secret) },
         say: { writeTerminal(2, "strivacity: \($0)\n") })
     } catch {
       writeTerminal(2, "strivacity: error: \(error.message)\n")
-      exit(error.status)
+      exitProcess(error.status)
     }
-    exit(status)
+    exitProcess(status)
   }
 
   /// A renewal by the full command line: `strivacity-cli token … --min-ttl N --format env`, its
@@ -83,40 +82,38 @@ extension HotPath {
     }
     var arguments = [full, "token", "--profile", profile, "--min-ttl", "\(freshness.seconds)", "--format", "env"]
     if let api { arguments += ["--api", api] }
-    var output: [Int32] = [-1, -1]
-    guard pipe(&output) == 0 else { return .failed(.failure, "pipe: \(String(cString: strerror(errno)))") }
+    let output: PipeEnds
+    do {
+      output = try PipeEnds.make(inherited: [.read, .write])
+    } catch {
+      return .failed(.failure, "pipe: \(error)")
+    }
     let handed = secret.flatMap { SecretHandover.socket(name: $0.name, value: $0.value) }
     if secret != nil, handed == nil {
-      close(output[0])
-      close(output[1])
-      return .failed(.failure, "cannot hand the client secret to the renewal: \(String(cString: strerror(errno)))")
+      closeDescriptor(output.read)
+      closeDescriptor(output.write)
+      return .failed(.failure, "cannot hand the client secret to the renewal: \(lastSystemError())")
     }
-    defer { if let handed { close(handed) } }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-    posix_spawn_file_actions_addclose(&actions, output[0])
-    posix_spawn_file_actions_addclose(&actions, output[1])
+    defer { if let handed { closeDescriptor(handed) } }
+    var descriptors: [ChildDescriptor] = [.duplicate(output.write, as: 1), .close(output.read), .close(output.write)]
     // This process's environment (the secret taken out of it), and where the secret is.
     if let handed {
-      posix_spawn_file_actions_adddup2(&actions, handed, 3)
-      if handed != 3 { posix_spawn_file_actions_addclose(&actions, handed) }
+      descriptors.append(.duplicate(handed, as: 3))
+      if handed != 3 { descriptors.append(.close(handed)) }
     }
-    let argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let rc = withSpawnEnvironment(
+    let spawned = withSpawnEnvironment(
       adding: handed == nil ? [:] : [SecretHandover.variable: "3"], withholding: [SecretHandover.variable]
-    ) { envp in withSpawnAttributes { posix_spawn(&pid, full, &actions, &$0, argv, envp) } }
-    close(output[1])
-    defer { close(output[0]) }
-    guard rc == 0 else { return .failed(.failure, "cannot run \(full): \(String(cString: strerror(rc)))") }
-    var text = (try? readAll(output[0], limit: 65_536).get()) ?? []
+    ) { envp in spawnProgram(arguments, descriptors: descriptors, searchingPath: false, environment: envp) }
+    closeDescriptor(output.write)
+    defer { closeDescriptor(output.read) }
+    let pid: Int32
+    switch spawned {
+    case .success(let started): pid = started
+    case .failure(let error): return .failed(.failure, "cannot run \(full): \(error)")
+    }
+    var text = (try? readAll(output.read, limit: 65_536).get()) ?? []
     defer { for i in text.indices { text[i] = 0 } }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let code = exitCode(fromWaitStatus: status)
+    let code = waitForExit(pid)
     guard code == 0 else {
       return .failed(ExitStatus(rawValue: code) ?? .failure, "strivacity token exited with \(code)")
     }
@@ -130,7 +127,7 @@ extension HotPath {
         expiresIn = Int64(line.dropFirst("STRIVACITY_TOKEN_EXPIRES_IN=".count))
       }
     }
-    let now = Int64(time(nil))
+    let now = wallClockSeconds()
     guard let token, let admitted = try? BearerToken(admitting: token) else {
       return .failed(.server, "strivacity token printed no token")
     }

@@ -9,7 +9,6 @@
 // and warnings.
 import Agent
 import GitCredential
-import Glibc
 import StrivacityCore
 import SystemIO
 import TokenCache
@@ -29,8 +28,7 @@ public enum HotPath {
       return .handOff(stdin: nil)
     }
     // As in the full command line: a token in this process's memory never goes to a core file.
-    var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
-    setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
+    forbidCoreDumps()
     let environment = processEnvironment()
     if arguments.first == "credential" { return credentialGet(environment) }
     if arguments.first == "exec" { return exec(arguments[...], environment) }
@@ -41,7 +39,7 @@ public enum HotPath {
   /// of none, nothing (git asks its next helper), as the full command line would answer.
   static func credentialGet(_ environment: [String: String]) -> Outcome {
     // git writes the request and closes stdin; a person who typed the command gets told.
-    if isatty(0) == 1 {
+    if isTerminal(0) {
       writeTerminal(2, "strivacity: reading a git credential request (key=value lines), end it with Ctrl-D\n")
     }
     var input = readStdin(limit: CredentialProtocol.maxInput)
@@ -114,7 +112,7 @@ public enum HotPath {
     }
     key.slot = slot
     if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key),
-      !tokens.needsRefresh(now: Int64(time(nil)), freshness)
+      !tokens.needsRefresh(now: wallClockSeconds(), freshness)
     {
       return .tokens(tokens)
     }
@@ -140,7 +138,7 @@ public enum HotPath {
   /// An explicit margin the token handed out does not meet, said on stderr as the full command
   /// line says it.
   static func sayShortfall(_ tokens: TokenSet, _ freshness: Freshness, profile: String, prefix: String = "") {
-    guard let warning = freshness.shortfallWarning(tokens, now: Int64(time(nil)), profile: profile, prefix: prefix)
+    guard let warning = freshness.shortfallWarning(tokens, now: wallClockSeconds(), profile: profile, prefix: prefix)
     else {
       return
     }
@@ -151,7 +149,7 @@ public enum HotPath {
   /// (a tenant outage tried twice, a stalled agent waited for twice): it does the work itself.
   static func handOffPast(_ current: Current, stdin: [UInt8]?) -> Outcome {
     switch current {
-    case .refused, .unknown(askedAgent: true): setenv("STRIVACITY_AGENT", "0", 1)
+    case .refused, .unknown(askedAgent: true): setEnvironmentVariable("STRIVACITY_AGENT", "0")
     default: break
     }
     return .handOff(stdin: stdin)
@@ -192,7 +190,8 @@ public enum HotPath {
     case .tokens(let tokens):
       sayShortfall(tokens, freshness, profile: resolved.name)
       writeStdout(
-        invocation.output(tokens.accessToken, tokens: tokens, profile: resolved.name, now: Int64(time(nil)), exec: exec)
+        invocation.output(
+          tokens.accessToken, tokens: tokens, profile: resolved.name, now: wallClockSeconds(), exec: exec)
       )
       return .answered
     case .refused(let status, let message) where status != .signInRequired:

@@ -7,6 +7,7 @@
 import Glibc
 import StrivacityCore
 import Synchronization
+import SystemIO
 
 /// What to send back for one request.
 public struct ServerReply: Sendable {
@@ -63,6 +64,13 @@ public enum ServerError: Error, CustomStringConvertible {
     case .notLoopback(let host): return "refusing to listen on \(host): only 127.0.0.1 and ::1 are allowed"
     case .socket(let detail, _): return detail
     }
+  }
+
+  /// The address asked for does not exist on this machine (EADDRNOTAVAIL, EAFNOSUPPORT): no
+  /// IPv6 loopback, say.
+  public var isAddressUnavailable: Bool {
+    guard case .socket(_, let code) = self else { return false }
+    return code == EADDRNOTAVAIL || code == EAFNOSUPPORT
   }
 }
 
@@ -264,30 +272,8 @@ public final class LoopbackServer: @unchecked Sendable {
   }
 }
 
-/// Starts a detached POSIX thread running `body`.
-func startThread(_ body: @escaping @Sendable () -> Void) {
-  final class Box {
-    let body: @Sendable () -> Void
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-  }
-  let context = Unmanaged.passRetained(Box(body)).toOpaque()
-  var attributes = pthread_attr_t()
-  pthread_attr_init(&attributes)
-  pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-  pthread_attr_setstacksize(&attributes, 512 * 1024)
-  var thread = pthread_t()
-  let rc = pthread_create(
-    &thread, &attributes,
-    { raw in
-      let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-      box.body()
-      return nil
-    }, context)
-  pthread_attr_destroy(&attributes)
-  if rc != 0 {
-    Unmanaged<Box>.fromOpaque(context).release()
-  }
-}
+/// Starts a detached POSIX thread running `body`, on a 512 KiB stack.
+func startThread(_ body: @escaping @Sendable () -> Void) { startDetachedThread(stackSize: 512 * 1024, body) }
 
 func reasonPhrase(_ status: Int) -> String {
   switch status {

@@ -6,6 +6,7 @@
 internal import CSecretShim
 import Glibc
 import StrivacityCore
+import SystemIO
 
 final class KeyringDeadline: @unchecked Sendable {
   let cancellable: OpaquePointer

@@ -6,7 +6,6 @@ import Agent
 import ArgumentParser
 import Broker
 import CurlTransport
-import Glibc
 import OAuthCore
 import SecretStore
 import StrivacityCore

@@ -2,10 +2,10 @@ import Agent
 // `strivacity status`: what a profile is configured for and what it holds, never a secret.
 import ArgumentParser
 import Broker
-import Glibc
 import OAuthCore
 import SecretStore
 import StrivacityCore
+import SystemIO
 
 struct Status: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -119,7 +119,7 @@ struct Status: ParsableCommand {
     ]
     guard let tokens else { return .object(object) }
     if !apis.isEmpty { object["apis"] = .array(apis) }
-    let now = Int64(time(nil))
+    let now = wallClockSeconds()
     if let expiresAt = tokens.expiresAt {
       object["access_token_expires_at"] = .string(RFC3339.format(expiresAt))
       object["access_token_expires_in"] = .number(Double(expiresAt - now))
@@ -206,7 +206,7 @@ struct Status: ParsableCommand {
     object["token"] = true
     if let expiresAt = tokens.expiresAt {
       object["access_token_expires_at"] = .string(RFC3339.format(expiresAt))
-      object["access_token_expires_in"] = .number(Double(expiresAt - Int64(time(nil))))
+      object["access_token_expires_in"] = .number(Double(expiresAt - wallClockSeconds()))
     }
     object["scope"] = tokens.scope.map { JSONValue.string($0.value) } ?? .null
     return .object(object)
@@ -270,7 +270,7 @@ struct Status: ParsableCommand {
 
   private func sinkRows(_ report: JSONValue) -> [(String, String)] {
     (report["sinks"]?.array ?? []).map {
-      ("sink " + ($0["name"]?.string ?? ""), Self.sinkLine($0, now: Int64(time(nil))))
+      ("sink " + ($0["name"]?.string ?? ""), Self.sinkLine($0, now: wallClockSeconds()))
     }
   }
 

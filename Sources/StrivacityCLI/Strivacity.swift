@@ -1,7 +1,6 @@
 // The command tree and the entry point.
 import ArgumentParser
 import Broker
-import Glibc
 import StrivacityCore
 import SystemIO
 import TerminalUI
@@ -46,8 +45,7 @@ public struct Strivacity: ParsableCommand {
   /// Parses `arguments`, runs the command, and exits with a documented code.
   public static func runMain(_ arguments: [String] = Strivacity.arguments()) -> Never {
     // Tokens and passwords live in this process's memory: never let it be written to a core file.
-    var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
-    setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
+    forbidCoreDumps()
     // `strivacity` alone: what there is to run, on stderr, as a usage error (git and gh do the
     // same; the whole help is `strivacity --help`).
     if arguments.isEmpty {

@@ -4,7 +4,6 @@ import Broker
 import CBuildInfo
 import CCurlShim
 import CSecretShim
-import Glibc
 import StrivacityCore
 import SystemIO
 
@@ -54,7 +53,7 @@ enum VersionReport {
 
   /// "libcurl4 7.88.1-10+deb12u15" from dpkg's database, where there is one.
   private static func debianPackage(of path: String) -> String? {
-    guard access("/usr/bin/dpkg-query", X_OK) == 0,
+    guard isExecutable("/usr/bin/dpkg-query"),
       let owner = try? runProgram(["dpkg-query", "-S", path], quiet: true), owner.status == 0,
       let name = owner.output.split(separator: ":").first.map(String.init), !name.isEmpty, !name.contains(" "),
       let version = try? runProgram(["dpkg-query", "-W", "-f", "${Version}", name], quiet: true), version.status == 0

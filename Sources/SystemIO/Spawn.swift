@@ -109,3 +109,60 @@ public func runProgram(
   while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
   return (exitCode(fromWaitStatus: status), String(decoding: output, as: UTF8.self))
 }
+
+/// What a program we start finds at one of its descriptors (spawnProgram).
+public enum ChildDescriptor: Sendable {
+  /// Our descriptor `source` as the child's `target` (dup2(2)).
+  case duplicate(_ source: Int32, as: Int32)
+  /// /dev/null as the child's `fd`: read-only for 0, write-only otherwise.
+  case devNull(_ fd: Int32)
+  /// The child's `fd` closed.
+  case close(_ fd: Int32)
+}
+
+/// Starts `arguments` (no shell; the program found on PATH when `searchingPath`, else the path
+/// it is) with the attributes every program we start gets (`withSpawnAttributes`) and
+/// `descriptors` set up in order. `environment`: the NULL-ended block `withSpawnEnvironment`
+/// hands over (nil: this process's). `newSession`: in a session of its own
+/// (POSIX_SPAWN_SETSID, glibc 2.26+), so that it outlives us quietly. Its pid, or posix_spawn's
+/// error. Its end is the caller's to wait for (waitForExit).
+public func spawnProgram(
+  _ arguments: [String], descriptors: [ChildDescriptor] = [], newSession: Bool = false, searchingPath: Bool = true,
+  environment: [UnsafeMutablePointer<CChar>?]? = nil
+) -> Result<Int32, ErrorNumber> {
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  for descriptor in descriptors {
+    switch descriptor {
+    case .duplicate(let source, let target): posix_spawn_file_actions_adddup2(&actions, source, target)
+    case .devNull(let fd): posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+    case .close(let fd): posix_spawn_file_actions_addclose(&actions, fd)
+    }
+  }
+  let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc 2.26+; the module does not show it)
+  let argv = arguments.map { strdup($0) } + [nil]
+  defer { argv.forEach { free($0) } }
+  var pid: pid_t = 0
+  let spawn = searchingPath ? posix_spawnp : posix_spawn
+  let rc = withSpawnAttributes(flags: newSession ? setsid : 0) { attributes in
+    if let environment { return spawn(&pid, arguments[0], &actions, &attributes, argv, environment) }
+    return spawn(&pid, arguments[0], &actions, &attributes, argv, environ)
+  }
+  return rc == 0 ? .success(pid) : .failure(ErrorNumber(code: rc))
+}
+
+/// Waits for the child `pid` to end (EINTR waited through) and reaps it: its exit code as a
+/// shell says it (exitCode(fromWaitStatus:)).
+public func waitForExit(_ pid: Int32) -> Int32 {
+  var status: Int32 = 0
+  while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+  return exitCode(fromWaitStatus: status)
+}
+
+/// The raw wait status of the child `pid` if it has ended (it is reaped then), else nil at once
+/// (waitpid(2) with WNOHANG).
+public func waitStatusIfEnded(_ pid: Int32) -> Int32? {
+  var status: Int32 = 0
+  return waitpid(pid, &status, WNOHANG) == pid ? status : nil
+}

@@ -72,6 +72,26 @@ public final class TTY: Terminal {
   }
 }
 
+extension TTY {
+  /// What `readByte` found.
+  public enum PolledByte: Equatable {
+    case byte(UInt8)
+    /// Nothing came in time.
+    case nothingYet
+    /// End of input, or the read failed.
+    case ended
+  }
+
+  /// One byte from the terminal `fd` when one comes within `milliseconds`: for a reader that
+  /// looks again and again whether its wait is over, and so never outlives it.
+  public static func readByte(_ fd: Int32, waitingMilliseconds milliseconds: Int32) -> PolledByte {
+    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    guard poll(&entry, 1, milliseconds) > 0 else { return .nothingYet }
+    var byte: UInt8 = 0
+    return read(fd, &byte, 1) == 1 ? .byte(byte) : .ended
+  }
+}
+
 /// Remembers the terminal's settings and puts them back on exit, Ctrl-C or SIGTERM.
 public enum TerminalGuard {
   nonisolated(unsafe) private static var saved = termios()

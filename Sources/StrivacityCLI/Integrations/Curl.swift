@@ -5,7 +5,6 @@
 import ArgumentParser
 import Broker
 import GitCredential
-import Glibc
 import StrivacityCore
 import SystemIO
 import TerminalUI

@@ -4,7 +4,6 @@
 // response's head is read. A challenged response that will be asked again is dropped whole;
 // anything else passes unchanged, byte for byte, as curl wrote it.
 import Broker
-import Glibc
 import StrivacityCore
 import SystemIO
 
@@ -30,57 +29,54 @@ struct CurlRun {
   ) throws -> CurlRun {
     let redacted = redactsStderr ? try RedactedStderr() : nil
     defer { redacted?.finish() }
-    var configPipe: [Int32] = [0, 0]
-    var headerPipe: [Int32] = [-1, -1]
-    var outputPipe: [Int32] = [-1, -1]
-    guard pipe(&configPipe) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
-    _ = fcntl(configPipe[1], F_SETFD, FD_CLOEXEC)  // curl inherits the read ends only
-    var curlArguments = ["curl", "-q", "-K", "/dev/fd/\(configPipe[0])"]
-    if drop != nil {
-      guard pipe(&headerPipe) == 0, pipe(&outputPipe) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
-      _ = fcntl(headerPipe[0], F_SETFD, FD_CLOEXEC)
-      _ = fcntl(outputPipe[0], F_SETFD, FD_CLOEXEC)
-      _ = fcntl(outputPipe[1], F_SETFD, FD_CLOEXEC)  // dup2'd onto 1, which stays open
-      // Before the user's arguments: a -D of theirs would win, and then headers are not watched.
-      curlArguments += ["-D", "/dev/fd/\(headerPipe[1])"]
+    // curl inherits the read end of its config's pipe and the write end of the headers' only
+    // (the output's write end is dup2'd onto its 1, which stays open).
+    guard let configPipe = try? PipeEnds.make(inherited: [.read]) else {
+      throw CLIFailure("pipe failed", status: .failure)
     }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    if drop != nil { posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1) }
-    if let redacted { posix_spawn_file_actions_adddup2(&actions, redacted.writeEnd, 2) }
-    let argv = (curlArguments + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let rc = withSpawnAttributes { posix_spawnp(&pid, "curl", &actions, &$0, argv, environ) }
-    close(configPipe[0])
+    var curlArguments = ["curl", "-q", "-K", "/dev/fd/\(configPipe.read)"]
+    var watched: (headers: PipeEnds, output: PipeEnds)?
     if drop != nil {
-      close(headerPipe[1])
-      close(outputPipe[1])
-    }
-    guard rc == 0 else {
-      close(configPipe[1])
-      if drop != nil {
-        close(headerPipe[0])
-        close(outputPipe[0])
+      guard let headerPipe = try? PipeEnds.make(inherited: [.write]), let outputPipe = try? PipeEnds.make() else {
+        throw CLIFailure("pipe failed", status: .failure)
       }
-      throw CLIFailure("cannot run curl: \(String(cString: strerror(rc)))", status: .failure)
+      watched = (headerPipe, outputPipe)
+      // Before the user's arguments: a -D of theirs would win, and then headers are not watched.
+      curlArguments += ["-D", "/dev/fd/\(headerPipe.write)"]
+    }
+    var descriptors: [ChildDescriptor] = []
+    if let watched { descriptors.append(.duplicate(watched.output.write, as: 1)) }
+    if let redacted { descriptors.append(.duplicate(redacted.writeEnd, as: 2)) }
+    let spawned = spawnProgram(curlArguments + arguments, descriptors: descriptors)
+    closeDescriptor(configPipe.read)
+    if let watched {
+      closeDescriptor(watched.headers.write)
+      closeDescriptor(watched.output.write)
+    }
+    let pid: Int32
+    switch spawned {
+    case .success(let started): pid = started
+    case .failure(let error):
+      closeDescriptor(configPipe.write)
+      if let watched {
+        closeDescriptor(watched.headers.read)
+        closeDescriptor(watched.output.read)
+      }
+      throw CLIFailure("cannot run curl: \(error)", status: .failure)
     }
     // Written while curl runs: a config larger than the pipe's buffer would otherwise block.
-    let previous = signal(SIGPIPE, SIG_IGN)
-    defer { signal(SIGPIPE, previous) }
-    writeData(configPipe[1], config)
-    close(configPipe[1])
-    var run = CurlRun(status: 0, head: nil, dropped: false)
-    if let drop {
-      run.head = relay(
-        headers: headerPipe[0], output: outputPipe[0], followsRedirects: followsRedirects, drop: drop,
-        dropped: &run.dropped)
+    return withBrokenPipesIgnored {
+      writeData(configPipe.write, config)
+      closeDescriptor(configPipe.write)
+      var run = CurlRun(status: 0, head: nil, dropped: false)
+      if let drop, let watched {
+        run.head = relay(
+          headers: watched.headers.read, output: watched.output.read, followsRedirects: followsRedirects, drop: drop,
+          dropped: &run.dropped)
+      }
+      run.status = waitForExit(pid)
+      return run
     }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    run.status = exitCode(fromWaitStatus: status)
-    return run
   }
 
   /// Reads curl's headers and output until both end, and closes them: output is held until the
@@ -98,17 +94,8 @@ struct CurlRun {
     var outputClosed = false
     func emit(_ bytes: some Collection<UInt8>) {
       guard !stdoutBroken, !bytes.isEmpty else { return }
-      let data = Array(bytes)
-      var offset = 0
-      while offset < data.count {
-        let n = data[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 {
-          stdoutBroken = true  // our reader went away; keep draining curl so it can finish
-          return
-        }
-        offset += n
-      }
+      // When our reader went away, curl is drained on so it can finish.
+      if !writeBytes(1, Array(bytes)) { stdoutBroken = true }
     }
     func decide(_ final: ResponseHead?) {
       decided = true
@@ -123,20 +110,14 @@ struct CurlRun {
     }
     var chunk = [UInt8](repeating: 0, count: 65536)
     while !open.isEmpty {
-      var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-      let ready = poll(&fds, nfds_t(fds.count), -1)
-      if ready < 0 {
-        if errno == EINTR { continue }
-        break
-      }
-      for entry in fds where entry.revents != 0 {
-        let n = chunk.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
+      guard let ready = waitUntilReadable(open) else { break }
+      for fd in ready {
+        let n = readSome(fd, into: &chunk)
         if n <= 0 {
-          open.removeAll { $0 == entry.fd }
+          open.removeAll { $0 == fd }
           continue
         }
-        if entry.fd == headers {
+        if fd == headers {
           if !decided, dump.append(chunk[..<n]) { decide(dump.finish()) }
         } else if decided {
           if !dropped { emit(chunk[..<n]) }
@@ -146,14 +127,14 @@ struct CurlRun {
         }
         if stdoutBroken, !outputClosed {
           open.removeAll { $0 == output }
-          close(output)
+          closeDescriptor(output)
           outputClosed = true
         }
       }
     }
     if !decided { decide(dump.finish()) }
-    close(headers)
-    if !outputClosed { close(output) }
+    closeDescriptor(headers)
+    if !outputClosed { closeDescriptor(output) }
     return head
   }
 }
@@ -162,30 +143,23 @@ struct CurlRun {
 /// CurlArguments.redactingCredentials: the token and the proxy's credentials in its request
 /// headers never reach the terminal.
 final class RedactedStderr {
-  private var ends: [Int32] = [-1, -1]
-  private var thread: pthread_t?
-  var writeEnd: Int32 { ends[1] }
+  private let ends: PipeEnds
+  private let thread: JoinableThread?
+  var writeEnd: Int32 { ends.write }
 
   init() throws {
-    guard pipe(&ends) == 0 else { throw CLIFailure("pipe failed", status: .failure) }
-    _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
-    _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)  // dup2'd onto curl's 2
-    var started = pthread_t()
-    // The read end travels in the pointer's bits (+1: never a null pointer).
-    let rc = pthread_create(
-      &started, nil,
-      { raw in
-        RedactedStderr.copy(Int32(Int(bitPattern: raw) - 1))
-        return nil
-      }, UnsafeMutableRawPointer(bitPattern: Int(ends[0]) + 1))
-    if rc == 0 { thread = started }
+    // Both ends close-on-exec: the write end is dup2'd onto curl's 2.
+    guard let ends = try? PipeEnds.make() else { throw CLIFailure("pipe failed", status: .failure) }
+    self.ends = ends
+    let source = ends.read
+    thread = JoinableThread { RedactedStderr.copy(source) }
   }
 
   /// After curl is spawned: our write end closed, the copy waited for to its end.
   func finish() {
-    close(ends[1])
-    if let thread { pthread_join(thread, nil) }
-    close(ends[0])
+    closeDescriptor(ends.write)
+    thread?.join()
+    closeDescriptor(ends.read)
   }
 
   private static func copy(_ fd: Int32) {
@@ -195,8 +169,7 @@ final class RedactedStderr {
       writeData(2, CurlArguments.redactingCredentials(String(decoding: line, as: UTF8.self)))
     }
     while true {
-      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
+      let n = readSome(fd, into: &chunk)
       guard n > 0 else { break }
       pending += chunk[..<n]
       while let newline = pending.firstIndex(of: 0x0A) {

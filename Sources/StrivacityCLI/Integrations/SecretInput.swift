@@ -1,7 +1,6 @@
 // A secret a person hands over on stdin: a client secret (`login --client-secret-stdin`), a
 // proxy's password (`setup-proxy`).
 import Broker
-import Glibc
 import SystemIO
 import TerminalUI
 
@@ -10,7 +9,7 @@ enum SecretInput {
   /// line end dropped), at most `limit` bytes. Never shown; empty is an error naming `what`.
   static func read(prompt: String, what: String, limit: Int) throws -> String {
     var text: String
-    if isatty(0) == 1, let tty = TTY() {
+    if isTerminal(0), let tty = TTY() {
       do {
         text = try tty.readLine(prompt: prompt, hidden: true)
       } catch {

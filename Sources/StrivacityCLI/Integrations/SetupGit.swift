@@ -2,7 +2,6 @@
 // whatever other helpers the user has, and remember the host on the profile.
 import ArgumentParser
 import Broker
-import Glibc
 import StrivacityCore
 import SystemIO
 
@@ -83,8 +82,8 @@ struct SetupGit: ParsableCommand {
   /// absolute path of the `strivacity` that runs this full command line (the one that answers
   /// the hot path itself).
   static func helperCommand() -> String {
-    let path = (getenv("PATH").map { String(cString: $0) } ?? "").split(separator: ":")
-    if path.contains(where: { access("\($0)/git-credential-strivacity", X_OK) == 0 }) { return "strivacity" }
+    let path = (environmentVariable("PATH") ?? "").split(separator: ":")
+    if path.contains(where: { isExecutable("\($0)/git-credential-strivacity") }) { return "strivacity" }
     let me = Executable.commandPath()
     return "!'\(me.replacing("'", with: "'\\''"))' credential"
   }

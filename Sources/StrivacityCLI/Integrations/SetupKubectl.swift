@@ -4,7 +4,6 @@
 // the token for (ExecCredentialInfo.decision).
 import ArgumentParser
 import Broker
-import Glibc
 import StrivacityCore
 import SystemIO
 
@@ -134,10 +133,9 @@ struct SetupKubectl: ParsableCommand {
     var settings = ["--exec-command=\(command)"]
     settings += arguments.map { "--exec-arg=\($0)" }
     if global.config != nil || context.environment["STRIVACITY_CONFIG"] != nil,
-      let path = realpath(context.paths.config, nil)
+      let path = realPath(context.paths.config)
     {
-      defer { free(path) }
-      settings.append("--exec-env=STRIVACITY_CONFIG=\(String(cString: path))")
+      settings.append("--exec-env=STRIVACITY_CONFIG=\(path)")
     } else {
       settings.append("--exec-env=STRIVACITY_CONFIG-")  // set-credentials merges: an earlier run's goes
     }

@@ -2,7 +2,6 @@
 import ArgumentParser
 import Broker
 import CurlTransport
-import Glibc
 import JourneyCore
 import OAuthCore
 import SecretStore

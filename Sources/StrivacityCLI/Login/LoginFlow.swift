@@ -2,10 +2,10 @@
 // browser fallback, the code exchange and ID token validation (protocol §2–§10, §14).
 // Tokens are returned only when everything checked out; storing them is the caller's job.
 import Broker
-import Glibc
 import JourneyCore
 import OAuthCore
 import StrivacityCore
+import SystemIO
 import TerminalUI
 
 struct LoginSettings {
@@ -325,7 +325,7 @@ final class LoginFlow {
       throw LoginFailure(message: "the token response is unusable: \(error)", status: .server)
     case let failure: throw httpFailure(failure, what: "the token request")
     }
-    let now = Int64(time(nil))
+    let now = wallClockSeconds()
     var claims: [String: JSONValue] = [:]
     if settings.scopes.contains("openid") {
       guard let idToken = tokens.idToken else {

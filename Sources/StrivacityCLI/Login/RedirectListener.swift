@@ -3,7 +3,6 @@
 // else gets 404 (wrong path), 405 (not GET) or 400 (wrong or missing state, or after the one).
 import Broker
 import Dispatch
-import Glibc
 import LoopbackHTTP
 import StrivacityCore
 import Synchronization
@@ -84,9 +83,7 @@ final class RedirectListener: @unchecked Sendable {
         port = server.port
         servers.append(server)
       } catch {
-        if case .socket(_, let code) = error, host == "::1", !servers.isEmpty,
-          code == EADDRNOTAVAIL || code == EAFNOSUPPORT
-        {
+        if error.isAddressUnavailable, host == "::1", !servers.isEmpty {
           continue  // no IPv6 loopback on this machine
         }
         servers.forEach { $0.stop() }
@@ -198,10 +195,12 @@ private final class PasteReader: @unchecked Sendable {
     DispatchQueue.global().async { [self] in
       var line: [UInt8] = []
       while !done.isSet {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&pfd, 1, 200) > 0 else { continue }
-        var byte: UInt8 = 0
-        guard read(fd, &byte, 1) == 1 else { return }
+        let byte: UInt8
+        switch TTY.readByte(fd, waitingMilliseconds: 200) {
+        case .nothingYet: continue
+        case .ended: return
+        case .byte(let read): byte = read
+        }
         if byte == 10 {
           let text = String(decoding: line, as: UTF8.self).trimming(" \r\t")
           line = []
@@ -226,26 +225,14 @@ final class DoneFlag: Sendable {
 /// http, so no launcher can take it for an option. Returns false when none could be started.
 func openBrowser(_ url: BrowserURL, environment: [String: String]) -> Bool {
   let command = browserCommand(url, environment: environment)
-  guard let program = command.first else { return false }
-  var actions = posix_spawn_file_actions_t()
-  posix_spawn_file_actions_init(&actions)
-  defer { posix_spawn_file_actions_destroy(&actions) }
-  for fd: Int32 in [0, 1, 2] {
-    posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
-  }
-  let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc 2.26+): the browser outlives us quietly
-  let argv = command.map { strdup($0) } + [nil]
-  defer { argv.forEach { free($0) } }
-  var pid: pid_t = 0
-  guard withSpawnAttributes(flags: setsid, { posix_spawnp(&pid, program, &actions, &$0, argv, environ) }) == 0 else {
-    return false
-  }
+  guard !command.isEmpty else { return false }
+  // In a session of its own: the browser outlives us quietly.
+  guard
+    case .success(let child) = spawnProgram(
+      command, descriptors: [.devNull(0), .devNull(1), .devNull(2)], newSession: true)
+  else { return false }
   // Reap it when it exits so no zombie stays behind.
-  let child = pid
-  DispatchQueue.global().async {
-    var status: Int32 = 0
-    waitpid(child, &status, 0)
-  }
+  DispatchQueue.global().async { _ = waitForExit(child) }
   return true
 }
 

@@ -1,10 +1,10 @@
 // The command line's half of signing in again (Broker/SignInAgain.swift decides when): the
 // journey on the terminal, when there is a person at one to ask.
 import Broker
-import Glibc
 import JourneyCore
 import OAuthCore
 import StrivacityCore
+import SystemIO
 import TerminalUI
 
 extension TokenBroker {
@@ -44,7 +44,7 @@ extension TokenBroker {
   /// git or inside the agent (unattended: they answer another program that waits), never when
   /// kubectl forbids talking to the user.
   func signInTerminal() -> TTY? {
-    guard renewal.personSignsIn, context.agentStore == nil, context.attended, isatty(2) == 1 else { return nil }
+    guard renewal.personSignsIn, context.agentStore == nil, context.attended, isTerminal(2) else { return nil }
     if (try? ExecCredentialInfo.from(context.environment))?.interactive == false { return nil }
     return TTY()
   }

@@ -16,7 +16,6 @@
 import Agent
 import ArgumentParser
 import Broker
-import Glibc
 import StrivacityCore
 import SystemIO
 
@@ -91,7 +90,7 @@ struct Agent: ParsableCommand {
       throw CLIFailure("cannot find this program (/proc/self/exe)", status: .failure)
     }
     let arguments = [program, "agent", "--idle-timeout", String(idleTimeout)] + (verbose ? ["--verbose"] : [])
-    let pid: pid_t
+    let pid: Int32
     switch AgentSocket.spawnDetached(arguments) {
     case .success(let spawned): pid = spawned
     case .failure(let problem): throw CLIFailure(problem.description, status: .failure)
@@ -103,12 +102,11 @@ struct Agent: ParsableCommand {
           "strivacity: the agent runs (pid \(running["pid"] ?? "?")), socket \(AgentSocket.path(environment) ?? "")\n")
         return
       }
-      var status: Int32 = 0
-      if waitpid(pid, &status, WNOHANG) == pid {
+      if let status = waitStatusIfEnded(pid) {
         throw CLIFailure(
           "the agent did not start (exit \(status >> 8 & 0xFF)); run `strivacity agent` to see why", status: .failure)
       }
-      usleep(20_000)
+      sleep(microseconds: 20_000)
     }
     throw CLIFailure("the agent did not answer within 10 s of starting", status: .failure)
   }

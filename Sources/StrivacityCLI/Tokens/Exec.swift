@@ -3,7 +3,6 @@
 // removed when it ends, however it ends. The token is never in an argument.
 import ArgumentParser
 import Broker
-import Glibc
 import OAuthCore
 import SecretStore
 import StrivacityCore

@@ -2,9 +2,9 @@
 // path reads the config and the keyring only: no network, no libcurl.
 import ArgumentParser
 import Broker
-import Glibc
 import OAuthCore
 import StrivacityCore
+import SystemIO
 import TerminalUI
 
 extension TokenFormat: ExpressibleByArgument {}
@@ -213,7 +213,7 @@ struct Token: ParsableCommand {
   private func signInAllowed(_ failure: CLIFailure, profile: String) -> Bool {
     guard let tty = TTY() else { return false }
     if login { return true }
-    guard isatty(2) == 1 else { return false }
+    guard isTerminal(2) else { return false }
     let answer =
       (try? tty.readLine(prompt: "strivacity: \(failure.message)\nSign in now? [y/N]: ", hidden: false)) ?? ""
     return answer.lowercased().hasPrefix("y")
