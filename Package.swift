@@ -33,21 +33,24 @@ let package = Package(
 
     // MARK: pure core (no I/O beyond what callers hand in)
     .target(name: "StrivacityCore"),
+    // The config file: TOML, the profiles and their tables (APIs, sinks, machine, proxy, trust),
+    // each table's parser beside its type, the settings a run resolves, `token`'s invocation.
+    .target(name: "StrivacityConfig", dependencies: ["StrivacityCore"]),
     // The Journey-flow API as data: screens in, prompts and request bodies out (protocol §4–§9).
     .target(name: "JourneyCore", dependencies: ["StrivacityCore"]),
     // git's credential protocol (git-credential(1)) as data: requests in, answers out.
-    .target(name: "GitCredential", dependencies: ["StrivacityCore"]),
+    .target(name: "GitCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
     // OAuth/OIDC values: base64url, PKCE (RFC 7636), JWT signing and verification, JWKS.
     .target(
       name: "OAuthCore",
       dependencies: [
-        "StrivacityCore",
+        "StrivacityCore", "StrivacityConfig",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]),
 
     // MARK: edges
-    .target(name: "CurlTransport", dependencies: ["StrivacityCore", "CCurlShim"]),
+    .target(name: "CurlTransport", dependencies: ["StrivacityCore", "StrivacityConfig", "CCurlShim"]),
     // add_key/keyctl by system call, for the access-token cache in the kernel's user keyring.
     .target(name: "CKeyctl"),
     // SO_PEERCRED, which Swift's Glibc module lacks.
@@ -55,7 +58,7 @@ let package = Package(
     // `strivacity agent`'s wire format, its socket (both ends) and the client's requests: plain
     // POSIX, no Foundation, since the small binary is a client. The server's kernel side
     // (AgentServing) is here; its loop and answers are the broker's.
-    .target(name: "Agent", dependencies: ["StrivacityCore", "SystemIO", "CPeerCred"]),
+    .target(name: "Agent", dependencies: ["StrivacityCore", "StrivacityConfig", "SystemIO", "CPeerCred"]),
     // The access-token cache in the kernel's user keyring.
     .target(name: "TokenCache", dependencies: ["StrivacityCore", "CKeyctl"]),
     // Token sets in the Secret Service (libsecret's only user; what differs between its providers
@@ -65,7 +68,7 @@ let package = Package(
     // The environment, whole files, stdin, and writes to stdout, stderr and the terminal; every
     // kernel call of the broker and the command line (which import no Glibc): clocks, processes,
     // programs started, file status, locks, pipes, threads, signals.
-    .target(name: "SystemIO", dependencies: ["StrivacityCore"]),
+    .target(name: "SystemIO", dependencies: ["StrivacityCore", "StrivacityConfig"]),
     // Drawing screens as lines (pure) and talking to /dev/tty (hidden input, Ctrl-C, spinner).
     .target(name: "TerminalUI", dependencies: ["JourneyCore", "SystemIO"]),
     // Small HTTP/1.1 server on loopback sockets: the login redirect listener, the emulator, test servers.
@@ -78,7 +81,8 @@ let package = Package(
     .target(
       name: "Broker",
       dependencies: [
-        "StrivacityCore", "JourneyCore", "OAuthCore", "CurlTransport", "SecretStore", "SystemIO", "TokenCache",
+        "StrivacityCore", "StrivacityConfig", "JourneyCore", "OAuthCore", "CurlTransport", "SecretStore", "SystemIO",
+        "TokenCache",
         "Agent", "GitCredential",
       ]),
 
@@ -86,12 +90,15 @@ let package = Package(
     // The small `strivacity`: the hot path from the access-token cache, else exec strivacity-cli.
     // It must stay small: no argument parser, no crypto, no libraries to load, and no JSON
     // decoding on the hot path but kubectl's KUBERNETES_EXEC_INFO (bench/token-cached measures it).
-    .target(name: "Launcher", dependencies: ["StrivacityCore", "GitCredential", "TokenCache", "SystemIO", "Agent"]),
+    .target(
+      name: "Launcher",
+      dependencies: ["StrivacityCore", "StrivacityConfig", "GitCredential", "TokenCache", "SystemIO", "Agent"]),
     .executableTarget(name: "strivacity", dependencies: ["Launcher", "StrivacityCore", "SystemIO"]),
     .target(
       name: "StrivacityCLI",
       dependencies: [
-        "Broker", "StrivacityCore", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport", "SecretStore",
+        "Broker", "StrivacityCore", "StrivacityConfig", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport",
+        "SecretStore",
         "LoopbackHTTP", "GitCredential", "SystemIO", "TokenCache", "Agent", "CBuildInfo", "CCurlShim", "CSecretShim",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
@@ -112,18 +119,20 @@ let package = Package(
       name: "StrivacityTestSupport", path: "Tests/Support",
       exclude: ["browser-standin", "prompter-standin", "outside-as-browser"]),
     // The token-set admission is checked across every wire shape, the agent's answers among them.
-    .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityCore", "Agent"]),
-    .testTarget(name: "AgentProtocolTests", dependencies: ["Agent", "StrivacityCore"]),
+    .testTarget(name: "StrivacityCoreTests", dependencies: ["StrivacityConfig", "StrivacityCore", "Agent"]),
+    .testTarget(name: "AgentProtocolTests", dependencies: ["StrivacityConfig", "Agent", "StrivacityCore"]),
     .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
     .testTarget(
       name: "OAuthCoreTests",
       dependencies: [
+        "StrivacityConfig",
         "OAuthCore", .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]),
-    .testTarget(name: "GitCredentialTests", dependencies: ["GitCredential"]),
+    .testTarget(name: "GitCredentialTests", dependencies: ["StrivacityConfig", "GitCredential"]),
     // The broker in-process: a fake tenant, a store in memory, a clock that stands still.
-    .testTarget(name: "BrokerTests", dependencies: ["Broker", "OAuthCore", "SecretStore", "StrivacityCore"]),
+    .testTarget(
+      name: "BrokerTests", dependencies: ["StrivacityConfig", "Broker", "OAuthCore", "SecretStore", "StrivacityCore"]),
     .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "JourneyCore"], resources: [.copy("Golden")]),
     .testTarget(
@@ -141,6 +150,7 @@ let package = Package(
     .testTarget(
       name: "FuzzRegressionTests",
       dependencies: [
+        "StrivacityConfig",
         "StrivacityCore", "JourneyCore", "TerminalUI", "GitCredential", "LoopbackHTTP", "Agent",
         "StrivacityTestSupport",
       ]),
@@ -148,6 +158,7 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
+        "StrivacityConfig",
         "Emulator", "OAuthCore", "CurlTransport", "LoopbackHTTP", "StrivacityCore", "SecretStore", "TokenCache",
         "StrivacityTestSupport",
       ]),

@@ -1,5 +1,6 @@
 // What the command line asks of `strivacity agent`, shared by the small binary and the full one.
 import Glibc
+import StrivacityConfig
 import StrivacityCore
 
 public enum AgentClient {

@@ -11,6 +11,7 @@
 // token).
 //
 // Read without Foundation: the small `strivacity` binary speaks it on the hot path.
+import StrivacityConfig
 import StrivacityCore
 
 public enum AgentProtocol {

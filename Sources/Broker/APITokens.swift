@@ -7,6 +7,7 @@
 // for once more.
 import Agent
 import OAuthCore
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 

@@ -3,6 +3,7 @@
 // of its own, from its memory over the keyring (AgentStore, StoreStack.swift); and the token
 // files it keeps fresh, on a thread of their own (SinkKeeper, AgentSinks.swift).
 import Agent
+import StrivacityConfig
 import StrivacityCore
 import Synchronization
 import SystemIO

@@ -11,6 +11,7 @@
 // would empty it at expiry then.
 import Agent
 import SecretStore
+import StrivacityConfig
 import StrivacityCore
 import Synchronization
 import SystemIO

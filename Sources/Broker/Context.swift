@@ -2,6 +2,7 @@
 import CurlTransport
 import OAuthCore
 import SecretStore
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 

@@ -5,6 +5,7 @@
 // issuer. A request is asked again only when curl can send it again (no body from standard
 // input) and, for a sign-in, when there is a terminal; otherwise curl's answer stands and one
 // line names the command that gets the right token.
+import StrivacityConfig
 import StrivacityCore
 
 /// What to do about a challenged response, decided when its head arrives (before its body).

@@ -6,6 +6,7 @@ import Agent
 import CurlTransport
 import OAuthCore
 import SecretStore
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TokenCache

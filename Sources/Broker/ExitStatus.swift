@@ -1,6 +1,7 @@
 // The one place that turns errors into a message and an exit code (ExitStatus, in the core).
 import JourneyCore
 import OAuthCore
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 

@@ -9,6 +9,7 @@
 import Agent
 import OAuthCore
 import SecretStore
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 

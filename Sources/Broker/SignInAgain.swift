@@ -5,6 +5,7 @@
 // line naming the `strivacity login` that would do it (exit 3) and is never prompted.
 import JourneyCore
 import OAuthCore
+import StrivacityConfig
 import StrivacityCore
 
 /// What a sign-in asks for besides the profile's usual: an API's resources/audience and scopes

@@ -3,6 +3,7 @@
 // is touched only when a refresh, revocation or userinfo call needs it.
 import Agent
 import OAuthCore
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 

@@ -6,6 +6,7 @@
 //   libcurl reads no variable of its own); the CAs chosen for it (CATrust; never disabled);
 // - errors name the host only: never a URL query, a header or a body.
 internal import CCurlShim
+import StrivacityConfig
 import StrivacityCore
 import Synchronization
 

@@ -1,6 +1,7 @@
 // git's `credential get` as asked, described once: both binaries pick the profile, the margin,
 // the warning and the answer through these functions (the small one for a cached token, the full
 // command line for the rest), so they answer git alike by construction.
+import StrivacityConfig
 import StrivacityCore
 
 public struct CredentialInvocation: Sendable, Equatable {

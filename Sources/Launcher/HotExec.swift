@@ -3,6 +3,7 @@
 // kept-fresh file run the full command line's `token` (the only process that refreshes), and
 // the token is taken from its output. Anything else — an option not among the plain ones, a
 // token to fetch, a sign-in — is the full command line's (handOff), which gives the errors.
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 

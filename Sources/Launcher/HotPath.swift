@@ -9,6 +9,7 @@
 // and warnings.
 import Agent
 import GitCredential
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TokenCache

@@ -3,6 +3,7 @@
 // and scopes; a JWT access token must name the audience (or a resource) in `aud` and carry the
 // scopes, an opaque one the token response's `scope` must cover them. A tenant that ignores
 // `audience` must not yield, silently, a token the API rejects or one meant for another API.
+import StrivacityConfig
 import StrivacityCore
 
 /// The parameters that aim a token at an API.

@@ -8,6 +8,7 @@ import Broker
 import CurlTransport
 import OAuthCore
 import SecretStore
+import StrivacityConfig
 import StrivacityCore
 import TerminalUI
 import TokenCache

@@ -1,6 +1,7 @@
 // The command tree and the entry point.
 import ArgumentParser
 import Broker
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TerminalUI

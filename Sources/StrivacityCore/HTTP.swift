@@ -129,7 +129,8 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
     case .refused(let host): return "cannot connect to \(host): connection refused"
     case .tls(let host, let detail): return "TLS failure with \(host): \(detail)"
     case .untrustedCertificate(let host, let detail, let trust):
-      return "the certificate of \(host) is not trusted (\(detail)), checked against \(trust); \(CATrust.fix)"
+      let fix = Self.untrustedCertificateFix
+      return "the certificate of \(host) is not trusted (\(detail)), checked against \(trust); \(fix)"
     case .timeout(let host, let seconds):
       return "\(host) did not answer within \(formatSeconds(seconds))"
     case .proxyUnreachable(let proxy, let detail, let fix):
@@ -158,4 +159,12 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
 
 public func formatSeconds(_ seconds: Double) -> String {
   seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+}
+
+extension TransportError {
+  /// What fixes an untrusted certificate, for the message that says so (the config's
+  /// `ca_bundle`: CATrust).
+  public static let untrustedCertificateFix =
+    "if your network's CA signs it (a company proxy), set ca_bundle = \"/path/to/ca.pem\" in the config (or "
+    + "CURL_CA_BUNDLE)"
 }

@@ -3,6 +3,7 @@
 // file kept fresh on KeepFresh's schedule and removed at the end, signals passed on, COMMAND's
 // status returned. The token is never in an argument.
 import Glibc
+import StrivacityConfig
 import StrivacityCore
 
 /// What `exec` was asked: COMMAND, and where it finds the token.

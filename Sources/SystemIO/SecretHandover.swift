@@ -6,6 +6,7 @@
 // or a memfd: /proc/PID/fd/N of a socket cannot be opened, so no other process can take the bytes
 // out of it. The receiver makes itself undumpable first, reads once, closes it.
 import Glibc
+import StrivacityConfig
 import StrivacityCore
 
 public enum SecretHandover {

@@ -2,6 +2,7 @@
 // (Launcher) and the full command line behind it: the environment, whole small files, stdin,
 // and writes to stdout, stderr and the terminal. Nothing here parses or decides.
 import Glibc
+import StrivacityConfig
 import StrivacityCore
 
 /// Takes the variable `name` out of this process's environment: its value's bytes are zeroed

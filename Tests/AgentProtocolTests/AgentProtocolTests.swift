@@ -1,5 +1,6 @@
 // The agent's socket protocol (AgentProtocol, AgentMessage): frames, lines, and token answers.
 import Agent
+import StrivacityConfig
 import StrivacityCore
 import Testing
 

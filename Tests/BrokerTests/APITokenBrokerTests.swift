@@ -4,6 +4,7 @@
 import Broker
 import Foundation
 import OAuthCore
+import StrivacityConfig
 import StrivacityCore
 import Synchronization
 import Testing

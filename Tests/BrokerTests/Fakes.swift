@@ -5,6 +5,7 @@ import Broker
 import Foundation
 import OAuthCore
 import SecretStore
+import StrivacityConfig
 import StrivacityCore
 import Synchronization
 

@@ -2,6 +2,7 @@
 // --audience/--resource/--scope`), the agent keeping API tokens per (profile, API), and `revoke`
 // revoking every API's access token, against the emulator with the real keyring.
 import Foundation
+import StrivacityConfig
 import StrivacityCore
 import StrivacityTestSupport
 import Testing

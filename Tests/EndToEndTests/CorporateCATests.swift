@@ -5,6 +5,7 @@
 // runs; without it, one line names the host, why, the trust in use and the setting.
 import CurlTransport
 import Foundation
+import StrivacityConfig
 import StrivacityCore
 import StrivacityTestSupport
 import Testing

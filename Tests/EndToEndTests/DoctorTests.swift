@@ -3,6 +3,7 @@
 // listener that never answers) said with its fix within 10 s; no config; the report's text (a
 // golden, its volatile parts normalised) and JSON keys; planted secrets never in either.
 import Foundation
+import StrivacityConfig
 import StrivacityCore
 import StrivacityTestSupport
 import Testing

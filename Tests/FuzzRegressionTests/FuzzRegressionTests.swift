@@ -5,6 +5,7 @@ import Foundation
 import GitCredential
 import JourneyCore
 import LoopbackHTTP
+import StrivacityConfig
 import StrivacityCore
 import StrivacityTestSupport
 import TerminalUI

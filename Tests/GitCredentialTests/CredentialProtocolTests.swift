@@ -1,3 +1,4 @@
+import StrivacityConfig
 import StrivacityCore
 import Testing
 

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OAuthCore
+@testable import StrivacityConfig
 @testable import StrivacityCore
 
 /// A token for one API: what it is asked with (RFC 8707 §2.1, §2.2) and whether the tenant's

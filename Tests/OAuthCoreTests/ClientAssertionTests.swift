@@ -3,6 +3,7 @@
 import Crypto
 import Foundation
 import OAuthCore
+import StrivacityConfig
 import StrivacityCore
 import Testing
 import _CryptoExtras

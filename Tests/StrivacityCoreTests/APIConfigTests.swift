@@ -1,5 +1,6 @@
 import Testing
 
+@testable import StrivacityConfig
 @testable import StrivacityCore
 
 /// `[profiles.P.apis.NAME]` (issue 27): every value admitted when the file is read, and a URL's

@@ -1,5 +1,6 @@
 // Which CAs strivacity trusts (issue 29): the profile's ca_bundle, the config's, then curl's
 // variables in curl's order, then the system's store; and the same trust written for curl's -K.
+import StrivacityConfig
 import StrivacityCore
 import Testing
 

@@ -1,6 +1,7 @@
 import Agent
 import Testing
 
+@testable import StrivacityConfig
 @testable import StrivacityCore
 
 /// Kept secrets (a machine's client secret, a proxy's password) are items of their own kind beside

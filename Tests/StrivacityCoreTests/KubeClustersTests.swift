@@ -1,7 +1,8 @@
-// kube_clusters: which API servers kubectl gets a profile's token for (ExecCredentialInfo.decision,
-// the one rule both binaries follow), and what the config admits as an entry.
 import Testing
 
+// kube_clusters: which API servers kubectl gets a profile's token for (ExecCredentialInfo.decision,
+// the one rule both binaries follow), and what the config admits as an entry.
+@testable import StrivacityConfig
 @testable import StrivacityCore
 
 @Suite struct KubeClustersTests {

@@ -1,5 +1,6 @@
 // Machine profiles in the config (issue 28): `grant`, the secret's one source, the client
 // authentication and its private key, each admitted with an error naming the line.
+import StrivacityConfig
 import StrivacityCore
 import Testing
 

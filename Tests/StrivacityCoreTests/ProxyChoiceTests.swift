@@ -1,6 +1,7 @@
 // Which proxy strivacity's requests go through (issue 29): the profile's proxy, the config's,
 // then curl's variables for https in curl's order; no_proxy as curl reads it; loopback never;
 // hostile values refused where they enter; the same choice written for curl's -K.
+import StrivacityConfig
 import StrivacityCore
 import Testing
 

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import StrivacityConfig
 @testable import StrivacityCore
 
 /// The in-process half of `strivacity curl`'s redirect rules (issue 37, points 3 to 5): where a

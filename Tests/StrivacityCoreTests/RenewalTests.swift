@@ -1,5 +1,6 @@
 // How a profile's tokens are renewed without a person (`Renewal`): chosen once from its grant
 // when the profile is resolved, and what each way means for the rest of the code.
+import StrivacityConfig
 import StrivacityCore
 import Testing
 

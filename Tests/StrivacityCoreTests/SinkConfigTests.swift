@@ -1,5 +1,6 @@
 import Testing
 
+@testable import StrivacityConfig
 @testable import StrivacityCore
 
 /// `[profiles.P.sinks.NAME]` (issue 30): token files the agent keeps fresh, every value admitted

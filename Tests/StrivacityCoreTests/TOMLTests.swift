@@ -1,5 +1,6 @@
 import Testing
 
+@testable import StrivacityConfig
 @testable import StrivacityCore
 
 @Suite struct TOMLTests {

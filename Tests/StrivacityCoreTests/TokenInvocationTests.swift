@@ -1,5 +1,6 @@
 import Testing
 
+@testable import StrivacityConfig
 @testable import StrivacityCore
 
 /// `strivacity token` as both binaries read it: the small one's reading of argv takes the plain

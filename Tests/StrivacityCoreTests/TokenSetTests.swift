@@ -1,6 +1,7 @@
 import Agent
 import Testing
 
+@testable import StrivacityConfig
 @testable import StrivacityCore
 
 @Suite struct TokenSetTests {

@@ -4,6 +4,7 @@
 import ArgumentParser
 import Broker
 import GitCredential
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TerminalUI

@@ -4,6 +4,7 @@
 // when it names this profile's issuer among its authorization servers.
 import ArgumentParser
 import Broker
+import StrivacityConfig
 import StrivacityCore
 
 struct SetupAPI: ParsableCommand {

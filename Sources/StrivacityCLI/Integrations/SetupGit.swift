@@ -2,6 +2,7 @@
 // whatever other helpers the user has, and remember the host on the profile.
 import ArgumentParser
 import Broker
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 

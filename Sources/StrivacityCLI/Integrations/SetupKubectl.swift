@@ -4,6 +4,7 @@
 // the token for (ExecCredentialInfo.decision).
 import ArgumentParser
 import Broker
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 

@@ -7,6 +7,7 @@ import Broker
 import CurlTransport
 import OAuthCore
 import SecretStore
+import StrivacityConfig
 import StrivacityCore
 
 struct SetupProxy: ParsableCommand {

@@ -5,6 +5,7 @@ import CurlTransport
 import JourneyCore
 import OAuthCore
 import SecretStore
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TerminalUI

@@ -4,6 +4,7 @@
 import Broker
 import JourneyCore
 import OAuthCore
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TerminalUI

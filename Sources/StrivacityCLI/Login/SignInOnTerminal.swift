@@ -3,6 +3,7 @@
 import Broker
 import JourneyCore
 import OAuthCore
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TerminalUI

@@ -5,6 +5,7 @@ import ArgumentParser
 import Broker
 import OAuthCore
 import SecretStore
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 

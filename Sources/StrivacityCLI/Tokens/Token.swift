@@ -3,6 +3,7 @@
 import ArgumentParser
 import Broker
 import OAuthCore
+import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TerminalUI

@@ -108,7 +108,7 @@ public struct HostEntry: Sendable, Hashable, CustomStringConvertible {
 
   /// At most 80 characters of an entry, for messages: user info (a password, perhaps) replaced
   /// by "…", anything but printable ASCII by "?".
-  static func shown(_ text: String) -> String {
+  package static func shown(_ text: String) -> String {
     var visible = String(
       String.UnicodeScalarView(text.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? $0 : "?" })
     )

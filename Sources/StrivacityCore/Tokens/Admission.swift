@@ -281,3 +281,36 @@ public enum Admit {
 
   static func isScopeByte(_ b: UInt8) -> Bool { b == 0x21 || (0x23...0x5B).contains(b) || (0x5D...0x7E).contains(b) }
 }
+
+extension Admit {
+  /// An `audience` value: 1 to 1,024 printable ASCII characters without spaces (a URI, or a
+  /// name the tenant gave the API).
+  public static func audience(_ text: String) throws(AdmissionError) -> String {
+    guard (1...1024).contains(text.utf8.count), text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+      throw AdmissionError("the audience must be 1 to 1024 printable characters without spaces")
+    }
+    return text
+  }
+
+  /// An RFC 8707 resource indicator: an absolute URI (a scheme, then more), printable ASCII
+  /// without spaces, at most 2,048 bytes, without a fragment (§2).
+  public static func resource(_ text: String) throws(AdmissionError) -> String {
+    guard (1...2048).contains(text.utf8.count), text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+      throw AdmissionError("a resource must be an absolute URI of at most 2048 printable characters")
+    }
+    guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.index(after: colon) != text.endIndex,
+      text[..<colon].first!.isLetter,
+      text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+    else {
+      throw AdmissionError("a resource must be an absolute URI (scheme:…), as RFC 8707 says")
+    }
+    guard !text.contains("#") else { throw AdmissionError("a resource must not have a fragment (RFC 8707)") }
+    return text
+  }
+
+  /// One scope of a list (`scopes = [...]`): one RFC 6749 scope token, no spaces.
+  public static func scopeToken(_ text: String) throws(AdmissionError) -> Scope {
+    guard !text.contains(" ") else { throw AdmissionError("'\(text.prefix(64))' is more than one scope") }
+    return try Scope(admitting: text)
+  }
+}

@@ -112,3 +112,23 @@ public enum TokenRenderer {
     }
   }
 }
+
+/// What a sink's file holds: the formats of `strivacity token` a file may hold, rendered for a
+/// file by `TokenRenderer` (destination `.file`).
+public enum SinkFormat: String, Sendable, CaseIterable {
+  /// The access token alone, without a line break (tools read the whole file as the token).
+  case raw
+  /// `{"access_token":…,"token_type":"Bearer","expires_at":"RFC 3339"}` and a line break.
+  case json
+  /// `Authorization: Bearer …` and a line break, for `curl -H @FILE`.
+  case header
+
+  /// The token format it is.
+  public var format: TokenFormat {
+    switch self {
+    case .raw: .raw
+    case .json: .json
+    case .header: .header
+    }
+  }
+}

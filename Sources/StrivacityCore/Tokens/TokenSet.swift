@@ -181,13 +181,6 @@ public struct Freshness: Sendable, Equatable {
   /// The default: 60 s, at most half the lifetime.
   public static let standard = Freshness(seconds: TokenSet.defaultMinTTL, explicit: false)
 
-  /// What a command asks for: `asked` (its --min-ttl), else the profile's `min_ttl`, else the
-  /// default.
-  public static func asked(_ asked: Int64?, profile: Profile?, force: Bool = false) -> Freshness {
-    if let seconds = asked ?? profile?.minTTL { return Freshness(seconds: seconds, explicit: true, force: force) }
-    return Freshness(seconds: TokenSet.defaultMinTTL, explicit: false, force: force)
-  }
-
   /// Largest margin accepted anywhere (a year).
   public static let maxSeconds: Int64 = 86_400 * 365
 }

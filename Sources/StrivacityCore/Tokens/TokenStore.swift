@@ -95,7 +95,7 @@ public struct TokenSlot: Hashable, Sendable, CustomStringConvertible {
 
   /// The slot of an ad hoc target (or of an API asked with scopes beyond its own): `adhoc.` and
   /// 32 hex digits of `digest`.
-  static func adHoc(digest: String) -> TokenSlot {
+  package static func adHoc(digest: String) -> TokenSlot {
     precondition(
       digest.utf8.count == 32 && digest.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
     return TokenSlot(checked: "adhoc." + digest)
@@ -237,5 +237,15 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
       return "stored tokens in \(source) are unreadable (\(detail)); run `strivacity login` again"
     case .io(let path, let detail): return "\(path): \(detail)"
     }
+  }
+}
+
+public enum ProfileName {
+  /// Profile names become file names and keyring attributes: keep them plain.
+  public static func isValid(_ name: String) -> Bool {
+    !name.isEmpty && name.utf8.count <= 64 && !name.hasPrefix(".")
+      && name.unicodeScalars.allSatisfy { c in
+        (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "." || c == "_" || c == "-"
+      }
   }
 }

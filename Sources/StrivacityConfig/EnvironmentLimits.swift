@@ -1,6 +1,7 @@
 // The numbers read from the environment, admitted by one function for both binaries: the small
 // `strivacity` checks them before it answers from the cache, so `STRIVACITY_KEYRING_TIMEOUT=abc`
 // is the same usage error (exit 2) whichever binary would have answered.
+import StrivacityCore
 
 /// STRIVACITY_TIMEOUT, STRIVACITY_KEYRING_TIMEOUT and STRIVACITY_KEYRING_PROMPT_TIMEOUT, in
 /// seconds; nil where unset or empty (the defaults apply).

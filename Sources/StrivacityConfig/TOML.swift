@@ -4,6 +4,7 @@
 // dotted keys, basic and literal strings (single line), integers, booleans, and arrays of those
 // (which may span lines). Everything else TOML allows (floats, dates, inline tables, arrays of
 // tables, multi-line strings) is rejected with its position rather than misread.
+import StrivacityCore
 
 /// A position in the source: 1-based line and column (columns count Unicode scalars).
 public struct SourcePosition: Sendable, Equatable, CustomStringConvertible {

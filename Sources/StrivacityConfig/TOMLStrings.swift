@@ -1,6 +1,7 @@
 // TOML's strings, both ways, in one place: how the config writer quotes a value or key
 // (`TOMLString.quoted`), and how the parser reads quoted keys and values back (basic strings
 // with their escapes, literal strings). A change to one is checked against the other here.
+import StrivacityCore
 
 public enum TOMLString {
   /// `text` as a TOML basic string: quotes, backslashes and control characters escaped, so that

@@ -5,6 +5,7 @@
 // this machine's, and the proxy's loopback is another. The choice is made here, once, and
 // libcurl is told it outright (it reads no variable of its own), so that what messages and
 // `doctor` say is the path the request took.
+import StrivacityCore
 
 /// How a proxy is told who we are: Basic (the default), or whatever it offers that the
 /// system's libcurl has (Negotiate, NTLM, Digest, Basic).
@@ -317,5 +318,19 @@ struct IPv4Range {
       value = value << 8 | UInt32(byte)
     }
     return value
+  }
+}
+
+extension Config {
+  /// A proxy setting (`proxy`, `proxy_ca_bundle`, `proxy_user`, `proxy_auth`) into `settings`.
+  static func proxySetting(
+    _ entry: TOMLTable.Entry, path: String, in section: String, into settings: inout ProxySettings
+  ) throws(ConfigError) {
+    switch entry.key {
+    case "proxy": settings.entry = try admittedString(entry, path: path, in: section, ProxyEntry.admit)
+    case "proxy_ca_bundle": settings.caBundle = try admittedString(entry, path: path, in: section, CATrust.admitPath)
+    case "proxy_user": settings.user = try admittedString(entry, path: path, in: section, ProxySettings.admitUser)
+    default: settings.auth = try admittedString(entry, path: path, in: section, ProxySettings.admitAuth)
+    }
   }
 }

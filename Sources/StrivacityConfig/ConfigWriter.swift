@@ -1,5 +1,6 @@
 // Updating a profile in the config file's text while keeping everything else (comments, other
 // profiles, key order) as the user wrote it. Only non-secret settings are ever written.
+import StrivacityCore
 
 public enum ConfigValue: Sendable, Equatable {
   case string(String)

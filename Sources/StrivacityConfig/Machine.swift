@@ -11,6 +11,7 @@
 //   private_key_file = "/etc/ci-bot/key.pem"       # private_key_jwt's key, and optionally
 //   private_key_id = "ci-bot-2025"                 # the kid it is registered under (default:
 //                                                  # its RFC 7638 thumbprint)
+import StrivacityCore
 
 /// How a profile gets its tokens.
 public enum Grant: String, Sendable, Equatable {
@@ -115,5 +116,62 @@ public struct MachineCredentials: Sendable, Equatable {
       throw AdmissionError("a key id is printable ASCII (no control character, no non-ASCII letter)")
     }
     return text
+  }
+}
+
+extension Config {
+  /// A machine profile's keys: the secret from exactly one source, a known client
+  /// authentication, and a private key (and perhaps its key id) exactly when it is `private_key_jwt`.
+  static func parseMachine(
+    _ fields: [TOMLTable.Entry], profile: Profile, path: String
+  ) throws(ConfigError) -> MachineCredentials {
+    let section = "[profiles.\(profile.name)]"
+    var machine = MachineCredentials()
+    var sourceField: TOMLTable.Entry?
+    for field in fields {
+      switch field.key {
+      case "client_secret_env", "client_secret_file":
+        if let first = sourceField {
+          throw .invalid(
+            path: path, position: field.position,
+            message: "\(section) has both \(first.key) and \(field.key): the secret comes from exactly one")
+        }
+        sourceField = field
+        machine.secret =
+          field.key == "client_secret_env"
+          ? .environment(try admittedString(field, path: path, in: section, SecretSource.admitVariable))
+          : .file(try admittedString(field, path: path, in: section, SecretSource.admitPath))
+      case "token_endpoint_auth":
+        let text = try string(field, path: path)
+        guard let auth = TokenEndpointAuth(rawValue: text) else {
+          let known = TokenEndpointAuth.allCases.map(\.rawValue).joined(separator: ", ")
+          throw .invalid(path: path, position: field.position, message: "token_endpoint_auth must be one of \(known)")
+        }
+        machine.auth = auth
+      case "private_key_id":
+        machine.privateKeyID = try admittedString(field, path: path, in: section, MachineCredentials.admitKeyID)
+      default:  // private_key_file
+        machine.privateKeyFile = try admittedString(field, path: path, in: section, SecretSource.admitPath)
+      }
+    }
+    let position = (fields.first ?? sourceField)?.position
+    guard profile.grant == .clientCredentials else {
+      throw .invalid(
+        path: path, position: position ?? SourcePosition(line: 1, column: 1),
+        message: "\(section): \(fields[0].key) is for machine profiles: add grant = \"client_credentials\"")
+    }
+    if (machine.auth == .privateKeyJWT) != (machine.privateKeyFile != nil) {
+      throw .invalid(
+        path: path, position: position ?? SourcePosition(line: 1, column: 1),
+        message: "\(section): private_key_file goes with token_endpoint_auth = \"private_key_jwt\", and only with it")
+    }
+    if machine.privateKeyID != nil, machine.auth != .privateKeyJWT,
+      let field = fields.first(where: { $0.key == "private_key_id" })
+    {
+      throw .invalid(
+        path: path, position: field.position,
+        message: "\(section): private_key_id goes with token_endpoint_auth = \"private_key_jwt\", and only with it")
+    }
+    return machine
   }
 }

@@ -3,6 +3,7 @@
 // same functions here (the kubectl exec info, the cluster decision, the refresh margin, the
 // shortfall warning, the output), so "answers as the full command line would" holds by
 // construction rather than by two copies kept alike.
+import StrivacityCore
 
 public struct TokenInvocation: Equatable, Sendable {
   /// --profile; nil: STRIVACITY_PROFILE, else the config's default.

@@ -3,6 +3,7 @@
 // (CURL_CA_BUNDLE, SSL_CERT_FILE, SSL_CERT_DIR), else the system's store. Behind a company's
 // TLS-inspecting proxy the company's CA goes here. Used for every request strivacity makes and
 // handed to the curl that `strivacity curl` runs; nothing turns verification off.
+import StrivacityCore
 
 public struct CATrust: Sendable, Equatable, CustomStringConvertible {
   public enum Kind: Sendable, Equatable {
@@ -82,7 +83,5 @@ public struct CATrust: Sendable, Equatable, CustomStringConvertible {
   }
 
   /// What fixes an untrusted certificate, for the message that says so.
-  public static let fix =
-    "if your network's CA signs it (a company proxy), set ca_bundle = \"/path/to/ca.pem\" in the config (or "
-    + "CURL_CA_BUNDLE)"
+  public static let fix = TransportError.untrustedCertificateFix
 }

@@ -8,6 +8,7 @@
 //
 // Everything in it is admitted when the file is read; which API a URL belongs to is decided by
 // TokenDestination.bestMatch, the reading curl and git's URLs get too.
+import StrivacityCore
 
 /// Which of a profile's `apis` tables a narrowed read of the config keeps (`Config.parse`).
 public enum APITables: Sendable, Equatable {
@@ -92,39 +93,6 @@ extension Profile {
   }
 }
 
-extension Admit {
-  /// An `audience` value: 1 to 1,024 printable ASCII characters without spaces (a URI, or a
-  /// name the tenant gave the API).
-  public static func audience(_ text: String) throws(AdmissionError) -> String {
-    guard (1...1024).contains(text.utf8.count), text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-      throw AdmissionError("the audience must be 1 to 1024 printable characters without spaces")
-    }
-    return text
-  }
-
-  /// An RFC 8707 resource indicator: an absolute URI (a scheme, then more), printable ASCII
-  /// without spaces, at most 2,048 bytes, without a fragment (§2).
-  public static func resource(_ text: String) throws(AdmissionError) -> String {
-    guard (1...2048).contains(text.utf8.count), text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-      throw AdmissionError("a resource must be an absolute URI of at most 2048 printable characters")
-    }
-    guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.index(after: colon) != text.endIndex,
-      text[..<colon].first!.isLetter,
-      text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
-    else {
-      throw AdmissionError("a resource must be an absolute URI (scheme:…), as RFC 8707 says")
-    }
-    guard !text.contains("#") else { throw AdmissionError("a resource must not have a fragment (RFC 8707)") }
-    return text
-  }
-
-  /// One scope of a list (`scopes = [...]`): one RFC 6749 scope token, no spaces.
-  public static func scopeToken(_ text: String) throws(AdmissionError) -> Scope {
-    guard !text.contains(" ") else { throw AdmissionError("'\(text.prefix(64))' is more than one scope") }
-    return try Scope(admitting: text)
-  }
-}
-
 /// A token target named on the command line instead of in the config (`token --audience A
 /// --resource R --scope S`): values admitted by the same rules as an `apis` table's. Its token is
 /// kept in a slot named from a digest of what it asks for (audience, resources and scopes, each
@@ -177,5 +145,56 @@ public struct AdHocTarget: Sendable, Hashable {
     }
     let hex = String(hash, radix: 16)
     return String(repeating: "0", count: 32 - hex.count) + hex
+  }
+}
+
+extension Config {
+  /// `[profiles.P.apis.NAME]` tables: each needs a `url`; every value admitted, or the line is an
+  /// error naming the key.
+  static func parseAPIs(
+    _ field: TOMLTable.Entry, profile: String, path: String, warnings: inout [ConfigWarning]
+  ) throws(ConfigError) -> [API] {
+    var apis: [API] = []
+    for apiEntry in try namedTables(field, "apis", profile: profile, path: path) {
+      // Ad hoc targets' slots are `adhoc.<digest>` (AdHocTarget), kept secrets' `machine.…` and
+      // `proxy.…` (TokenSlot): an API of such a name would share one.
+      let (section, fields) = try namedSection(apiEntry, "apis", "API", profile: profile, path: path) { name in
+        TokenSlot.reservedPrefix(of: name).map { prefix in
+          "API names starting with '\(prefix)' are kept for strivacity's own items "
+            + "(\(TokenSlot.reservedPrefixes.map { "'\($0)'" }.joined(separator: ", ")))"
+        }
+      }
+      var url: HostEntry?
+      var audience: String?
+      var resources: [String] = []
+      var scopes: [Scope] = []
+      for item in fields.entries {
+        switch item.key {
+        case "url":
+          url = try admittedString(item, path: path, in: section) { text throws(AdmissionError) in
+            try HostEntry(admitting: text)
+          }
+        case "audience":
+          audience = try admittedString(item, path: path, in: section) { text throws(AdmissionError) in
+            try Admit.audience(text)
+          }
+        case "resource", "resources":
+          resources = try admitted(item, path: path) { text throws(AdmissionError) in try Admit.resource(text) }
+        case "scopes", "scope":
+          scopes = try admitted(item, path: path) { text throws(AdmissionError) in try Admit.scopeToken(text) }
+        default:
+          warnings.append(
+            .init(path: path, position: item.position, message: "unknown key '\(item.key)' in \(section) ignored"))
+        }
+      }
+      guard let url else {
+        throw .invalid(
+          path: path, position: apiEntry.position,
+          message:
+            "\(section) has no url: write the prefix its URLs start with, e.g. url = \"https://api.example.com/\"")
+      }
+      apis.append(API(name: apiEntry.key, url: url, audience: audience, resources: resources, scopes: scopes))
+    }
+    return apis
   }
 }

@@ -1,3 +1,5 @@
+import StrivacityCore
+
 // The configuration file: profiles, each a tenant + client + how to keep its tokens.
 //
 //   default_profile = "work"          # optional; otherwise "default"
@@ -414,63 +416,8 @@ public struct Config: Sendable, Equatable {
     return profile
   }
 
-  /// A machine profile's keys: the secret from exactly one source, a known client
-  /// authentication, and a private key (and perhaps its key id) exactly when it is `private_key_jwt`.
-  private static func parseMachine(
-    _ fields: [TOMLTable.Entry], profile: Profile, path: String
-  ) throws(ConfigError) -> MachineCredentials {
-    let section = "[profiles.\(profile.name)]"
-    var machine = MachineCredentials()
-    var sourceField: TOMLTable.Entry?
-    for field in fields {
-      switch field.key {
-      case "client_secret_env", "client_secret_file":
-        if let first = sourceField {
-          throw .invalid(
-            path: path, position: field.position,
-            message: "\(section) has both \(first.key) and \(field.key): the secret comes from exactly one")
-        }
-        sourceField = field
-        machine.secret =
-          field.key == "client_secret_env"
-          ? .environment(try admittedString(field, path: path, in: section, SecretSource.admitVariable))
-          : .file(try admittedString(field, path: path, in: section, SecretSource.admitPath))
-      case "token_endpoint_auth":
-        let text = try string(field, path: path)
-        guard let auth = TokenEndpointAuth(rawValue: text) else {
-          let known = TokenEndpointAuth.allCases.map(\.rawValue).joined(separator: ", ")
-          throw .invalid(path: path, position: field.position, message: "token_endpoint_auth must be one of \(known)")
-        }
-        machine.auth = auth
-      case "private_key_id":
-        machine.privateKeyID = try admittedString(field, path: path, in: section, MachineCredentials.admitKeyID)
-      default:  // private_key_file
-        machine.privateKeyFile = try admittedString(field, path: path, in: section, SecretSource.admitPath)
-      }
-    }
-    let position = (fields.first ?? sourceField)?.position
-    guard profile.grant == .clientCredentials else {
-      throw .invalid(
-        path: path, position: position ?? SourcePosition(line: 1, column: 1),
-        message: "\(section): \(fields[0].key) is for machine profiles: add grant = \"client_credentials\"")
-    }
-    if (machine.auth == .privateKeyJWT) != (machine.privateKeyFile != nil) {
-      throw .invalid(
-        path: path, position: position ?? SourcePosition(line: 1, column: 1),
-        message: "\(section): private_key_file goes with token_endpoint_auth = \"private_key_jwt\", and only with it")
-    }
-    if machine.privateKeyID != nil, machine.auth != .privateKeyJWT,
-      let field = fields.first(where: { $0.key == "private_key_id" })
-    {
-      throw .invalid(
-        path: path, position: field.position,
-        message: "\(section): private_key_id goes with token_endpoint_auth = \"private_key_jwt\", and only with it")
-    }
-    return machine
-  }
-
   /// The entries of `field`, which must be `[profiles.P.KIND.NAME]` sections (`kind`: "apis").
-  private static func namedTables(
+  static func namedTables(
     _ field: TOMLTable.Entry, _ kind: String, profile: String, path: String
   ) throws(ConfigError) -> [TOMLTable.Entry] {
     guard case .table(let table) = field.value else {
@@ -483,7 +430,7 @@ public struct Config: Sendable, Equatable {
 
   /// One `[profiles.P.KIND.NAME]` section of `namedTables`: its header as messages name it, and
   /// its fields; its name checked (`what` names it: "API"), and refused when `refusal` says why.
-  private static func namedSection(
+  static func namedSection(
     _ entry: TOMLTable.Entry, _ kind: String, _ what: String, profile: String, path: String,
     refusal: (String) -> String? = { _ in nil }
   ) throws(ConfigError) -> (section: String, fields: TOMLTable) {
@@ -500,125 +447,8 @@ public struct Config: Sendable, Equatable {
     return (section, fields)
   }
 
-  /// `[profiles.P.apis.NAME]` tables: each needs a `url`; every value admitted, or the line is an
-  /// error naming the key.
-  private static func parseAPIs(
-    _ field: TOMLTable.Entry, profile: String, path: String, warnings: inout [ConfigWarning]
-  ) throws(ConfigError) -> [API] {
-    var apis: [API] = []
-    for apiEntry in try namedTables(field, "apis", profile: profile, path: path) {
-      // Ad hoc targets' slots are `adhoc.<digest>` (AdHocTarget), kept secrets' `machine.…` and
-      // `proxy.…` (TokenSlot): an API of such a name would share one.
-      let (section, fields) = try namedSection(apiEntry, "apis", "API", profile: profile, path: path) { name in
-        TokenSlot.reservedPrefix(of: name).map { prefix in
-          "API names starting with '\(prefix)' are kept for strivacity's own items "
-            + "(\(TokenSlot.reservedPrefixes.map { "'\($0)'" }.joined(separator: ", ")))"
-        }
-      }
-      var url: HostEntry?
-      var audience: String?
-      var resources: [String] = []
-      var scopes: [Scope] = []
-      for item in fields.entries {
-        switch item.key {
-        case "url":
-          url = try admittedString(item, path: path, in: section) { text throws(AdmissionError) in
-            try HostEntry(admitting: text)
-          }
-        case "audience":
-          audience = try admittedString(item, path: path, in: section) { text throws(AdmissionError) in
-            try Admit.audience(text)
-          }
-        case "resource", "resources":
-          resources = try admitted(item, path: path) { text throws(AdmissionError) in try Admit.resource(text) }
-        case "scopes", "scope":
-          scopes = try admitted(item, path: path) { text throws(AdmissionError) in try Admit.scopeToken(text) }
-        default:
-          warnings.append(
-            .init(path: path, position: item.position, message: "unknown key '\(item.key)' in \(section) ignored"))
-        }
-      }
-      guard let url else {
-        throw .invalid(
-          path: path, position: apiEntry.position,
-          message:
-            "\(section) has no url: write the prefix its URLs start with, e.g. url = \"https://api.example.com/\"")
-      }
-      apis.append(API(name: apiEntry.key, url: url, audience: audience, resources: resources, scopes: scopes))
-    }
-    return apis
-  }
-
-  /// `[profiles.P.sinks.NAME]` tables: each needs a `path`; every value admitted, or the line is
-  /// an error naming the key. Also the `api` lines, checked against the profile's APIs once they
-  /// are all read.
-  private static func parseSinks(
-    _ field: TOMLTable.Entry, profile: String, path: String, warnings: inout [ConfigWarning]
-  ) throws(ConfigError) -> ([Sink], [(name: String, position: SourcePosition)]) {
-    var sinks: [Sink] = []
-    var apis: [(name: String, position: SourcePosition)] = []
-    for sinkEntry in try namedTables(field, "sinks", profile: profile, path: path) {
-      let (section, fields) = try namedSection(sinkEntry, "sinks", "sink", profile: profile, path: path)
-      var sink = Sink(name: sinkEntry.key, path: "")
-      for item in fields.entries {
-        switch item.key {
-        case "path":
-          sink.path = try admittedString(item, path: path, in: section, Sink.admitPath)
-        case "api":
-          let name = try string(item, path: path)
-          guard ProfileName.isValid(name) else {
-            throw .invalid(path: path, position: item.position, message: "\(section) api: not an API name")
-          }
-          sink.api = name
-          apis.append((name, item.position))
-        case "format":
-          let text = try string(item, path: path)
-          guard let format = SinkFormat(rawValue: text) else {
-            throw .invalid(
-              path: path, position: item.position, message: "\(section) format must be \"raw\", \"json\" or \"header\"")
-          }
-          sink.format = format
-        case "mode":
-          guard case .string(let text) = item.value, let mode = Sink.modes[text] else {
-            throw .invalid(
-              path: path, position: item.position,
-              message: "\(section) mode must be \"0600\" or \"0640\" (a token file is never world-readable)")
-          }
-          sink.mode = mode
-        default:
-          warnings.append(
-            .init(path: path, position: item.position, message: "unknown key '\(item.key)' in \(section) ignored"))
-        }
-      }
-      guard !sink.path.isEmpty else {
-        throw .invalid(
-          path: path, position: sinkEntry.position,
-          message:
-            "\(section) has no path: write the file to keep the token in, e.g. path = \"/run/user/1000/app.token\"")
-      }
-      if let other = sinks.first(where: { $0.path == sink.path }) {
-        throw .invalid(
-          path: path, position: sinkEntry.position, message: "\(section) has the same path as the sink \(other.name)")
-      }
-      sinks.append(sink)
-    }
-    return (sinks, apis)
-  }
-
-  /// A proxy setting (`proxy`, `proxy_ca_bundle`, `proxy_user`, `proxy_auth`) into `settings`.
-  private static func proxySetting(
-    _ entry: TOMLTable.Entry, path: String, in section: String, into settings: inout ProxySettings
-  ) throws(ConfigError) {
-    switch entry.key {
-    case "proxy": settings.entry = try admittedString(entry, path: path, in: section, ProxyEntry.admit)
-    case "proxy_ca_bundle": settings.caBundle = try admittedString(entry, path: path, in: section, CATrust.admitPath)
-    case "proxy_user": settings.user = try admittedString(entry, path: path, in: section, ProxySettings.admitUser)
-    default: settings.auth = try admittedString(entry, path: path, in: section, ProxySettings.admitAuth)
-    }
-  }
-
   /// One string admitted by `admit`, or the line is an error naming the section and the key.
-  private static func admittedString<T>(
+  static func admittedString<T>(
     _ entry: TOMLTable.Entry, path: String, in section: String, _ admit: (String) throws(AdmissionError) -> T
   ) throws(ConfigError) -> T {
     let text = try string(entry, path: path)
@@ -629,7 +459,7 @@ public struct Config: Sendable, Equatable {
     }
   }
 
-  private static func string(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> String {
+  static func string(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> String {
     guard case .string(let value) = entry.value else {
       throw .invalid(
         path: path, position: entry.position, message: "'\(entry.key)' must be a string, not \(entry.value.typeName)")
@@ -637,7 +467,7 @@ public struct Config: Sendable, Equatable {
     return value
   }
 
-  private static func strings(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> [String] {
+  static func strings(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> [String] {
     guard case .array(let items) = entry.value else {
       throw .invalid(
         path: path, position: entry.position,
@@ -655,7 +485,7 @@ public struct Config: Sendable, Equatable {
 
   /// A list of strings each admitted by `admit` (`hosts`, `git_hosts`, `kube_clusters`), or the
   /// line is an error naming the key.
-  private static func admitted<T>(
+  static func admitted<T>(
     _ entry: TOMLTable.Entry, path: String, _ admit: (String) throws(AdmissionError) -> T
   ) throws(ConfigError) -> [T] {
     var out: [T] = []
@@ -669,22 +499,12 @@ public struct Config: Sendable, Equatable {
     return out
   }
 
-  private static func storeKind(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> StoreKind {
+  static func storeKind(_ entry: TOMLTable.Entry, path: String) throws(ConfigError) -> StoreKind {
     let value = try string(entry, path: path)
     guard let kind = StoreKind(configValue: value) else {
       throw .invalid(
         path: path, position: entry.position, message: "store must be \"secret-service\" or \"file\", not \"\(value)\"")
     }
     return kind
-  }
-}
-
-public enum ProfileName {
-  /// Profile names become file names and keyring attributes: keep them plain.
-  public static func isValid(_ name: String) -> Bool {
-    !name.isEmpty && name.utf8.count <= 64 && !name.hasPrefix(".")
-      && name.unicodeScalars.allSatisfy { c in
-        (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "." || c == "_" || c == "-"
-      }
   }
 }

@@ -1,5 +1,6 @@
 // Resolving the effective profile from flags, environment and the config file
 // (in that order of precedence).
+import StrivacityCore
 
 /// Where the config file lives: $STRIVACITY_CONFIG, else $XDG_CONFIG_HOME/strivacity/config.toml,
 /// else ~/.config/strivacity/config.toml.
@@ -173,5 +174,14 @@ public struct ResolvedProfile: Sendable, Equatable {
     StoreKey(
       profile: name, issuer: TenantURL.base(try requireTenant(configPath: configPath)),
       clientID: try requireClientID(configPath: configPath))
+  }
+}
+
+extension Freshness {
+  /// What a command asks for: `asked` (its --min-ttl), else the profile's `min_ttl`, else the
+  /// default.
+  public static func asked(_ asked: Int64?, profile: Profile?, force: Bool = false) -> Freshness {
+    if let seconds = asked ?? profile?.minTTL { return Freshness(seconds: seconds, explicit: true, force: force) }
+    return Freshness(seconds: TokenSet.defaultMinTTL, explicit: false, force: force)
   }
 }
