@@ -72,6 +72,11 @@ public struct TokenRequest: Sendable, Equatable {
     case refreshToken(RefreshToken)
     /// RFC 6749 §4.4: a machine's own token (scope, audience, resource as additional parameters).
     case clientCredentials
+    /// RFC 6749 §4.5: every grant beyond the four is an extension grant, named by an absolute URI
+    /// (a device code's, RFC 8628; a token exchange's, RFC 8693; a JWT bearer's, RFC 7523) with
+    /// parameters of its own, which the broker's path for it builds. Sent on a new connection,
+    /// as a refresh is: what it carries may be good for one use only.
+    case extensionGrant(type: String, parameters: [FormParameter])
   }
 
   public var grant: Grant
@@ -101,6 +106,8 @@ public struct TokenRequest: Sendable, Equatable {
       out += client.parameters
     case .clientCredentials:
       out = [FormParameter("grant_type", "client_credentials")] + client.parameters
+    case .extensionGrant(let type, let parameters):
+      out = [FormParameter("grant_type", type)] + parameters + client.parameters
     }
     return out + additionalParameters
   }
@@ -110,7 +117,10 @@ public struct TokenRequest: Sendable, Equatable {
   /// be sent twice.
   public func httpRequest(url: String) -> HTTPRequest {
     var freshConnection = false
-    if case .refreshToken = grant { freshConnection = true }
+    switch grant {
+    case .refreshToken, .extensionGrant: freshConnection = true
+    case .authorizationCode, .clientCredentials: break
+    }
     return HTTPRequest(
       method: "POST", url: url,
       headers: [

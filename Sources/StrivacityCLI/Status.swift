@@ -67,10 +67,7 @@ struct Status: ParsableCommand {
         tokens == nil && session.renewal.personSignsIn
         ? [] : try session.resolved.profile.apis.map { try apiReport(session, $0) }
       var report = report(session, tokens: tokens, agent: agentState(session, &agentPing), apis: apis)
-      switch session.renewal {
-      case .clientCredentials: report = machineReport(session, report)
-      case .refreshToken: break
-      }
+      if session.renewal.clientProvesItself { report = machineReport(session, report) }
       let sinks = Self.sinkReports(session.resolved.profile)
       if !sinks.isEmpty, var object = report.object {
         object["sinks"] = .array(sinks)

@@ -34,6 +34,29 @@ import Testing
     #expect(http.freshConnection, "a rotating refresh token is never sent twice by libcurl's retry")
   }
 
+  /// An extension grant (RFC 6749 §4.5): its URI as grant_type, then its own parameters, then the
+  /// client's and the per-request ones; on a new connection. RFC 8693 §2.3's example, with a
+  /// public client's client_id.
+  @Test func anExtensionGrantIsItsTypeAndItsParameters() {
+    let request = TokenRequest(
+      grant: .extensionGrant(
+        type: "urn:ietf:params:oauth:grant-type:token-exchange",
+        parameters: [
+          FormParameter("subject_token", "accVkjcJyb4BWCxGsndESCJQbdFMogUC5PbRDqceLTC"),
+          FormParameter("subject_token_type", "urn:ietf:params:oauth:token-type:access_token"),
+        ]),
+      client: .none(clientID: "c"), additionalParameters: [FormParameter("resource", "https://backend.example.com/api")]
+    )
+    let http = request.httpRequest(url: "https://as.example.com/token")
+    #expect(
+      body(http)
+        == "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange"
+        + "&subject_token=accVkjcJyb4BWCxGsndESCJQbdFMogUC5PbRDqceLTC"
+        + "&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aaccess_token"
+        + "&client_id=c&resource=https%3A%2F%2Fbackend.example.com%2Fapi")
+    #expect(http.freshConnection)
+  }
+
   /// Per-request parameters (resource, audience, scope) follow the grant's and the client's, in
   /// order, encoded as every value is.
   @Test func additionalParametersComeLast() {

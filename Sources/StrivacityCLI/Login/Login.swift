@@ -165,11 +165,10 @@ struct Login: ParsableCommand {
     overrides.clientID = clientID
     let resolved = try ResolvedProfile.resolve(
       config: context.config(), overrides: overrides, environment: context.environment)
-    switch resolved.renewal {
-    case .clientCredentials:
+    // Without a person, `login` checks the client's own credentials (and may keep its secret).
+    if !resolved.renewal.personSignsIn {
       try rememberFlags(context: context, profile: resolved.name)
       return try machineLogin(context: global.context(), profile: resolved.name)
-    case .refreshToken: break
     }
     if clientSecretStdin {
       throw CLIFailure(
