@@ -186,7 +186,14 @@ import Testing
     #expect(
       insecure.stderr.contains(
         "refusing tenant http://tenant.example.com/: it must be https (plain http only on a loopback address)"))
-    for result in [unavailable, malformed, refused, insecure] {
+    // A loopback tenant typed without its scheme is named with the one it most likely has.
+    let schemeless = try h.automatedLogin(
+      sdk: "web", Self.password + ["--tenant", "127.0.0.1:9/"], environment: Self.secret)
+    #expect(schemeless.status == 2)
+    #expect(
+      schemeless.stderr.contains("refusing tenant 127.0.0.1:9/: it has no scheme; did you mean http://127.0.0.1:9/?"),
+      "\(schemeless.stderr)")
+    for result in [unavailable, malformed, refused, insecure, schemeless] {
       #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }.count == 1)
     }
   }

@@ -57,4 +57,22 @@ import Testing
     #expect(try URLPolicy.check("https://a.example").pathAndQuery == "/")
     #expect(try URLPolicy.check("https://a.example?q=1").pathAndQuery == "/?q=1")
   }
+
+  /// A tenant given without its scheme is named with the one it most likely has: https, or http
+  /// on a loopback host; nothing for a URL that has one, or that no scheme makes usable.
+  @Test(
+    arguments: [
+      ("tenant.example.com", "https://tenant.example.com"),
+      ("tenant.example.com:8443/t/", "https://tenant.example.com:8443/t/"),
+      ("127.0.0.1:8080", "http://127.0.0.1:8080"),
+      ("localhost:9/", "http://localhost:9/"),
+      ("[::1]:8080", "http://[::1]:8080"),
+      ("https://tenant.example.com", nil),
+      ("http://tenant.example.com", nil),
+      ("", nil),
+      ("bad host", nil),
+    ] as [(String, String?)])
+  func aTenantWithoutSchemeIsNamedWithOne(_ given: String, _ suggested: String?) {
+    #expect(TenantURL.withScheme(given) == suggested)
+  }
 }

@@ -180,6 +180,10 @@ struct Login: ParsableCommand {
     do {
       _ = try URLPolicy.check(tenantURL)
     } catch {
+      // A URL without its scheme is most likely a typing shortcut: name the one it most likely is.
+      if let suggested = TenantURL.withScheme(tenantURL) {
+        throw CLIFailure("refusing tenant \(tenantURL): it has no scheme; did you mean \(suggested)?", status: .usage)
+      }
       throw CLIFailure(
         "refusing tenant \(tenantURL): it must be https (plain http only on a loopback address)", status: .usage)
     }

@@ -199,4 +199,20 @@ public enum TenantURL {
     while text.hasSuffix("/") { text.removeLast() }
     return text + "/"
   }
+
+  /// The URL `text` most likely means when it has no scheme (`tenant.example.com`,
+  /// `127.0.0.1:8080/`): https, or http on a loopback host, as URLPolicy would take it; nil when
+  /// it has one, or when no scheme makes it a URL this tool may use.
+  public static func withScheme(_ text: String) -> String? {
+    guard !text.isEmpty, !text.contains("://") else { return nil }
+    let authority = text.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    var host = String(authority)
+    if host.hasPrefix("[") {
+      host = String(host.dropFirst().prefix { $0 != "]" })
+    } else if let colon = host.lastIndex(of: ":") {
+      host = String(host[..<colon])
+    }
+    let suggested = (URLPolicy.isLoopbackHost(host) ? "http://" : "https://") + text
+    return (try? URLPolicy.check(suggested)) == nil ? nil : suggested
+  }
 }
