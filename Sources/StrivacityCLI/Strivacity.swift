@@ -73,7 +73,8 @@ public struct Strivacity: ParsableCommand {
         exit(withStatus: .ok)
       }
       if code.rawValue == ExitCode.validationFailure.rawValue || code.rawValue == 64 {
-        report(CLIFailure(usageError(message: message(for: error), full: text), status: .usage))
+        let line = usageError(message: message(for: error), full: text)
+        report(CLIFailure(suggestingCommand(line, typed: arguments[0]), status: .usage))
       }
       report(CLIFailure("\(error)", status: .failure))
     }
@@ -109,6 +110,17 @@ public struct Strivacity: ParsableCommand {
       command = String(full[see.upperBound..<end]).replacing(" --help", with: "")
     }
     return "\(line) (see '\(command) --help')"
+  }
+
+  /// `line` with the command `typed` most likely meant, when ArgumentParser took `typed` (the
+  /// first word) for an unexpected argument: "unexpected argument 'tokne'; did you mean 'token'?
+  /// (see 'strivacity --help')", as git and gh suggest. Unchanged otherwise.
+  static func suggestingCommand(_ line: String, typed: String) -> String {
+    let unexpected = "unexpected argument '\(typed)'"
+    guard !typed.hasPrefix("-"), line.hasPrefix(unexpected + " (see") else { return line }
+    let names = configuration.subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
+    guard let near = Suggestion.nearest(to: typed, among: names) else { return line }
+    return unexpected + "; did you mean '\(near)'?" + line.dropFirst(unexpected.count)
   }
 
   /// The commands and what they do, for `strivacity` run alone.

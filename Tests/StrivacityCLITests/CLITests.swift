@@ -106,6 +106,7 @@ func expectOneLineError(
   /// Parse errors too are one line in the documented form, with the help to read, and exit 2.
   @Test(arguments: [
     (["no-such-command"], "unexpected argument 'no-such-command' (see 'strivacity --help')"),
+    (["tokne"], "unexpected argument 'tokne'; did you mean 'token'? (see 'strivacity --help')"),
     (
       ["status", "--store", "plaintext"],
       "the value 'plaintext' is invalid for '--store <store>'; use one of 'secret-service' and 'file' (see "
