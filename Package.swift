@@ -40,7 +40,7 @@ let package = Package(
     .target(name: "JourneyCore", dependencies: ["StrivacityCore"]),
     // git's credential protocol (git-credential(1)) as data: requests in, answers out.
     .target(name: "GitCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
-    // OAuth/OIDC values: base64url, PKCE (RFC 7636), JWT signing and verification, JWKS.
+    // OAuth/OIDC values: PKCE (RFC 7636), JWT signing and verification, JWKS.
     .target(
       name: "OAuthCore",
       dependencies: [

@@ -1,5 +1,6 @@
 // Proof Key for Code Exchange (RFC 7636) with S256.
 import Crypto
+import StrivacityCore
 
 public struct PKCE: Sendable, Equatable {
   /// 43–128 characters from the unreserved set (RFC 7636 §4.1).

@@ -31,10 +31,7 @@ public enum KeptSecret: String, Sendable, CaseIterable, CustomStringConvertible 
   /// The secret an earlier version kept as `tokens`: the bytes its access token encodes
   /// (base64url, unpadded); nil when it encodes none.
   static func legacyValue(of tokens: TokenSet) -> [UInt8]? {
-    var text = String(tokens.accessToken.value.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
-    guard !text.contains("=") else { return nil }
-    text += String(repeating: "=", count: (4 - text.utf8.count % 4) % 4)
-    return Data(base64Encoded: text).map(Array.init)
+    Base64URL.decode(tokens.accessToken.value)
   }
 }
 
