@@ -73,8 +73,19 @@ package final class Examination {
     do {
       config = try context.config(warn: false)
     } catch {
-      add("config", .fail, message(error), fix: "correct \(path) where the message says", status: .usage)
-      return nil
+      // Another profile's mistake: the one in use still parses (as `token` reads it), and is examined.
+      let requested = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
+      let narrowed = try? context.config(onlyProfile: requested, warn: false)
+      let inUse = requested ?? narrowed?.defaultProfile ?? "default"
+      guard let other = error.profileTable, other != inUse, narrowed != nil else {
+        add("config", .fail, message(error), fix: "correct \(path) where the message says", status: .usage)
+        return nil
+      }
+      add(
+        "config", .fail, message(error),
+        fix: "correct [profiles.\(other)] in \(path); the profile in use, '\(inUse)', parses, but commands that "
+          + "read every profile (status --all, setup-*) fail until then", status: .usage)
+      return profile(in: narrowed, path: path)
     }
     guard let config else {
       add(
@@ -88,6 +99,10 @@ package final class Examination {
       "\(path) parses (\(config.profiles.count) profile\(config.profiles.count == 1 ? "" : "s"))"
         + (warnings == 0 ? "" : "; \(warnings) warning\(warnings == 1 ? "" : "s"): \(config.warnings[0].description)"),
       fix: warnings == 0 ? "" : "correct \(path) as the warning says")
+    return profile(in: config, path: path)
+  }
+
+  private func profile(in config: Config?, path: String) -> TokenBroker? {
     do {
       let session = try TokenBroker(context: context, overrides: overrides, log: log)
       let kind =
@@ -102,7 +117,7 @@ package final class Examination {
       add(
         "profile", .fail, message(error),
         fix:
-          "add [profiles.\(name ?? config.defaultProfile ?? "default")] to \(path), or choose another with --profile",
+          "add [profiles.\(name ?? config?.defaultProfile ?? "default")] to \(path), or choose another with --profile",
         status: .usage)
       return nil
     }

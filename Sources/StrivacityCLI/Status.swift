@@ -51,7 +51,7 @@ struct Status: ParsableCommand {
       do {
         session = try TokenBroker(context: context, options: global, profile: name)
       } catch let error as ConfigError where json {
-        guard case .profileNotConfigured(let missing, _) = error else { throw error }
+        guard case .profileNotConfigured(let missing, _, _) = error else { throw error }
         // Scripts asking for JSON get JSON, saying so, and the same exit code.
         let object: JSONValue = .object([
           "profile": .string(missing), "configured": false, "signed_in": false, "error": .string(error.description),

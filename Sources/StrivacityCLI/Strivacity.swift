@@ -99,7 +99,8 @@ public struct Strivacity: ParsableCommand {
     }
     if line.hasPrefix("Error: ") { line.removeFirst(7) }
     line = line.replacing(". Please provide one of the following:", with: "; use one of:").replacing(
-      ". Please provide one of ", with: "; use one of ")
+      ". Please provide one of ", with: "; use one of "
+    ).replacing(". Did you mean ", with: "; did you mean ")
     if line.hasSuffix(".") { line.removeLast() }
     if let first = line.first, first.isUppercase, line.dropFirst().first?.isLowercase == true {
       line = first.lowercased() + line.dropFirst()
@@ -197,7 +198,8 @@ extension TokenBroker {
   static func configured(context: Context, options: GlobalOptions) throws -> TokenBroker {
     let broker = try TokenBroker(context: context, options: options)
     guard broker.resolved.isConfigured else {
-      throw ConfigError.profileNotConfigured(name: broker.name, path: context.paths.config)
+      throw ConfigError.profileNotConfigured(
+        name: broker.name, path: context.paths.config, configured: broker.resolved.configuredNames)
     }
     return broker
   }

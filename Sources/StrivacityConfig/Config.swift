@@ -85,8 +85,20 @@ public enum ConfigError: Error, Equatable, CustomStringConvertible {
   case invalid(path: String, position: SourcePosition, message: String)
   case unreadable(path: String, detail: String)
   case invalidProfileName(String)
-  case profileNotConfigured(name: String, path: String)
+  /// `configured`: the profiles the file has, to list (and suggest the nearest of).
+  case profileNotConfigured(name: String, path: String, configured: [String])
   case missingSetting(profile: String, setting: String, flag: String, env: String)
+
+  /// The profile whose table the mistake is in (the parser's "in [profiles.NAME]: …"), if any.
+  public var profileTable: String? {
+    switch self {
+    case .syntax(_, _, let message), .invalid(_, _, let message):
+      let prefix = "in [profiles."
+      guard message.hasPrefix(prefix), let end = message.firstIndex(of: "]") else { return nil }
+      return String(message[message.index(message.startIndex, offsetBy: prefix.count)..<end])
+    default: return nil
+    }
+  }
 
   public var description: String {
     switch self {
@@ -98,10 +110,12 @@ public enum ConfigError: Error, Equatable, CustomStringConvertible {
       return "cannot read \(path): \(detail)"
     case .invalidProfileName(let name):
       return "invalid profile name '\(name)': use letters, digits, '.', '_' and '-' (at most 64)"
-    case .profileNotConfigured(let name, let path):
-      return
-        "profile '\(name)' is not configured in \(path); run `strivacity login --profile \(name) --tenant URL "
-        + "--client-id ID`"
+    case .profileNotConfigured(let name, let path, let configured):
+      let create = "strivacity login --profile \(name) --tenant URL --client-id ID"
+      guard !configured.isEmpty else { return "profile '\(name)' is not configured in \(path); run `\(create)`" }
+      let near = Suggestion.nearest(to: name, among: configured).map { "; did you mean '\($0)'?" } ?? ""
+      let listed = configured.prefix(12).joined(separator: ", ") + (configured.count > 12 ? ", …" : "")
+      return "profile '\(name)' is not configured in \(path)\(near) (it has \(listed); to add '\(name)': `\(create)`)"
     case .missingSetting(let profile, let setting, let flag, let env):
       return
         "profile '\(profile)' has no \(setting); pass \(flag), set \(env), or run `strivacity login --profile "
@@ -147,7 +161,10 @@ public struct Config: Sendable, Equatable {
       var wanted = profile ?? "default"
       if profile == nil, let named = try parse(topLevel(text), path: path).defaultProfile { wanted = named }
       // A sink's `api` is checked against the profile's APIs only when they were all read.
-      return try parse(keepingOnly(text, profile: wanted, apis: apis), path: path, sinkAPIsRead: apis == .all)
+      let narrowed = try parse(keepingOnly(text, profile: wanted, apis: apis), path: path, sinkAPIsRead: apis == .all)
+      // A profile the file does not have: the whole file, whose names the error lists.
+      if narrowed.profile(named: wanted) == nil, let whole = try? parse(text, path: path) { return whole }
+      return narrowed
     } catch {
       if let whole = try? parse(text, path: path) { return whole }
       throw error
@@ -271,6 +288,59 @@ public struct Config: Sendable, Equatable {
   }
 
   private static func parse(_ text: String, path: String, sinkAPIsRead: Bool) throws(ConfigError) -> Config {
+    do {
+      return try parseNamingNoTable(text, path: path, sinkAPIsRead: sinkAPIsRead)
+    } catch {
+      // A mistake inside a profile's table names the profile when there are several: the one in
+      // use may be another.
+      guard profileTables(in: text).count > 1 else { throw error }
+      switch error {
+      case .syntax(let path, let position, let message):
+        guard let name = profileTable(holding: position.line, in: text) else { throw error }
+        throw .syntax(path: path, position: position, message: "in [profiles.\(name)]: " + message)
+      case .invalid(let path, let position, let message):
+        guard let name = profileTable(holding: position.line, in: text), !message.contains("[profiles.\(name)")
+        else { throw error }
+        throw .invalid(path: path, position: position, message: "in [profiles.\(name)]: " + message)
+      default: throw error
+      }
+    }
+  }
+
+  /// The profile whose table (or a table under it) holds line `line` of `text`: the last
+  /// `[profiles.NAME…]` header above it, when NAME is a valid profile name; nil above any header
+  /// or under another table.
+  static func profileTable(holding line: Int, in text: String) -> String? {
+    var found: String?
+    for raw in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(line) where raw.contains("[") {
+      found =
+        header(raw).map { $0.count >= 2 && $0[0] == "profiles" && ProfileName.isValid($0[1]) ? $0[1] : nil }
+        ?? found
+    }
+    return found
+  }
+
+  /// The names of the profiles whose tables `text`'s headers open.
+  static func profileTables(in text: String) -> Set<String> {
+    var names = Set<String>()
+    for raw in text.split(separator: "\n") where raw.contains("[") {
+      if let parts = header(raw), parts.count >= 2, parts[0] == "profiles" { names.insert(parts[1]) }
+    }
+    return names
+  }
+
+  /// A header line's dotted key, unquoted names kept as they are; nil for any other line.
+  private static func header(_ line: Substring) -> [String]? {
+    let header = line.drop { $0 == " " || $0 == "\t" }
+    guard header.first == "[" else { return nil }
+    let inside = header.drop { $0 == "[" }
+    guard let close = inside.firstIndex(of: "]") else { return nil }
+    return inside[..<close].split(separator: ".").map { String($0.filter { $0 != " " && $0 != "\t" }) }
+  }
+
+  private static func parseNamingNoTable(_ text: String, path: String, sinkAPIsRead: Bool) throws(ConfigError)
+    -> Config
+  {
     let root: TOMLTable
     do {
       root = try TOML.parse(text)

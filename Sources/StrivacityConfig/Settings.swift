@@ -104,6 +104,8 @@ public struct ResolvedProfile: Sendable, Equatable {
   public var store: StoreKind
   /// True when the profile exists in the config file (not only through flags or environment).
   public var isConfigured: Bool
+  /// The names of the profiles the config file has (for an error naming the ones that exist).
+  public var configuredNames: [String] = []
 
   public var name: String { profile.name }
 
@@ -128,7 +130,9 @@ public struct ResolvedProfile: Sendable, Equatable {
     }
     let renewal = Renewal(grant: profile.grant)
     let store = renewal.store(overrides.store ?? profile.store ?? config?.defaultStore ?? .secretService)
-    return ResolvedProfile(profile: profile, renewal: renewal, store: store, isConfigured: configured != nil)
+    return ResolvedProfile(
+      profile: profile, renewal: renewal, store: store, isConfigured: configured != nil,
+      configuredNames: config?.profiles.map(\.name) ?? [])
   }
 
   /// A machine profile's secret source as this environment resolves it: the configured one; else
@@ -157,14 +161,14 @@ public struct ResolvedProfile: Sendable, Equatable {
   /// The tenant URL, or an error that says how to provide it.
   public func requireTenant(configPath: String) throws(ConfigError) -> String {
     if let tenant = profile.tenant, !tenant.isEmpty { return tenant }
-    if !isConfigured { throw .profileNotConfigured(name: name, path: configPath) }
+    if !isConfigured { throw .profileNotConfigured(name: name, path: configPath, configured: configuredNames) }
     throw .missingSetting(profile: name, setting: "tenant", flag: "--tenant", env: "STRIVACITY_TENANT")
   }
 
   /// The client id, or an error that says how to provide it.
   public func requireClientID(configPath: String) throws(ConfigError) -> String {
     if let client = profile.clientID, !client.isEmpty { return client }
-    if !isConfigured { throw .profileNotConfigured(name: name, path: configPath) }
+    if !isConfigured { throw .profileNotConfigured(name: name, path: configPath, configured: configuredNames) }
     throw .missingSetting(profile: name, setting: "client_id", flag: "--client-id", env: "STRIVACITY_CLIENT_ID")
   }
 

@@ -147,14 +147,19 @@ final class Bench {
 
   deinit { try? FileManager.default.removeItem(atPath: directory) }
 
-  /// A broker for `profile`, as a command makes one.
-  func broker(_ profile: String? = nil) throws -> TokenBroker {
+  /// A command's context, its edges replaced.
+  func context() -> Context {
     let context = Context(environment: environment, isProcessEnvironment: false)
     context.stores = { [store] _ in store }
     context.secrets = { [secrets] _ in secrets }
     context.transport = { [tenant] in tenant }
     context.now = { [unowned self] in now }
-    return try TokenBroker(context: context, overrides: ProfileOverrides(profile: profile), log: Log(verbose: false))
+    return context
+  }
+
+  /// A broker for `profile`, as a command makes one.
+  func broker(_ profile: String? = nil) throws -> TokenBroker {
+    try TokenBroker(context: context(), overrides: ProfileOverrides(profile: profile), log: Log(verbose: false))
   }
 
   /// Stores `tokens` as the sign-in's set of `broker`'s profile.

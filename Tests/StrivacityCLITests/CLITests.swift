@@ -108,6 +108,9 @@ func expectOneLineError(
     (["no-such-command"], "unexpected argument 'no-such-command' (see 'strivacity --help')"),
     (["tokne"], "unexpected argument 'tokne'; did you mean 'token'? (see 'strivacity --help')"),
     (
+      ["token", "--profle", "x"], "unknown option '--profle'; did you mean '--profile'? (see 'strivacity token --help')"
+    ),
+    (
       ["status", "--store", "plaintext"],
       "the value 'plaintext' is invalid for '--store <store>'; use one of 'secret-service' and 'file' (see "
         + "'strivacity status --help')"
@@ -163,6 +166,8 @@ func expectOneLineError(
     let result = try sandbox.strivacity(["status", "--profile", "nosuch"])
     expectOneLineError(result, status: 2, containing: "profile 'nosuch' is not configured")
     #expect(result.stderr.contains("strivacity login --profile nosuch"))
+    let typo = try sandbox.strivacity(["token", "--profile", "defualt"])
+    expectOneLineError(typo, status: 2, containing: "; did you mean 'default'? (it has default")
     let noConfig = try Sandbox()
     expectOneLineError(
       try noConfig.strivacity(["status"]), status: 2, containing: "profile 'default' is not configured")

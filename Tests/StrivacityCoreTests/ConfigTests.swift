@@ -105,7 +105,7 @@ import Testing
     let none = try ResolvedProfile.resolve(config: nil, overrides: .init(), environment: [:])
     #expect(none.name == "default")
     #expect(!none.isConfigured)
-    #expect(throws: ConfigError.profileNotConfigured(name: "default", path: "/c.toml")) {
+    #expect(throws: ConfigError.profileNotConfigured(name: "default", path: "/c.toml", configured: [])) {
       try none.requireTenant(configPath: "/c.toml")
     }
     let adHoc = try ResolvedProfile.resolve(
@@ -124,6 +124,25 @@ import Testing
     #expect(throws: ConfigError.invalidProfileName("../etc")) {
       try ResolvedProfile.resolve(config: nil, overrides: .init(profile: "../etc"), environment: [:])
     }
+  }
+
+  @Test func anUnknownProfileListsTheConfiguredOnesAndTheNearest() throws {
+    let config = try Config.parse(
+      "[profiles.default]\ntenant = \"https://t.example\"\nclient_id = \"c\"\n[profiles.ci-bot]\n", path: "/c.toml")
+    let typo = try ResolvedProfile.resolve(config: config, overrides: .init(profile: "defualt"), environment: [:])
+    #expect(typo.configuredNames == ["default", "ci-bot"])
+    do {
+      _ = try typo.requireTenant(configPath: "/c.toml")
+      Issue.record("a profile the file does not have resolved")
+    } catch {
+      #expect(
+        error.description
+          == "profile 'defualt' is not configured in /c.toml; did you mean 'default'? (it has default, ci-bot; "
+          + "to add 'defualt': `strivacity login --profile defualt --tenant URL --client-id ID`)")
+    }
+    let far = ConfigError.profileNotConfigured(name: "prod", path: "/c.toml", configured: ["default", "ci-bot"])
+    #expect(!far.description.contains("did you mean"))
+    #expect(far.description.contains("(it has default, ci-bot;"))
   }
 
   @Test func pathsFollowXDG() {
@@ -199,5 +218,28 @@ import Testing
     // A dotted profile name is written quoted, so its table is kept and parsed.
     let dotted = "[profiles.\"a.b\"]\ntenant = \"https://a.example.com\"\n"
     #expect(Config.keepingOnly(dotted, profile: "b") == dotted)
+  }
+}
+
+/// A mistake inside a profile's table names the profile, since the one in use may be another.
+@Suite struct ConfigMistakeTableTests {
+  @Test func theTableOfAMistakeIsNamed() {
+    let text = "agent = true\n[profiles.home]\nclient_id = 5\n[profiles.work.apis.x]\nurl = = \n[trust]\n"
+    #expect(Config.profileTable(holding: 1, in: text) == nil)
+    #expect(Config.profileTable(holding: 3, in: text) == "home")
+    #expect(Config.profileTable(holding: 5, in: text) == "work")
+    #expect(Config.profileTable(holding: 6, in: text) == nil)
+    #expect(
+      throws: ConfigError.invalid(
+        path: "c", position: SourcePosition(line: 3, column: 1),
+        message: "in [profiles.home]: 'client_id' must be a string, not an integer")
+    ) {
+      try Config.parse("[profiles.home]\ntenant = \"https://h.example\"\nclient_id = 5\n[profiles.work]\n", path: "c")
+    }
+    do {
+      _ = try Config.parse(text.replacing("url = = ", with: ""), path: "c")
+    } catch {
+      #expect(error.profileTable == "home")
+    }
   }
 }

@@ -45,7 +45,8 @@ struct SetupGit: ParsableCommand {
     let resolved = try context.resolveProfile(global)
     let configured = try context.config()?.profile(named: resolved.name)
     guard configured != nil else {
-      throw ConfigError.profileNotConfigured(name: resolved.name, path: context.paths.config)
+      throw ConfigError.profileNotConfigured(
+        name: resolved.name, path: context.paths.config, configured: resolved.configuredNames)
     }
     // Before anything is written: --local means this directory's repository.
     if local, (try? runProgram(["git", "rev-parse", "--git-dir"], quiet: true))?.status != 0 {

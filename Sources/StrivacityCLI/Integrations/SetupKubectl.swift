@@ -76,7 +76,8 @@ struct SetupKubectl: ParsableCommand {
     let context = global.context()
     let resolved = try context.resolveProfile(global)
     guard resolved.isConfigured else {
-      throw ConfigError.profileNotConfigured(name: resolved.name, path: context.paths.config)
+      throw ConfigError.profileNotConfigured(
+        name: resolved.name, path: context.paths.config, configured: resolved.configuredNames)
     }
     let name = user ?? "strivacity-\(resolved.name)"
     let file = kubeconfig.map { ["--kubeconfig", $0] } ?? []
