@@ -96,6 +96,7 @@ public final class Emulator: @unchecked Sendable {
     case .jwks: return json(200, JWKS.document(for: signingKey.publicKey, keyID: keyID))
     case .auth: return authorize(request)
     case .authContinue: return authorizeContinue(request)
+    case .errorPage: return errorPage(request)
     case .initialize: return journeyInit(request)
     case .form: return journeyForm(request)
     case .finalize: return finalize(request)
@@ -176,6 +177,8 @@ private final class HandlerBox: @unchecked Sendable {
 public enum Endpoint: String, Sendable, CaseIterable {
   case discovery, jwks, auth, authContinue = "auth-continue", initialize = "init", form, finalize, token, revoke
   case userinfo, logout, introspect, hosted, control
+  /// The tenant's error page, where a refused authorization request is sent (protocol §3.3).
+  case errorPage = "error-page"
   /// The APIs' protected resources and their RFC 9728 metadata (ProtectedResource.swift).
   case resource, resourceMetadata = "resource-metadata"
   case unknown
@@ -195,6 +198,7 @@ public enum Endpoint: String, Sendable, CaseIterable {
     case "/oauth2/sessions/logout": self = .logout
     case "/oauth2/introspect": self = .introspect
     case "/provider/flow": self = .hosted
+    case "/oauth2/error": self = .errorPage
     default:
       if path.hasPrefix("/flow/api/v1/form/") {
         self = .form

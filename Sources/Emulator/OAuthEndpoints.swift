@@ -27,12 +27,14 @@ extension Emulator {
 
   func authorize(_ request: ServerRequest) -> ServerReply {
     let query = FormEncoding.dictionary(request.query)
+    // No redirect to a URI not known to be the client's (RFC 6749 §4.1.2.1): an unknown client
+    // goes to the tenant's error page, its words in the URL (as a real tenant does, protocol
+    // §3.3); a bad redirect_uri gets a page of its own (the other shape a server may use).
     guard let client = client(query["client_id"]) else {
-      return html(
-        400,
-        page(
-          "Unknown client",
-          "The client_id \(HTML.escape(query["client_id"] ?? "(missing)")) is not registered with this tenant."))
+      let description = "The client_id \(query["client_id"] ?? "(missing)") is not registered with this tenant."
+      let location = FormEncoding.appending(
+        [("error", "invalid_client"), ("error_description", description)], to: issuer + "oauth2/error")
+      return ServerReply(status: 302, headers: [("Location", location)])
     }
     guard let redirect = query["redirect_uri"], redirectAllowed(redirect, for: client) else {
       return html(400, page("Invalid redirect URI", "The redirect_uri is not registered for this client."))
@@ -622,6 +624,13 @@ extension Emulator {
     }
     state.withLock { $0.stats.logouts += 1 }
     return html(200, page("Signed out", "You are signed out of this tenant. You may close this window."))
+  }
+
+  /// The tenant's error page: the error of its URL, for a person.
+  func errorPage(_ request: ServerRequest) -> ServerReply {
+    let query = FormEncoding.dictionary(request.query)
+    let error = HTML.escape(query["error"] ?? "error")
+    return html(200, page("Sign-in error", "\(error): \(HTML.escape(query["error_description"] ?? ""))"))
   }
 
   func page(_ title: String, _ message: String) -> String {

@@ -45,11 +45,16 @@ public struct JourneyMachine: Sendable {
       if let json, let url = json["hostedUrl"]?.string, json["messages"] == nil {
         return .fallback(url: url, reason: "the tenant asked to continue in the browser (HTTP \(status))")
       }
-      return .failed(.unexpectedStatus(status, json.flatMap { try? Screen(json: $0) }?.messages?.global))
+      return .failed(
+        .unexpectedStatus(status, json.flatMap { try? Screen(json: $0) }?.messages?.global ?? TenantWords.of(body)))
     default:
-      return .failed(.unexpectedStatus(status, nil))
+      return .failed(.unexpectedStatus(status, TenantWords.of(body)))
     }
     guard let json else { return .failed(.malformedAnswer("not JSON (HTTP \(status))")) }
+    // A 400 that is an error document, not a screen (an expired magic link: protocol §3.5).
+    if status == 400, json["error"]?.string != nil, json["messages"] == nil, json["forms"] == nil {
+      return .failed(.unexpectedStatus(status, TenantWords.of(body)))
+    }
     let next: Screen
     do {
       next = try Screen(json: json)

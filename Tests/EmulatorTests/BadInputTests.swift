@@ -27,8 +27,12 @@ import Testing
     let driver = Driver(emulator)
     let unknownClient = try driver.get(
       emulator.issuer + "oauth2/auth?client_id=nope&redirect_uri=http://127.0.0.1/callback")
-    #expect(unknownClient.status == 400)
-    #expect(unknownClient.header("Location") == nil, "never redirect to an unverified URI")
+    // Never to an unverified redirect URI: to the tenant's own error page, its words in the URL.
+    #expect(unknownClient.status == 302)
+    let location = try #require(unknownClient.header("Location"))
+    #expect(location.hasPrefix(emulator.issuer + "oauth2/error?error=invalid_client&error_description="))
+    let page = try driver.get(location)
+    #expect(page.status == 200 && page.bodyText.contains("invalid_client: The client_id nope is not registered"))
     let badRedirect = try driver.get(
       emulator.issuer + "oauth2/auth?"
         + FormEncoding.encode([("client_id", "strivacity-cli"), ("redirect_uri", "https://evil.example/cb")]))

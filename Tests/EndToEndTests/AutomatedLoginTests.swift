@@ -169,7 +169,10 @@ import Testing
     try h.control("faults", ["endpoint": "discovery", "kind": "status", "status": 503])
     let unavailable = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
     #expect(unavailable.status == 4)
-    #expect(unavailable.stderr.contains("the discovery document failed: server_error: injected fault"))
+    #expect(
+      unavailable.stderr.contains(
+        "the discovery document failed with HTTP 503: the tenant says server_error: injected fault"),
+      "\(unavailable.stderr)")
     try h.control("faults", ["endpoint": "init", "kind": "malformed-json"])
     let malformed = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
     #expect(malformed.status == 5)
@@ -194,6 +197,44 @@ import Testing
       schemeless.stderr.contains("refusing tenant 127.0.0.1:9/: it has no scheme; did you mean http://127.0.0.1:9/?"),
       "\(schemeless.stderr)")
     for result in [unavailable, malformed, refused, insecure, schemeless] {
+      #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }.count == 1)
+    }
+  }
+
+  /// The tenant's own words, in whichever shape they come: its error page's URL (an unknown
+  /// client), an OAuth error document from the authorization request, a journey's error body.
+  @Test func theTenantsRefusalIsQuoted() throws {
+    let h = try Harness(journey: "password")
+    let unknown = try h.automatedLogin(sdk: "web", Self.password + ["--client-id", "nope"], environment: Self.secret)
+    #expect(unknown.status == 5)
+    #expect(
+      unknown.stderr.contains(
+        "the tenant refused the sign-in: invalid_client: The client_id nope is not registered with this tenant.; "
+          + "check the client id (--client-id)"), "\(unknown.stderr)")
+    try h.control(
+      "faults",
+      [
+        "endpoint": "auth", "kind": "status", "status": 400,
+        "body": ["error": "invalid_scope", "error_description": "scope \u{1b}[31mbogus is not allowed"],
+      ])
+    let scope = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
+    #expect(scope.status == 5)
+    #expect(
+      scope.stderr.contains("the authorization request failed with HTTP 400: the tenant says invalid_scope: scope "),
+      "\(scope.stderr)")
+    #expect(!scope.stderr.contains("\u{1b}"))
+    try h.control(
+      "faults",
+      [
+        "endpoint": "init", "kind": "status", "status": 400,
+        "body": ["error": "magicLinkExpired", "error_description": "This magic link has been expired"],
+      ])
+    let expired = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
+    #expect(expired.status == 5)
+    #expect(
+      expired.stderr.contains("the tenant answered HTTP 400: magicLinkExpired: This magic link has been expired"),
+      "\(expired.stderr)")
+    for result in [unknown, scope, expired] {
       #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("strivacity: error:") }.count == 1)
     }
   }

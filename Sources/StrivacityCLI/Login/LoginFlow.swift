@@ -292,15 +292,23 @@ final class LoginFlow {
 
   /// Checks the redirect that ends the authorization (ours, our state) and returns its code.
   private func code(from url: String, _ request: AuthorizationRequest) throws -> String {
+    let query = FormURLEncoding.query(of: url)
+    // The tenant's own error page carries the refusal in its URL too (protocol §3.3, §3.4).
+    let errorPage =
+      URLParts(url).map {
+        $0.origin == URLParts(discovery.issuer)?.origin
+          && $0.pathAndQuery.hasPrefix("/oauth2/error")
+      } ?? false
+    if listener.isOurs(url) || errorPage, let error = query["error"] {
+      let text = TenantWords.of(error: error, description: query["error_description"])
+      let fix = error == "invalid_client" || error == "unauthorized_client" ? "; check the client id (--client-id)" : ""
+      throw LoginFailure(
+        message: "the tenant refused the sign-in: \(text)\(fix)",
+        status: error == "access_denied" ? .interrupted : .server)
+    }
     guard listener.isOurs(url) else {
       throw LoginFailure(
         message: "the sign-in ended at an address that is not this client's redirect URI; refusing it", status: .server)
-    }
-    let query = FormURLEncoding.query(of: url)
-    if let error = query["error"] {
-      let text = query["error_description"].map { "\(error): \($0)" } ?? error
-      throw LoginFailure(
-        message: "the tenant refused the sign-in: \(text)", status: error == "access_denied" ? .interrupted : .server)
     }
     guard query["state"] == request.state else {
       throw LoginFailure(
@@ -388,15 +396,21 @@ final class LoginFlow {
     try tenantClient.send(request, label)
   }
 
+  /// A failed answer, with the tenant's words when it said any (an OAuth error, a page's text).
   private func httpFailure(_ response: HTTPResponse, what: String) -> LoginFailure {
-    httpFailure(TokenEndpointOutcome.failure(response), what: what)
+    let words = TenantWords.of(response.body, contentType: response.header("Content-Type"))
+    return LoginFailure(
+      message: "\(what) failed with HTTP \(response.status)" + (words.map { ": the tenant says \($0)" } ?? ""),
+      status: TokenEndpointOutcome.failure(response).failureStatus)
   }
 
   /// A failed answer in the sign-in's words: transient or a server error (a dead code is the
   /// tenant's refusal of this sign-in, not a reason to sign in again).
   private func httpFailure(_ outcome: TokenEndpointOutcome, what: String) -> LoginFailure {
     let status = outcome.failureStatus
-    if let oauth = outcome.error { return LoginFailure(message: "\(what) failed: \(oauth)", status: status) }
+    if let oauth = outcome.error, let words = TenantWords.quoted(oauth.description) {
+      return LoginFailure(message: "\(what) failed: \(words)", status: status)
+    }
     return LoginFailure(message: "\(what) failed with HTTP \(outcome.status)", status: status)
   }
 
