@@ -177,3 +177,32 @@ extension TokenBroker {
     return APIRefusal(message: "the tenant refused a token for \(ask.label) (\(parameter)): \(error)")
   }
 }
+
+extension TokenBroker {
+  /// Whether a sign-in is needed before an API entry with `resource` and `scopes`, just added,
+  /// gets tokens, and the command that does it: a machine asks with its client credentials;
+  /// a person's sign-in consented to the resources of the APIs configured when it asked
+  /// (RFC 8707 §2.1), so a new resource, or a scope it was not granted, needs a new one.
+  package func signInNeeded(forResource resource: String, scopes: [String], apiName: String) -> String {
+    let profileFlag = name == "default" ? "" : " --profile \(name)"
+    switch renewal {
+    case .clientCredentials:
+      return "no sign-in needed: a machine profile asks for its tokens with its own credentials"
+    case .refreshToken: break
+    }
+    let login = "strivacity login\(profileFlag)"
+    let signIn: TokenSet?
+    do {
+      signIn = try store.load(key)
+    } catch {
+      return "unless the current sign-in asked for \(resource), sign in again to consent to it: \(login)"
+    }
+    guard let signIn, signIn.refreshToken != nil else { return "sign in to use it: \(login)" }
+    let granted = Set((signIn.scope?.value ?? "").split(separator: " ").map(String.init))
+    let others = resolved.profile.apis.filter { $0.name != apiName }
+    let consented = others.contains { $0.resources.contains(resource) } && scopes.allSatisfy(granted.contains)
+    if consented { return "no sign-in needed: the current sign-in already covers \(resource)" }
+    return "sign in again to consent to it (the current sign-in did not ask for \(resource)): \(login); "
+      + "on a terminal, strivacity token\(profileFlag) --api \(apiName) offers that itself"
+  }
+}

@@ -15,6 +15,9 @@ package enum ChallengeAnswer: Equatable {
   case retry(Action, reason: String, api: API?)
   /// Let curl's answer stand; say this line after it.
   case hint(String)
+  /// Let curl's answer stand, say this line, and fail (exit 2): the URL needs an API entry
+  /// (`setup-api`), which no new token of the profile's own can stand in for.
+  case configure(String)
 
   package enum Action: Equatable {
     case newToken
@@ -80,18 +83,21 @@ extension TokenBroker {
       named.resources = [resource]
       api = named
     }
+    // The API's metadata, admitted above (it names this issuer), says which resource and scopes
+    // it wants (RFC 9728 §5.1).
+    let scopes = metadata?.scopesSupported.map(\.value).joined(separator: " ") ?? ""
+    let wants = metadata.map { "resource \($0.resource)" + (scopes.isEmpty ? "" : " with scopes \(scopes)") }
+    // A URL under no API entry whose refusal names its metadata: the profile's own token is not
+    // this API's, and renewing it would not make it one (an expired token was renewed before it
+    // was sent); an entry would.
+    if api == nil, let metadata, let wants, demand == .nothing || demand == .newToken {
+      return .configure(
+        "\(whose) refused the profile's token (HTTP \(head.status)); its metadata names \(wants): run strivacity "
+          + "setup-api\(profileFlag) \(metadata.resource), then sign in again if it says so")
+    }
     switch demand {
     case .nothing:
-      // A 401 with only `resource_metadata` (RFC 9728 §5.1): the metadata, admitted above (it
-      // names this issuer), says which resource and scopes the API wants.
-      guard let metadata else { return nil }
-      let scopes = metadata.scopesSupported.map(\.value).joined(separator: " ")
-      let wants = "resource \(metadata.resource)" + (scopes.isEmpty ? "" : " with scopes \(scopes)")
-      guard let api else {
-        return .hint(
-          "\(whose) refused the token (HTTP 401); its metadata names \(wants): "
-            + "run strivacity setup-api\(profileFlag) \(metadata.resource)")
-      }
+      guard let api, let wants else { return nil }
       return .hint(
         "\(whose) refused its token (HTTP 401); its metadata names \(wants): check [profiles.\(name).apis."
           + "\(api.name)] against it, then run strivacity token --refresh\(profileFlag)\(apiFlag)")
@@ -115,7 +121,7 @@ extension TokenBroker {
         // The profile's own token has the sign-in's scopes; an API with scopes of its own is an
         // apis entry.
         let api = metadata?.resource ?? "URL"
-        return .hint(
+        return .configure(
           "\(whose) needs scope \(shown) (insufficient_scope): run strivacity setup-api\(profileFlag) \(api)")
       }
       let command = "strivacity token\(profileFlag) --api \(api.name)" + scopes.map { " --scope \($0.value)" }.joined()

@@ -70,6 +70,30 @@ import Testing
     #expect(bench.tenant.requests.isEmpty)
   }
 
+  /// A URL under no API entry, refused with the API's metadata named: the profile's own token is
+  /// not renewed (that would not make it the API's); the line names setup-api, and curl fails.
+  @Test func aURLUnderNoAPIWhoseRefusalNamesItsMetadataNeedsAnEntry() throws {
+    let (bench, broker) = try broker()
+    let resource = "https://api.example.com/orders/"
+    let metadataURL = try #require(ResourceMetadata.wellKnownURL(for: resource))
+    bench.tenant.pages[metadataURL] = FakeTenant.json([
+      "resource": .string(resource), "authorization_servers": ["https://tenant.example"],
+      "scopes_supported": ["orders:read"],
+    ])
+    for challenge in ["Bearer error=\"invalid_token\", ", "Bearer "] {
+      let answer = broker.answer(
+        head(challenge + "resource_metadata=\"\(metadataURL)\""), url: Self.url, api: nil, replayable: true,
+        terminal: true)
+      guard case .configure(let line) = answer else { Issue.record("\(String(describing: answer))"); return }
+      #expect(
+        line
+          == "the API at https://api.example.com refused the profile's token (HTTP 401); its metadata names resource "
+          + "\(resource) with scopes orders:read: run strivacity setup-api --profile work \(resource), then sign in "
+          + "again if it says so")
+    }
+    #expect(bench.tenant.tokenRequests.isEmpty)
+  }
+
   @Test func noChallengeNoAnswer() throws {
     let (_, broker) = try broker()
     let ok = ResponseHead(status: 200, wwwAuthenticate: [])

@@ -21,6 +21,8 @@ final class FakeTenant: HTTPClient, @unchecked Sendable {
   var discoveryStatus = 200
   /// Answers slowly (seconds), so that concurrent callers overlap.
   var delay: Double = 0
+  /// Other URLs' answers (an API's metadata); 404 for any not here.
+  var pages: [String: HTTPResponse] = [:]
 
   init(base: String = "https://tenant.example", answer: @escaping ([String: String]) -> HTTPResponse) {
     self.base = base
@@ -47,7 +49,7 @@ final class FakeTenant: HTTPClient, @unchecked Sendable {
       ])
     }
     if request.url == tokenEndpoint { return answer(Self.form(request.body ?? [])) }
-    return HTTPResponse(status: 404)
+    return lock.withLock { pages[request.url] } ?? HTTPResponse(status: 404)
   }
 
   static func json(_ object: [String: JSONValue], status: Int = 200) -> HTTPResponse {

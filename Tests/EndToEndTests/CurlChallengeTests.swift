@@ -150,10 +150,10 @@ import Testing
     try h.writeProfile("hosts = [\"\(api.base)/\"]")
     try h.signIn()
     let result = try h.strivacity(["curl", "--profile", h.profile, "-sS", "\(api.base)/orders/1"])
-    #expect(result.status == 0 && result.stdout == "denied\n", "\(result.stderr)")
+    #expect(result.status == 2 && result.stdout == "denied\n", "\(result.stderr)")
     #expect(
       result.stderr
-        == "strivacity: warning: the API at \(api.base) needs scope orders:write (insufficient_scope): "
+        == "strivacity: error: the API at \(api.base) needs scope orders:write (insufficient_scope): "
         + "run strivacity setup-api --profile \(h.profile) URL\n")
     #expect(api.tokens.count == 1)
   }
@@ -334,6 +334,29 @@ import Testing
     #expect(try h.stats()["api_token_requests"]?["orders"]?.int == 1, "no challenge got a new token")
   }
 
+  /// An API no entry names, called with the profile's own token: its 401 names its metadata, so
+  /// no renewal is spent; the line names setup-api, which says a sign-in is needed, and curl fails.
+  @Test func anAPIWithNoEntryNamesSetupAPIWithoutARenewal() throws {
+    let h = try Harness(journey: "password")
+    try h.signIn()
+    let grants = try h.stats()["grants"]?["refresh_token"]?.int ?? 0
+    let base = h.emulator.issuer + "resources/orders/"
+    let result = try h.strivacity(["curl", "--profile", h.profile, "-sS", base + "1"])
+    #expect(result.status == 2, "\(result.stderr)")
+    #expect(
+      result.stderr.hasPrefix(
+        "strivacity: error: the API at \(h.emulator.issuer.dropLast()) refused the profile's token ")
+        && result.stderr.contains("run strivacity setup-api --profile \(h.profile) \(base)"), "\(result.stderr)")
+    #expect((try h.stats()["grants"]?["refresh_token"]?.int ?? 0) == grants, "no renewal spent")
+    let setup = try h.strivacity(["setup-api", "--profile", h.profile, base])
+    #expect(setup.status == 0, "\(setup.stderr)")
+    #expect(
+      setup.stderr.hasSuffix(
+        "strivacity: sign in again to consent to it (the current sign-in did not ask for \(base)): strivacity login "
+          + "--profile \(h.profile); on a terminal, strivacity token --profile \(h.profile) --api orders offers that "
+          + "itself\n"), "\(setup.stderr)")
+  }
+
   /// setup-api from the emulator's metadata, written into the config; then the API is used.
   @Test func setupAPIWritesTheEntryFromTheMetadata() throws {
     let h = try Harness(journey: "password")
@@ -341,6 +364,7 @@ import Testing
     let base = h.emulator.issuer + "resources/orders/"
     let written = try h.strivacity(["setup-api", "--profile", h.profile, base])
     #expect(written.status == 0, "\(written.stderr)")
+    #expect(written.stderr.hasSuffix("strivacity: sign in to use it: strivacity login --profile \(h.profile)\n"))
     let config = try h.home.readConfig()
     #expect(
       config.hasSuffix(

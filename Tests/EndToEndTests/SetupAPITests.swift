@@ -48,7 +48,9 @@ import Testing
     let written = try h.strivacity(["setup-api", "--profile", h.profile, url])
     #expect(written.status == 0, "\(written.stderr)")
     #expect(
-      written.stderr == "strivacity: API orders added to profile \(h.profile): url = \(url) (\(configPath))\n",
+      written.stderr
+        == "strivacity: API orders added to profile \(h.profile): url = \(url) (\(configPath))\n"
+        + "strivacity: sign in to use it: strivacity login --profile \(h.profile)\n",
       "\(written.stderr)")
     #expect(
       try String(contentsOfFile: configPath, encoding: .utf8)

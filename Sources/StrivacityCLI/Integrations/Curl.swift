@@ -18,7 +18,8 @@ struct Curl: ParsableCommand {
       every URL among the arguments must be on one of them. Only curl options that cannot \
       send a request elsewhere are passed (no -K, --next, --connect-to, --resolve, proxies, \
       --location-trusted, -u, -k); every other argument must be a full http(s) URL. curl's \
-      exit status is strivacity's. For anything else, pipe `strivacity token --format curl` \
+      exit status is strivacity's, but 2 when the API's refusal shows that the URL needs an API \
+      entry (the line names the setup-api command). For anything else, pipe `strivacity token --format curl` \
       into `curl -K -`.
 
       -L follows redirects only where the token's places cover all of the URL's origin and \
@@ -145,6 +146,9 @@ struct Curl: ParsableCommand {
         try CurlRun.run(config: config(second), arguments: curl.arguments, redactsStderr: curl.isVerbose).status)
     case .hint(let line)?:
       Console.warning(line)
+    case .configure(let line)?:
+      Console.error(line)
+      throw ExitCode(first.status != 0 ? first.status : ExitStatus.usage.rawValue)
     case nil:
       break
     }

@@ -92,6 +92,7 @@ struct SetupAPI: ParsableCommand {
     try context.updateConfig(table: table, settings: settings)
     Console.note(
       "API \(apiName) added to profile \(session.name): url = \(metadata.resource) (\(context.paths.config))")
+    Console.note(session.signInNeeded(forResource: metadata.resource, scopes: chosen, apiName: apiName))
   }
 
   /// The resource's last path segment when it is a usable name (`orders` of `…/orders/`).
