@@ -48,7 +48,10 @@ struct Doctor: ParsableCommand {
     switch format {
     case .json: Console.writeStdout(String(decoding: report.json.serialized(pretty: true), as: UTF8.self) + "\n")
     case .text:
-      Console.writeStdout(report.text(colour: colourWanted(fd: 1, environment: context.environment)))
+      Console.writeStdout(
+        report.text(
+          colour: colourWanted(fd: 1, environment: context.environment),
+          columns: terminalColumns(fd: 1) ?? DoctorReport.defaultColumns))
     }
     // The report says why; the exit status tells scripts.
     if report.exitStatus != .ok { throw CLIFailure("", status: report.exitStatus) }
