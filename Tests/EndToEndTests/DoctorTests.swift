@@ -65,6 +65,8 @@ import Testing
         - agent         not in use
         ✔ tokens        signed in; access token valid for N s; refresh token held; \
         scopes openid profile offline_access orders:read
+        ✔ credentials   the tenant took the refresh token (one refresh; the new tokens are kept; access token \
+        valid for N s)
         ✔ api orders    valid for N s; scopes orders:read
         - git           not set up (strivacity setup-git --host HOST)
         - kubectl       not set up (strivacity setup-kubectl)
@@ -278,7 +280,7 @@ import Testing
     #expect(
       checks.compactMap { $0["check"]?.string } == [
         "config", "profile", "ca", "proxy", "tenant", "discovery", "jwks", "clock", "store", "kernel-cache", "agent",
-        "tokens", "git", "kubectl",
+        "tokens", "credentials", "git", "kubectl",
       ])
     #expect(checks.allSatisfy { Set(($0.object ?? [:]).keys) == ["check", "outcome", "detail", "fix"] })
     let text = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
@@ -307,16 +309,53 @@ import Testing
       #expect(!result.stdout.contains(MachineProfileTests.postSecret) && !result.stdout.contains(accessToken))
       #expect(!result.stderr.contains(MachineProfileTests.postSecret))
       if format == "text" {
+        let text = Self.unwrapped(result.stdout)
+        // Tried: one client-credentials request, its token not kept.
         #expect(
-          result.stdout.contains("✔ credentials   client secret from STRIVACITY_CLIENT_SECRET"), "\(result.stdout)")
-        #expect(result.stdout.contains("✔ store         the kernel's user keyring"), "\(result.stdout)")
-        #expect(result.stdout.contains("✔ tokens        access token valid for"), "\(result.stdout)")
+          text.contains(
+            "✔ credentials   client secret from STRIVACITY_CLIENT_SECRET (read, not shown): the tenant gave client "
+              + "ci-post a token for it (client_secret_post; the token not kept)"), "\(result.stdout)")
+        #expect(text.contains("✔ store         the kernel's user keyring"), "\(result.stdout)")
+        #expect(text.contains("✔ tokens        access token valid for"), "\(result.stdout)")
       }
     }
-    // Without the secret: the credentials row fails (a configuration error, 2).
+    #expect(h.clientCredentialsRequests == 3, "the token request and one by each doctor")
+    // Without the secret: the credentials row fails (a configuration error, 2), naming what it
+    // looked for, and how to give one.
     let missing = try h.strivacity(["doctor", "--profile", h.profile], environment: ["STRIVACITY_AGENT": "0"])
     #expect(missing.status == 2, "\(missing.stdout)\(missing.stderr)")
-    #expect(missing.stdout.contains("✘ credentials"), "\(missing.stdout)")
+    let text = Self.unwrapped(missing.stdout)
+    #expect(
+      text.contains(
+        "✘ credentials   no client secret: STRIVACITY_CLIENT_SECRET is not set and [profiles.\(h.profile)] names no "
+          + "client_secret_env or client_secret_file, and the keyring holds none kept by strivacity login"),
+      "\(missing.stdout)")
+    #expect(
+      text.contains("→ strivacity login --profile \(h.profile) --client-secret-stdin, or set "), "\(missing.stdout)")
+  }
+
+  /// The acceptance of issue 39's second point: a wrong secret fails the credentials row with the
+  /// tenant's error and the fix, and doctor exits with the refused client's status (9); the
+  /// secret is never shown.
+  @Test func aWrongSecretIsRefusedByTheTenant() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-post", "token_endpoint_auth = \"client_secret_post\"")
+    let wrong = "wrong-s3cret-value"
+    let environment = ["STRIVACITY_CLIENT_SECRET": wrong, "STRIVACITY_AGENT": "0"]
+    let result = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
+    #expect(result.status == 9, "\(result.stdout)\(result.stderr)")
+    let text = Self.unwrapped(result.stdout)
+    #expect(
+      text.contains("✘ credentials   the tenant refused the client secret for ci-post (invalid_client"), "\(text)")
+    #expect(text.contains("→ set STRIVACITY_CLIENT_SECRET to client ci-post's current secret"), "\(text)")
+    #expect(text.contains("1 failed, 0 warnings; exit status 9"), "\(text)")
+    let json = try h.strivacity(["doctor", "--profile", h.profile, "--format", "json"], environment: environment)
+    #expect(json.status == 9)
+    let row = JSONValue.parse(Array(json.stdout.utf8))?["checks"]?.array?.first { $0["check"] == "credentials" }
+    #expect(row?["outcome"] == "fail", "\(json.stdout)")
+    #expect(row?["detail"]?.string?.contains("(invalid_client") == true, "\(json.stdout)")
+    for output in [result.stdout, result.stderr, json.stdout, json.stderr] { #expect(!output.contains(wrong)) }
+    #expect(h.clientCredentialsRequests == 2, "one request by each doctor, no retry")
   }
 }
 
