@@ -1,7 +1,9 @@
-// `strivacity doctor`'s checks (Examination.swift in the command line prints them): one run, in order,
-// from the config to git's and kubectl's set-up, each with its fix. It never prompts (no keyring
-// unlock or access dialog), never reads out a secret, and is bounded: the tenant is asked with
-// short time-outs, and when it cannot be reached the other network checks are skipped.
+// `strivacity doctor`'s checks (Doctor.swift in the command line prints them): one run, in order,
+// from the config to git's and kubectl's set-up, each with its fix. The credentials are tried: a
+// machine's by one client-credentials request (its token not kept), a person's refresh token by
+// one refresh. It never prompts (no keyring unlock or access dialog), never shows a secret, and is
+// bounded: the tenant is asked with short time-outs, and when it cannot be reached the other
+// network checks, and the credentials' try, are skipped.
 import Agent
 import CurlTransport
 import OAuthCore
@@ -48,6 +50,11 @@ package final class Examination {
     CLIFailure(recognising: error)?.message ?? "\(error)"
   }
 
+  /// `error` as a message and exit status; `status` for an error of no layer of strivacity's.
+  private func failure(_ error: any Error, else status: ExitStatus) -> CLIFailure {
+    CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: status)
+  }
+
   package func run() -> DoctorReport {
     guard let session = configAndProfile() else { return report }
     report.profile = DoctorCheck.line(session.name)
@@ -59,7 +66,7 @@ package final class Examination {
     kernelCache(session)
     agent(session)
     sinks(session)
-    tokens(session, inspection)
+    tokens(session, inspection, discovery)
     git(session)
     kubectl(session)
     return report
@@ -477,13 +484,16 @@ package final class Examination {
 
   // MARK: 9. tokens
 
-  private func tokens(_ session: TokenBroker, _ inspection: KeyringInspection?) {
+  /// `discovery`: the tenant's document as fetched above; nil when the tenant was not reached
+  /// or its document is unusable (then the credentials are not tried).
+  private func tokens(_ session: TokenBroker, _ inspection: KeyringInspection?, _ discovery: Discovery?) {
     if report.failed("store") {
       add("tokens", .skipped, "skipped: the store cannot be used")
+      if case .refreshToken = session.renewal { add("credentials", .skipped, "not tried: the store cannot be used") }
       return
     }
     let keys = keys(session)
-    if session.renewal.clientProvesItself { machineSecret(session) }
+    if session.renewal.clientProvesItself { machineCredentials(session, discovery: discovery) }
     let loaded = keys.enumerated().map { index, key in load(session, key, state: inspection?.items[safe: index]) }
     let now = TokenBroker.now()
     switch loaded[0] {
@@ -525,6 +535,7 @@ package final class Examination {
         add("tokens", .pass, "access token" + lifetime + scopes)
       }
     }
+    if case .refreshToken = session.renewal { refreshTried(session, loaded[0], discovery: discovery) }
     for (api, result) in zip(session.resolved.profile.apis, loaded.dropFirst()) {
       let id = "api \(api.name)"
       switch result {
@@ -566,47 +577,211 @@ package final class Examination {
     }
   }
 
+  // MARK: 9b. the credentials, tried
+
+  /// Why the tenant is not asked: it was not reached, or its discovery document is unusable.
+  private func untried(_ discovery: Discovery?) -> String? {
+    guard discovery == nil else { return nil }
+    let reached = report.checks.contains { $0.id == "tenant" && $0.outcome == .pass }
+    return reached ? "the tenant's discovery document is unusable" : "the tenant cannot be reached"
+  }
+
   /// A machine profile's credentials: where its secret or key comes from and that it is there
-  /// (read, never shown; a keyring item only looked for).
-  private func machineSecret(_ session: TokenBroker) {
-    let fix = "set the secret as the message says (strivacity status --profile \(session.name))"
+  /// (read, never shown), then tried by one client-credentials request whose token is not kept.
+  /// `discovery`: the tenant's document (nil: not reached, so not tried).
+  package func machineCredentials(_ session: TokenBroker, discovery: Discovery?) {
+    guard let found = machineProof(session) else { return }
+    guard let discovery else {
+      add("credentials", .skipped, "\(found); not tried: \(untried(nil)!)")
+      return
+    }
+    // The document just fetched, so that the try is one request.
+    session.tenantClient.keep(endpoints: discovery.cacheable)
+    do {
+      let (outcome, method) = try session.clientCredentialsAnswer()
+      do {
+        _ = try session.machineAnswer(outcome, ask: nil, method: method)
+        add(
+          "credentials", .pass,
+          "\(found): the tenant gave client \(session.clientID) a token for it (\(method); the token not kept)")
+      } catch {
+        let problem = failure(error, else: .server)
+        let grant = ["unauthorized_client", "unsupported_grant_type"].contains(outcome.error?.code ?? "")
+        let fix =
+          switch problem.status {
+          case .clientRefused where grant:
+            "allow the client-credentials grant for client \(session.clientID) at the tenant"
+          case .clientRefused: secretFix(session)
+          case .transient: "try again later"
+          default: "see the tenant's error in the message"
+          }
+        add("credentials", .fail, problem.message, fix: fix, status: problem.status)
+      }
+    } catch {
+      // Before the tenant answered: the secret or key as read, the network.
+      let problem = failure(error, else: .failure)
+      add(
+        "credentials", .fail, "\(found); the request failed: \(problem.message)",
+        fix: problem.status == .transient ? "try again later" : "correct what the message names",
+        status: problem.status)
+    }
+  }
+
+  /// How to give the client its right secret or key, by where it comes from.
+  private func secretFix(_ session: TokenBroker) -> String {
+    let client = "client \(session.clientID)'s current secret"
+    switch session.secretSource {
+    case .environment(let variable)?: return "set \(variable) to \(client)"
+    case .file(let path)?: return "write \(client) to \(path), readable only by you"
+    case .keyring?:
+      return "keep \(client): strivacity login --profile \(session.name) --client-secret-stdin "
+        + "(or set \(SecretSource.defaultVariable))"
+    case nil:
+      return "register the key's public JWK for client \(session.clientID) at the tenant (strivacity status "
+        + "--profile \(session.name) --jwk prints it), or set private_key_file to the registered key"
+    }
+  }
+
+  /// What proves the client (the secret's source, or the key and its kid), read and there; nil
+  /// when it is not, a row saying what was looked for and how to set it.
+  private func machineProof(_ session: TokenBroker) -> String? {
     if session.resolved.profile.machine?.auth == .privateKeyJWT {
       let path = session.resolved.profile.machine?.privateKeyFile ?? ""
       do {
         let key = try session.signingKey()
         let kid = session.assertionKeyID.value(for: key) ?? key.thumbprint
-        add("credentials", .pass, "private key from \(path) (read, not shown), sent as kid \(kid)")
+        return "private key from \(path) (read, not shown), sent as kid \(kid)"
       } catch {
-        add("credentials", .fail, message(error), fix: fix, status: .usage)
+        add("credentials", .fail, message(error), fix: "correct private_key_file as the message says", status: .usage)
+        return nil
       }
-      return
     }
-    switch session.secretSource {
-    case .keyring? where session.resolved.store != .file && session.heldSecret == nil:
-      // Only looked for: reading the keyring's secret could ask for access.
-      let item: KeyringInspection.ItemState?
-      do {
-        item = try KeyringSecretStore(quietKeyring()).inspect([session.secretKey]).items.first ?? nil
-      } catch {
-        add("credentials", .fail, message(error), fix: "see the keyring's message", status: .store)
-        return
-      }
-      if case .present? = item {
-        add("credentials", .pass, "client secret in the keyring (not read)")
-      } else {
+    if case .keyring? = session.secretSource, session.resolved.store != .file, session.heldSecret == nil {
+      return keptSecret(session)
+    }
+    do {
+      _ = try session.clientSecret()
+      return "client secret from \(session.secretSource.map { "\($0)" } ?? "?") (read, not shown)"
+    } catch {
+      add("credentials", .fail, message(error), fix: secretFix(session), status: .usage)
+      return nil
+    }
+  }
+
+  /// Neither the environment nor the config gives a secret: the one `login --client-secret-stdin`
+  /// kept in the keyring, read only when the keyring gives it without asking anyone. What was
+  /// looked for is said first; the keyring's own advice only when a keyring is there.
+  private func keptSecret(_ session: TokenBroker) -> String? {
+    let looked =
+      "\(SecretSource.defaultVariable) is not set and [profiles.\(session.name)] names no client_secret_env or "
+      + "client_secret_file"
+    let configure =
+      "set \(SecretSource.defaultVariable) to client \(session.clientID)'s secret, or name client_secret_env or "
+      + "client_secret_file in [profiles.\(session.name)] of \(context.paths.config)"
+    let kept: KeptSecretLook
+    do {
+      kept = try lookForKeptSecret(session)
+    } catch let error as StoreError {
+      switch error {
+      case .noSessionBus, .noSecretService:
+        // No keyring here at all (a CI runner, a container): the secret is simply not given.
+        var what = "no Secret Service"
+        if case .noSessionBus = error { what = "no D-Bus session bus" }
         add(
-          "credentials", .fail, "no client secret in the keyring",
-          fix:
-            "strivacity login --profile \(session.name) --client-secret-stdin, or set \(SecretSource.defaultVariable)",
-          status: .usage)
+          "credentials", .fail,
+          "no client secret: \(looked), and no keyring is here to keep one (\(what))", fix: configure, status: .usage)
+      default:
+        let problem = failure(error, else: .store)
+        add(
+          "credentials", .fail,
+          "no client secret from the environment or the config (\(looked)); the keyring, where strivacity login "
+            + "--client-secret-stdin keeps one, cannot be looked in: \(problem.message)",
+          fix: "\(configure); or make the keyring usable as its message says", status: problem.status)
       }
-    default:
+      return nil
+    } catch {
+      add("credentials", .fail, message(error), fix: configure, status: .store)
+      return nil
+    }
+    switch kept {
+    case .absent:
+      add(
+        "credentials", .fail, "no client secret: \(looked), and the keyring holds none kept by strivacity login",
+        fix: "strivacity login --profile \(session.name) --client-secret-stdin, or \(configure)", status: .usage)
+      return nil
+    case .locked(let what):
+      add(
+        "credentials", .fail,
+        "no client secret from the environment or the config (\(looked)); \(what), where strivacity login "
+          + "--client-secret-stdin keeps one, is locked (not unlocked here)",
+        fix: "unlock it, or \(configure)", status: .keyringLocked)
+      return nil
+    case .lockedToUs:
+      add(
+        "credentials", .warn,
+        "client secret kept in the keyring, locked to this process (access not allowed yet; not asked); not tried",
+        fix: "strivacity token --profile \(session.name) asks for access")
+      return nil
+    case .readable:
       do {
         _ = try session.clientSecret()
-        add("credentials", .pass, "client secret from \(session.secretSource.map { "\($0)" } ?? "?") (read, not shown)")
+        return "client secret kept in the keyring (read, not shown)"
       } catch {
-        add("credentials", .fail, message(error), fix: fix, status: .usage)
+        let problem = failure(error, else: .store)
+        add("credentials", .fail, problem.message, fix: secretFix(session), status: problem.status)
+        return nil
       }
+    }
+  }
+
+  private enum KeptSecretLook {
+    case absent, readable, lockedToUs
+    /// The collection is locked (its items cannot be searched): which one.
+    case locked(String)
+  }
+
+  /// The kept client secret looked for without a prompt (the keyring's inspection), in the
+  /// context's kept secrets when a test replaced them.
+  private func lookForKeptSecret(_ session: TokenBroker) throws -> KeptSecretLook {
+    if context.secrets != nil { return try session.secretStore().contains(session.secretKey) ? .readable : .absent }
+    let inspection = try KeyringSecretStore(quietKeyring()).inspect([session.secretKey])
+    if inspection.locked { return .locked(inspection.collection) }
+    switch inspection.items.first ?? nil {
+    case .present(lockedToUs: true)?: return .lockedToUs
+    case .present?: return .readable
+    default: return .absent
+    }
+  }
+
+  /// A person's refresh token, tried by one refresh through the broker's own path (the refresh
+  /// lock; the new set stored as every refresh stores it, the agent told); or why it is not
+  /// tried. A refused refresh token is dead: only a sign-in helps.
+  package func refreshTried(_ session: TokenBroker, _ held: Result<TokenSet?, CLIFailure>, discovery: Discovery?) {
+    let why: String? =
+      switch held {
+      case .failure: "the profile's tokens cannot be read"
+      case .success(nil): "not signed in"
+      case .success(let tokens?) where tokens.refreshToken == nil: "no refresh token is held"
+      case .success: untried(discovery)
+      }
+    if let why {
+      add("credentials", .skipped, "refresh token not tried: \(why)")
+      return
+    }
+    let login = "strivacity login\(session.name == "default" ? "" : " --profile \(session.name)")"
+    do {
+      let tokens = try session.freshTokens(Freshness(seconds: 0, explicit: false, force: true))
+      let left = tokens.expiresAt.map { "; access token valid for \($0 - session.now()) s" } ?? ""
+      add("credentials", .pass, "the tenant took the refresh token (one refresh; the new tokens are kept\(left))")
+    } catch {
+      let problem = failure(error, else: .failure)
+      let fix =
+        switch problem.status {
+        case .signInRequired: "sign in again: \(login)"
+        case .transient: "try again later"
+        default: "see the message"
+        }
+      add("credentials", .fail, problem.message, fix: fix, status: problem.status)
     }
   }
 

@@ -161,6 +161,17 @@ extension TokenBroker {
       log.note("another process got \(name)'s token\(ask.map { " for \($0.label)" } ?? "")")
       return kept
     }
+    let (outcome, method) = try clientCredentialsAnswer(ask)
+    let tokens = try machineAnswer(outcome, ask: ask, method: method)
+    try store.save(tokens, for: slotKey)
+    log.note("got \(name)'s token for \(ask?.label ?? "profile \(name)") by client credentials (\(method))")
+    return tokens
+  }
+
+  /// One client-credentials request (the profile's scopes, or the API's parameters) and the
+  /// tenant's answer, read by `machineAnswer`; with the client authentication it was sent with.
+  /// The doctor's try of the client's credentials sends it alone and keeps nothing.
+  package func clientCredentialsAnswer(_ ask: APIAsk? = nil) throws -> (TokenEndpointOutcome, ClientAuthentication) {
     let url = try tenantClient.endpoint(\.tokenEndpoint, "token endpoint")
     var request = TokenRequest(grant: .clientCredentials, client: try machineClient(tokenEndpoint: url))
     if let ask {
@@ -168,12 +179,14 @@ extension TokenBroker {
     } else if let scopes = resolved.profile.scopes, !scopes.isEmpty {
       request.additionalParameters = [FormParameter("scope", scopes.joined(separator: " "))]
     }
-    let outcome = try tenantClient.send(request, to: url)
-    return try machineAnswer(outcome, ask: ask, key: slotKey, method: request.client)
+    return (try tenantClient.send(request, to: url), request.client)
   }
 
-  private func machineAnswer(
-    _ outcome: TokenEndpointOutcome, ask: APIAsk?, key slotKey: StoreKey, method: ClientAuthentication
+  /// The tokens of a client-credentials answer (not kept yet), or why there are none: a refused
+  /// secret or key (`.clientRefused`, quoting the tenant's error and naming where the secret came
+  /// from), a grant the client may not use, a scope or target refused, trouble.
+  package func machineAnswer(
+    _ outcome: TokenEndpointOutcome, ask: APIAsk?, method: ClientAuthentication
   ) throws -> TokenSet {
     let label = ask?.label ?? "profile \(name)"
     switch outcome {
@@ -182,12 +195,9 @@ extension TokenBroker {
         throw CLIFailure("\(ask.label): \(mismatch); it was not kept", status: .server)
       }
       let now = now()
-      let tokens = TokenSet(
+      return TokenSet(
         accessToken: response.accessToken, tokenType: response.tokenType, scope: response.scope,
         expiresAt: response.expiresIn.map { now + $0 }, obtainedAt: now)
-      try store.save(tokens, for: slotKey)
-      log.note("got \(name)'s token for \(label) by client credentials (\(method))")
-      return tokens
     case .clientRefused(let error) where error.code == "invalid_client":
       throw CLIFailure(clientRefusal(error, method: method), status: .clientRefused)
     case .clientRefused(let error):

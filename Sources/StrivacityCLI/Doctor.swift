@@ -1,7 +1,8 @@
 // `strivacity doctor`: one screen of checks, each with its fix, from the config to git's and
-// kubectl's set-up; or the same as JSON for a support ticket. It never prompts (no keyring
-// unlock or access dialog), never prints a secret, and is bounded: the tenant is asked with
-// short time-outs, and when it cannot be reached the other network checks are skipped.
+// kubectl's set-up, wrapped to the terminal's width; or the same as JSON for a support ticket. It
+// never prompts (no keyring unlock or access dialog), never prints a secret, and is bounded: the
+// tenant is asked with short time-outs, and when it cannot be reached the other network checks
+// (and the credentials' try) are skipped.
 import Agent
 import ArgumentParser
 import Broker
@@ -23,17 +24,23 @@ struct Doctor: ParsableCommand {
       s); the token store (the keyring's provider, whether it is locked, whether the profile's \
       item is there; the file or kernel store); the kernel's access-token cache; the agent; each \
       token file the agent keeps for the profile (sink.NAME: when last written, whether it holds \
-      a token); the profile's tokens and each API's (never the tokens themselves); git's and kubectl's set-up. \
-      Nothing is unlocked and no dialog is asked for. When the tenant cannot be reached, the \
-      whole report takes at most about 10 s.
+      a token); the profile's tokens and each API's (never the tokens themselves); the \
+      credentials, tried: a machine profile's client secret or key by one client-credentials \
+      request (its token is not kept), a person's refresh token by one refresh (the new tokens \
+      are kept, as every refresh keeps them); git's and kubectl's set-up. Nothing is unlocked and \
+      no dialog is asked for. When the tenant cannot be reached, the whole report takes at most \
+      about 10 s.
 
-      --format json prints the same for a support ticket: no token, password or client secret \
-      is ever in it.
+      Long rows wrap to the terminal's width (80 columns when not on a terminal). --format json \
+      prints the same for a support ticket, each detail whole: no token, password or client \
+      secret is ever in it.
 
       Exits 0 when no check failed (warnings allowed); otherwise with the status of the first \
-      failed check: 2 the config, the profile, the CA bundle or the proxy; 4 the tenant cannot \
-      be reached; 5 its discovery document or JWKS is wrong; 6 the token store cannot be used; \
-      7 the keyring is locked; 3 the profile is not signed in.
+      failed check: 2 the config, the profile, the CA bundle, the proxy, or a machine profile's \
+      secret or key not found; 4 the tenant cannot be reached; 5 its discovery document or JWKS \
+      is wrong; 6 the token store cannot be used; 7 the keyring is locked; 3 the profile is not \
+      signed in, or the tenant refused its refresh token; 9 the tenant refused the machine \
+      profile's client secret or key.
       """
   )
 
@@ -48,7 +55,10 @@ struct Doctor: ParsableCommand {
     switch format {
     case .json: Console.writeStdout(String(decoding: report.json.serialized(pretty: true), as: UTF8.self) + "\n")
     case .text:
-      Console.writeStdout(report.text(colour: colourWanted(fd: 1, environment: context.environment)))
+      Console.writeStdout(
+        report.text(
+          colour: colourWanted(fd: 1, environment: context.environment),
+          columns: terminalColumns(fd: 1) ?? DoctorReport.defaultColumns))
     }
     // The report says why; the exit status tells scripts.
     if report.exitStatus != .ok { throw CLIFailure("", status: report.exitStatus) }

@@ -216,3 +216,10 @@ public func colourWanted(fd: Int32, environment: [String: String]) -> Bool {
   if environment["TERM"] == "dumb" { return false }
   return isatty(fd) == 1
 }
+
+/// The terminal's width in columns when `fd` is one (TIOCGWINSZ); nil otherwise.
+public func terminalColumns(fd: Int32) -> Int? {
+  var size = winsize()
+  guard isatty(fd) == 1, ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+  return Int(size.ws_col)
+}

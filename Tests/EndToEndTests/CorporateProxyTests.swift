@@ -409,12 +409,12 @@ extension CorporateProxyTests {
   func doctor(_ rig: CorporateRig, environment: [String: String] = [:]) throws -> (ProcessResult, String) {
     let result = try rig.strivacity(
       ["doctor", "--profile", rig.h.profile], environment: environment.merging(["STRIVACITY_AGENT": "0"]) { $1 })
-    var text = result.stdout.replacingOccurrences(of: rig.h.profile, with: "PROFILE")
+    var text = DoctorTests.unwrapped(result.stdout).replacingOccurrences(of: rig.h.profile, with: "PROFILE")
     text = text.replacingOccurrences(of: rig.h.home.path, with: "HOME")
     text = text.replacingOccurrences(of: rig.net.ca, with: "CA")
     for (pattern, replacement) in [
       (#"\d+ ms"#, "N ms"), (#"valid for \d+ s"#, "valid for N s"), (#"/tmp/[^ )]*mitm[^ )]*"#, "MITM_CA"),
-      // The report cuts a line at 200 characters, and the milliseconds' digits move the cut.
+      // The lines are cut at 150 characters below, and the milliseconds' digits move the cut.
       (#"TLS verified against [^\n]*"#, "TLS verified against …"),
     ] {
       text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
@@ -438,11 +438,23 @@ extension CorporateProxyTests {
     - clock         skipped: the tenant cannot be reached
 
     """
-  static let reportTail = """
+  /// The rows after the network's; the credentials tried (`reached`) or not.
+  static func reportTail(reached: Bool) -> String {
+    let credentials =
+      reached
+      ? "✔ credentials   client secret from STRIVACITY_CLIENT_SECRET (read, not shown): the tenant gave client "
+        + "ci-bot a token for it (client_secret_basic; the token not kept)"
+      : "- credentials   client secret from STRIVACITY_CLIENT_SECRET (read, not shown); not tried: the tenant cannot "
+        + "be reached"
+    return Self.storeRows + String(credentials.prefix(150)) + "\n" + Self.tokenRows
+  }
+  static let storeRows = """
     ✔ store         the kernel's user keyring (a machine profile's tokens live only there)
     - kernel-cache  off (STRIVACITY_TOKEN_CACHE=off)
     - agent         not in use
-    ✔ credentials   client secret from STRIVACITY_CLIENT_SECRET (read, not shown)
+
+    """
+  static let tokenRows = """
     ✔ tokens        none kept yet (strivacity token asks for one)
     - api orders    no token yet (strivacity token --api orders)
     - git           not set up (strivacity setup-git --host HOST)
@@ -470,7 +482,7 @@ extension CorporateProxyTests {
         ✔ jwks          1 signing key
         ✔ clock         within 60 s of the tenant's
 
-        """ + Self.reportTail + "all checks passed\n", "\(report)")
+        """ + Self.reportTail(reached: true) + "all checks passed\n", "\(report)")
     var without = password
     without.removeValue(forKey: "STRIVACITY_PROXY_PASSWORD")
     let (refused, refusedReport) = try doctor(rig, environment: without)
@@ -486,7 +498,8 @@ extension CorporateProxyTests {
                         → no password was found for it: set STRIVACITY_PROXY_PASSWORD or run strivacity setup-\
         proxy --password-stdin
 
-        """ + Self.unreachedRows + Self.reportTail + "1 failed, 1 warning; exit status 4\n", "\(refusedReport)")
+        """ + Self.unreachedRows + Self.reportTail(reached: false) + "1 failed, 1 warning; exit status 4\n",
+      "\(refusedReport)")
     try rig.writeConfig()
     let (mitm, mitmReport) = try doctor(
       rig, environment: ["https_proxy": "http://\(CorporateNetwork.proxyHost):\(CorporateNetwork.mitmPort)"])
@@ -501,7 +514,8 @@ extension CorporateProxyTests {
                         → if your network's CA signs it (a company proxy), set ca_bundle = "/path/to/ca.pem" i\
         n the config (or CURL_CA_BUNDLE)
 
-        """ + Self.unreachedRows + Self.reportTail + "1 failed, 0 warnings; exit status 4\n", "\(mitmReport)")
+        """ + Self.unreachedRows + Self.reportTail(reached: false) + "1 failed, 0 warnings; exit status 4\n",
+      "\(mitmReport)")
     #expect(mitm.stdout.contains("issued by CN = mitmproxy"))
   }
 }

@@ -12,7 +12,7 @@ import Testing
   /// The report with what changes from run to run replaced: the profile's name, ports, times,
   /// the scratch home, seconds left.
   static func normalised(_ text: String, _ h: Harness) -> String {
-    var text = text.replacingOccurrences(of: h.profile, with: "PROFILE")
+    var text = unwrapped(text).replacingOccurrences(of: h.profile, with: "PROFILE")
     text = text.replacingOccurrences(of: h.home.path, with: "HOME")
     for (pattern, replacement) in [
       (#"127\.0\.0\.1:\d+"#, "127.0.0.1:PORT"), (#"\d+ ms"#, "N ms"), (#"valid for \d+ s"#, "valid for N s"),
@@ -21,6 +21,13 @@ import Testing
       text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
     }
     return text
+  }
+
+  /// The report with each detail and fix on one line again: the text wraps them (at 80
+  /// columns, off a terminal) under their start; a continuation is a line of spaces then
+  /// anything but the fix's arrow, and the wrap broke it at a space.
+  static func unwrapped(_ text: String) -> String {
+    text.replacingOccurrences(of: #"\n {4,}(?![ →])"#, with: " ", options: .regularExpression)
   }
 
   @Test func aSignedInProfileIsAllWell() throws {
@@ -33,6 +40,12 @@ import Testing
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     #expect(result.stderr.isEmpty, "\(result.stderr)")
     #expect(!result.stdout.contains("✘") && !result.stdout.contains("\u{1B}"), "\(result.stdout)")
+    // Off a terminal, 80 columns; a long row goes on under its start; only a word longer than a
+    // line (the config's path) stands whole past them.
+    #expect(
+      result.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 || !$0.dropFirst(16).contains(" ") },
+      "\(result.stdout)")
+    #expect(result.stdout.contains("\n                scopes openid profile offline_access"), "\(result.stdout)")
     let provider = ProcessInfo.processInfo.environment["KEYRING_PROVIDER"] ?? "gnome-keyring"
     guard provider == "gnome-keyring" else { return }
     // The golden: what a person reads, one screen.
@@ -52,6 +65,8 @@ import Testing
         - agent         not in use
         ✔ tokens        signed in; access token valid for N s; refresh token held; \
         scopes openid profile offline_access orders:read
+        ✔ credentials   the tenant took the refresh token (one refresh; the new tokens are kept; access token \
+        valid for N s)
         ✔ api orders    valid for N s; scopes orders:read
         - git           not set up (strivacity setup-git --host HOST)
         - kubectl       not set up (strivacity setup-kubectl)
@@ -86,7 +101,7 @@ import Testing
     result = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     #expect(
-      result.stdout.contains(
+      Self.unwrapped(result.stdout).contains(
         "✔ kubectl       kubeconfig user strivacity-\(h.profile) runs strivacity for this profile"),
       "\(result.stdout)")
     // The user gone (by hand): a warning with the command that writes it again.
@@ -125,7 +140,9 @@ import Testing
     let h = try Harness(journey: "password")
     let result = try h.strivacity(["doctor"])
     #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
-    #expect(result.stdout.contains("✘ config  no config file at \(h.home.path)/.config/strivacity/config.toml"))
+    #expect(
+      Self.unwrapped(result.stdout).contains(
+        "✘ config  no config file at \(h.home.path)/.config/strivacity/config.toml"), "\(result.stdout)")
     #expect(result.stdout.contains("→ create one: strivacity login"), "\(result.stdout)")
     let json = try h.strivacity(["doctor", "--format", "json"])
     #expect(json.status == 2)
@@ -162,19 +179,21 @@ import Testing
     defer { front.stop() }
     h.extraEnvironment["STRIVACITY_AGENT"] = "0"
     let untrusted = try h.strivacity(["doctor", "--profile", h.profile])
+    let untrustedText = Self.unwrapped(untrusted.stdout)
     #expect(untrusted.status == 4, "\(untrusted.stdout)\(untrusted.stderr)")
-    #expect(untrusted.stdout.contains("✔ ca            the system's store"), "\(untrusted.stdout)")
+    #expect(untrustedText.contains("✔ ca            the system's store"), "\(untrusted.stdout)")
     #expect(
-      untrusted.stdout.contains(
+      untrustedText.contains(
         "✘ tenant        TLS: the certificate of https://127.0.0.1:\(front.port) is not trusted (its issuer is not"),
       "\(untrusted.stdout)")
-    #expect(untrusted.stdout.contains("→ \(CATrust.fix)"), "\(untrusted.stdout)")
+    #expect(untrustedText.contains("→ \(CATrust.fix)"), "\(untrusted.stdout)")
     h.extraEnvironment["CURL_CA_BUNDLE"] = front.ca
     let trusted = try h.strivacity(["doctor", "--profile", h.profile])
+    let trustedText = Self.unwrapped(trusted.stdout)
     #expect(trusted.status == 0, "\(trusted.stdout)\(trusted.stderr)")
     #expect(
-      trusted.stdout.contains("✔ ca            the CA bundle \(front.ca) (from CURL_CA_BUNDLE)"), "\(trusted.stdout)")
-    #expect(trusted.stdout.contains("(DNS, TCP, TLS verified against the CA bundle \(front.ca)"), "\(trusted.stdout)")
+      trustedText.contains("✔ ca            the CA bundle \(front.ca) (from CURL_CA_BUNDLE)"), "\(trusted.stdout)")
+    #expect(trustedText.contains("(DNS, TCP, TLS verified against the CA bundle \(front.ca)"), "\(trusted.stdout)")
     #expect(trusted.stdout.contains("✔ discovery") && trusted.stdout.contains("✔ jwks"), "\(trusted.stdout)")
   }
 
@@ -192,10 +211,11 @@ import Testing
     try h.writeProfile(tenant: "https://tenant.corp.test/")
     let started = Date()
     let result = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
+    let text = Self.unwrapped(result.stdout)
     #expect(Date().timeIntervalSince(started) < 10)
     #expect(result.status == 4, "\(result.stdout)\(result.stderr)")
     #expect(
-      result.stdout.contains(
+      text.contains(
         "✔ proxy         http://127.0.0.1:\(port) (from https_proxy); user doctor, the password in the proxy's URL"),
       "\(result.stdout)")
     let step = kind == "silent" ? "✘ tenant        proxy time-out: " : "✘ tenant        proxy: cannot reach the proxy "
@@ -236,7 +256,7 @@ import Testing
     let (result, took) = try KeyringProviderTests.timed(h, ["doctor", "--profile", h.profile])
     #expect(took < KeyringProviderTests.quick, "took \(took) s")
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-    #expect(result.stdout.contains("the profile's item is there"), "\(result.stdout)")
+    #expect(Self.unwrapped(result.stdout).contains("the profile's item is there"), "\(result.stdout)")
     #expect(result.stdout.contains("! tokens        the keyring keeps the item locked"), "\(result.stdout)")
   }
 
@@ -260,12 +280,12 @@ import Testing
     #expect(
       checks.compactMap { $0["check"]?.string } == [
         "config", "profile", "ca", "proxy", "tenant", "discovery", "jwks", "clock", "store", "kernel-cache", "agent",
-        "tokens", "git", "kubectl",
+        "tokens", "credentials", "git", "kubectl",
       ])
     #expect(checks.allSatisfy { Set(($0.object ?? [:]).keys) == ["check", "outcome", "detail", "fix"] })
     let text = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
     #expect(
-      text.stdout.contains(
+      Self.unwrapped(text.stdout).contains(
         "✔ proxy         http://127.0.0.1:9 (from https_proxy), but not for the tenant: loopback is never proxied"),
       "\(text.stdout)")
     for secret in secrets {
@@ -289,16 +309,53 @@ import Testing
       #expect(!result.stdout.contains(MachineProfileTests.postSecret) && !result.stdout.contains(accessToken))
       #expect(!result.stderr.contains(MachineProfileTests.postSecret))
       if format == "text" {
+        let text = Self.unwrapped(result.stdout)
+        // Tried: one client-credentials request, its token not kept.
         #expect(
-          result.stdout.contains("✔ credentials   client secret from STRIVACITY_CLIENT_SECRET"), "\(result.stdout)")
-        #expect(result.stdout.contains("✔ store         the kernel's user keyring"), "\(result.stdout)")
-        #expect(result.stdout.contains("✔ tokens        access token valid for"), "\(result.stdout)")
+          text.contains(
+            "✔ credentials   client secret from STRIVACITY_CLIENT_SECRET (read, not shown): the tenant gave client "
+              + "ci-post a token for it (client_secret_post; the token not kept)"), "\(result.stdout)")
+        #expect(text.contains("✔ store         the kernel's user keyring"), "\(result.stdout)")
+        #expect(text.contains("✔ tokens        access token valid for"), "\(result.stdout)")
       }
     }
-    // Without the secret: the credentials row fails (a configuration error, 2).
+    #expect(h.clientCredentialsRequests == 3, "the token request and one by each doctor")
+    // Without the secret: the credentials row fails (a configuration error, 2), naming what it
+    // looked for, and how to give one.
     let missing = try h.strivacity(["doctor", "--profile", h.profile], environment: ["STRIVACITY_AGENT": "0"])
     #expect(missing.status == 2, "\(missing.stdout)\(missing.stderr)")
-    #expect(missing.stdout.contains("✘ credentials"), "\(missing.stdout)")
+    let text = Self.unwrapped(missing.stdout)
+    #expect(
+      text.contains(
+        "✘ credentials   no client secret: STRIVACITY_CLIENT_SECRET is not set and [profiles.\(h.profile)] names no "
+          + "client_secret_env or client_secret_file, and the keyring holds none kept by strivacity login"),
+      "\(missing.stdout)")
+    #expect(
+      text.contains("→ strivacity login --profile \(h.profile) --client-secret-stdin, or set "), "\(missing.stdout)")
+  }
+
+  /// The acceptance of issue 39's second point: a wrong secret fails the credentials row with the
+  /// tenant's error and the fix, and doctor exits with the refused client's status (9); the
+  /// secret is never shown.
+  @Test func aWrongSecretIsRefusedByTheTenant() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-post", "token_endpoint_auth = \"client_secret_post\"")
+    let wrong = "wrong-s3cret-value"
+    let environment = ["STRIVACITY_CLIENT_SECRET": wrong, "STRIVACITY_AGENT": "0"]
+    let result = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
+    #expect(result.status == 9, "\(result.stdout)\(result.stderr)")
+    let text = Self.unwrapped(result.stdout)
+    #expect(
+      text.contains("✘ credentials   the tenant refused the client secret for ci-post (invalid_client"), "\(text)")
+    #expect(text.contains("→ set STRIVACITY_CLIENT_SECRET to client ci-post's current secret"), "\(text)")
+    #expect(text.contains("1 failed, 0 warnings; exit status 9"), "\(text)")
+    let json = try h.strivacity(["doctor", "--profile", h.profile, "--format", "json"], environment: environment)
+    #expect(json.status == 9)
+    let row = JSONValue.parse(Array(json.stdout.utf8))?["checks"]?.array?.first { $0["check"] == "credentials" }
+    #expect(row?["outcome"] == "fail", "\(json.stdout)")
+    #expect(row?["detail"]?.string?.contains("(invalid_client") == true, "\(json.stdout)")
+    for output in [result.stdout, result.stderr, json.stdout, json.stderr] { #expect(!output.contains(wrong)) }
+    #expect(h.clientCredentialsRequests == 2, "one request by each doctor, no retry")
   }
 }
 

@@ -80,7 +80,7 @@ extension Harness {
     let status = try h.strivacity(["status", "--profile", h.profile])
     #expect(status.stdout.contains("key id         \(kid) (private_key_id)"), "\(status.stdout)")
     let doctor = try h.strivacity(["doctor", "--profile", h.profile])
-    #expect(doctor.stdout.contains("(read, not shown), sent as kid \(kid)"), "\(doctor.stdout)")
+    #expect(DoctorTests.unwrapped(doctor.stdout).contains("(read, not shown), sent as kid \(kid)"), "\(doctor.stdout)")
     let journey = TestEnvironment.repositoryRoot.appendingPathComponent("Sources/Emulator/Journeys/machine.json")
     let clients = JSONValue.parse(try String(contentsOf: journey, encoding: .utf8))?["clients"]?.array ?? []
     let ciJWT = clients.first { $0["client_id"] == "ci-jwt" }

@@ -1,5 +1,5 @@
 // `strivacity doctor`'s report as values: its two renderings, its exit status, and outside text
-// made inert and bounded.
+// made inert and bounded; long text wrapped, not cut.
 import StrivacityCore
 import Testing
 
@@ -66,10 +66,65 @@ import Testing
     )
     #expect(!hostile.detail.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) })
     #expect(hostile.detail.contains("^[") && hostile.detail.contains("<U+202E>") && !hostile.detail.contains("\n"))
-    #expect(hostile.fix.count == DoctorCheck.lineLimit && hostile.fix.hasSuffix("…"))
+    #expect(hostile.fix.count == DoctorCheck.lengthLimit && hostile.fix.hasSuffix("…"))
     let report = DoctorReport(profile: "p\u{1B}[2J", checks: [hostile])
     #expect(!report.text(colour: false).contains("\u{1B}"))
     #expect(report.profile == "p^[[2J")
+  }
+
+  /// A long detail or fix (a keyring's advice, a tenant's error_description) is never cut: the
+  /// text wraps it under its start, within the columns; the JSON holds it whole.
+  @Test func longDetailsWrapInTextAndStayWholeInJSON() throws {
+    let detail =
+      "the tenant refused the client secret for ci-bot (invalid_client: Client authentication failed because "
+      + "the secret given does not match the one registered for this client, or it expired on 2024-01-01), sent "
+      + "as client_secret_basic: check the secret in CI_SECRET"
+    let fix = "set CI_SECRET to client ci-bot's current secret (the tenant's console shows whether it expired)"
+    let report = DoctorReport(
+      profile: "ci",
+      checks: [
+        DoctorCheck("config", .pass, "fine"),
+        DoctorCheck("credentials", .fail, detail, fix: fix, status: .clientRefused),
+      ])
+    let text = report.text(colour: false, columns: 60)
+    #expect(
+      text == """
+        strivacity doctor: profile ci
+        ✔ config       fine
+        ✘ credentials  the tenant refused the client secret for
+                       ci-bot (invalid_client: Client authentication
+                       failed because the secret given does not
+                       match the one registered for this client, or
+                       it expired on 2024-01-01), sent as
+                       client_secret_basic: check the secret in
+                       CI_SECRET
+                       → set CI_SECRET to client ci-bot's current
+                         secret (the tenant's console shows whether
+                         it expired)
+        1 failed, 0 warnings; exit status 9
+
+        """, "\(text)")
+    #expect(text.split(separator: "\n").allSatisfy { $0.count <= 60 })
+    // Nothing lost: the words are those of the detail and the fix.
+    let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+    #expect(words.contains(detail) && words.contains(fix))
+    let checks = try #require(report.json["checks"]?.array)
+    #expect(checks[1]["detail"]?.string == detail && checks[1]["fix"]?.string == fix)
+    // The default is 80 columns; a word longer than a line (a path) stands whole on its own; a
+    // screen too narrow still gets a few words a line.
+    #expect(report.text(colour: false) == report.text(colour: false, columns: DoctorReport.defaultColumns))
+    let path = "/home/someone/" + String(repeating: "x", count: 40) + "/config.toml"
+    let long = DoctorReport(profile: nil, checks: [DoctorCheck("a", .warn, "\(path) parses, with one warning")])
+    #expect(
+      long.text(colour: false, columns: 10) == """
+        ! a  \(path)
+             parses, with one warning
+        no failures, 1 warning
+
+        """)
+    #expect(DoctorReport.wrap("one two three", 3) == ["one", "two", "three"])
+    #expect(DoctorReport.wrap("", 10) == [""] && DoctorReport.wrap("a  b", 1) == ["a", "b"])
+    #expect(DoctorReport.wrap("  ab cd", 3) == ["ab", "cd"])
   }
 
   @Test func httpDatesReadAndWrite() {

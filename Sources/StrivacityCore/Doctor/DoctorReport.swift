@@ -1,7 +1,8 @@
-// `strivacity doctor`'s report, as pure values: each check's outcome, one line of detail and one
-// line of fix, rendered for a person (one screen) or as JSON for a support ticket. What a check
-// says may quote the tenant, the config or the environment: it is made inert and bounded when
-// the check is made, so neither rendering can carry an escape sequence or a screenful.
+// `strivacity doctor`'s report, as pure values: each check's outcome, its detail and its fix,
+// rendered for a person (one row a check, wrapped to the screen's width) or as JSON for a support
+// ticket (each whole). What a check says may quote the tenant, the config or the environment: it
+// is made inert and bounded when the check is made, so neither rendering can carry an escape
+// sequence or a tenant's screenfuls.
 
 /// One check: what was looked at, how it went, what was seen, and what to do about it.
 public struct DoctorCheck: Sendable, Equatable {
@@ -28,8 +29,10 @@ public struct DoctorCheck: Sendable, Equatable {
   /// The documented exit status of a failure of this check (`ExitStatus`).
   public let status: ExitStatus
 
-  /// Longest detail or fix kept, in characters: one line on a wide screen, whatever the tenant sent.
-  public static let lineLimit = 200
+  /// Longest detail or fix kept, in characters: far beyond anything strivacity says itself (a
+  /// path, a keyring's advice, a tenant's error_description of a few lines), so that only a
+  /// tenant's screenfuls are cut.
+  public static let lengthLimit = 2000
 
   public init(_ id: String, _ outcome: Outcome, _ detail: String, fix: String = "", status: ExitStatus = .failure) {
     self.id = id
@@ -39,11 +42,11 @@ public struct DoctorCheck: Sendable, Equatable {
     self.status = status
   }
 
-  /// Outside text as one inert, bounded line.
+  /// Outside text as one inert, bounded line (the text rendering wraps it, never cuts it).
   public static func line(_ text: String) -> String {
     let inert = TerminalSafe.text(text, multiline: false)
-    guard inert.count > lineLimit else { return inert }
-    return String(inert.prefix(lineLimit - 1)) + "…"
+    guard inert.count > lengthLimit else { return inert }
+    return String(inert.prefix(lengthLimit - 1)) + "…"
   }
 }
 
@@ -64,18 +67,30 @@ public struct DoctorReport: Sendable, Equatable {
   /// 0 when nothing failed (warnings allowed); else the documented status of the first failure.
   public var exitStatus: ExitStatus { checks.first { $0.outcome == .fail }?.status ?? .ok }
 
-  /// One line per check (`✔ name  detail`), its fix on the next line when it has one and did
-  /// not pass; with `colour`, the glyph in colour (the caller decides: a terminal, no NO_COLOR).
-  public func text(colour: Bool) -> String {
+  /// The width a report is wrapped to when it is not for a terminal.
+  public static let defaultColumns = 80
+
+  /// One row per check (`✔ name  detail`), its fix below it when it has one and did not pass;
+  /// a detail or fix longer than `columns` allow goes on in lines of its own, indented under its
+  /// start (never cut; `wrap`). With `colour`, the glyph in colour (the caller decides: a terminal, no
+  /// NO_COLOR).
+  public func text(colour: Bool, columns: Int = DoctorReport.defaultColumns) -> String {
     let width = (checks.map(\.id.count).max() ?? 0)
+    let indent = String(repeating: " ", count: 2 + width + 2)
+    // However narrow the screen, a few words a line.
+    let room = max(columns - indent.count, 24)
     var lines: [String] = []
     if let profile { lines.append("strivacity doctor: profile \(profile)") }
     for check in checks {
       let glyph = colour ? Self.paint(check.outcome) : check.outcome.glyph
       let name = check.id + String(repeating: " ", count: width - check.id.count)
-      lines.append("\(glyph) \(name)  \(check.detail)")
+      let detail = Self.wrap(check.detail, room)
+      lines.append("\(glyph) \(name)  \(detail[0])")
+      lines += detail.dropFirst().map { indent + $0 }
       if !check.fix.isEmpty, check.outcome != .pass {
-        lines.append("  " + String(repeating: " ", count: width) + "  → \(check.fix)")
+        let fix = Self.wrap(check.fix, room - 2)
+        lines.append(indent + "→ " + fix[0])
+        lines += fix.dropFirst().map { indent + "  " + $0 }
       }
     }
     let failures = checks.filter { $0.outcome == .fail }.count
@@ -88,7 +103,7 @@ public struct DoctorReport: Sendable, Equatable {
   }
 
   /// The same as JSON, with stable keys: `profile`, `exit_status`, and `checks` in order, each
-  /// with `check`, `outcome` (pass, warn, fail, skipped), `detail` and `fix`.
+  /// with `check`, `outcome` (pass, warn, fail, skipped), `detail` and `fix`, each whole.
   public var json: JSONValue {
     .object([
       "profile": profile.map { .string($0) } ?? .null,
@@ -101,6 +116,28 @@ public struct DoctorReport: Sendable, Equatable {
           ])
         }),
     ])
+  }
+
+  /// `text` in lines of at most `width` characters, broken at the last space that allows it; a
+  /// word longer than a line (a path, a URL) stands whole on a line of its own, for the terminal
+  /// to fold and a person to copy. At least one line.
+  public static func wrap(_ text: String, _ width: Int) -> [String] {
+    var rest = Substring(text)
+    var lines: [String] = []
+    while rest.count > width {
+      let head = rest.prefix(width + 1)
+      if let space = head.lastIndex(of: " "), let end = head[..<space].lastIndex(where: { $0 != " " }) {
+        lines.append(String(rest[...end]))
+        rest = rest[space...].drop { $0 == " " }
+      } else if let space = rest.firstIndex(of: " ") {
+        if space > rest.startIndex { lines.append(String(rest[..<space])) }
+        rest = rest[space...].drop { $0 == " " }
+      } else {
+        break
+      }
+    }
+    if !rest.isEmpty || lines.isEmpty { lines.append(String(rest)) }
+    return lines
   }
 
   /// The glyph in strivacity's own colours (TerminalSafe.ownSequences: red, cyan, dim, reset).
