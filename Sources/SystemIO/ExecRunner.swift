@@ -147,7 +147,7 @@ public struct TokenFile: Sendable {
         throw ExecFailure(
           "cannot make \(path) for the token file: \(error.detail)", status: ExitStatus.usage.rawValue)
       }
-      if let fault = unsafeDirectory(path, privateMode: !isBase) {
+      if let fault = PrivateFiles.unsafeDirectory(path, privateMode: !isBase) {
         throw ExecFailure("\(path) cannot hold a token file: \(fault)", status: ExitStatus.usage.rawValue)
       }
     }
@@ -157,24 +157,6 @@ public struct TokenFile: Sendable {
     for index in random.indices { random[index] = UInt8.random(in: .min ... .max, using: &generator) }
     let name = random.map { String($0, radix: 16) }.joined()
     return TokenFile(path: "\(directory)/\(getpid())-\(name).token")
-  }
-
-  /// Why `path` will not do in the chain above a token file, or nil: it must be a directory
-  /// itself (not a symbolic link) owned by this user, and not writable by group or others
-  /// (`privateMode`: no group or other bits at all, 0700 as strivacity makes it).
-  static func unsafeDirectory(_ path: String, privateMode: Bool) -> String? {
-    var info = stat()
-    guard lstat(path, &info) == 0 else { return String(cString: strerror(errno)) }
-    let mode = String(info.st_mode & 0o7777, radix: 8)
-    switch info.st_mode & S_IFMT {
-    case S_IFDIR: break
-    case S_IFLNK: return "it is a symbolic link, not a directory of its own"
-    default: return "it is not a directory"
-    }
-    if info.st_uid != getuid() { return "it is owned by uid \(info.st_uid), not by this user (uid \(getuid()))" }
-    if privateMode && info.st_mode & 0o077 != 0 { return "its mode is \(mode), not private (700)" }
-    if info.st_mode & 0o022 != 0 { return "its mode is \(mode): group or others can write to it" }
-    return nil
   }
 
   /// Files of an exec that is gone (killed with SIGKILL, the machine's power cut).
