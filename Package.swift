@@ -133,7 +133,8 @@ let package = Package(
     .testTarget(name: "GitCredentialTests", dependencies: ["StrivacityConfig", "GitCredential"]),
     // The broker in-process: a fake tenant, a store in memory, a clock that stands still.
     .testTarget(
-      name: "BrokerTests", dependencies: ["StrivacityConfig", "Broker", "OAuthCore", "SecretStore", "StrivacityCore"]),
+      name: "BrokerTests",
+      dependencies: ["StrivacityConfig", "Broker", "OAuthCore", "SecretStore", "StrivacityCore", "TokenCache"]),
     .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "JourneyCore"], resources: [.copy("Golden")]),
     .testTarget(

@@ -252,9 +252,13 @@ package final class MachineTokenStore: TokenStore {
     }
   }
 
-  package init(_ profileKey: StoreKey, environment: [String: String], now: @escaping () -> Int64) {
+  package convenience init(_ profileKey: StoreKey, environment: [String: String], now: @escaping () -> Int64) {
+    self.init(profileKey, place: Place(environment: environment), now: now)
+  }
+
+  package init(_ profileKey: StoreKey, place: Place, now: @escaping () -> Int64) {
     self.profileKey = profileKey
-    place = Place(environment: environment)
+    self.place = place
     self.now = now
   }
 

@@ -91,15 +91,15 @@ public struct MachineTokenFiles: Sendable, Equatable {
   public func drop(_ key: StoreKey) { unlink(path(for: key)) }
 
   /// The slots of `profile` that have a file (whatever it holds): PROFILE.token and
-  /// PROFILE+SLOT.token.
+  /// PROFILE+SLOT.token; the sign-in's first, then by name.
   public func slots(of profile: String) -> [TokenSlot] {
-    fileNames().compactMap { name in
+    fileNames().compactMap { name -> TokenSlot? in
       guard name.hasSuffix(".token") else { return nil }
       let stem = name.dropLast(".token".count)
       if stem == profile { return .signIn }
       guard stem.hasPrefix(profile + "+") else { return nil }
       return TokenSlot(stored: String(stem.dropFirst(profile.count + 1)))
-    }
+    }.sorted { ($0.name ?? "") < ($1.name ?? "") }
   }
 
   private func fileNames() -> [String] {
