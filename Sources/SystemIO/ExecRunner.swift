@@ -120,19 +120,47 @@ extension ExecRunner {
   }
 }
 
-/// The private file a running command reads its token from: in $XDG_RUNTIME_DIR/strivacity/exec
-/// (never elsewhere), named after this process so that a file whose process is gone is known
-/// for stale and removed.
+/// The private file a running command reads its token from: in $XDG_RUNTIME_DIR/strivacity/exec,
+/// or in the directory `--dir` names (a CI runner's, a container's: a 0700 directory of the
+/// user's), never elsewhere; named after this process so that a file whose process is gone is
+/// known for stale and removed.
 public struct TokenFile: Sendable {
   public let path: String
 
-  /// A new file's place; each directory from $XDG_RUNTIME_DIR down is made (0700) if missing and
-  /// checked before the next is used, and stale files removed.
-  public static func create(environment: [String: String]) throws(ExecFailure) -> TokenFile {
+  /// A new file's place: in `chosen` (`--dir`), which must be a directory of this user's with
+  /// mode 0700; else each directory from $XDG_RUNTIME_DIR down is made (0700) if missing and
+  /// checked before the next is used. Stale files removed.
+  public static func create(environment: [String: String], directory chosen: String? = nil) throws(ExecFailure)
+    -> TokenFile
+  {
+    let directory: String
+    if var chosen {
+      // COMMAND may change directory: its variable names the file from the root.
+      if !chosen.hasPrefix("/"), let here = currentDirectory() { chosen = here + "/" + chosen }
+      if let fault = PrivateFiles.unsafeDirectory(chosen, privateMode: true) {
+        throw ExecFailure(
+          "--dir \(chosen) cannot hold a token file: \(fault) (give a directory of yours made with mkdir -m 700)",
+          status: ExitStatus.usage.rawValue)
+      }
+      directory = chosen
+    } else {
+      directory = try runtimeDirectory(environment)
+    }
+    removeStale(in: directory)
+    var random = [UInt8](repeating: 0, count: 6)
+    var generator = SystemRandomNumberGenerator()
+    for index in random.indices { random[index] = UInt8.random(in: .min ... .max, using: &generator) }
+    let name = random.map { String($0, radix: 16) }.joined()
+    return TokenFile(path: "\(directory)/\(getpid())-\(name).token")
+  }
+
+  /// $XDG_RUNTIME_DIR/strivacity/exec, made and checked.
+  private static func runtimeDirectory(_ environment: [String: String]) throws(ExecFailure) -> String {
     guard let runtime = Paths(environment: environment).userRuntimeDir else {
       throw ExecFailure(
-        "--file-env needs XDG_RUNTIME_DIR, a private directory for this user (systemd-logind makes one): it is not "
-          + "set, and a token file goes nowhere else", status: ExitStatus.usage.rawValue)
+        "--file-env needs a private directory for the token file: XDG_RUNTIME_DIR is not set (systemd-logind sets "
+          + "it); in a CI runner or a container, name one with --dir DIR (a directory of yours, mkdir -m 700 DIR)",
+        status: ExitStatus.usage.rawValue)
     }
     let base = String(runtime.dropLast("/strivacity".count))
     let directory = runtime + "/exec"
@@ -151,12 +179,7 @@ public struct TokenFile: Sendable {
         throw ExecFailure("\(path) cannot hold a token file: \(fault)", status: ExitStatus.usage.rawValue)
       }
     }
-    removeStale(in: directory)
-    var random = [UInt8](repeating: 0, count: 6)
-    var generator = SystemRandomNumberGenerator()
-    for index in random.indices { random[index] = UInt8.random(in: .min ... .max, using: &generator) }
-    let name = random.map { String($0, radix: 16) }.joined()
-    return TokenFile(path: "\(directory)/\(getpid())-\(name).token")
+    return directory
   }
 
   /// Files of an exec that is gone (killed with SIGKILL, the machine's power cut).
