@@ -20,6 +20,20 @@ import TokenCache
     return program
   }
 
+  /// The emulator's ci-bot as a machine profile, no-keyctl beside it, and the environment of its
+  /// calls: the client's secret, and an XDG_RUNTIME_DIR with mode `runtimeMode`.
+  static func machine(runtimeMode: mode_t) throws -> (Harness, filter: String, [String: String], runtime: String) {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(client: "ci-bot")
+    let runtime = h.home.file("run")
+    mkdir(runtime, 0o700)
+    chmod(runtime, runtimeMode)
+    var environment = h.environment
+    environment["STRIVACITY_CLIENT_SECRET"] = MachineProfileTests.botSecret
+    environment["XDG_RUNTIME_DIR"] = runtime
+    return (h, try noKeyctl(in: h.home), environment, runtime)
+  }
+
   /// The permission bits of `path` (not following a link), or nil.
   static func mode(_ path: String) -> mode_t? {
     var info = stat()
@@ -27,17 +41,11 @@ import TokenCache
   }
 
   /// 20 calls under the filter make one token request (the small binary answers from the file
-  /// once it is there, as it does from the kernel's keyring), with the file 0600 in a 0700 directory under XDG_RUNTIME_DIR; status and
-  /// doctor say where the tokens are and why; logout removes the file.
+  /// once it is there, as it does from the kernel's keyring), with the file 0600 in a 0700
+  /// directory under XDG_RUNTIME_DIR; status and doctor say where the tokens are and why; logout
+  /// removes the file.
   @Test func aMachineProfileKeepsItsTokensInAPrivateFileWhereKeyctlIsRefused() throws {
-    let h = try Harness(journey: "machine")
-    try h.writeMachineProfile(client: "ci-bot")
-    let filter = try Self.noKeyctl(in: h.home)
-    let runtime = h.home.file("run")
-    mkdir(runtime, 0o700)
-    var environment = h.environment
-    environment["STRIVACITY_CLIENT_SECRET"] = MachineProfileTests.botSecret
-    environment["XDG_RUNTIME_DIR"] = runtime
+    let (h, filter, environment, runtime) = try Self.machine(runtimeMode: 0o700)
     func contained(_ arguments: [String], binary: String = "strivacity") throws -> ProcessResult {
       try run([filter, TestEnvironment.binary(binary)] + arguments, environment: environment)
     }
@@ -83,15 +91,8 @@ import TokenCache
   /// Without a private XDG_RUNTIME_DIR (a CI container's), the state directory; with
   /// STRIVACITY_TOKEN_CACHE=off nothing is kept, a request per call, as where the kernel answers.
   @Test func withoutARuntimeDirectoryTheStateDirectoryAndOffMeansOff() throws {
-    let h = try Harness(journey: "machine")
-    try h.writeMachineProfile(client: "ci-bot")
-    let filter = try Self.noKeyctl(in: h.home)
-    let open = h.home.file("open-run")
-    mkdir(open, 0o700)
-    chmod(open, 0o755)  // not private: not used
-    var environment = h.environment
-    environment["STRIVACITY_CLIENT_SECRET"] = MachineProfileTests.botSecret
-    environment["XDG_RUNTIME_DIR"] = open
+    // A runtime directory that is not private: not used.
+    var (h, filter, environment, open) = try Self.machine(runtimeMode: 0o755)
     for _ in 0..<3 {
       let result = try run(
         [filter, TestEnvironment.binary("strivacity"), "token", "--profile", h.profile], environment: environment)

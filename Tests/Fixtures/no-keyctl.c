@@ -21,8 +21,10 @@
 #error "no-keyctl knows x86_64 and aarch64"
 #endif
 
-#define REFUSE(nr) \
-  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+// System call `nr` fails with EPERM; the next instruction is tried for any other.
+#define REFUSE(nr)                                \
+  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
 
 int main(int argc, char **argv) {
   if (argc < 2) {
