@@ -59,8 +59,9 @@ let package = Package(
     // POSIX, no Foundation, since the small binary is a client. The server's kernel side
     // (AgentServing) is here; its loop and answers are the broker's.
     .target(name: "Agent", dependencies: ["StrivacityCore", "StrivacityConfig", "SystemIO", "CPeerCred"]),
-    // The access-token cache in the kernel's user keyring.
-    .target(name: "TokenCache", dependencies: ["StrivacityCore", "CKeyctl"]),
+    // The access-token cache in the kernel's user keyring; where the kernel refuses keyrings, a
+    // machine profile's tokens in private files (MachineTokenFiles).
+    .target(name: "TokenCache", dependencies: ["StrivacityCore", "StrivacityConfig", "SystemIO", "CKeyctl"]),
     // Token sets in the Secret Service (libsecret's only user; what differs between its providers
     // is SecretServiceProvider's table) or in 0600 files, and apart from them the secrets kept for
     // a profile (SecretItemStore). What goes over the token stores, in which order: StoreStack.swift.
@@ -132,7 +133,8 @@ let package = Package(
     .testTarget(name: "GitCredentialTests", dependencies: ["StrivacityConfig", "GitCredential"]),
     // The broker in-process: a fake tenant, a store in memory, a clock that stands still.
     .testTarget(
-      name: "BrokerTests", dependencies: ["StrivacityConfig", "Broker", "OAuthCore", "SecretStore", "StrivacityCore"]),
+      name: "BrokerTests",
+      dependencies: ["StrivacityConfig", "Broker", "OAuthCore", "SecretStore", "StrivacityCore", "TokenCache"]),
     .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "JourneyCore"], resources: [.copy("Golden")]),
     .testTarget(

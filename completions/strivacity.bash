@@ -596,7 +596,7 @@ _strivacity_exec() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --fail-on-expiry --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --store --config --api --env --file-env)
+    non_repeating_options=(--profile --store --config --api --env --file-env --dir)
     __strivacity_offer_flags_options -1
 
     # Offer option value completions
@@ -621,6 +621,10 @@ _strivacity_exec() {
         return
         ;;
     '--file-env')
+        return
+        ;;
+    '--dir')
+        __strivacity_add_completions -d
         return
         ;;
     esac

@@ -374,7 +374,7 @@ package final class Examination {
       }
       return nil
     case .kernel:
-      add("store", .pass, "the kernel's user keyring (a machine profile's tokens live only there)")
+      machineStore()
       return nil
     case .secretService:
       do {
@@ -413,6 +413,19 @@ package final class Examination {
       add("kernel-cache", .skipped, "off (STRIVACITY_TOKEN_CACHE=off)")
       return
     }
+    if let refusal = KernelTokenCache.refusal() {
+      // A machine's store said where its tokens go instead; a person's tokens come from the store.
+      if session.resolved.store == .kernel {
+        add("kernel-cache", .skipped, "refused here (keyctl: \(refusal)); the store line says where tokens go")
+      } else {
+        add(
+          "kernel-cache", .warn,
+          "the access-token cache is off: the kernel's keyring is refused here (keyctl: \(refusal)); tokens come "
+            + "from the store each time",
+          fix: "nothing needed; a container's seccomp profile (Docker's default) forbids keyctl")
+      }
+      return
+    }
     let name = "strivacity:doctor:\(processID())"
     KernelTokenCache.putNote("ok", name: name, seconds: 5)
     let works = KernelTokenCache.note(name: name) == "ok"
@@ -427,6 +440,25 @@ package final class Examination {
       add(
         "kernel-cache", .warn, "the kernel's user keyring is not usable here: tokens come from the store each time",
         fix: "nothing needed; a container may forbid keyctl")
+    }
+  }
+
+  /// A machine profile's store: the kernel's keyring, else (refused) its private files, checked
+  /// as the first save would make them.
+  private func machineStore() {
+    let place = MachineTokenStore.Place(environment: context.environment)
+    guard case .files(let files, _) = place, let note = place.note else {
+      add("store", .pass, "the kernel's user keyring (a machine profile's tokens live only there)")
+      return
+    }
+    do {
+      try files.prepare()
+      add("store", .pass, "tokens \(note)")
+    } catch {
+      add(
+        "store", .fail,
+        "tokens cannot be kept (\(error)) and the kernel's keyring is refused here: each call asks the tenant",
+        fix: "make \(files.directory) a 0700 directory of yours, or use store = \"file\"", status: .store)
     }
   }
 

@@ -10,7 +10,8 @@
 //   4. SecretServiceStore   the store of record (SecretStore); or FileStore, which stands alone:
 //                           no agent and no cache for a store that is a file read already
 //   5. MachineTokenStore    a machine profile's store of record: the kernel's keyring itself
-//                           (1 or 2 over it, no 3: it is the cache)
+//                           (1 or 2 over it, no 3: it is the cache); where the kernel refuses
+//                           keyrings, private files (MachineTokenFiles)
 //
 // Why this order: the agent's memory is the fastest answer and must hear of nothing it did not
 // see itself, so it sits over the cache and has nobody to tell (1 and 2 exclude each other); a
@@ -209,30 +210,76 @@ package final class KernelCachingStore: TokenStore {
 /// The store of record of a machine profile (`StoreKind.kernel`): its access tokens in the
 /// kernel's per-user keyring only, for as long as each lives, where the small binary answers
 /// `token` from as it does for a signed-in profile. Nothing on disk, no D-Bus: a container
-/// without either works. A machine gets a new token with its client credentials at any time, so
-/// a kernel without keyrings (some sandboxes), or STRIVACITY_TOKEN_CACHE=off, only means a
-/// request per call. A note per profile lists the slots written, so that `logout` and `revoke`
-/// find ad hoc targets' entries too.
+/// without either works. Where the kernel refuses keyrings (Docker's default seccomp profile
+/// forbids keyctl), in private files (MachineTokenFiles), which the small binary reads then. A
+/// machine gets a new token with its client credentials at any time, so STRIVACITY_TOKEN_CACHE=off
+/// (or files that cannot be written) only means a request per call. A note per profile lists the
+/// slots written, so that `logout` and `revoke` find ad hoc targets' entries too (the files are
+/// their own list).
 package final class MachineTokenStore: TokenStore {
   package let kind = StoreKind.kernel
   /// The profile's sign-in key (profile, tenant, client): the store is one profile's.
   package let profileKey: StoreKey
-  package let enabled: Bool
+  package let place: Place
   package let now: () -> Int64
 
-  package init(_ profileKey: StoreKey, environment: [String: String], now: @escaping () -> Int64) {
+  /// Where a machine profile's tokens are kept in this environment.
+  package enum Place: Equatable, Sendable {
+    /// The kernel's per-user keyring.
+    case kernel
+    /// Private files, the kernel's keyring being refused (`refusal`: EPERM, ENOSYS, EACCES).
+    case files(MachineTokenFiles, refusal: String)
+    /// Nowhere (STRIVACITY_TOKEN_CACHE=off): a request per call.
+    case nowhere
+
+    /// The place in `environment`: asks the kernel whether it answers (one keyctl call).
+    package init(environment: [String: String]) {
+      if !KernelTokenCache.enabled(environment) {
+        self = .nowhere
+      } else if let refusal = KernelTokenCache.refusal() {
+        self = .files(MachineTokenFiles(environment: environment), refusal: refusal)
+      } else {
+        self = .kernel
+      }
+    }
+
+    /// Said once by `status` and `doctor` where the place is not the kernel's keyring: where the
+    /// tokens are, and why.
+    package var note: String? {
+      guard case .files(let files, let refusal) = self else { return nil }
+      let kind = files.inRuntimeDirectory ? "a private file" : "a private file on disk"
+      return "kept in \(kind) in \(files.directory) (the kernel's keyring is refused here: \(refusal))"
+    }
+  }
+
+  package convenience init(_ profileKey: StoreKey, environment: [String: String], now: @escaping () -> Int64) {
+    self.init(profileKey, place: Place(environment: environment), now: now)
+  }
+
+  package init(_ profileKey: StoreKey, place: Place, now: @escaping () -> Int64) {
     self.profileKey = profileKey
-    enabled = KernelTokenCache.enabled(environment)
+    self.place = place
     self.now = now
   }
 
   package func load(_ key: StoreKey) throws(StoreError) -> TokenSet? {
-    enabled ? KernelTokenCache.get(key) : nil
+    switch place {
+    case .kernel: return KernelTokenCache.get(key)
+    case .files(let files, _): return files.get(key, now: now())
+    case .nowhere: return nil
+    }
   }
 
   package func save(_ tokens: TokenSet, for key: StoreKey) throws(StoreError) {
-    guard enabled else { return }
     let time = now()
+    switch place {
+    case .kernel: break
+    case .files(let files, _):
+      // Best effort, as the kernel's: a directory that will not do means a request per call.
+      try? files.put(tokens, for: key, now: time)
+      return
+    case .nowhere: return
+    }
     guard KernelTokenCache.put(tokens, for: key, now: time, cap: .max) else { return }
     var slots = Set(noted(key))
     slots.insert(key.slot.name ?? "")
@@ -246,19 +293,32 @@ package final class MachineTokenStore: TokenStore {
   package func delete(profile: String) throws(StoreError) -> Bool {
     guard profile == profileKey.profile else { return false }
     let held = try keys()
-    for key in held { KernelTokenCache.drop(key) }
-    KernelTokenCache.drop(profileKey)
-    KernelTokenCache.dropNote(name: Self.noteName(profileKey))
+    switch place {
+    case .kernel, .nowhere:
+      for key in held { KernelTokenCache.drop(key) }
+      KernelTokenCache.drop(profileKey)
+      KernelTokenCache.dropNote(name: Self.noteName(profileKey))
+    case .files(let files, _):
+      for slot in files.slots(of: profile) { files.drop(profileKey.with(slot: slot)) }
+    }
     return !held.isEmpty
   }
 
   /// The profile's entries that are there now.
   package func keys() throws(StoreError) -> [StoreKey] {
-    guard enabled else { return [] }
-    return noted(profileKey).compactMap { name in
-      var entry = profileKey
-      entry.slot = name.isEmpty ? .signIn : TokenSlot(stored: name) ?? .signIn
-      return KernelTokenCache.get(entry) == nil ? nil : entry
+    switch place {
+    case .kernel:
+      return noted(profileKey).compactMap { name in
+        var entry = profileKey
+        entry.slot = name.isEmpty ? .signIn : TokenSlot(stored: name) ?? .signIn
+        return KernelTokenCache.get(entry) == nil ? nil : entry
+      }
+    case .files(let files, _):
+      let time = now()
+      return files.slots(of: profileKey.profile).map { profileKey.with(slot: $0) }.filter {
+        files.get($0, now: time) != nil
+      }
+    case .nowhere: return []
     }
   }
 

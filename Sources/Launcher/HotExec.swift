@@ -14,7 +14,7 @@ extension HotPath {
     var failOnExpiry = false
     while let first = rest.first, first != "--" {
       switch first {
-      case "--profile", "--api", "--env", "--file-env":
+      case "--profile", "--api", "--env", "--file-env", "--dir":
         guard let value = rest.dropFirst().first, values[first] == nil else { return .handOff(stdin: nil) }
         values[first] = value
         rest = rest.dropFirst(2)
@@ -30,7 +30,7 @@ extension HotPath {
     let fileEnv = values["--file-env"]
     guard rest.first == "--", !command.isEmpty, envName.map(ExecPlan.isVariableName) ?? true,
       fileEnv.map(ExecPlan.isVariableName) ?? true, envName == nil || envName != fileEnv,
-      !failOnExpiry || fileEnv != nil
+      !failOnExpiry || fileEnv != nil, values["--dir"] == nil || fileEnv != nil
     else { return .handOff(stdin: nil) }
 
     let paths = Paths(environment: environment)
@@ -60,7 +60,9 @@ extension HotPath {
     }
     let status: Int32
     do {
-      let file = try fileEnv.map { _ throws(ExecFailure) in try TokenFile.create(environment: environment) }
+      let file = try fileEnv.map { _ throws(ExecFailure) in
+        try TokenFile.create(environment: environment, directory: values["--dir"])
+      }
       status = try ExecRunner.run(
         plan, initial: tokens, file: file, now: wallClockSeconds,
         renew: { renewal(profile: resolved.name, api: api?.name, freshness: $0, secret: secret) },

@@ -1,5 +1,6 @@
-// `strivacity token` and git's `credential get` from the access-token cache (KernelTokenCache),
-// or from `strivacity agent` when it is enabled, answered by the small `strivacity` binary itself:
+// `strivacity token` and git's `credential get` from the access-token cache (KernelTokenCache;
+// a machine profile's private files where the kernel refuses keyrings, MachineTokenFiles), or
+// from `strivacity agent` when it is enabled, answered by the small `strivacity` binary itself:
 // no argument parser, no libsecret, no D-Bus, none of the full command line's code loaded. Only
 // the plain forms are answered here — `token` with --profile, --format, --min-ttl, --api, --for
 // and an ad hoc API (--audience, --resource, --scope);
@@ -112,7 +113,7 @@ public enum HotPath {
       Launcher.secretVariable = name
     }
     key.slot = slot
-    if KernelTokenCache.enabled(environment), let tokens = KernelTokenCache.get(key),
+    if KernelTokenCache.enabled(environment), let tokens = cached(key, machine: resolved.store == .kernel, environment),
       !tokens.needsRefresh(now: wallClockSeconds(), freshness)
     {
       return .tokens(tokens)
@@ -134,6 +135,14 @@ public enum HotPath {
     if let tokens = answer.tokenSet { return .tokens(tokens) }
     if let refusal = answer.finalRefusal { return .refused(refusal.status, refusal.message) }
     return .unknown(askedAgent: true)
+  }
+
+  /// The access-token cache's set for `key`; for a machine profile where the kernel refuses
+  /// keyrings (a container's seccomp profile), its private file (MachineTokenStore's place).
+  static func cached(_ key: StoreKey, machine: Bool, _ environment: [String: String]) -> TokenSet? {
+    if let tokens = KernelTokenCache.get(key) { return tokens }
+    guard machine, KernelTokenCache.refusal() != nil else { return nil }
+    return MachineTokenFiles(environment: environment).get(key, now: wallClockSeconds())
   }
 
   /// An explicit margin the token handed out does not meet, said on stderr as the full command

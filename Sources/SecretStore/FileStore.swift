@@ -159,31 +159,15 @@ public final class FileStore: TokenStore, Sendable {
   /// The bytes of `file` (the caller zeroes them), or nil when there is none; refused when it is
   /// a symbolic link, not a regular file, another user's, or open to group or others.
   static func readPrivate(_ file: String) throws(StoreError) -> [UInt8]? {
-    let fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-    if fd < 0 {
-      if errno == ENOENT { return nil }
-      if errno == ELOOP { throw .io(path: file, detail: "is a symbolic link; refusing to follow it") }
-      throw .io(path: file, detail: String(cString: strerror(errno)))
+    do {
+      return try PrivateFiles.readPrivate(file)
+    } catch {
+      switch error {
+      case .owner: throw .notOwner(path: file)
+      case .mode(let mode): throw .insecureFile(path: file, mode: String(mode, radix: 8).leftPadded(to: 4))
+      case .symbolicLink, .notRegularFile, .size, .failed: throw .io(path: file, detail: error.detail)
+      }
     }
-    defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { throw .io(path: file, detail: String(cString: strerror(errno))) }
-    guard info.st_mode & S_IFMT == S_IFREG else { throw .io(path: file, detail: "is not a regular file") }
-    guard info.st_uid == geteuid() else { throw .notOwner(path: file) }
-    guard info.st_mode & 0o077 == 0 else {
-      throw .insecureFile(path: file, mode: String(info.st_mode & 0o777, radix: 8).leftPadded(to: 4))
-    }
-    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-    var filled = 0
-    while filled < bytes.count {
-      let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { break }
-      filled += n
-    }
-    // (A file that shrank meanwhile: the rest was never written.)
-    bytes.removeSubrange(filled...)
-    return bytes
   }
 
   private func makeDirectory() throws(StoreError) {

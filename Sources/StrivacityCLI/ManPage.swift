@@ -193,6 +193,11 @@ enum ManPage {
       never holds a secret
       .It Pa $XDG_STATE_HOME/strivacity/tokens/ Ns Ar profile Ns Pa .json
       token sets of profiles with store = "file", mode 0600 in a 0700 directory
+      .It Pa $XDG_RUNTIME_DIR/strivacity/machine-tokens/ Ns Ar profile Ns Pa .token
+      a machine profile's access tokens where the kernel refuses keyrings (a container's seccomp
+      profile), mode 0600 in a 0700 directory (without a private
+      .Ev XDG_RUNTIME_DIR :
+      .Pa $XDG_STATE_HOME/strivacity/machine-tokens/ )
       .It Pa $XDG_RUNTIME_DIR/strivacity/ Ns Ar profile Ns Pa .lock
       one refresh at a time per profile (without
       .Ev XDG_RUNTIME_DIR :

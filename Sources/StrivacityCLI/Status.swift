@@ -161,6 +161,10 @@ struct Status: ParsableCommand {
     }
     machine["ready"] = .bool(problem == nil)
     if let problem { machine["problem"] = .string(problem) }
+    // Where the tokens are when not in the kernel's keyring (a container refusing keyctl).
+    if let note = MachineTokenStore.Place(environment: session.context.environment).note {
+      machine["tokens"] = .string(note)
+    }
     object["machine"] = .object(machine)
     return .object(object)
   }
@@ -226,6 +230,7 @@ struct Status: ParsableCommand {
         rows.append(("key id", "\(kid) (\(from))"))
       }
       if let problem = machine["problem"]?.string { rows.append(("credentials", "not usable: \(problem)")) }
+      if let note = machine["tokens"]?.string { rows.append(("tokens", note)) }
       if report["signed_in"] != true { rows.append(("access token", "none yet (strivacity token asks for one)")) }
     } else {
       guard report["signed_in"] == true else {

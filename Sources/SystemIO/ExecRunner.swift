@@ -120,19 +120,47 @@ extension ExecRunner {
   }
 }
 
-/// The private file a running command reads its token from: in $XDG_RUNTIME_DIR/strivacity/exec
-/// (never elsewhere), named after this process so that a file whose process is gone is known
-/// for stale and removed.
+/// The private file a running command reads its token from: in $XDG_RUNTIME_DIR/strivacity/exec,
+/// or in the directory `--dir` names (a CI runner's, a container's: a 0700 directory of the
+/// user's), never elsewhere; named after this process so that a file whose process is gone is
+/// known for stale and removed.
 public struct TokenFile: Sendable {
   public let path: String
 
-  /// A new file's place; each directory from $XDG_RUNTIME_DIR down is made (0700) if missing and
-  /// checked before the next is used, and stale files removed.
-  public static func create(environment: [String: String]) throws(ExecFailure) -> TokenFile {
+  /// A new file's place: in `chosen` (`--dir`), which must be a directory of this user's with
+  /// mode 0700; else each directory from $XDG_RUNTIME_DIR down is made (0700) if missing and
+  /// checked before the next is used. Stale files removed.
+  public static func create(environment: [String: String], directory chosen: String? = nil) throws(ExecFailure)
+    -> TokenFile
+  {
+    let directory: String
+    if var chosen {
+      // COMMAND may change directory: its variable names the file from the root.
+      if !chosen.hasPrefix("/"), let here = currentDirectory() { chosen = here + "/" + chosen }
+      if let fault = PrivateFiles.unsafeDirectory(chosen, privateMode: true) {
+        throw ExecFailure(
+          "--dir \(chosen) cannot hold a token file: \(fault) (give a directory of yours made with mkdir -m 700)",
+          status: ExitStatus.usage.rawValue)
+      }
+      directory = chosen
+    } else {
+      directory = try runtimeDirectory(environment)
+    }
+    removeStale(in: directory)
+    var random = [UInt8](repeating: 0, count: 6)
+    var generator = SystemRandomNumberGenerator()
+    for index in random.indices { random[index] = UInt8.random(in: .min ... .max, using: &generator) }
+    let name = random.map { String($0, radix: 16) }.joined()
+    return TokenFile(path: "\(directory)/\(getpid())-\(name).token")
+  }
+
+  /// $XDG_RUNTIME_DIR/strivacity/exec, made and checked.
+  private static func runtimeDirectory(_ environment: [String: String]) throws(ExecFailure) -> String {
     guard let runtime = Paths(environment: environment).userRuntimeDir else {
       throw ExecFailure(
-        "--file-env needs XDG_RUNTIME_DIR, a private directory for this user (systemd-logind makes one): it is not "
-          + "set, and a token file goes nowhere else", status: ExitStatus.usage.rawValue)
+        "--file-env needs a private directory for the token file: XDG_RUNTIME_DIR is not set (systemd-logind sets "
+          + "it); in a CI runner or a container, name one with --dir DIR (a directory of yours, mkdir -m 700 DIR)",
+        status: ExitStatus.usage.rawValue)
     }
     let base = String(runtime.dropLast("/strivacity".count))
     let directory = runtime + "/exec"
@@ -147,34 +175,11 @@ public struct TokenFile: Sendable {
         throw ExecFailure(
           "cannot make \(path) for the token file: \(error.detail)", status: ExitStatus.usage.rawValue)
       }
-      if let fault = unsafeDirectory(path, privateMode: !isBase) {
+      if let fault = PrivateFiles.unsafeDirectory(path, privateMode: !isBase) {
         throw ExecFailure("\(path) cannot hold a token file: \(fault)", status: ExitStatus.usage.rawValue)
       }
     }
-    removeStale(in: directory)
-    var random = [UInt8](repeating: 0, count: 6)
-    var generator = SystemRandomNumberGenerator()
-    for index in random.indices { random[index] = UInt8.random(in: .min ... .max, using: &generator) }
-    let name = random.map { String($0, radix: 16) }.joined()
-    return TokenFile(path: "\(directory)/\(getpid())-\(name).token")
-  }
-
-  /// Why `path` will not do in the chain above a token file, or nil: it must be a directory
-  /// itself (not a symbolic link) owned by this user, and not writable by group or others
-  /// (`privateMode`: no group or other bits at all, 0700 as strivacity makes it).
-  static func unsafeDirectory(_ path: String, privateMode: Bool) -> String? {
-    var info = stat()
-    guard lstat(path, &info) == 0 else { return String(cString: strerror(errno)) }
-    let mode = String(info.st_mode & 0o7777, radix: 8)
-    switch info.st_mode & S_IFMT {
-    case S_IFDIR: break
-    case S_IFLNK: return "it is a symbolic link, not a directory of its own"
-    default: return "it is not a directory"
-    }
-    if info.st_uid != getuid() { return "it is owned by uid \(info.st_uid), not by this user (uid \(getuid()))" }
-    if privateMode && info.st_mode & 0o077 != 0 { return "its mode is \(mode), not private (700)" }
-    if info.st_mode & 0o022 != 0 { return "its mode is \(mode): group or others can write to it" }
-    return nil
+    return directory
   }
 
   /// Files of an exec that is gone (killed with SIGKILL, the machine's power cut).

@@ -1,6 +1,7 @@
 // The file operations strivacity does in one place: directories created 0700 with their
 // parents, and files replaced atomically (temporary file, fsync, rename, fsync of the directory),
-// so a reader or a crash sees the old content or the new, never a mix.
+// so a reader or a crash sees the old content or the new, never a mix; a private file read back
+// only when it is this user's alone, and a directory checked before a private file goes in it.
 import Glibc
 
 public struct FileError: Error, Equatable, CustomStringConvertible {
@@ -11,6 +12,11 @@ public struct FileError: Error, Equatable, CustomStringConvertible {
   public init(_ path: String) {
     self.path = path
     detail = String(cString: strerror(errno))
+  }
+
+  public init(path: String, detail: String) {
+    self.path = path
+    self.detail = detail
   }
 }
 
@@ -67,5 +73,78 @@ public enum PrivateFiles {
       _ = fsync(fd)
       close(fd)
     }
+  }
+
+  /// Why `path` will not do in the chain above a private file, or nil: it must be a directory
+  /// itself (not a symbolic link) owned by this user, and not writable by group or others
+  /// (`privateMode`: no group or other bits at all, 0700 as strivacity makes it).
+  public static func unsafeDirectory(_ path: String, privateMode: Bool) -> String? {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return String(cString: strerror(errno)) }
+    let mode = String(info.st_mode & 0o7777, radix: 8)
+    switch info.st_mode & S_IFMT {
+    case S_IFDIR: break
+    case S_IFLNK: return "it is a symbolic link, not a directory of its own"
+    default: return "it is not a directory"
+    }
+    if info.st_uid != getuid() { return "it is owned by uid \(info.st_uid), not by this user (uid \(getuid()))" }
+    if privateMode && info.st_mode & 0o077 != 0 { return "its mode is \(mode), not private (700)" }
+    if info.st_mode & 0o022 != 0 { return "its mode is \(mode): group or others can write to it" }
+    return nil
+  }
+
+  /// Why a private file was not read (never its content).
+  public enum ReadRefusal: Error, Equatable {
+    case symbolicLink
+    case notRegularFile
+    /// Another user's: their uid.
+    case owner(UInt32)
+    /// Open to group or others: its permission bits.
+    case mode(UInt32)
+    /// Larger than the limit: its size.
+    case size(Int64)
+    case failed(FileError)
+
+    /// What is wrong, in a few words (the path is the caller's to name).
+    public var detail: String {
+      switch self {
+      case .symbolicLink: return "is a symbolic link; refusing to follow it"
+      case .notRegularFile: return "is not a regular file"
+      case .owner(let uid): return "is owned by uid \(uid), not by this user"
+      case .mode(let mode): return "has mode \(String(mode, radix: 8)): group or others may read it"
+      case .size(let size): return "is too large (\(size) bytes)"
+      case .failed(let error): return error.detail
+      }
+    }
+  }
+
+  /// The bytes of `file` (the caller zeroes them), or nil when there is none; refused when it is
+  /// a symbolic link, not a regular file, another user's, open to group or others, or larger
+  /// than `limit`.
+  public static func readPrivate(_ file: String, limit: Int = .max) throws(ReadRefusal) -> [UInt8]? {
+    let fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    if fd < 0 {
+      if errno == ENOENT { return nil }
+      if errno == ELOOP { throw .symbolicLink }
+      throw .failed(FileError(file))
+    }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw .failed(FileError(file)) }
+    guard info.st_mode & S_IFMT == S_IFREG else { throw .notRegularFile }
+    guard info.st_uid == geteuid() else { throw .owner(info.st_uid) }
+    guard info.st_mode & 0o077 == 0 else { throw .mode(info.st_mode & 0o777) }
+    guard info.st_size <= limit else { throw .size(Int64(info.st_size)) }
+    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+    var filled = 0
+    while filled < bytes.count {
+      let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { break }
+      filled += n
+    }
+    // (A file that shrank meanwhile: the rest was never written.)
+    bytes.removeSubrange(filled...)
+    return bytes
   }
 }

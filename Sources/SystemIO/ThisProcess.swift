@@ -28,6 +28,13 @@ public func forbidCoreDumps() {
   setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
 }
 
+/// This process's working directory (getcwd(3)); nil when it cannot be named.
+public func currentDirectory() -> String? {
+  guard let raw = getcwd(nil, 0) else { return nil }
+  defer { free(raw) }
+  return String(cString: raw)
+}
+
 /// Removes the file `path` (unlink(2); its result is not looked at).
 public func removeFile(_ path: String) { unlink(path) }
 

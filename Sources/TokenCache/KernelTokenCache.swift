@@ -7,7 +7,8 @@
 //   gone at reboot, and at the latest `maxLifetime` after it was written or when the token
 //   would be due for refresh;
 // - replaced by every refresh and sign-in, removed by logout and revoke.
-// Where the kernel refuses keyrings (some container sandboxes), nothing is cached.
+// Where the kernel refuses keyrings (some container sandboxes), nothing is cached (`refusal`
+// says why; a machine profile's tokens then go to MachineTokenFiles).
 // The payload is a few `key=value` lines (StrivacityCore's CacheRecord), read without
 // Foundation's JSON by the small `strivacity` binary that answers the hot path (Launcher).
 internal import CKeyctl
@@ -76,4 +77,16 @@ public enum KernelTokenCache {
   }
 
   public static func drop(_ key: StoreKey) { _ = kc_drop(description(key)) }
+
+  /// Why the kernel refuses its keyrings here, or nil when it answers (one keyctl search for a
+  /// name nobody uses): EPERM where a seccomp filter forbids keyctl (Docker's default profile),
+  /// ENOSYS on a kernel without keys, EACCES where the user's keyring is closed to this process.
+  public static func refusal() -> String? {
+    switch -kc_get("strivacity:probe", nil, 0) {
+    case Int(EPERM): return "EPERM"
+    case Int(ENOSYS): return "ENOSYS"
+    case Int(EACCES): return "EACCES"
+    default: return nil
+    }
+  }
 }

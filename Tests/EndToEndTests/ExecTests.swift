@@ -283,6 +283,34 @@ import Testing
     #expect((try? FileManager.default.contentsOfDirectory(atPath: elsewhere)) == [], "made inside the link's target")
   }
 
+  /// A CI runner or a container without XDG_RUNTIME_DIR: --file-env alone is refused naming
+  /// --dir; with --dir (relative here: made absolute) the file is in that directory and gone
+  /// afterwards, whichever binary runs COMMAND (the small one with the token cached).
+  @Test(arguments: [false, true]) func withoutARuntimeDirectoryDirHoldsTheFile(warm: Bool) throws {
+    var (h, environment) = try machine()
+    environment["XDG_RUNTIME_DIR"] = nil
+    let binary = TestEnvironment.binary("strivacity")
+    if warm {
+      let token = try run([binary, "token", "--profile", h.profile], environment: environment)
+      #expect(token.status == 0, "\(token.stderr)")
+    }
+    let refused = try run(
+      [binary, "exec", "--profile", h.profile, "--file-env", "F", "--", "true"], environment: environment)
+    #expect(refused.status == 2 && refused.stderr.contains("with --dir DIR"), "\(refused.stderr)")
+    mkdir(h.home.file("ci-tokens"), 0o700)
+    let result = try run(
+      [
+        binary, "exec", "--profile", h.profile, "--dir", "ci-tokens", "--file-env", "F", "--", "/bin/sh", "-c",
+        "echo \"$F\"; readlink /proc/$PPID/exe; cat \"$F\"",
+      ], environment: environment, currentDirectory: h.home.path)
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.count == 3 && lines[0].hasPrefix(h.home.file("ci-tokens") + "/"), "\(lines)")
+    #expect(lines.count == 3 && lines[1].hasSuffix(warm ? "/strivacity" : "/strivacity-cli"), "\(lines)")
+    #expect(lines.count == 3 && lines[2].split(separator: ".").count == 3, "a JWT: \(lines)")
+    #expect((try? FileManager.default.contentsOfDirectory(atPath: h.home.file("ci-tokens"))) == [])
+  }
+
   @Test func badInput() throws {
     let (h, environment) = try machine()
     func exec(_ arguments: [String], _ more: [String: String] = [:]) throws -> ProcessResult {
@@ -300,6 +328,8 @@ import Testing
     #expect(notRunnable.status == 126, "\(notRunnable.stderr)")
     let badName = try exec(["--env", "1X", "--", "true"])
     #expect(badName.status == 2)
+    let dirAlone = try exec(["--dir", h.home.path, "--", "true"])
+    #expect(dirAlone.status == 2 && dirAlone.stderr.contains("--dir is for --file-env"), "\(dirAlone.stderr)")
     // No runtime directory, or one that cannot hold the file: an error, and nothing in /tmp.
     var without = environment
     without.removeValue(forKey: "XDG_RUNTIME_DIR")

@@ -17,7 +17,8 @@ struct Exec: ParsableCommand {
       variable --env names (STRIVACITY_ACCESS_TOKEN when neither --env nor --file-env is \
       given), and/or the path of a file holding it in the variable --file-env names (e.g. \
       AWS_WEB_IDENTITY_TOKEN_FILE). The file is private (0600, in $XDG_RUNTIME_DIR/strivacity, \
-      never elsewhere), replaced atomically with a new token half-way through each token's \
+      or in the directory --dir names: a 0700 directory of yours, for CI runners and containers \
+      without XDG_RUNTIME_DIR; never elsewhere), replaced atomically with a new token half-way through each token's \
       life, and removed when COMMAND ends (a file left by an exec that was killed is removed \
       by the next one). A token in the environment cannot be renewed: long jobs want \
       --file-env. When a renewal fails the file keeps the token it holds, which is still \
@@ -52,6 +53,14 @@ struct Exec: ParsableCommand {
     help: ArgumentHelp("The variable COMMAND finds the kept-fresh token file's path in.", valueName: "name"))
   var fileEnv: String?
 
+  @Option(
+    name: .customLong("dir"),
+    help: ArgumentHelp(
+      "The directory for --file-env's file, in place of $XDG_RUNTIME_DIR/strivacity (yours, mode 0700).",
+      valueName: "dir"),
+    completion: .directory)
+  var directory: String?
+
   @Flag(name: .customLong("fail-on-expiry"), help: "Stop COMMAND (SIGTERM) when its token expires unrenewed.")
   var failOnExpiry = false
 
@@ -70,6 +79,7 @@ struct Exec: ParsableCommand {
       }
     }
     if let envName, envName == fileEnv { throw ValidationError("--env and --file-env name the same variable") }
+    if directory != nil && fileEnv == nil { throw ValidationError("--dir is for --file-env's file") }
     if failOnExpiry && fileEnv == nil {
       throw ValidationError("--fail-on-expiry is for --file-env: a variable is never renewed")
     }
@@ -94,7 +104,9 @@ struct Exec: ParsableCommand {
     let plan = ExecPlan(command: command, envName: envName, fileEnv: fileEnv, failOnExpiry: failOnExpiry)
     do {
       // The file's place first: a runtime directory that will not do is said before anything is asked.
-      let file = try fileEnv.map { _ throws(ExecFailure) in try TokenFile.create(environment: context.environment) }
+      let file = try fileEnv.map { _ throws(ExecFailure) in
+        try TokenFile.create(environment: context.environment, directory: directory)
+      }
       let initial = try fresh(Freshness.asked(nil, profile: session.resolved.profile))
       let status = try ExecRunner.run(
         plan, initial: initial, file: file, now: TokenBroker.now,
