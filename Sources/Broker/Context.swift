@@ -208,6 +208,7 @@ package final class Context {
     case .system: break
     }
     options.trust = trust.description
+    options.trustFix = trust.fix
     options.proxy = proxy
     if let (password, source) = try proxyPassword(for: proxy, key: key, store: store) {
       options.proxyPassword = password

@@ -255,7 +255,7 @@ package final class Examination {
       return ("DNS", "check the tenant URL's host name, or the resolver (/etc/resolv.conf, VPN)\(viaProxy)")
     case .refused:
       return ("TCP", "nothing listens there: check the tenant URL's port and any firewall on the way\(viaProxy)")
-    case .untrustedCertificate: return ("TLS", CATrust.fix)
+    case .untrustedCertificate(_, _, _, let fix): return ("TLS", fix)
     case .tls: return ("TLS", "check the TLS path to the tenant (an intercepting proxy needs its CA: ca_bundle)")
     case .timeout:
       return (

@@ -21,8 +21,10 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     public var caFile: String?
     /// A directory of CA certificates named by hash, as SSL_CERT_DIR names one.
     public var caDirectory: String?
-    /// How messages name the trust in use (CATrust's description).
+    /// How messages name the trust in use (CATrust's description), and what to change when a
+    /// certificate does not verify against it (CATrust's fix).
     public var trust = "the system's store"
+    public var trustFix = TransportError.untrustedCertificateFix
     /// The proxy (nil: always direct, whatever the environment says).
     public var proxy: ProxyChoice?
     /// The proxy's password for `proxy.user`, and where it came from ("the password in
@@ -128,7 +130,8 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
         if let shown = shownCertificate(request.url, parts: parts) {
           detail += "; it names \(shown.subject), issued by \(shown.issuer)"
         }
-        throw .untrustedCertificate(host: "\(parts.origin)", detail: detail, trust: options.trust)
+        throw .untrustedCertificate(
+          host: "\(parts.origin)", detail: detail, trust: options.trust, fix: options.trustFix)
       }
       if proxy != nil,
         let failure = proxyFailure(

@@ -82,6 +82,22 @@ public struct CATrust: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
-  /// What fixes an untrusted certificate, for the message that says so.
+  /// What fixes an untrusted certificate checked against the system's store.
   public static let fix = TransportError.untrustedCertificateFix
+
+  /// What fixes an untrusted certificate under this trust: the setting or variable in use is
+  /// the one to change (a variable is read only when no ca_bundle is set).
+  public var fix: String {
+    switch kind {
+    case .system: return Self.fix
+    case .directory:
+      return "if your network's CA signs it (a company proxy), add it to the directory \(source) names (then "
+        + "openssl rehash), or set ca_bundle = \"/path/to/ca.pem\" in the config, which comes first"
+    case .file where source.hasPrefix("ca_bundle"):
+      return "if your network's CA signs it (a company proxy), make \(source) a bundle that has it"
+    case .file:
+      return "if your network's CA signs it (a company proxy), point \(source) at a bundle that has it, or set "
+        + "ca_bundle = \"/path/to/ca.pem\" in the config, which comes first"
+    }
+  }
 }

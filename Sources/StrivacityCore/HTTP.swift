@@ -99,8 +99,9 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
   case dns(host: String)
   case refused(host: String)
   case tls(host: String, detail: String)
-  /// The server's certificate does not verify against `trust` (CATrust's description).
-  case untrustedCertificate(host: String, detail: String, trust: String)
+  /// The server's certificate does not verify against `trust` (CATrust's description); `fix`
+  /// names the setting or variable in use (CATrust.fix).
+  case untrustedCertificate(host: String, detail: String, trust: String, fix: String)
   case timeout(host: String, seconds: Double)
   /// The proxy (ProxyChoice's description: its address and where it came from) cannot be
   /// reached; `fix` names the setting or variable to check.
@@ -128,8 +129,7 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
     case .dns(let host): return "cannot resolve host \(host)"
     case .refused(let host): return "cannot connect to \(host): connection refused"
     case .tls(let host, let detail): return "TLS failure with \(host): \(detail)"
-    case .untrustedCertificate(let host, let detail, let trust):
-      let fix = Self.untrustedCertificateFix
+    case .untrustedCertificate(let host, let detail, let trust, let fix):
       return "the certificate of \(host) is not trusted (\(detail)), checked against \(trust); \(fix)"
     case .timeout(let host, let seconds):
       return "\(host) did not answer within \(formatSeconds(seconds))"
@@ -162,8 +162,8 @@ public func formatSeconds(_ seconds: Double) -> String {
 }
 
 extension TransportError {
-  /// What fixes an untrusted certificate, for the message that says so (the config's
-  /// `ca_bundle`: CATrust).
+  /// What fixes an untrusted certificate checked against the system's store, for the message
+  /// that says so (the config's `ca_bundle`: CATrust; another trust has a fix of its own).
   public static let untrustedCertificateFix =
     "if your network's CA signs it (a company proxy), set ca_bundle = \"/path/to/ca.pem\" in the config (or "
     + "CURL_CA_BUNDLE)"

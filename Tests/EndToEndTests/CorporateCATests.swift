@@ -103,6 +103,14 @@ final class TLSFront: @unchecked Sendable {
     let result = try h.strivacity(["token", "--profile", h.profile], environment: [variable: value])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(requests(h) == 1)
+    // A variable in use that does not have the CA: the fix names that variable, not another.
+    let system = variable == "SSL_CERT_DIR" ? "/etc/ssl/certs" : "/etc/ssl/certs/ca-certificates.crt"
+    let wrong = try h.strivacity(["token", "--profile", h.profile, "--refresh"], environment: [variable: system])
+    #expect(wrong.status == 4, "\(wrong.stderr)")
+    #expect(
+      wrong.stderr.contains(
+        variable == "SSL_CERT_DIR" ? "add it to the directory SSL_CERT_DIR names" : "point \(variable) at a bundle"),
+      "\(wrong.stderr)")
   }
 
   @Test func theConfigsCABundleAndTheProfilesComeFirst() throws {
@@ -119,7 +127,10 @@ final class TLSFront: @unchecked Sendable {
     let profile = try h.strivacity(["token", "--profile", h.profile])
     #expect(profile.status == 4, "\(profile.stderr)")
     #expect(
-      profile.stderr.contains("checked against the CA bundle \(other) (from ca_bundle in [profiles.\(h.profile)])"))
+      profile.stderr.contains(
+        "checked against the CA bundle \(other) (from ca_bundle in [profiles.\(h.profile)]); if your network's CA "
+          + "signs it (a company proxy), make ca_bundle in [profiles.\(h.profile)] a bundle that has it"),
+      "\(profile.stderr)")
   }
 
   @Test func aMissingOrGarbageBundleIsAConfigErrorNamingIt() throws {

@@ -65,4 +65,18 @@ import Testing
     #expect(CATrust(kind: .directory("/certs"), source: "SSL_CERT_DIR").curlConfig == "capath = \"/certs\"\n")
     #expect(CATrust(kind: .system, source: "the system's store").curlConfig.isEmpty)
   }
+
+  /// The fix for an untrusted certificate names what is in use: the variable or table that chose
+  /// the bundle, else ca_bundle for the system's store.
+  @Test func theFixNamesTheTrustInUse() throws {
+    let variable = try CATrust.resolve(profile: nil, config: nil, environment: ["SSL_CERT_FILE": "/etc/x.pem"])
+    #expect(variable.fix.contains("point SSL_CERT_FILE at a bundle that has it"))
+    let directory = try CATrust.resolve(profile: nil, config: nil, environment: ["SSL_CERT_DIR": "/certs"])
+    #expect(directory.fix.contains("add it to the directory SSL_CERT_DIR names"))
+    let config = try Config.parse("ca_bundle = \"/etc/corp.pem\"\n", path: "/c.toml")
+    #expect(
+      try CATrust.resolve(profile: nil, config: config, environment: ["SSL_CERT_FILE": "/etc/x.pem"]).fix
+        == "if your network's CA signs it (a company proxy), make ca_bundle in the config a bundle that has it")
+    #expect(try CATrust.resolve(profile: nil, config: nil, environment: [:]).fix == CATrust.fix)
+  }
 }
