@@ -35,10 +35,11 @@ extension Journey {
       if let maxAge = api.maxAge { parts.append("a sign-in at most \(maxAge) s old") }
       lines.append("API \(api.name): " + parts.joined(separator: "; "))
     }
+    // In a profile of its own: a sign-in to another tenant replaces a profile's tokens.
     if let client = clients.first(where: { $0.grantTypes.contains("authorization_code") }) {
       lines.append(
-        "try: strivacity login --tenant \(issuer) --client-id \(client.clientID) (docs/emulator.md, \"Try everything\")"
-      )
+        "try: strivacity login --profile emulator --tenant \(issuer) --client-id \(client.clientID) "
+          + "(docs/emulator.md, \"Try everything\")")
     }
     // A journey file is the operator's own, but its texts still reach a terminal.
     return lines.map { TerminalSafe.text("strivacity-emulator: " + $0, multiline: false) }

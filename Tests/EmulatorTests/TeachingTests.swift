@@ -37,7 +37,7 @@ import Testing
       "API billing: audience https://api.example.com/billing; scopes billing:read billing:pay; "
         + "protected resource http://127.0.0.1:8400/resources/billing/; "
         + "also resource https://api.example.com/billing/; needs acr mfa",
-      "try: strivacity login --tenant http://127.0.0.1:8400/ --client-id strivacity-cli "
+      "try: strivacity login --profile emulator --tenant http://127.0.0.1:8400/ --client-id strivacity-cli "
         + "(docs/emulator.md, \"Try everything\")",
     ].map { "strivacity-emulator: " + $0 }
     #expect(lines == expected, "\(lines.joined(separator: "\n"))")
