@@ -17,6 +17,9 @@ enum SubmitOutcome {
 }
 
 extension Emulator {
+  /// The code an `activation` check expects of an account without its own (new ones).
+  static let defaultActivationCode = "111111"
+
   func hostedURL(_ session: JourneySession) -> String {
     issuer + "provider/flow?" + FormEncoding.encode([("challenge", session.id), ("redirect_uri", session.redirectURI)])
   }
@@ -302,7 +305,7 @@ extension Emulator {
       session.identifier = identifier
     case .activation:
       let field = transition.field ?? "passcode"
-      let expected = state.user(session.user)?.activationCode ?? "111111"
+      let expected = state.user(session.user)?.activationCode ?? Self.defaultActivationCode
       guard text(field) == expected else { return widgetMessage(form, field, transition.message ?? "Incorrect code") }
     case .code:
       let field = transition.field ?? "passcode"

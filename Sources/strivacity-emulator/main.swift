@@ -13,6 +13,14 @@ struct EmulatorCommand: ParsableCommand {
       connections, then serves until SIGINT or SIGTERM. Journeys are JSON files
       (docs/journey-format.md) or the names of the built-in examples.
 
+      At start it lists on stderr what there is to try: users and passwords, the
+      passcodes a journey asks for (the step-up one too), the clients (with a
+      confidential one's secret), the APIs (audience, scopes, the URL of their
+      protected resource here) and the tokens' lifetimes. --access-ttl and
+      --refresh-ttl set every client's access and refresh token lifetimes
+      (seconds, 1 to 315360000) over the journey's own: --access-ttl 20 shows
+      `strivacity exec` renewing a token.
+
       Test hooks: GET /_emulator/stats, GET /_emulator/info, POST /_emulator/faults,
       DELETE /_emulator/faults, POST /_emulator/expire, POST and DELETE
       /_emulator/hostile (see docs/emulator.md).
@@ -65,11 +73,31 @@ struct EmulatorCommand: ParsableCommand {
     help: ArgumentHelp("The certificate's private key (PEM; with --tls-cert).", valueName: "pem-file"))
   var tlsKey: String?
 
+  @Option(
+    name: .customLong("access-ttl"),
+    help: ArgumentHelp("Every access token lives this long (default: each client's).", valueName: "seconds"))
+  var accessTTL: String?
+
+  @Option(
+    name: .customLong("refresh-ttl"),
+    help: ArgumentHelp("Every refresh token lives this long (default: each client's).", valueName: "seconds"))
+  var refreshTTL: String?
+
   @Flag(help: "Check the journey file, report problems with their JSON paths, and exit.")
   var check = false
 
   @Flag(help: "List the built-in journeys and exit.")
   var listJourneys = false
+
+  /// --access-ttl and --refresh-ttl, checked.
+  func lifetimes() throws -> Lifetimes {
+    switch Lifetimes.parse(access: accessTTL, refresh: refreshTTL) {
+    case .success(let lifetimes): return lifetimes
+    case .failure(let error): throw ValidationError(error.description)
+    }
+  }
+
+  func validate() throws { _ = try lifetimes() }
 
   func run() throws {
     if listJourneys {
@@ -83,9 +111,10 @@ struct EmulatorCommand: ParsableCommand {
       return
     }
     let path = FileManager.default.fileExists(atPath: journey) ? journey : (Journey.builtInPath(journey) ?? journey)
+    let lifetimes = try lifetimes()
     let loaded: Journey
     do {
-      loaded = try Journey.load(path: path)
+      loaded = try Journey.load(path: path).with(lifetimes)
     } catch {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
       if check {
@@ -139,16 +168,8 @@ struct EmulatorCommand: ParsableCommand {
     emulator.setHostile(hostileKinds)
     // One line, written whole and unbuffered: whoever starts us waits for it.
     FileHandle.standardOutput.write(Data((emulator.issuer + "\n").utf8))
-    var banner = "strivacity-emulator: journey \"\(loaded.name)\" on \(emulator.issuer) (Ctrl-C stops)\n"
-    for client in loaded.clients { banner += "strivacity-emulator: client \(client.clientID)\n" }
-    for user in loaded.users {
-      // Every code the journey may ask for, by what the screens call it.
-      var codes = user.factors.map { "\($0.label): passcode \($0.passcode)" }
-      if let activation = user.activationCode { codes.append("activation code \(activation)") }
-      banner +=
-        "strivacity-emulator: user \(user.identifier)" + (user.password.map { " / password \($0)" } ?? "")
-        + (codes.isEmpty ? "" : "; " + codes.joined(separator: "; ")) + "\n"
-    }
+    // What there is to try, after the line whoever starts us reads.
+    var banner = loaded.startupListing(issuer: emulator.issuer).map { $0 + "\n" }.joined()
     if !hostileKinds.isEmpty {
       banner +=
         "strivacity-emulator: HOSTILE: "
