@@ -46,9 +46,7 @@ package final class Examination {
     report.add(DoctorCheck(id, outcome, detail, fix: fix, status: status))
   }
 
-  private func message(_ error: any Error) -> String {
-    CLIFailure(recognising: error)?.message ?? "\(error)"
-  }
+  private func message(_ error: any Error) -> String { CLIFailure.describe(error) }
 
   /// `error` as a message and exit status; `status` for an error of no layer of strivacity's.
   private func failure(_ error: any Error, else status: ExitStatus) -> CLIFailure {

@@ -28,6 +28,12 @@ package struct CLIFailure: Error {
     self.status = status
   }
 
+  /// `error` as a person reads it: its message when it is of strivacity's layers, else its
+  /// description (never a Swift type's dump).
+  package static func describe(_ error: any Error) -> String {
+    CLIFailure(recognising: error)?.message ?? "\(error)"
+  }
+
   /// The message and exit code for the errors of strivacity's own layers; nil for others
   /// (ArgumentParser's, which print usage).
   package init?(recognising error: any Error) {

@@ -83,7 +83,7 @@ extension TokenBroker {
               report.failed.append("the \(what) (HTTP \(response.status))")
             }
           } catch {
-            report.failed.append("the \(what) (\(error))")
+            report.failed.append("the \(what) (\(CLIFailure.describe(error)))")
           }
         }
         if revokedAPIs > 0 {
@@ -102,11 +102,11 @@ extension TokenBroker {
             report.failed.append("the session (HTTP \(response.status))")
           }
         } catch {
-          report.failed.append("the session (\(error))")
+          report.failed.append("the session (\(CLIFailure.describe(error)))")
         }
       }
     } catch {
-      report.failed.append("anything at \(tenant) (\((error as? CLIFailure)?.message ?? "\(error)"))")
+      report.failed.append("anything at \(tenant) (\(CLIFailure.describe(error)))")
     }
   }
 

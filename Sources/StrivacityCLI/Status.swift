@@ -157,7 +157,7 @@ struct Status: ParsableCommand {
         _ = try session.clientSecret()
       }
     } catch {
-      problem = (error as? CLIFailure)?.message ?? "\(error)"
+      problem = CLIFailure.describe(error)
     }
     machine["ready"] = .bool(problem == nil)
     if let problem { machine["problem"] = .string(problem) }

@@ -84,4 +84,17 @@ private let keptMachineProfile = """
     // Nothing left to sign out of.
     #expect(try bench.broker("ci").signOut(local: true, endSession: true) == nil)
   }
+
+  /// A machine whose secret is gone cannot revoke: the report says why in words, not as a
+  /// Swift value.
+  @Test func aRevocationWithoutTheSecretSaysWhyInWords() throws {
+    let bench = try Bench(profile: machineProfile, tenant: FakeTenant { _ in FakeTenant.tokens("at-machine") })
+    bench.environment["CI_SECRET"] = "s3cret"
+    _ = try bench.broker("ci").freshTokens(Self.fresh)
+    bench.environment["CI_SECRET"] = nil
+    let report = try #require(try bench.broker("ci").signOut(local: false, endSession: true))
+    #expect(report.failed.count == 1)
+    #expect(
+      report.failed.allSatisfy { $0.hasPrefix("the access token (") && !$0.contains("CLIFailure") }, "\(report.failed)")
+  }
 }
