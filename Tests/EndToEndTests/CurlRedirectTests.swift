@@ -182,12 +182,12 @@ import Testing
     try h.signIn()
     servers.withLock { $0 = "\"\(issuer.withLock { $0 })\"" }
     let own = try h.strivacity(["curl", "--profile", h.profile, "-sS", "\(api.base)/orders/1"])
-    #expect(own.stdout == "who?\n", "\(own.stderr)")
+    #expect(own.stdout == "who?\n" && own.status == 2, "\(own.stderr)")
     #expect(
       own.stderr.contains(
-        "the API at \(api.base) refused the token (HTTP 401); its metadata names resource \(api.base)/orders/ "
-          + "with scopes orders:read orders:write: run strivacity setup-api --profile \(h.profile) "
-          + "\(api.base)/orders/"),
+        "the API at \(api.base) refused the profile's token (HTTP 401); its metadata names resource "
+          + "\(api.base)/orders/ with scopes orders:read orders:write: run strivacity setup-api --profile "
+          + "\(h.profile) \(api.base)/orders/"),
       "\(own.stderr)")
     // Another authorization server: named.
     servers.withLock { $0 = #""https://evil.example.com""# }

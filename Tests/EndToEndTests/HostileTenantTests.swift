@@ -155,7 +155,8 @@ func escapeSequences(in text: String) -> [String] {
         "body": ["error": "invalid_grant", "error_description": "bad\n\u{1B}]0;pwned\u{07} grant"],
       ])
     let result = try h.automatedLogin(sdk: "web", Self.password, environment: Self.secret)
-    expectOneLineRefusal(result, status: 5, "invalid_grant: bad^J^[]0;pwned^G grant")
+    // The line break folded into a space, the escape sequence made visible.
+    expectOneLineRefusal(result, status: 5, "invalid_grant: bad ^[]0;pwned^G grant")
   }
 
   @Test(arguments: [
