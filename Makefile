@@ -33,8 +33,10 @@ SYSTEMD_USER_UNITS ?= $(PREFIX)/lib/systemd/user
 LIBEXEC ?= $(PREFIX)/libexec/strivacity
 RELEASE_BIN := .build-front/release/strivacity
 RELEASE_CLI := .build-static/release/strivacity-cli
-INSTALLED := $(PREFIX)/bin/strivacity $(PREFIX)/bin/git-credential-strivacity $(LIBEXEC)/strivacity-cli \
+INSTALLED := $(PREFIX)/bin/strivacity $(PREFIX)/bin/git-credential-strivacity \
+  $(PREFIX)/bin/docker-credential-strivacity $(LIBEXEC)/strivacity-cli \
   $(PREFIX)/share/man/man1/strivacity.1 $(PREFIX)/share/man/man1/git-credential-strivacity.1 \
+  $(PREFIX)/share/man/man1/docker-credential-strivacity.1 \
   $(PREFIX)/share/bash-completion/completions/strivacity $(ZSH_COMPLETIONS)/_strivacity \
   $(PREFIX)/share/fish/vendor_completions.d/strivacity.fish \
   $(SYSTEMD_USER_UNITS)/strivacity-agent.socket $(SYSTEMD_USER_UNITS)/strivacity-agent.service
@@ -91,6 +93,7 @@ bench: deps
 	bench/token-cached $(BENCH_RUNS)
 	bench/agent $(BENCH_RUNS)
 	bench/api-token $(BENCH_RUNS)
+	bench/docker-credential $(BENCH_RUNS)
 	bench/config-scale 3000 $(BENCH_RUNS)
 	bench/refresh-storm
 	bench/machine-token $(BENCH_RUNS)
@@ -114,7 +117,7 @@ release: deps
 	$(SWIFT) build -c release -Xswiftc -static-executable $(HARDENING) --scratch-path .build-front --product strivacity
 	$(SWIFT) build -c release --static-swift-stdlib $(HARDENING) --scratch-path .build-static --product strivacity-cli
 
-## install: release build into $(DESTDIR)$(PREFIX) (binaries, git helper link, man pages, completions)
+## install: release build into $(DESTDIR)$(PREFIX) (binaries, git and docker helper links, man pages, completions)
 install: release install-files
 
 install-files:
@@ -126,7 +129,9 @@ install-files:
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/strivacity
 	install -m 0755 $(RELEASE_CLI) $(DESTDIR)$(LIBEXEC)/strivacity-cli
 	ln -sf strivacity $(DESTDIR)$(PREFIX)/bin/git-credential-strivacity
-	install -m 0644 man/strivacity.1 man/git-credential-strivacity.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	ln -sf strivacity $(DESTDIR)$(PREFIX)/bin/docker-credential-strivacity
+	install -m 0644 man/strivacity.1 man/git-credential-strivacity.1 man/docker-credential-strivacity.1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed '1{/^#!/d}' completions/strivacity.bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/strivacity
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/strivacity
 	install -m 0644 completions/_strivacity $(DESTDIR)$(ZSH_COMPLETIONS)/_strivacity

@@ -40,6 +40,9 @@ let package = Package(
     .target(name: "JourneyCore", dependencies: ["StrivacityCore"]),
     // git's credential protocol (git-credential(1)) as data: requests in, answers out.
     .target(name: "GitCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
+    // Docker's credential helper protocol (docker-credential-helpers) as data: the verb and the
+    // registry's address in, the JSON answer or the protocol's error out.
+    .target(name: "DockerCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
     // OAuth/OIDC values: PKCE (RFC 7636), JWT signing and verification, JWKS.
     .target(
       name: "OAuthCore",
@@ -93,14 +96,17 @@ let package = Package(
     // decoding on the hot path but kubectl's KUBERNETES_EXEC_INFO (bench/token-cached measures it).
     .target(
       name: "Launcher",
-      dependencies: ["StrivacityCore", "StrivacityConfig", "GitCredential", "TokenCache", "SystemIO", "Agent"]),
+      dependencies: [
+        "StrivacityCore", "StrivacityConfig", "GitCredential", "DockerCredential", "TokenCache", "SystemIO", "Agent",
+      ]),
     .executableTarget(name: "strivacity", dependencies: ["Launcher", "StrivacityCore", "SystemIO"]),
     .target(
       name: "StrivacityCLI",
       dependencies: [
         "Broker", "StrivacityCore", "StrivacityConfig", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport",
         "SecretStore",
-        "LoopbackHTTP", "GitCredential", "SystemIO", "TokenCache", "Agent", "CBuildInfo", "CCurlShim", "CSecretShim",
+        "LoopbackHTTP", "GitCredential", "DockerCredential", "SystemIO", "TokenCache", "Agent", "CBuildInfo",
+        "CCurlShim", "CSecretShim",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .executableTarget(name: "strivacity-cli", dependencies: ["StrivacityCLI"]),
@@ -131,6 +137,8 @@ let package = Package(
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]),
     .testTarget(name: "GitCredentialTests", dependencies: ["StrivacityConfig", "GitCredential"]),
+    .testTarget(
+      name: "DockerCredentialTests", dependencies: ["StrivacityConfig", "StrivacityCore", "DockerCredential"]),
     // The broker in-process: a fake tenant, a store in memory, a clock that stands still.
     .testTarget(
       name: "BrokerTests",

@@ -9,6 +9,7 @@
 // of the agent's) is handed to the full command line (Launcher.handOff), which gives the errors
 // and warnings.
 import Agent
+import DockerCredential
 import GitCredential
 import StrivacityConfig
 import StrivacityCore
@@ -26,13 +27,17 @@ public enum HotPath {
 
   /// Answers `arguments` (argv without the program name, as `commandLineArguments`) if it can.
   public static func answer(_ arguments: [String]) -> Outcome {
-    guard arguments.first == "token" || arguments.first == "exec" || arguments == ["credential", "get"] else {
+    guard
+      arguments.first == "token" || arguments.first == "exec" || arguments == ["credential", "get"]
+        || arguments == ["docker-credential", "get"]
+    else {
       return .handOff(stdin: nil)
     }
     // As in the full command line: a token in this process's memory never goes to a core file.
     forbidCoreDumps()
     let environment = processEnvironment()
     if arguments.first == "credential" { return credentialGet(environment) }
+    if arguments.first == "docker-credential" { return dockerGet(environment) }
     if arguments.first == "exec" { return exec(arguments[...], environment) }
     return token(arguments[...], environment)
   }
@@ -80,6 +85,46 @@ public enum HotPath {
     for i in input.indices { input[i] = 0 }
     sayShortfall(tokens, freshness, profile: resolved.name, prefix: CredentialInvocation.messagePrefix)
     writeStdout(invocation.answer(tokens, profile: profile))
+    return .answered
+  }
+
+  /// Docker's `get` (docker-credential-strivacity): for a registry under a profile's API, that
+  /// API's cached token as {"ServerURL","Username","Secret"}; for a registry of no API the
+  /// protocol's "not found" (exit 1), as the full command line answers it; a refused address
+  /// likewise in the protocol's shape. Everything else (a token due, the agent's trouble, a
+  /// config with something to say) is the full command line's, handed the address read.
+  static func dockerGet(_ environment: [String: String]) -> Outcome {
+    if isTerminal(0) {
+      writeTerminal(2, "strivacity: reading a registry's address (Docker's credential helper), end it with Ctrl-D\n")
+    }
+    let input = readStdin(limit: DockerCredentialProtocol.maxInput + 1)
+    let paths = Paths(environment: environment)
+    guard let config = try? loadConfig(paths.config, .whole), config.warnings.isEmpty else {
+      return .handOff(stdin: input)
+    }
+    let address: String
+    let found: (profile: Profile, api: API)
+    do {
+      let request = try DockerCredentialProtocol.serverURL(input)
+      address = request.address
+      found = try DockerCredentialProtocol.api(for: request.url, in: config.profiles)
+    } catch {
+      // Refused or not ours: said alike by both binaries (the full command line adds its stderr line).
+      if error != .notFound { return .handOff(stdin: input) }
+      writeData(1, DockerCredentialProtocol.errorOutput(error))
+      return .failed(status: .failure)
+    }
+    guard
+      let resolved = try? ResolvedProfile.resolve(
+        config: config, overrides: ProfileOverrides(profile: found.profile.name), environment: environment)
+    else { return .handOff(stdin: input) }
+    let freshness = Freshness.asked(nil, profile: resolved.profile)
+    let current = current(
+      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
+      target: .api(found.api.name, extraScopes: []))
+    guard case .tokens(let tokens) = current else { return handOffPast(current, stdin: input) }
+    sayShortfall(tokens, freshness, profile: resolved.name, prefix: DockerCredentialProtocol.messagePrefix)
+    writeData(1, DockerCredentialProtocol.answer(address: address, api: found.api, token: tokens.accessToken))
     return .answered
   }
 

@@ -9,13 +9,14 @@ struct GenerateMan: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "generate-man", abstract: "Print a man page (for packaging).", shouldDisplay: false)
 
-  @Argument(help: "strivacity or git-credential-strivacity.")
+  @Argument(help: "strivacity, git-credential-strivacity or docker-credential-strivacity.")
   var page = "strivacity"
 
   func run() throws {
     switch page {
     case "strivacity": Console.writeStdout(ManPage.roff(try ManPage.strivacity()))
     case "git-credential-strivacity": Console.writeStdout(ManPage.roff(ManPage.gitCredential()))
+    case "docker-credential-strivacity": Console.writeStdout(ManPage.roff(ManPage.dockerCredential()))
     default: throw ValidationError("no man page \(page)")
     }
   }
@@ -309,12 +310,60 @@ enum ManPage {
       The file store is used only when chosen and refuses files others can read.
       .Sh SEE ALSO
       .Xr git-credential-strivacity 1 ,
+      .Xr docker-credential-strivacity 1 ,
       .Xr curl 1 ,
       .Xr git-credential 1 ,
       .Xr secret-tool 1
 
       """
     return out
+  }
+
+  static func dockerCredential() -> String {
+    header(
+      name: "DOCKER-CREDENTIAL-STRIVACITY", title: "docker-credential-strivacity",
+      description: "Docker credential helper for Strivacity tokens")
+        + """
+        .Sh SYNOPSIS
+        .Nm
+        .Cm get | store | erase | list
+        .Sh DESCRIPTION
+        .Nm
+        is
+        .Xr strivacity 1
+        under another name: docker, podman and skopeo run it for a registry whose
+        .Ql credHelpers
+        entry is
+        .Ql strivacity ,
+        and it behaves as
+        .Ql strivacity docker-credential .
+        .Cm get
+        reads the registry's address on stdin; for a registry under the url of one of a
+        profile's APIs (the first such profile in the configuration file) it answers
+        .Ql {"ServerURL","Username","Secret"}
+        with a fresh token of that API and the API's username (default oauth2accesstoken).
+        For any other registry it answers
+        .Ql credentials not found in native keychain
+        and exits 1, so the client goes on without credentials.
+        It never signs in: without a usable token it fails, naming the
+        .Ql strivacity login
+        to run.
+        .Cm store
+        refuses (the tokens are strivacity's);
+        .Cm erase
+        expires the API's cached access token, so the next
+        .Cm get
+        refreshes it;
+        .Cm list
+        prints every API's address with its user name.
+        Every failure is its message on stdout and exit status 1, as the protocol wants.
+        Set a registry up with
+        .Ql strivacity setup-docker --registry HOST .
+        .Sh SEE ALSO
+        .Xr strivacity 1 ,
+        .Xr docker-login 1
+
+        """
   }
 
   static func gitCredential() -> String {

@@ -5,6 +5,7 @@
 //   audience = "https://api.example.com/orders"     # the `audience` parameter
 //   resource = ["https://api.example.com/orders/"]  # RFC 8707 `resource`, zero or more
 //   scopes = ["orders:read"]
+//   username = "oauth2accesstoken"                  # what a registry is told beside the token
 //
 // Everything in it is admitted when the file is read; which API a URL belongs to is decided by
 // TokenDestination.bestMatch, the reading curl and git's URLs get too.
@@ -29,13 +30,48 @@ public struct API: Sendable, Equatable {
   public var resources: [String]
   /// The scopes a token for it must carry.
   public var scopes: [Scope]
+  /// `username`: the user name a credential helper answers beside the token (Docker's
+  /// `Username`), nil for the default (`defaultUsername`).
+  public var username: String?
 
-  public init(name: String, url: HostEntry, audience: String? = nil, resources: [String] = [], scopes: [Scope] = []) {
+  public init(
+    name: String, url: HostEntry, audience: String? = nil, resources: [String] = [], scopes: [Scope] = [],
+    username: String? = nil
+  ) {
     self.name = name
     self.url = url
     self.audience = audience
     self.resources = resources
     self.scopes = scopes
+    self.username = username
+  }
+
+  /// The user name registries that take OAuth access tokens as passwords expect.
+  public static let defaultUsername = "oauth2accesstoken"
+
+  /// `username`, else `defaultUsername`.
+  public var user: String { username ?? Self.defaultUsername }
+
+  /// A `username` value: 1 to 256 printable ASCII characters without a colon (Basic auth's
+  /// separator), a quote or a backslash.
+  public static func admitUsername(_ text: String) throws(AdmissionError) -> String {
+    guard (1...256).contains(text.utf8.count),
+      text.utf8.allSatisfy({
+        $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+      })
+    else { throw AdmissionError("it must be 1 to 256 printable ASCII characters without a colon, quote or backslash") }
+    return text
+  }
+
+  /// The API a tool's helper (Docker's, cargo's, Terraform's) answers `url` with: of the first
+  /// profile in the config's order with an API the URL is under, that API (the longest prefix,
+  /// `Profile.api(for:)`); nil when none is: the helper answers "not mine", never the sign-in's
+  /// own token. One lookup for every helper protocol.
+  public static func serving(_ url: String, in profiles: [Profile]) -> (profile: Profile, api: API)? {
+    for profile in profiles {
+      if let api = (try? profile.api(for: url)) ?? nil { return (profile, api) }
+    }
+    return nil
   }
 
   /// The slot its tokens are kept in, beside the sign-in's set.
@@ -168,6 +204,7 @@ extension Config {
       var audience: String?
       var resources: [String] = []
       var scopes: [Scope] = []
+      var username: String?
       for item in fields.entries {
         switch item.key {
         case "url":
@@ -182,6 +219,10 @@ extension Config {
           resources = try admitted(item, path: path) { text throws(AdmissionError) in try Admit.resource(text) }
         case "scopes", "scope":
           scopes = try admitted(item, path: path) { text throws(AdmissionError) in try Admit.scopeToken(text) }
+        case "username":
+          username = try admittedString(item, path: path, in: section) { text throws(AdmissionError) in
+            try API.admitUsername(text)
+          }
         default:
           warnings.append(
             .init(path: path, position: item.position, message: "unknown key '\(item.key)' in \(section) ignored"))
@@ -193,7 +234,9 @@ extension Config {
           message:
             "\(section) has no url: write the prefix its URLs start with, e.g. url = \"https://api.example.com/\"")
       }
-      apis.append(API(name: apiEntry.key, url: url, audience: audience, resources: resources, scopes: scopes))
+      apis.append(
+        API(
+          name: apiEntry.key, url: url, audience: audience, resources: resources, scopes: scopes, username: username))
     }
     return apis
   }

@@ -3,12 +3,18 @@
 // in the small binary's library, so the full command line does not import it.
 import Glibc
 
-/// The command line; as `git-credential-strivacity` (a link to `strivacity`) it is the
-/// credential helper: `git-credential-strivacity get` means `strivacity credential get`.
+/// The command line; as `git-credential-strivacity` (a link to `strivacity`) it is git's
+/// credential helper: `git-credential-strivacity get` means `strivacity credential get`; as
+/// `docker-credential-strivacity`, Docker's: `docker-credential-strivacity get` means
+/// `strivacity docker-credential get`.
 public func commandLineArguments() -> [String] {
   let rest = Array(CommandLine.arguments.dropFirst())
   let name = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
-  return name == "git-credential-strivacity" ? ["credential"] + rest : rest
+  switch name {
+  case "git-credential-strivacity": return ["credential"] + rest
+  case "docker-credential-strivacity": return ["docker-credential"] + rest
+  default: return rest
+  }
 }
 
 public enum Executable {

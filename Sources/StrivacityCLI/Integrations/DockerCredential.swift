@@ -1,0 +1,102 @@
+// Docker's credential helper: `strivacity docker-credential get|store|erase|list`, installed as
+// `docker-credential-strivacity` (a link to `strivacity`), so `"credHelpers": {"HOST":
+// "strivacity"}` in ~/.docker/config.json (or containers' auth.json) makes docker, podman and
+// skopeo ask it. The small `strivacity` answers a cached `get` itself (HotPath.dockerGet); this
+// is the rest. stdin and stdout belong to the protocol: a failure is its message on stdout and
+// exit 1 (docker shows it), plus one line on stderr; nobody is ever asked to sign in here.
+import ArgumentParser
+import Broker
+import DockerCredential
+import StrivacityConfig
+import StrivacityCore
+import SystemIO
+
+struct DockerCredentialCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "docker-credential",
+    abstract: "Docker credential helper: answer get/store/erase/list on stdin and stdout.",
+    discussion: """
+      Installed as docker-credential-strivacity. `get` reads a registry's address on stdin and, \
+      when the registry is under the URL of one of a profile's APIs (the first such profile), \
+      answers {"ServerURL","Username","Secret"} with a fresh token of that API (Username: the \
+      API's username, default oauth2accesstoken); for any other registry it answers the \
+      protocol's "credentials not found in native keychain". It never signs in: without a usable \
+      token it fails, naming the `strivacity login` to run. `store` refuses (the tokens are \
+      strivacity's), `erase` expires the API's cached access token so the next `get` refreshes \
+      it, `list` prints every API's address. Set a registry up with `strivacity setup-docker \
+      --registry HOST`.
+      """)
+
+  @Argument(
+    parsing: .captureForPassthrough, help: "get, store, erase or list.",
+    completion: .list(DockerVerb.allCases.map(\.rawValue)))
+  var words: [String] = []
+
+  func run() throws {
+    do {
+      try answer()
+    } catch let refusal as DockerCredentialError {
+      fail(refusal, line: refusal == .notFound ? nil : refusal.message)
+    } catch {
+      let message = CLIFailure(recognising: error)?.message ?? "\(error)"
+      fail(DockerCredentialError(TerminalSafe.text(message, multiline: false)), line: message)
+    }
+  }
+
+  /// The protocol's failure: its message on stdout, exit 1; `line`, when given, on stderr too.
+  private func fail(_ refusal: DockerCredentialError, line: String?) -> Never {
+    Console.writeStdout(DockerCredentialProtocol.errorOutput(refusal))
+    if let line { Console.error(DockerCredentialProtocol.messagePrefix + line) }
+    exitProcess(ExitStatus.failure.rawValue)
+  }
+
+  private func answer() throws {
+    let verb = try DockerCredentialProtocol.verb(words)
+    // What the client sent; when the small `strivacity` could not answer `get`, it handed over
+    // what it read as this process's stdin (Launcher.handOff).
+    var input = verb == .list ? [] : readStdin(limit: DockerCredentialProtocol.maxInput + 1)
+    defer { for i in input.indices { input[i] = 0 } }
+    let context = Context(configPath: nil)
+    context.attended = false  // the client waits: a keyring prompt gets the short bound
+    let profiles = try context.config()?.profiles ?? []
+    switch verb {
+    case .list:
+      Console.writeStdout(DockerCredentialProtocol.list(profiles))
+    case .store:
+      guard input.count <= DockerCredentialProtocol.maxInput else { throw DockerCredentialError.tooLarge }
+      throw DockerCredentialError.storeRefused
+    case .get:
+      let request = try DockerCredentialProtocol.serverURL(input)
+      let found = try DockerCredentialProtocol.api(for: request.url, in: profiles)
+      let tokens = try tokens(of: found, context: context)
+      Console.writeStdout(DockerCredentialProtocol.answer(address: request.address, api: found.api, token: tokens))
+    case .erase:
+      let request = try DockerCredentialProtocol.serverURL(input)
+      try erase(try DockerCredentialProtocol.api(for: request.url, in: profiles), context: context)
+    }
+  }
+
+  /// A fresh token of the API, never through a sign-in: `signIn` is nil, so a refused refresh
+  /// or a profile never signed in is a failure naming `strivacity login`.
+  private func tokens(of found: (profile: Profile, api: API), context: Context) throws -> BearerToken {
+    let session = try TokenBroker(
+      context: context, overrides: ProfileOverrides(profile: found.profile.name), log: Log(verbose: false))
+    let freshness = Freshness.asked(nil, profile: session.resolved.profile)
+    let tokens = try session.apiTokens(found.api, freshness)
+    session.sayShortfall(tokens, freshness, prefix: DockerCredentialProtocol.messagePrefix)
+    return tokens.accessToken
+  }
+
+  /// The client says the credential failed (or `docker logout`): the API's stored access token
+  /// is expired, its refresh token kept, so the next `get` refreshes.
+  private func erase(_ found: (profile: Profile, api: API), context: Context) throws {
+    let session = try TokenBroker(
+      context: context, overrides: ProfileOverrides(profile: found.profile.name), log: Log(verbose: false))
+    let key = session.key(for: found.api)
+    let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: session.name, timeout: 45)
+    defer { withExtendedLifetime(lock) {} }
+    guard var tokens = try session.store.load(key) else { return }
+    tokens.expiresAt = min(tokens.expiresAt ?? 0, TokenBroker.now() - 1)
+    try session.store.save(tokens, for: key)
+  }
+}

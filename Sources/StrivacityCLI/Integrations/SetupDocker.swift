@@ -1,0 +1,192 @@
+// `strivacity setup-docker`: make Docker (and podman and skopeo, through containers'
+// auth.json) ask docker-credential-strivacity for a registry: `credHelpers` in their JSON
+// configs, everything else in them kept. The registry's token is that of the profile's API whose
+// url covers it (the helper's rule, `API.serving`); --api NAME adds such an API when there is none.
+import ArgumentParser
+import Broker
+import StrivacityConfig
+import StrivacityCore
+import SystemIO
+
+struct SetupDocker: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "setup-docker",
+    abstract: "Make docker, podman and skopeo get a registry's token from strivacity (or --undo it).",
+    discussion: """
+      Writes "credHelpers": {"HOST": "strivacity"} into Docker's config ($DOCKER_CONFIG/config.json, \
+      else ~/.docker/config.json) and containers' auth file ($REGISTRY_AUTH_FILE, else \
+      $XDG_CONFIG_HOME/containers/auth.json), keeping everything else in them. Docker then runs \
+      docker-credential-strivacity, which answers with a fresh token of the profile's API whose \
+      url covers the registry (the user name is the API's username, default oauth2accesstoken). \
+      When no API of the profile covers HOST, --api NAME adds [profiles.PROFILE.apis.NAME] with \
+      url = HOST (add its audience, resource or scopes as the registry's token service wants). \
+      --undo removes the two credHelpers entries; the API stays.
+
+      EXAMPLES:
+        strivacity setup-docker --registry registry.example.com --api registry
+        docker pull registry.example.com/team/app:1.0
+      """)
+
+  @OptionGroup var global: GlobalOptions
+
+  @Option(help: ArgumentHelp("The registry (host or host:port, as in image names).", valueName: "host"))
+  var registry: String
+
+  @Option(
+    help: ArgumentHelp("The profile's API whose token the registry gets (added if missing).", valueName: "name"),
+    completion: .custom { words, _, prefix in Context().apiNames(words).filter { $0.hasPrefix(prefix) } })
+  var api: String?
+
+  @Flag(help: "Remove the credHelpers entries setup-docker added.")
+  var undo = false
+
+  /// What docker, podman and skopeo are told to run: docker-credential-<this>.
+  static let helperName = "strivacity"
+
+  func validate() throws {
+    _ = try entry()
+    if let api, TokenSlot(apiName: api) == nil || api.count > 64 {
+      throw ValidationError("--api must be letters, digits, '.', '_' or '-' (at most 64)")
+    }
+    if undo && api != nil { throw ValidationError("--undo leaves the APIs alone: leave out --api") }
+  }
+
+  /// --registry, admitted as every host of the config is (HostEntry), and a host: Docker names a
+  /// registry by host[:port] alone.
+  private func entry() throws -> HostEntry {
+    let entry: HostEntry
+    do {
+      entry = try HostEntry(admitting: registry)
+    } catch {
+      throw ValidationError("--registry: \(error.description)")
+    }
+    guard case .host = entry.form else {
+      throw ValidationError(
+        "--registry: a registry is a host or host:port (as in image names), without a scheme or path")
+    }
+    return entry
+  }
+
+  func run() throws {
+    let context = global.context()
+    let resolved = try context.resolveProfile(global)
+    guard let profile = try context.config()?.profile(named: resolved.name) else {
+      throw ConfigError.profileNotConfigured(
+        name: resolved.name, path: context.paths.config, configured: resolved.configuredNames)
+    }
+    let entry = try entry()
+    let host = entry.description
+    let files = Self.files(context.environment)
+    if undo {
+      for file in files {
+        try Self.edit(file) { if $0[host] == .string(Self.helperName) { $0.removeValue(forKey: host) } }
+      }
+      Console.note("docker, podman and skopeo no longer ask strivacity for \(host) (\(files.joined(separator: ", ")))")
+      return
+    }
+    let apiName = try chooseAPI(entry, profile: profile, context: context)
+    // The helper answers with the first profile's API (config order): it must be this one.
+    let url = entry.gitURL + "/"
+    if let first = API.serving(url, in: try context.config()?.profiles ?? []),
+      first.profile.name != resolved.name || first.api.name != apiName
+    {
+      throw CLIFailure(
+        "\(host) is under API \(first.api.name) of profile \(first.profile.name), which comes first in "
+          + "\(context.paths.config): docker would get its token; nothing written to docker's config", status: .usage)
+    }
+    for file in files { try Self.edit(file) { $0[host] = .string(Self.helperName) } }
+    Console.note(
+      "docker, podman and skopeo ask strivacity for \(host) (API \(apiName) of profile \(resolved.name)): "
+        + "credHelpers in \(files.joined(separator: ", "))")
+    let path = (environmentVariable("PATH") ?? "").split(separator: ":")
+    if !path.contains(where: { isExecutable("\($0)/docker-credential-\(Self.helperName)") }) {
+      Console.warning(
+        "docker-credential-\(Self.helperName) is not on PATH, so docker cannot run it: link it to strivacity, e.g. "
+          + "ln -s '\(Executable.commandPath())' ~/.local/bin/docker-credential-\(Self.helperName)")
+    }
+  }
+
+  /// The API of `profile` whose url covers the registry: --api's (added with url = HOST when
+  /// the profile has no API of that name), else the one that does.
+  private func chooseAPI(_ entry: HostEntry, profile: Profile, context: Context) throws -> String {
+    let url = entry.gitURL + "/"
+    let covering = try? profile.api(for: url)
+    switch (covering ?? nil, api) {
+    case (let found?, nil):
+      return found.name
+    case (let found?, let named?):
+      guard found.name == named else {
+        throw CLIFailure(
+          "\(entry) is under API \(found.name) of profile \(profile.name), not \(named): the helper gives "
+            + "\(found.name)'s token; leave out --api, or change the APIs' urls", status: .usage)
+      }
+      return named
+    case (nil, let named?):
+      if let existing = profile.api(named: named) {
+        throw CLIFailure(
+          "API \(named) of profile \(profile.name) has url \(existing.url), which does not cover \(entry)",
+          status: .usage)
+      }
+      try context.updateConfig(
+        table: ["profiles", profile.name, "apis", named], settings: [("url", .string(entry.description))])
+      Console.note(
+        "API \(named) added to profile \(profile.name): url = \(entry) (\(context.paths.config)); give it the "
+          + "audience, resource or scopes the registry's token service wants")
+      return named
+    case (nil, nil):
+      throw CLIFailure(
+        "no API of profile \(profile.name) covers \(entry): name one to add with --api NAME, or add it with "
+          + "`strivacity setup-api` or a [profiles.\(profile.name).apis.NAME] section", status: .usage)
+    }
+  }
+
+  /// Docker's config and containers' auth file, as their tools find them.
+  static func files(_ environment: [String: String]) -> [String] {
+    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
+    let docker = environment["DOCKER_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.docker"
+    let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+    let containers =
+      environment["REGISTRY_AUTH_FILE"].flatMap { $0.isEmpty ? nil : $0 } ?? configHome + "/containers/auth.json"
+    return [docker + "/config.json", containers]
+  }
+
+  /// Changes the `credHelpers` object of the JSON file at `path` (missing: an empty object), all
+  /// else kept; written back atomically, 0600 (the file may hold other registries' passwords). A
+  /// file that is not a JSON object is left alone, and said.
+  static func edit(_ path: String, _ change: (inout [String: JSONValue]) -> Void) throws {
+    var document: [String: JSONValue] = [:]
+    switch readFile(path) {
+    case .missing: break
+    case .failed(let detail): throw CLIFailure("cannot read \(path): \(detail)", status: .failure)
+    case .contents(let bytes):
+      let blank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+      if !blank {
+        guard case .object(let object)? = JSONValue.parse(bytes) else {
+          throw CLIFailure("\(path) is not a JSON object: left as it is; fix it, then run this again", status: .failure)
+        }
+        document = object
+      }
+    }
+    var helpers: [String: JSONValue] = [:]
+    if let existing = document["credHelpers"] {
+      guard case .object(let object) = existing else {
+        throw CLIFailure("\(path): credHelpers is not a JSON object: left as it is", status: .failure)
+      }
+      helpers = object
+    }
+    let before = helpers
+    change(&helpers)
+    if helpers == before { return }
+    if helpers.isEmpty {
+      document.removeValue(forKey: "credHelpers")
+    } else {
+      document["credHelpers"] = .object(helpers)
+    }
+    do {
+      try PrivateFiles.writeAtomically(
+        JSONValue.object(document).serialized(pretty: true) + [0x0A], to: path, mode: 0o600)
+    } catch {
+      throw CLIFailure("cannot write \(error.description)", status: .failure)
+    }
+  }
+}

@@ -1,0 +1,215 @@
+// Docker's credential helper (docker-credential-strivacity, issue 40) through the real binaries
+// against the emulator and the real keyring: the registry's API token from the small binary, the
+// protocol's "not found" for any other registry, its error shape for hostile input, no sign-in
+// ever started, erase and list, and setup-docker's edits of Docker's and containers' configs.
+import Foundation
+import StrivacityCore
+import StrivacityTestSupport
+import Testing
+
+extension Harness {
+  /// A profile whose API `registry` covers registry.example.com (the emulator's orders API as
+  /// far as the tenant is concerned), signed in with it configured (so consent covers it).
+  func registryProfile(_ extra: String = "", signIn: Bool = true) throws {
+    try writeProfile(
+      """
+
+      [profiles.\(profile).apis.registry]
+      url = "registry.example.com"
+      audience = "https://api.example.com/orders"
+      resource = ["https://api.example.com/orders/"]
+      scopes = ["orders:read"]
+      \(extra)
+      """)
+    if signIn { try self.signIn() }
+  }
+
+  /// A directory holding `docker-credential-strivacity`, a link to `binary` (this build's
+  /// `strivacity`, as packages link it), for PATH.
+  func dockerHelperDirectory(_ binary: String = TestEnvironment.binary("strivacity")) throws -> String {
+    let bin = home.file("docker-bin")
+    try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+    let link = bin + "/docker-credential-strivacity"
+    if !FileManager.default.fileExists(atPath: link) {
+      try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: binary)
+    }
+    return bin
+  }
+
+  func dockerHelper(_ arguments: [String], _ input: String?, environment more: [String: String] = [:]) throws
+    -> ProcessResult
+  {
+    let bin = try dockerHelperDirectory()
+    return try run(
+      [bin + "/docker-credential-strivacity"] + arguments, environment: environment.merging(more) { _, new in new },
+      stdin: input)
+  }
+}
+
+@Suite struct DockerCredentialTests {
+  static let notFound = "credentials not found in native keychain\n"
+
+  @Test func getAnswersTheRegistrysAPITokenAndNothingForOtherRegistries() throws {
+    let h = try Harness(journey: "password")
+    try h.registryProfile("username = \"robot\"")
+    let token = try h.strivacity(["token", "--profile", h.profile, "--api", "registry"])
+    #expect(token.status == 0, "\(token.stderr)")
+    for address in ["registry.example.com", "registry.example.com\n", "https://registry.example.com/v2/"] {
+      let get = try h.dockerHelper(["get"], address)
+      #expect(get.status == 0, "\(get.stderr)")
+      #expect(get.stderr.isEmpty, "\(get.stderr)")
+      let answer = try #require(JSONValue.parse(get.stdout), "\(get.stdout)")
+      #expect(answer["Secret"]?.string == token.stdout.trimmingCharacters(in: .newlines))
+      #expect(answer["Username"]?.string == "robot")
+      #expect(answer["ServerURL"]?.string == address.trimmingCharacters(in: .newlines))
+    }
+    // The sign-in's own token never goes to a registry: the tenant's host, another registry, a
+    // port of its own are not the API's.
+    for address in ["registry.example.org", "registry.example.com:5000", URL(string: h.emulator.issuer)!.host!] {
+      let other = try h.dockerHelper(["get"], address)
+      #expect(other.status == 1)
+      #expect(other.stdout == Self.notFound)
+      #expect(other.stderr.isEmpty, "\(other.stderr)")
+    }
+  }
+
+  /// A cached token is the small binary's to answer: with no full command line beside it, the
+  /// registry still gets its token (and a registry of no API its "not found").
+  @Test func aCachedGetIsAnsweredByTheSmallBinaryAlone() throws {
+    let h = try Harness(journey: "password")
+    try h.registryProfile()
+    let token = try h.strivacity(["token", "--profile", h.profile, "--api", "registry"])
+    #expect(token.status == 0, "\(token.stderr)")
+    let alone = h.home.file("alone")
+    try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
+    try copyExecutable(TestEnvironment.binary("strivacity"), to: alone + "/strivacity")
+    try FileManager.default.createSymbolicLink(
+      atPath: alone + "/docker-credential-strivacity", withDestinationPath: alone + "/strivacity")
+    let get = try run(
+      [alone + "/docker-credential-strivacity", "get"], environment: h.environment, stdin: "registry.example.com")
+    #expect(get.status == 0, "\(get.stderr)")
+    #expect(JSONValue.parse(get.stdout)?["Secret"]?.string == token.stdout.trimmingCharacters(in: .newlines))
+    let other = try run(
+      [alone + "/docker-credential-strivacity", "get"], environment: h.environment, stdin: "x.example")
+    #expect(other.status == 1 && other.stdout == Self.notFound, "\(other.stderr)")
+  }
+
+  /// Malformed JSON, an unknown verb, user info, path tricks, escapes and 1 MiB: the protocol's
+  /// error (a line on stdout, exit 1), nothing raw on the terminal, no token anywhere.
+  @Test func hostileInputGetsTheProtocolsErrorAndNoToken() throws {
+    let h = try Harness(journey: "password")
+    try h.registryProfile()
+    let token = try h.strivacity(["token", "--profile", h.profile, "--api", "registry"]).stdout
+      .trimmingCharacters(in: .newlines)
+    let cases: [([String], String?)] = [
+      (["store"], "{\"ServerURL\": \"registry.example.com\", \"Username\": "),
+      (["store"], "{\"ServerURL\":\"registry.example.com\",\"Username\":\"u\",\"Secret\":\"s\"}"),
+      (["bogus"], "registry.example.com"), (["get", "extra"], "registry.example.com"), ([], nil),
+      (["--help\u{1b}]0;x\u{7}"], nil),
+      (["get"], "user@registry.example.com"), (["get"], "https://user:pw@registry.example.com/"),
+      (["get"], "registry.example.com/%2e%2e/x"), (["get"], "registry.example.com/..;/x"),
+      (["get"], "registry.example.com\u{1b}[2J"), (["get"], "\u{1b}]52;c;aGk=\u{7}registry.example.com"),
+      (["get"], String(repeating: "registry.example.com/", count: 50_000)), (["erase"], "user@registry.example.com"),
+      (["get"], ""),
+    ]
+    for (arguments, input) in cases {
+      let result = try h.dockerHelper(arguments, input)
+      #expect(result.status == 1, "\(arguments) \(result.stdout) \(result.stderr)")
+      #expect(
+        result.stdout.hasSuffix("\n") && result.stdout.dropLast().split(separator: "\n").count == 1, "\(result.stdout)")
+      #expect(!result.stdout.contains(token) && !result.stderr.contains(token))
+      for text in [result.stdout, result.stderr] {
+        #expect(!text.contains("\u{1b}") && !text.contains("\u{7}"), "\(text)")
+        #expect(!text.contains("user@") && !text.contains("pw@") && !text.contains("aGk="), "\(text)")
+      }
+      #expect(result.stdout != Self.notFound, "a refusal is not 'not found': \(arguments)")
+    }
+  }
+
+  /// Never a sign-in: a profile not signed in gets the protocol's error and one stderr line
+  /// naming `strivacity login`, at once, even on a terminal's environment.
+  @Test func theHelperNeverSignsIn() throws {
+    let h = try Harness(journey: "password")
+    try h.registryProfile(signIn: false)
+    let get = try h.dockerHelper(["get"], "registry.example.com")
+    #expect(get.status == 1)
+    #expect(get.stdout.contains("strivacity login"), "\(get.stdout)")
+    let lines = get.stderr.split(separator: "\n")
+    #expect(lines.count == 1 && lines[0].contains("strivacity login --profile \(h.profile)"), "\(get.stderr)")
+    #expect((try h.stats()["grants"]?.object ?? [:]).isEmpty, "no token was asked for")
+  }
+
+  @Test func eraseMakesTheNextGetRefreshAndListNamesTheRegistries() throws {
+    let h = try Harness(journey: "password")
+    try h.registryProfile()
+    let first = try h.dockerHelper(["get"], "registry.example.com")
+    #expect(first.status == 0, "\(first.stderr)")
+    let erase = try h.dockerHelper(["erase"], "registry.example.com")
+    #expect(erase.status == 0 && erase.stdout.isEmpty, "\(erase.stdout) \(erase.stderr)")
+    let second = try h.dockerHelper(["get"], "registry.example.com")
+    #expect(second.status == 0, "\(second.stderr)")
+    let secrets = [first, second].map { JSONValue.parse($0.stdout)?["Secret"]?.string }
+    #expect(secrets[0] != nil && secrets[1] != nil && secrets[0] != secrets[1], "erase makes the next get refresh")
+    let unknown = try h.dockerHelper(["erase"], "registry.example.org")
+    #expect(unknown.status == 1 && unknown.stdout == Self.notFound)
+    let list = try h.dockerHelper(["list"], nil)
+    #expect(list.status == 0)
+    #expect(list.stdout == "{\"registry.example.com\":\"oauth2accesstoken\"}\n")
+  }
+
+  @Test func setupDockerWritesCredHelpersKeepingEverythingElse() throws {
+    let h = try Harness(journey: "password")
+    try h.registryProfile(signIn: false)
+    let dockerConfig = h.home.file(".docker/config.json")
+    try FileManager.default.createDirectory(atPath: h.home.file(".docker"), withIntermediateDirectories: true)
+    try #"{"auths":{"other.example":{"auth":"dTpw"}},"credHelpers":{"gcr.io":"gcloud"},"psFormat":"{{.ID}}"}"#
+      .write(toFile: dockerConfig, atomically: true, encoding: .utf8)
+    var env = h.environment
+    env["PATH"] = try h.dockerHelperDirectory() + ":/usr/bin:/bin"
+    let setup = try run(
+      [
+        TestEnvironment.binary("strivacity"), "setup-docker", "--profile", h.profile, "--registry",
+        "registry.example.com",
+      ],
+      environment: env)
+    #expect(setup.status == 0, "\(setup.stderr)")
+    #expect(!setup.stderr.contains("warning"), "the helper is on PATH: \(setup.stderr)")
+    let docker = try #require(JSONValue.parse(try String(contentsOfFile: dockerConfig, encoding: .utf8)))
+    #expect(docker["credHelpers"]?["registry.example.com"]?.string == "strivacity")
+    #expect(docker["credHelpers"]?["gcr.io"]?.string == "gcloud")
+    #expect(docker["auths"]?["other.example"]?["auth"]?.string == "dTpw")
+    #expect(docker["psFormat"]?.string == "{{.ID}}")
+    let containers = try #require(
+      JSONValue.parse(try String(contentsOfFile: h.home.file(".config/containers/auth.json"), encoding: .utf8)))
+    #expect(containers["credHelpers"]?["registry.example.com"]?.string == "strivacity")
+    // No API covers another registry: refused, nothing written; --api NAME adds one.
+    let uncovered = try h.strivacity(["setup-docker", "--profile", h.profile, "--registry", "localhost:5000"])
+    #expect(uncovered.status == 2 && uncovered.stderr.contains("--api NAME"), "\(uncovered.stderr)")
+    let added = try h.strivacity([
+      "setup-docker", "--profile", h.profile, "--registry", "localhost:5000", "--api", "local",
+    ])
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(added.stderr.contains("not on PATH"), "a PATH without the helper is said: \(added.stderr)")
+    let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
+    #expect(config.contains("[profiles.\(h.profile).apis.local]\nurl = \"localhost:5000\""), "\(config)")
+    // Bad registries are usage errors.
+    for bad in ["https://registry.example.com/", "user@registry.example.com", "registry.example.com/team"] {
+      let refused = try h.strivacity(["setup-docker", "--profile", h.profile, "--registry", bad])
+      #expect(refused.status == 2, "\(bad): \(refused.stderr)")
+    }
+    // --undo removes only strivacity's entries.
+    let undo = try h.strivacity([
+      "setup-docker", "--profile", h.profile, "--registry", "registry.example.com", "--undo",
+    ])
+    #expect(undo.status == 0, "\(undo.stderr)")
+    let after = try #require(JSONValue.parse(try String(contentsOfFile: dockerConfig, encoding: .utf8)))
+    #expect(after["credHelpers"]?["registry.example.com"] == nil)
+    #expect(after["credHelpers"]?["gcr.io"]?.string == "gcloud" && after["credHelpers"]?["localhost:5000"] != nil)
+    #expect(after["auths"]?["other.example"]?["auth"]?.string == "dTpw")
+    // A config that is not JSON is left alone.
+    try "not json".write(toFile: dockerConfig, atomically: true, encoding: .utf8)
+    let broken = try h.strivacity(["setup-docker", "--profile", h.profile, "--registry", "registry.example.com"])
+    #expect(broken.status != 0 && broken.stderr.contains("not a JSON object"), "\(broken.stderr)")
+    #expect(try String(contentsOfFile: dockerConfig, encoding: .utf8) == "not json")
+  }
+}
