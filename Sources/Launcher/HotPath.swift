@@ -26,13 +26,18 @@ public enum HotPath {
 
   /// Answers `arguments` (argv without the program name, as `commandLineArguments`) if it can.
   public static func answer(_ arguments: [String]) -> Outcome {
-    guard arguments.first == "token" || arguments.first == "exec" || arguments == ["credential", "get"] else {
+    guard
+      arguments.first == "token" || arguments.first == "exec" || arguments == ["credential", "get"]
+        || arguments == ["cargo-credential"]
+    else {
       return .handOff(stdin: nil)
     }
     // As in the full command line: a token in this process's memory never goes to a core file.
     forbidCoreDumps()
     let environment = processEnvironment()
     if arguments.first == "credential" { return credentialGet(environment) }
+    // `--cargo-plugin`, as cargo runs a provider, is read as `cargo-credential` (commandLineArguments).
+    if arguments.first == "cargo-credential" { return cargo(environment) }
     if arguments.first == "exec" { return exec(arguments[...], environment) }
     return token(arguments[...], environment)
   }

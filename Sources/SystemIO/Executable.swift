@@ -4,10 +4,13 @@
 import Glibc
 
 /// The command line; as `git-credential-strivacity` (a link to `strivacity`) it is the
-/// credential helper: `git-credential-strivacity get` means `strivacity credential get`.
+/// credential helper: `git-credential-strivacity get` means `strivacity credential get`. Run as
+/// cargo runs a credential provider, `strivacity --cargo-plugin`, it is `strivacity
+/// cargo-credential` (cargo passes its other words in the request, never in argv).
 public func commandLineArguments() -> [String] {
   let rest = Array(CommandLine.arguments.dropFirst())
   let name = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
+  if rest == ["--cargo-plugin"] { return ["cargo-credential"] }
   return name == "git-credential-strivacity" ? ["credential"] + rest : rest
 }
 
