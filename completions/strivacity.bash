@@ -173,13 +173,13 @@ _strivacity() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|token|status|doctor|userinfo|logout|revoke|credential|setup-git|setup-kubectl|setup-api|setup-proxy|exec|curl|agent|help)
+    login|token|status|doctor|userinfo|logout|revoke|credential|cargo-credential|setup-git|setup-cargo|setup-kubectl|setup-api|setup-proxy|exec|curl|agent|help)
         # Offer subcommand argument completions
         "_strivacity_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke credential setup-git setup-kubectl setup-api setup-proxy exec curl agent help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke credential cargo-credential setup-git setup-cargo setup-kubectl setup-api setup-proxy exec curl agent help' -- "${cur}"))
         ;;
     esac
 }
@@ -464,6 +464,30 @@ _strivacity_credential() {
     esac
 }
 
+_strivacity_cargo-credential() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion cargo-credential -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    esac
+}
+
 _strivacity_setup-git() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --global --local --undo --version -h --help)
@@ -486,6 +510,33 @@ _strivacity_setup-git() {
         return
         ;;
     '--host')
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup-cargo() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --undo --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --registry)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-cargo -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--registry')
         return
         ;;
     esac
