@@ -89,6 +89,7 @@ test: deps lint
 BENCH_RUNS ?= 30
 bench: deps
 	bench/token-cached $(BENCH_RUNS)
+	bench/cargo-credential $(BENCH_RUNS)
 	bench/agent $(BENCH_RUNS)
 	bench/api-token $(BENCH_RUNS)
 	bench/config-scale 3000 $(BENCH_RUNS)

@@ -38,7 +38,7 @@ private func resolved(_ path: String) -> String { URL(fileURLWithPath: path).res
         let authorization = request.header("Authorization")
         let token = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
         self.seen.withLock { if let authorization { $0.authorizations.append(authorization) } }
-        guard let token, let crate, Self.active(token, issuer: issuer) else {
+        guard let token, let crate, GitServer.active(token, issuer: issuer) else {
           self.seen.withLock { $0.refused += 1 }
           return ServerReply(
             status: 401, headers: [("WWW-Authenticate", "Bearer realm=\"cargo\"")], body: Array("no\n".utf8))
@@ -67,17 +67,6 @@ private func resolved(_ path: String) -> String { URL(fileURLWithPath: path).res
 
     var index: String { "sparse+\(server.baseURL)/index/" }
     var host: String { "127.0.0.1:\(server.port)" }
-
-    static func active(_ token: String, issuer: String) -> Bool {
-      let body = "token=" + FormURLEncoding.escape(token)
-      guard
-        let response = try? CurlHTTPClient().send(
-          HTTPRequest(
-            method: "POST", url: issuer + "oauth2/introspect",
-            headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")], body: Array(body.utf8)))
-      else { return false }
-      return JSONValue.parse(response.body)?["active"] == true
-    }
   }
 
   /// A scratch CARGO_HOME, the crate packaged offline from a generated library, and the
@@ -158,7 +147,8 @@ private func resolved(_ path: String) -> String { URL(fileURLWithPath: path).res
     try h.writeProfile("hosts = [\"\(registry.host)\"]")
     try h.signIn()
     let before =
-      "# the user's own\n[net]\ngit-fetch-with-cli = true # kept\n\n[registries.internal]\nindex = \"\(registry.index)\"\n"
+      "# the user's own\n[net]\ngit-fetch-with-cli = true # kept\n\n"
+      + "[registries.internal]\nindex = \"\(registry.index)\"\n"
     try workspace.writeConfig(before)
     let setup = try StrivacityTestSupport.run(
       [TestEnvironment.binary("strivacity"), "setup-cargo", "--profile", h.profile, "--registry", "internal"],

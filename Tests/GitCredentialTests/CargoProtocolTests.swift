@@ -10,7 +10,8 @@ import Testing
   @Test func parsesWhatCargoSends() throws {
     let request = try parse(
       #"{"v":1,"registry":{"index-url":"sparse+https://r.example.com/index/","name":"internal","#
-        + #""headers":["HTTP/1.1 401","www-authenticate: Bearer error=\"insufficient_scope\", scope=\"crates:read\""]},"#
+        + #""headers":["HTTP/1.1 401","#
+        + #""www-authenticate: Bearer error=\"insufficient_scope\", scope=\"crates:read\""]},"#
         + #""kind":"get","operation":"read","args":["--profile","work"],"extra":true}"#)
     #expect(request.kind == .get(operation: "read"))
     #expect(request.indexURL == "sparse+https://r.example.com/index/" && request.name == "internal")
