@@ -91,6 +91,7 @@ test: deps lint
 BENCH_RUNS ?= 30
 bench: deps
 	bench/token-cached $(BENCH_RUNS)
+	bench/cargo-credential $(BENCH_RUNS)
 	bench/agent $(BENCH_RUNS)
 	bench/api-token $(BENCH_RUNS)
 	bench/docker-credential $(BENCH_RUNS)

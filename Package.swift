@@ -38,7 +38,8 @@ let package = Package(
     .target(name: "StrivacityConfig", dependencies: ["StrivacityCore"]),
     // The Journey-flow API as data: screens in, prompts and request bodies out (protocol §4–§9).
     .target(name: "JourneyCore", dependencies: ["StrivacityCore"]),
-    // git's credential protocol (git-credential(1)) as data: requests in, answers out.
+    // git's credential protocol (git-credential(1)) and cargo's credential provider protocol v1
+    // as data: requests in, answers out.
     .target(name: "GitCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
     // Docker's credential helper protocol (docker-credential-helpers) as data: the verb and the
     // registry's address in, the JSON answer or the protocol's error out.

@@ -173,13 +173,13 @@ _strivacity() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|token|status|doctor|userinfo|logout|revoke|credential|docker-credential|setup-git|setup-docker|setup-kubectl|setup-api|setup-proxy|exec|curl|agent|help)
+    login|token|status|doctor|userinfo|logout|revoke|credential|docker-credential|cargo-credential|setup-git|setup-docker|setup-cargo|setup-kubectl|setup-api|setup-proxy|exec|curl|agent|help)
         # Offer subcommand argument completions
         "_strivacity_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke credential docker-credential setup-git setup-docker setup-kubectl setup-api setup-proxy exec curl agent help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke credential docker-credential cargo-credential setup-git setup-docker setup-cargo setup-kubectl setup-api setup-proxy exec curl agent help' -- "${cur}"))
         ;;
     esac
 }
@@ -480,6 +480,30 @@ _strivacity_docker-credential() {
     esac
 }
 
+_strivacity_cargo-credential() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion cargo-credential -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    esac
+}
+
 _strivacity_setup-git() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --global --local --undo --version -h --help)
@@ -533,6 +557,33 @@ _strivacity_setup-docker() {
         ;;
     '--api')
         __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-docker -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup-cargo() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --undo --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --registry)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-cargo -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--registry')
         return
         ;;
     esac

@@ -30,6 +30,7 @@ public enum HotPath {
     guard
       arguments.first == "token" || arguments.first == "exec" || arguments == ["credential", "get"]
         || arguments == ["docker-credential", "get"]
+        || arguments == ["cargo-credential"]
     else {
       return .handOff(stdin: nil)
     }
@@ -38,6 +39,8 @@ public enum HotPath {
     let environment = processEnvironment()
     if arguments.first == "credential" { return credentialGet(environment) }
     if arguments.first == "docker-credential" { return dockerGet(environment) }
+    // `--cargo-plugin`, as cargo runs a provider, is read as `cargo-credential` (commandLineArguments).
+    if arguments.first == "cargo-credential" { return cargo(environment) }
     if arguments.first == "exec" { return exec(arguments[...], environment) }
     return token(arguments[...], environment)
   }

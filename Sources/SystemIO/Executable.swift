@@ -6,14 +6,16 @@ import Glibc
 /// The command line; as `git-credential-strivacity` (a link to `strivacity`) it is git's
 /// credential helper: `git-credential-strivacity get` means `strivacity credential get`; as
 /// `docker-credential-strivacity`, Docker's: `docker-credential-strivacity get` means
-/// `strivacity docker-credential get`.
+/// `strivacity docker-credential get`. Run as cargo runs a credential provider, `strivacity
+/// --cargo-plugin`, it is `strivacity cargo-credential` (cargo passes its other words in the
+/// request, never in argv).
 public func commandLineArguments() -> [String] {
   let rest = Array(CommandLine.arguments.dropFirst())
   let name = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
   switch name {
   case "git-credential-strivacity": return ["credential"] + rest
   case "docker-credential-strivacity": return ["docker-credential"] + rest
-  default: return rest
+  default: return rest == ["--cargo-plugin"] ? ["cargo-credential"] : rest
   }
 }
 

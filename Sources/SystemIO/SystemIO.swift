@@ -111,6 +111,46 @@ package func writeAll(_ fd: Int32, _ text: String) {
 /// when it cannot be read.
 public func readStdin(limit: Int) -> [UInt8] { (try? readAll(0, limit: limit).get()) ?? [] }
 
+/// Lines from a descriptor, one at a time, for a protocol whose peer writes a line and waits
+/// for the answer (cargo's credential provider): each `next` reads until a newline, end of file,
+/// or `limit` bytes without one. What a read brings past the newline is kept for the next line;
+/// every buffer left behind is zeroed, since a line may hold a secret.
+public struct LineReader {
+  public let fd: Int32
+  /// Read and not yet returned.
+  public private(set) var pending: [UInt8] = []
+  public private(set) var ended = false
+
+  public init(fd: Int32, pending: [UInt8] = []) {
+    self.fd = fd
+    self.pending = pending
+  }
+
+  /// The next line with its newline, or what came before end of file; a result of more than
+  /// `limit` bytes without a newline means "too long" (the rest of it is not read). nil at end
+  /// of file with nothing pending.
+  public mutating func next(limit: Int) -> [UInt8]? {
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    defer { for i in chunk.indices { chunk[i] = 0 } }
+    while !pending.contains(10) && pending.count <= limit && !ended {
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 {
+        ended = true
+        break
+      }
+      pending.append(contentsOf: chunk[0..<n])
+    }
+    guard !pending.isEmpty else { return nil }
+    let end = pending.firstIndex(of: 10).map { $0 + 1 } ?? pending.count
+    let line = Array(pending[..<end])
+    let rest = Array(pending[end...])
+    for i in pending.indices { pending[i] = 0 }
+    pending = rest
+    return line
+  }
+}
+
 /// How much of the config file to parse: all of it, or only one profile's table (the named one,
 /// else the default one), so that `token` costs the same among thousands of profiles.
 public enum ConfigScope: Sendable {

@@ -53,7 +53,7 @@ final class GitServer: @unchecked Sendable {
       user = String(pair[..<colon])
       token = String(pair[pair.index(after: colon)...])
     }
-    guard let token, active(token, issuer: issuer) else {
+    guard let token, Self.active(token, issuer: issuer) else {
       seen.withLock { $0.refused += 1 }
       return ServerReply(
         status: 401, headers: [("WWW-Authenticate", "Basic realm=\"git\""), ("Content-Type", "text/plain")],
@@ -67,7 +67,8 @@ final class GitServer: @unchecked Sendable {
     return cgi(request, gitRoot: gitRoot, user: user.isEmpty ? "bearer" : user)
   }
 
-  private func active(_ token: String, issuer: String) -> Bool {
+  /// Whether the emulator's introspection says `token` is active (the registries of CargoTests ask it too).
+  static func active(_ token: String, issuer: String) -> Bool {
     let body = "token=" + FormURLEncoding.escape(token)
     guard
       let response = try? CurlHTTPClient().send(

@@ -9,7 +9,9 @@ import Testing
 @Suite struct HelpGoldenTests {
   /// Every command but the hidden ones (generate-man); a new one fails DocsTests until listed.
   static let commands = [
-    "", "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "credential", "setup-git",
+    "", "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "credential", "cargo-credential",
+    "setup-git",
+    "setup-cargo",
     "setup-kubectl", "setup-api", "setup-proxy", "exec", "curl",
     "agent",
   ]

@@ -1,0 +1,122 @@
+// `strivacity setup-cargo`: make cargo ask strivacity for a registry's token
+// (`[registries.NAME] credential-provider` in $CARGO_HOME/config.toml), keeping every other
+// byte of the file (CargoConfig), or --undo it.
+import ArgumentParser
+import Broker
+import GitCredential
+import StrivacityConfig
+import StrivacityCore
+import SystemIO
+
+struct SetupCargo: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "setup-cargo",
+    abstract: "Make cargo get a registry's token from strivacity (or --undo it).",
+    discussion: """
+      Writes `credential-provider = ["/path/to/strivacity"]` (with `--profile PROFILE` when \
+      --profile is given) in the [registries.NAME] table of cargo's config, \
+      $CARGO_HOME/config.toml (default ~/.cargo/config.toml), keeping the rest of the file as \
+      it is. cargo then runs `strivacity --cargo-plugin` for the registry's token: the profile's \
+      token, or the token of the API whose url the registry's index URL is under. The registry's \
+      index URL must be under the profile's tenant, git_hosts, hosts or an API's url; the \
+      registry's own table (its `index`) is cargo's, written by you.
+
+      EXAMPLES:
+        strivacity setup-cargo --registry internal
+        strivacity setup-cargo --profile work --registry internal --undo
+      """)
+
+  @OptionGroup var global: GlobalOptions
+
+  @Option(help: ArgumentHelp("The registry's name in cargo's config ([registries.NAME]).", valueName: "name"))
+  var registry: String
+
+  @Flag(help: "Remove the credential-provider setup-cargo wrote.")
+  var undo = false
+
+  func validate() throws {
+    do {
+      _ = try CargoConfig.admitRegistry(registry)
+    } catch {
+      throw ValidationError("--registry: \(error.description)")
+    }
+  }
+
+  func run() throws {
+    let context = global.context()
+    let resolved = try context.resolveProfile(global)
+    guard resolved.isConfigured else {
+      throw ConfigError.profileNotConfigured(
+        name: resolved.name, path: context.paths.config, configured: resolved.configuredNames)
+    }
+    let path = Self.cargoConfigPath()
+    let target = realPath(path) ?? path  // a link (a dotfiles checkout) keeps pointing where it did
+    let text: String
+    switch readFile(target) {
+    case .contents(let bytes):
+      guard let decoded = String(validating: bytes, as: UTF8.self) else {
+        throw CLIFailure("\(path) is not UTF-8 text: not changed", status: .usage)
+      }
+      text = decoded
+    case .missing: text = ""
+    case .failed(let why): throw CLIFailure("cannot read \(path): \(why)", status: .usage)
+    }
+    let provider = [Executable.commandPath()] + (global.profile.map { ["--profile", $0] } ?? [])
+    let edited: String?
+    do {
+      edited =
+        undo
+        ? try CargoConfig.removingProvider(text, registry: registry) { words in
+          let program = words.first?.split(separator: "/").last
+          return program == "strivacity" || program == "strivacity-cli"
+        }
+        : try CargoConfig.settingProvider(text, registry: registry, provider: provider)
+    } catch {
+      throw CLIFailure("cannot edit \(path): \(error.description)", status: .usage)
+    }
+    guard let edited else {
+      Console.writeStderr("strivacity: registry \(registry) has no credential-provider of strivacity's in \(path)\n")
+      return
+    }
+    if edited != text {
+      let mode = (try? FileStatus.of(target).get()).map { $0.permissions & 0o777 } ?? 0o644
+      do {
+        try PrivateFiles.writeAtomically(Array(edited.utf8), to: target, mode: mode)
+      } catch {
+        throw CLIFailure("cannot write \(path): \(error)", status: .failure)
+      }
+    }
+    if undo {
+      Console.writeStderr("strivacity: cargo no longer asks strivacity for registry \(registry) (\(path))\n")
+      return
+    }
+    Console.writeStderr(
+      "strivacity: cargo asks strivacity (profile \(resolved.name)) for registry \(registry): "
+        + "\(CargoConfig.providerLine(provider)) in \(path)\n")
+    // The registry's index URL, when the file names it: said plainly if the profile will not serve it.
+    guard let index = CargoConfig.index(edited, registry: registry) else {
+      Console.note("add the registry's index to [registries.\(registry)] in \(path): index = \"sparse+https://…\"")
+      return
+    }
+    let request = CargoRequest(kind: .get(operation: "read"), indexURL: index)
+    if let invocation = try? CargoInvocation(request: request),
+      invocation.decision(for: resolved.profile, tenant: resolved.profile.tenant ?? "") == .notOurs
+    {
+      Console.warning(
+        "registry \(registry)'s index (\(HostEntry.shown(index))) is under none of profile \(resolved.name)'s "
+          + "places: add it to hosts, or give it an API (strivacity setup-api)")
+    }
+  }
+
+  /// cargo's own config file: $CARGO_HOME (else ~/.cargo)/config.toml, or the older `config`
+  /// when only that one is there (cargo reads it then).
+  static func cargoConfigPath() -> String {
+    let home =
+      environmentVariable("CARGO_HOME").flatMap { $0.isEmpty ? nil : $0 }
+      ?? ((environmentVariable("HOME") ?? "") + "/.cargo")
+    let current = home + "/config.toml"
+    let older = home + "/config"
+    if case .missing = readFile(current), case .contents = readFile(older) { return older }
+    return current
+  }
+}
