@@ -199,10 +199,7 @@ extension TokenBroker {
   /// given only by flags or the environment is a configuration error naming the file.
   static func configured(context: Context, options: GlobalOptions) throws -> TokenBroker {
     let broker = try TokenBroker(context: context, options: options)
-    guard broker.resolved.isConfigured else {
-      throw ConfigError.profileNotConfigured(
-        name: broker.name, path: context.paths.config, configured: broker.resolved.configuredNames)
-    }
+    try context.requireConfigured(broker.resolved)
     return broker
   }
 }
@@ -210,5 +207,19 @@ extension TokenBroker {
 extension Context {
   func resolveProfile(_ options: GlobalOptions) throws(ConfigError) -> ResolvedProfile {
     try resolveProfile(options.overrides)
+  }
+
+  /// The profile asked for, which the config file must have (a setup command writes to its
+  /// table): one given only by flags or the environment is a configuration error naming the file.
+  func configuredProfile(_ options: GlobalOptions) throws(ConfigError) -> ResolvedProfile {
+    let resolved = try resolveProfile(options)
+    try requireConfigured(resolved)
+    return resolved
+  }
+
+  func requireConfigured(_ resolved: ResolvedProfile) throws(ConfigError) {
+    guard resolved.isConfigured else {
+      throw .profileNotConfigured(name: resolved.name, path: paths.config, configured: resolved.configuredNames)
+    }
   }
 }

@@ -44,11 +44,7 @@ struct SetupCargo: ParsableCommand {
 
   func run() throws {
     let context = global.context()
-    let resolved = try context.resolveProfile(global)
-    guard resolved.isConfigured else {
-      throw ConfigError.profileNotConfigured(
-        name: resolved.name, path: context.paths.config, configured: resolved.configuredNames)
-    }
+    let resolved = try context.configuredProfile(global)
     let path = Self.cargoConfigPath()
     let target = realPath(path) ?? path  // a link (a dotfiles checkout) keeps pointing where it did
     let text: String

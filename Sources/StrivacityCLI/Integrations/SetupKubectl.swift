@@ -74,11 +74,7 @@ struct SetupKubectl: ParsableCommand {
 
   func run() throws {
     let context = global.context()
-    let resolved = try context.resolveProfile(global)
-    guard resolved.isConfigured else {
-      throw ConfigError.profileNotConfigured(
-        name: resolved.name, path: context.paths.config, configured: resolved.configuredNames)
-    }
+    let resolved = try context.configuredProfile(global)
     let name = user ?? "strivacity-\(resolved.name)"
     let file = kubeconfig.map { ["--kubeconfig", $0] } ?? []
     if undo {
