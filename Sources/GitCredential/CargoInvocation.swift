@@ -43,30 +43,16 @@ public struct CargoInvocation: Sendable, Equatable {
     return lower.hasPrefix("https://") || lower.hasPrefix("http://") ? url : nil
   }
 
-  /// What a profile does about the request.
-  public enum Decision: Sendable, Equatable {
-    /// A token: `api`'s (the API the registry's URL is under), nil for the profile's own.
-    case token(api: API?)
-    /// Not ours: cargo asks its next provider.
-    case notOurs
-    /// The URL is read in more than one way: refused (the reason, for cargo's message).
-    case refused(String)
-  }
+  /// What a profile does about the request (`notOurs`: cargo asks its next provider).
+  public typealias Decision = HelperDecision
 
-  /// Whether `profile` serves the registry, by the rule `strivacity curl` follows for a URL: the
-  /// profile's places (its tenant's origin, git_hosts, hosts) and its APIs' URLs, compared by
-  /// TokenDestination; the API it is under gets its own token.
+  /// Whether `profile` serves the registry: every helper's rule (`Profile.helperDecision`), the
+  /// profile's places getting the sign-in's token as for `strivacity curl`.
   public func decision(for profile: Profile, tenant: String) -> Decision {
     guard let url = registryURL else { return .notOurs }
-    let allowed = profile.tokenHosts(tenant: tenant) + profile.apis.map(\.url)
-    do {
-      try TokenDestination.check(url, allowed: allowed)
-      return .token(api: try profile.api(for: url))
-    } catch .unsafe(let reason) {
-      return .refused("refusing the registry's index URL: \(reason)")
-    } catch {
-      return .notOurs
-    }
+    let decision = profile.helperDecision(for: url, tenant: tenant)
+    if case .refused(let reason) = decision { return .refused("refusing the registry's index URL: \(reason)") }
+    return decision
   }
 
   /// The registry's Bearer challenge among the headers of its 401 that cargo passed on; nil

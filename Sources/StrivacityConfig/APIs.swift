@@ -63,13 +63,12 @@ public struct API: Sendable, Equatable {
     return text
   }
 
-  /// The API a tool's helper (Docker's, cargo's, Terraform's) answers `url` with: of the first
-  /// profile in the config's order with an API the URL is under, that API (the longest prefix,
-  /// `Profile.api(for:)`); nil when none is: the helper answers "not mine", never the sign-in's
-  /// own token. One lookup for every helper protocol.
+  /// The API a tool's helper that names no profile (Docker's) answers `url` with: of the first
+  /// profile in the config's order whose `helperDecision` (APIs only) gives an API, that API;
+  /// nil when none does: the helper answers "not mine", never the sign-in's own token.
   public static func serving(_ url: String, in profiles: [Profile]) -> (profile: Profile, api: API)? {
     for profile in profiles {
-      if let api = (try? profile.api(for: url)) ?? nil { return (profile, api) }
+      if case .token(let api?) = profile.helperDecision(for: url, tenant: nil) { return (profile, api) }
     }
     return nil
   }
@@ -90,7 +89,37 @@ public struct API: Sendable, Equatable {
   }
 }
 
+/// What a tool's credential helper does about a URL it is asked for (Docker's registry, cargo's
+/// index): `Profile.helperDecision`, the one rule of every helper protocol.
+public enum HelperDecision: Sendable, Equatable {
+  /// A token: `api`'s (the API the URL is under), nil for the profile's own.
+  case token(api: API?)
+  /// Not this profile's: the helper says "not mine" (the tool asks elsewhere).
+  case notOurs
+  /// The URL can be read in more than one way (an encoded dot or slash, `..;`): refused, with
+  /// the reason for the tool's message.
+  case refused(String)
+}
+
 extension Profile {
+  /// Whether this profile serves a tool's helper asking for `url`, by the rule `strivacity curl`
+  /// follows (TokenDestination): the API the URL is under gets its own token; with `tenant`
+  /// given, the profile's places (the tenant's origin, git_hosts, hosts) get the sign-in's token
+  /// too; nil `tenant`: APIs only (a helper that never hands out the sign-in's token).
+  public func helperDecision(for url: String, tenant: String?) -> HelperDecision {
+    let allowed = (tenant.map { tokenHosts(tenant: $0) } ?? []) + apis.map(\.url)
+    guard !allowed.isEmpty else { return .notOurs }
+    do {
+      try TokenDestination.check(url, allowed: allowed)
+      let api = try self.api(for: url)
+      return api == nil && tenant == nil ? .notOurs : .token(api: api)
+    } catch .unsafe(let reason) {
+      return .refused(reason)
+    } catch {
+      return .notOurs
+    }
+  }
+
   /// Where the sign-in's token may be sent: the tenant's origin, `git_hosts` and `hosts`.
   public func tokenHosts(tenant: String) -> [HostEntry] {
     (URLParts(tenant).map { [HostEntry(origin: $0.origin)] } ?? []) + gitHosts + hosts

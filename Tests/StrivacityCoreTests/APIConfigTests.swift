@@ -28,6 +28,27 @@ import Testing
     tenant = "https://t.example"
     """
 
+  /// Every helper protocol's rule: an API's URL gets the API's token; the profile's places get
+  /// the sign-in's only when the helper hands it out; a path trick is refused; the rest is not ours.
+  @Test func aHelpersDecisionIsCurlsRule() throws {
+    let config = try Config.parse(Self.text + "\nhosts = [\"registry.example.com\"]\n", path: "c.toml")
+    let work = try #require(config.profile(named: "work"))
+    let orders = try #require(work.api(named: "orders"))
+    for tenant in ["https://t.example", nil] {
+      #expect(work.helperDecision(for: "https://api.example.com/orders/index", tenant: tenant) == .token(api: orders))
+      #expect(work.helperDecision(for: "https://elsewhere.example/", tenant: tenant) == .notOurs)
+      guard case .refused = work.helperDecision(for: "https://api.example.com/orders/%2e%2e/x", tenant: tenant) else {
+        Issue.record("a path trick was not refused")
+        continue
+      }
+    }
+    let other = try #require(config.profile(named: "other"))
+    #expect(
+      other.helperDecision(for: "https://registry.example.com/v2/", tenant: "https://t.example") == .token(api: nil))
+    #expect(other.helperDecision(for: "https://registry.example.com/v2/", tenant: nil) == .notOurs)
+    #expect(API.serving("https://api.example.com/orders/x", in: config.profiles)?.api == orders)
+  }
+
   @Test func apisAreReadInOrder() throws {
     let config = try Config.parse(Self.text, path: "c.toml")
     #expect(config.warnings.isEmpty)
