@@ -161,7 +161,7 @@ let package = Package(
     .testTarget(
       name: "FuzzRegressionTests",
       dependencies: [
-        "StrivacityConfig",
+        "StrivacityConfig", "DockerCredential",
         "StrivacityCore", "JourneyCore", "TerminalUI", "GitCredential", "LoopbackHTTP", "Agent",
         "StrivacityTestSupport",
       ]),

@@ -181,11 +181,46 @@ func admissionProperties(_ bytes: [UInt8]) {
   }
 }
 
+/// A profile for the helper protocols: its tenant, a host and an API (parsed for each input:
+/// a global's one-time initialization is reported as a leak by LeakSanitizer).
+func helperProfiles() -> [Profile] {
+  (try? Config.parse(
+    "[profiles.p]\ntenant = \"https://t.example\"\nhosts = [\"registry.example\"]\n"
+      + "[profiles.p.apis.r]\nurl = \"https://api.example/r/\"\n", path: "fuzz.toml"))?.profiles ?? []
+}
+
+/// Tools' helper protocols (cargo's provider, Docker's helper): whatever the bytes, a request is
+/// admitted or refused in the protocol's one-line shape, what is admitted is decided by the one
+/// helper rule, and a refusal is one inert line. FuzzRegressionTests.helper checks the same of
+/// every input kept in Tests/Fuzz/helper/.
+func helperProperties(_ bytes: [UInt8]) {
+  let profiles = helperProfiles()
+  precondition(profiles.count == 1, "the helpers' profile does not parse")
+  if let request = try? CargoProtocol.parse(bytes), let invocation = try? CargoInvocation(request: request) {
+    if case .refused(let reason) = invocation.decision(for: profiles[0], tenant: "https://t.example") {
+      precondition(!CargoProtocol.errorAnswer(.other, message: reason).dropLast().contains("\n"), "a two-line error")
+    }
+    _ = invocation.challenge
+  }
+  do {
+    let (address, url) = try DockerCredentialProtocol.serverURL(bytes)
+    precondition(!address.contains(where: \.isWhitespace), "an address of more than one word")
+    precondition((try? TokenTarget(url)) != nil, "an admitted registry URL that does not read")
+    _ = API.serving(url, in: profiles)
+  } catch {
+    let line = DockerCredentialProtocol.errorOutput(error)
+    precondition(
+      line.filter { $0 == "\n" }.count == 1
+        && !line.dropLast().unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) },
+      "an error that is not one inert line")
+  }
+}
+
 /// The targets, by the names Scripts/fuzz takes.
 let fuzzTargets: [String: @Sendable ([UInt8]) -> Void] = [
   "credential": credentialProperties, "screen": screenProperties, "request": requestProperties,
   "config": configProperties, "destination": destinationProperties, "agent": agentProperties,
-  "admission": admissionProperties,
+  "admission": admissionProperties, "helper": helperProperties,
 ]
 
 /// The target this run exercises (STRIVACITY_FUZZ_TARGET), chosen once.

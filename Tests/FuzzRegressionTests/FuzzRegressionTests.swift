@@ -1,6 +1,7 @@
 // What the fuzz targets (Tests/Fuzz/targets.swift, Scripts/fuzz) exercise, replayed for every
 // input kept in Tests/Fuzz/TARGET/: the seed corpus and any crash a fuzzing run saved there.
 import Agent
+import DockerCredential
 import Foundation
 import GitCredential
 import JourneyCore
@@ -29,6 +30,34 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
         #expect(
           answer.utf8.split(separator: UInt8(ascii: "\n")).allSatisfy { $0.contains(UInt8(ascii: "=")) }, "\(name)")
         _ = request.isFor(["h", "git.example.com:443", "https://x.example/p/"].map { try! HostEntry(admitting: $0) })
+      }
+    }
+  }
+
+  /// Tests/Fuzz/targets.swift's helperProperties, for every input kept in Tests/Fuzz/helper/.
+  @Test func helper() throws {
+    let inputs = try corpus("helper")
+    #expect(inputs.count >= 8)
+    let profiles = try Config.parse(
+      "[profiles.p]\ntenant = \"https://t.example\"\nhosts = [\"registry.example\"]\n"
+        + "[profiles.p.apis.r]\nurl = \"https://api.example/r/\"\n", path: "fuzz.toml"
+    ).profiles
+    for (name, bytes) in inputs {
+      if let request = try? CargoProtocol.parse(bytes), let invocation = try? CargoInvocation(request: request) {
+        if case .refused(let reason) = invocation.decision(for: profiles[0], tenant: "https://t.example") {
+          #expect(!CargoProtocol.errorAnswer(.other, message: reason).dropLast().contains("\n"), "\(name)")
+        }
+        _ = invocation.challenge
+      }
+      do {
+        let (address, url) = try DockerCredentialProtocol.serverURL(bytes)
+        #expect(!address.contains(where: \.isWhitespace) && (try? TokenTarget(url)) != nil, "\(name)")
+        _ = API.serving(url, in: profiles)
+      } catch {
+        let line = DockerCredentialProtocol.errorOutput(error)
+        #expect(
+          line.filter { $0 == "\n" }.count == 1
+            && !line.dropLast().unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "\(name)")
       }
     }
   }
