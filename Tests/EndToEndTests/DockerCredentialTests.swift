@@ -73,6 +73,31 @@ extension Harness {
     }
   }
 
+  /// A machine profile (client credentials, its secret in the environment): the registry gets its
+  /// API's token as for a person, no sign-in involved, and the next `get` is answered from the
+  /// kernel's keyring without another token request.
+  @Test func aMachineProfilesRegistryTokenComesFromItsClientCredentials() throws {
+    let h = try Harness(journey: "machine")
+    try h.writeMachineProfile(
+      client: "ci-basic",
+      """
+
+      [profiles.\(h.profile).apis.registry]
+      url = "registry.example.com"
+      audience = "https://api.example.com/orders"
+      scopes = ["orders:read"]
+      """)
+    let secret = ["STRIVACITY_CLIENT_SECRET": "ci-basic-secret-1"]
+    for _ in 0..<2 {
+      let get = try h.dockerHelper(["get"], "registry.example.com", environment: secret)
+      #expect(get.status == 0 && get.stderr.isEmpty, "\(get.stderr)")
+      let answer = try #require(JSONValue.parse(get.stdout), "\(get.stdout)")
+      #expect(answer["Username"]?.string == "oauth2accesstoken")
+      #expect((answer["Secret"]?.string?.count ?? 0) > 0)
+    }
+    #expect(try h.stats()["client_credentials_requests"]?.int == 1, "the second get came from the cache")
+  }
+
   /// A cached token is the small binary's to answer: with no full command line beside it, the
   /// registry still gets its token (and a registry of no API its "not found").
   @Test func aCachedGetIsAnsweredByTheSmallBinaryAlone() throws {
