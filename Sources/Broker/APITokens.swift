@@ -179,12 +179,22 @@ extension TokenBroker {
 }
 
 extension TokenBroker {
+  /// Makes `api`'s kept access token expired (a tool's helper said it failed: Docker's `erase`),
+  /// its refresh token kept, so that the next ask renews it; under the profile's refresh lock.
+  package func expireKept(_ api: API) throws {
+    let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
+    defer { withExtendedLifetime(lock) {} }
+    let apiKey = key(for: api)
+    guard var tokens = try store.load(apiKey) else { return }
+    tokens.expiresAt = min(tokens.expiresAt ?? 0, now() - 1)
+    try store.save(tokens, for: apiKey)
+  }
+
   /// Whether a sign-in is needed before an API entry with `resource` and `scopes`, just added,
   /// gets tokens, and the command that does it: a machine asks with its client credentials;
   /// a person's sign-in consented to the resources of the APIs configured when it asked
   /// (RFC 8707 §2.1), so a new resource, or a scope it was not granted, needs a new one.
   package func signInNeeded(forResource resource: String, scopes: [String], apiName: String) -> String {
-    let profileFlag = name == "default" ? "" : " --profile \(name)"
     switch renewal {
     case .clientCredentials:
       return "no sign-in needed: a machine profile asks for its tokens with its own credentials"

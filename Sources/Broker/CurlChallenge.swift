@@ -51,7 +51,6 @@ extension TokenBroker {
     // A refusal that names nothing but the API's metadata is read for what it says (below).
     if demand == .nothing && (challenge.resourceMetadata == nil || head.status != 401) { return nil }
     let whose = api.map { "API \($0.name)" } ?? "the API at \(origin)"
-    let profileFlag = name == "default" ? "" : " --profile \(name)"
     let apiFlag = api.map { " --api \($0.name)" } ?? ""
     // The API's metadata, when it names it: only from the URL's own origin, at the well-known
     // place of its resource (RFC 9728 §3.1), this issuer's, and for the URL called.
@@ -131,9 +130,7 @@ extension TokenBroker {
       return .retry(.scopes(scopes), reason: "\(whose) needs scope \(shown): getting a token with it", api: api)
     case .stepUp(let acrValues, let maxAge):
       let wants = [acrValues.map { "acr_values \($0)" }, maxAge.map { "max_age \($0)" }].compactMap { $0 }
-      let command =
-        "strivacity login\(profileFlag)" + (acrValues.map { " --acr-values '\($0)'" } ?? "")
-        + (maxAge.map { " --max-age \($0)" } ?? "")
+      let command = stepUpCommand(acrValues: acrValues, maxAge: maxAge)
       guard replayable, terminal else {
         let why = replayable ? " (no terminal to sign in on)" : noRetry
         return .hint("\(whose) asks for a stronger sign-in (\(wants.joined(separator: ", ")))\(why): run \(command)")
@@ -142,6 +139,41 @@ extension TokenBroker {
       return .retry(
         .stepUp(acrValues: acrValues, maxAge: maxAge),
         reason: "\(whose) asks for a stronger sign-in (\(wants.joined(separator: ", ")))", api: api)
+    }
+  }
+
+  /// ` --profile NAME` for a command line naming this profile; empty for the default one.
+  package var profileFlag: String { name == "default" ? "" : " --profile \(name)" }
+
+  /// The sign-in a step-up asks for, as a command to run.
+  package func stepUpCommand(acrValues: String?, maxAge: Int64?) -> String {
+    "strivacity login\(profileFlag)" + (acrValues.map { " --acr-values '\($0)'" } ?? "")
+      + (maxAge.map { " --max-age \($0)" } ?? "")
+  }
+
+  /// The token a tool's credential helper hands out (cargo's provider), never through a
+  /// sign-in: the tool waits, and may have no terminal. A challenge the tool passed on is
+  /// answered as `strivacity curl` answers one (`tokens(answering:)`); a step-up, or scopes for
+  /// a URL under no API entry, is a failure naming the command that gets the right token.
+  package func helperTokens(api: API?, challenge: BearerChallenge.Demand?, _ freshness: Freshness) throws -> TokenSet {
+    let whose = api.map { "API \($0.name)" } ?? "the registry"
+    switch challenge {
+    case nil, .nothing?:
+      return try api.map { try apiTokens($0, freshness) } ?? freshTokens(freshness)
+    case .newToken?:
+      return try tokens(answering: .newToken, reason: "\(whose) refused the token", api: api, freshness)
+    case .scopes(let scopes)?:
+      let shown = scopes.map(\.value).joined(separator: " ")
+      guard let api else {
+        throw CLIFailure(
+          "\(whose) needs scope \(shown) (insufficient_scope): give it an API entry, strivacity setup-api"
+            + "\(profileFlag) URL", status: .usage)
+      }
+      return try tokens(answering: .scopes(scopes), reason: "\(whose) needs scope \(shown)", api: api, freshness)
+    case .stepUp(let acrValues, let maxAge)?:
+      throw CLIFailure(
+        "\(whose) asks for a stronger sign-in: run \(stepUpCommand(acrValues: acrValues, maxAge: maxAge))",
+        status: .signInRequired)
     }
   }
 

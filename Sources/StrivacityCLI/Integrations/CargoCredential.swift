@@ -82,7 +82,7 @@ struct CargoCredential: ParsableCommand {
     do {
       return try get(invocation)
     } catch {
-      return refused((CLIFailure(recognising: error)?.message) ?? "\(error)")
+      return refused(CLIFailure.describe(error))
     }
   }
 
@@ -110,37 +110,8 @@ struct CargoCredential: ParsableCommand {
     session.signIn = nil  // never a sign-in: cargo is waiting, and may have no terminal
     session.progress = nil
     let freshness = invocation.freshness(session.resolved.profile)
-    let tokens = try self.tokens(session, api: api, challenge: invocation.challenge, freshness)
+    let tokens = try session.helperTokens(api: api, challenge: invocation.challenge, freshness)
     session.sayShortfall(tokens, freshness, prefix: CargoInvocation.messagePrefix)
     return CargoProtocol.tokenAnswer(tokens.accessToken, expiresAt: tokens.expiresAt)
-  }
-
-  /// The token for the registry; a challenge of the registry's answered as `strivacity curl`
-  /// answers one (TokenBroker.tokens(answering:)), but never with a sign-in.
-  private func tokens(
-    _ session: TokenBroker, api: API?, challenge: BearerChallenge.Demand?, _ freshness: Freshness
-  ) throws -> TokenSet {
-    let whose = api.map { "API \($0.name)" } ?? "the registry"
-    let profileFlag = session.name == "default" ? "" : " --profile \(session.name)"
-    switch challenge {
-    case nil, .nothing?:
-      return try api.map { try session.apiTokens($0, freshness) } ?? session.freshTokens(freshness)
-    case .newToken?:
-      return try session.tokens(answering: .newToken, reason: "\(whose) refused the token", api: api, freshness)
-    case .scopes(let scopes)?:
-      let shown = scopes.map(\.value).joined(separator: " ")
-      guard let api else {
-        throw CLIFailure(
-          "\(whose) needs scope \(shown) (insufficient_scope): give it an API entry, strivacity setup-api"
-            + "\(profileFlag) URL", status: .usage)
-      }
-      return try session.tokens(
-        answering: .scopes(scopes), reason: "\(whose) needs scope \(shown)", api: api, freshness)
-    case .stepUp(let acrValues, let maxAge)?:
-      let command =
-        "strivacity login\(profileFlag)" + (acrValues.map { " --acr-values '\($0)'" } ?? "")
-        + (maxAge.map { " --max-age \($0)" } ?? "")
-      throw CLIFailure("\(whose) asks for a stronger sign-in: run \(command)", status: .signInRequired)
-    }
   }
 }

@@ -38,7 +38,7 @@ struct DockerCredentialCommand: ParsableCommand {
     } catch let refusal as DockerCredentialError {
       fail(refusal, line: refusal == .notFound ? nil : refusal.message)
     } catch {
-      let message = CLIFailure(recognising: error)?.message ?? "\(error)"
+      let message = CLIFailure.describe(error)
       fail(DockerCredentialError(TerminalSafe.text(message, multiline: false)), line: message)
     }
   }
@@ -92,11 +92,6 @@ struct DockerCredentialCommand: ParsableCommand {
   private func erase(_ found: (profile: Profile, api: API), context: Context) throws {
     let session = try TokenBroker(
       context: context, overrides: ProfileOverrides(profile: found.profile.name), log: Log(verbose: false))
-    let key = session.key(for: found.api)
-    let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: session.name, timeout: 45)
-    defer { withExtendedLifetime(lock) {} }
-    guard var tokens = try session.store.load(key) else { return }
-    tokens.expiresAt = min(tokens.expiresAt ?? 0, TokenBroker.now() - 1)
-    try session.store.save(tokens, for: key)
+    try session.expireKept(found.api)
   }
 }
