@@ -628,7 +628,10 @@ package final class Examination {
     // The document just fetched, so that the try is one request.
     session.tenantClient.keep(endpoints: discovery.cacheable)
     do {
-      let (outcome, method) = try session.clientCredentialsAnswer()
+      progress?.start("trying the client's credentials…")
+      let answer = Result { try session.clientCredentialsAnswer() }
+      progress?.stop()
+      let (outcome, method) = try answer.get()
       do {
         _ = try session.machineAnswer(outcome, ask: nil, method: method)
         add(
@@ -800,6 +803,9 @@ package final class Examination {
     }
     let login = "strivacity login\(session.name == "default" ? "" : " --profile \(session.name)")"
     do {
+      // Up to the profile's own time-out: on a terminal, said while it waits.
+      progress?.start("trying the refresh token…")
+      defer { progress?.stop() }
       let tokens = try session.freshTokens(Freshness(seconds: 0, explicit: false, force: true))
       let left = tokens.expiresAt.map { "; access token valid for \($0 - session.now()) s" } ?? ""
       add("credentials", .pass, "the tenant took the refresh token (one refresh; the new tokens are kept\(left))")
