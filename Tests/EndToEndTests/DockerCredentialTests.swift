@@ -189,6 +189,14 @@ extension Harness {
     try FileManager.default.createDirectory(atPath: h.home.file(".docker"), withIntermediateDirectories: true)
     try #"{"auths":{"other.example":{"auth":"dTpw"}},"credHelpers":{"gcr.io":"gcloud"},"psFormat":"{{.ID}}"}"#
       .write(toFile: dockerConfig, atomically: true, encoding: .utf8)
+    // Containers' auth file a link into a dotfiles checkout: it stays a link.
+    let dotfiles = h.home.file("dotfiles/auth.json")
+    try FileManager.default.createDirectory(atPath: h.home.file("dotfiles"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: h.home.file(".config/containers"), withIntermediateDirectories: true)
+    try "{}".write(toFile: dotfiles, atomically: true, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(
+      atPath: h.home.file(".config/containers/auth.json"), withDestinationPath: dotfiles)
     var env = h.environment
     env["PATH"] = try h.dockerHelperDirectory() + ":/usr/bin:/bin"
     let setup = try run(
@@ -207,6 +215,10 @@ extension Harness {
     let containers = try #require(
       JSONValue.parse(try String(contentsOfFile: h.home.file(".config/containers/auth.json"), encoding: .utf8)))
     #expect(containers["credHelpers"]?["registry.example.com"]?.string == "strivacity")
+    #expect(
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: h.home.file(".config/containers/auth.json")))
+        == dotfiles)
+    #expect(try String(contentsOfFile: dotfiles, encoding: .utf8).contains("registry.example.com"))
     // No API covers another registry: refused, nothing written; --api NAME adds one.
     let uncovered = try h.strivacity(["setup-docker", "--profile", h.profile, "--registry", "localhost:5000"])
     #expect(uncovered.status == 2 && uncovered.stderr.contains("--api NAME"), "\(uncovered.stderr)")

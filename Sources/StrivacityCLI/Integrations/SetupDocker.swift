@@ -183,8 +183,9 @@ struct SetupDocker: ParsableCommand {
       document["credHelpers"] = .object(helpers)
     }
     do {
+      // A link (a dotfiles checkout) keeps pointing where it did, as setup-cargo's does.
       try PrivateFiles.writeAtomically(
-        JSONValue.object(document).serialized(pretty: true) + [0x0A], to: path, mode: 0o600)
+        JSONValue.object(document).serialized(pretty: true) + [0x0A], to: realPath(path) ?? path, mode: 0o600)
     } catch {
       throw CLIFailure("cannot write \(error.description)", status: .failure)
     }
