@@ -136,6 +136,9 @@ public struct Config: Sendable, Equatable {
   /// The proxy settings at the top level, for every profile (ProxyChoice).
   public var proxy = ProxySettings()
   public var profiles: [Profile] = []
+  /// The names of every profile of the file, when `profiles` holds fewer (a narrowed read that
+  /// missed the profile it was asked for); nil: `profiles` has them all.
+  public var profileNames: [String]?
   /// Unknown keys and other things worth telling the user; never fatal.
   public var warnings: [ConfigWarning] = []
 
@@ -162,9 +165,11 @@ public struct Config: Sendable, Equatable {
       if profile == nil, let named = try parse(topLevel(text), path: path).defaultProfile { wanted = named }
       // A sink's `api` is checked against the profile's APIs only when they were all read.
       let narrowed = try parse(keepingOnly(text, profile: wanted, apis: apis), path: path, sinkAPIsRead: apis == .all)
-      // A profile the file does not have: the whole file, whose names the error lists.
-      if narrowed.profile(named: wanted) == nil, let whole = try? parse(text, path: path) { return whole }
-      return narrowed
+      // A profile the file does not have (an error, or one given by flags and the environment):
+      // the names of those it has, for the error to list, from the headers alone, not a parse.
+      var result = narrowed
+      if narrowed.profile(named: wanted) == nil { result.profileNames = profileTables(in: text) }
+      return result
     } catch {
       if let whole = try? parse(text, path: path) { return whole }
       throw error
@@ -320,11 +325,15 @@ public struct Config: Sendable, Equatable {
     return found
   }
 
-  /// The names of the profiles whose tables `text`'s headers open.
-  static func profileTables(in text: String) -> Set<String> {
-    var names = Set<String>()
+  /// The names of the profiles whose tables `text`'s headers open, each once, in the file's order.
+  static func profileTables(in text: String) -> [String] {
+    var names: [String] = []
     for raw in text.split(separator: "\n") where raw.contains("[") {
-      if let parts = header(raw), parts.count >= 2, parts[0] == "profiles" { names.insert(parts[1]) }
+      if let parts = header(raw), parts.count >= 2, parts[0] == "profiles", ProfileName.isValid(parts[1]),
+        !names.contains(parts[1])
+      {
+        names.append(parts[1])
+      }
     }
     return names
   }

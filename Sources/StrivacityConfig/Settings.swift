@@ -132,7 +132,7 @@ public struct ResolvedProfile: Sendable, Equatable {
     let store = renewal.store(overrides.store ?? profile.store ?? config?.defaultStore ?? .secretService)
     return ResolvedProfile(
       profile: profile, renewal: renewal, store: store, isConfigured: configured != nil,
-      configuredNames: config?.profiles.map(\.name) ?? [])
+      configuredNames: config.map { $0.profileNames ?? $0.profiles.map(\.name) } ?? [])
   }
 
   /// A machine profile's secret source as this environment resolves it: the configured one; else

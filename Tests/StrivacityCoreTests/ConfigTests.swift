@@ -140,6 +140,13 @@ import Testing
           == "profile 'defualt' is not configured in /c.toml; did you mean 'default'? (it has default, ci-bot; "
           + "to add 'defualt': `strivacity login --profile defualt --tenant URL --client-id ID`)")
     }
+    // As the small binary reads it (one profile's table): the names from the headers, no parse.
+    let text = "[profiles.default]\ntenant = \"https://t.example\"\n[profiles.ci-bot]\nnonsense = = =\n"
+    let narrowed = try Config.parse(text, path: "/c.toml", onlyProfile: "defualt")
+    #expect(narrowed.profiles.isEmpty && narrowed.profileNames == ["default", "ci-bot"])
+    let resolved = try ResolvedProfile.resolve(config: narrowed, overrides: .init(profile: "defualt"), environment: [:])
+    #expect(resolved.configuredNames == ["default", "ci-bot"])
+    #expect(try Config.parse(text, path: "/c.toml", onlyProfile: "default").profileNames == nil)
     let far = ConfigError.profileNotConfigured(name: "prod", path: "/c.toml", configured: ["default", "ci-bot"])
     #expect(!far.description.contains("did you mean"))
     #expect(far.description.contains("(it has default, ci-bot;"))
