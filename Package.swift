@@ -44,6 +44,9 @@ let package = Package(
     // Docker's credential helper protocol (docker-credential-helpers) as data: the verb and the
     // registry's address in, the JSON answer or the protocol's error out.
     .target(name: "DockerCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
+    // Terraform's (and OpenTofu's) credentials helper protocol as data: the verb and the host in,
+    // the JSON credentials object or the protocol's error out.
+    .target(name: "TerraformCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
     // OAuth/OIDC values: PKCE (RFC 7636), JWT signing and verification, JWKS.
     .target(
       name: "OAuthCore",
@@ -98,7 +101,8 @@ let package = Package(
     .target(
       name: "Launcher",
       dependencies: [
-        "StrivacityCore", "StrivacityConfig", "GitCredential", "DockerCredential", "TokenCache", "SystemIO", "Agent",
+        "StrivacityCore", "StrivacityConfig", "GitCredential", "DockerCredential", "TerraformCredential", "TokenCache",
+        "SystemIO", "Agent",
       ]),
     .executableTarget(name: "strivacity", dependencies: ["Launcher", "StrivacityCore", "SystemIO"]),
     .target(
@@ -106,7 +110,8 @@ let package = Package(
       dependencies: [
         "Broker", "StrivacityCore", "StrivacityConfig", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport",
         "SecretStore",
-        "LoopbackHTTP", "GitCredential", "DockerCredential", "SystemIO", "TokenCache", "Agent", "CBuildInfo",
+        "LoopbackHTTP", "GitCredential", "DockerCredential", "TerraformCredential", "SystemIO", "TokenCache", "Agent",
+        "CBuildInfo",
         "CCurlShim", "CSecretShim",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
@@ -140,6 +145,8 @@ let package = Package(
     .testTarget(name: "GitCredentialTests", dependencies: ["StrivacityConfig", "GitCredential"]),
     .testTarget(
       name: "DockerCredentialTests", dependencies: ["StrivacityConfig", "StrivacityCore", "DockerCredential"]),
+    .testTarget(
+      name: "TerraformCredentialTests", dependencies: ["StrivacityConfig", "StrivacityCore", "TerraformCredential"]),
     // The broker in-process: a fake tenant, a store in memory, a clock that stands still.
     .testTarget(
       name: "BrokerTests",
@@ -161,7 +168,7 @@ let package = Package(
     .testTarget(
       name: "FuzzRegressionTests",
       dependencies: [
-        "StrivacityConfig", "DockerCredential",
+        "StrivacityConfig", "DockerCredential", "TerraformCredential",
         "StrivacityCore", "JourneyCore", "TerminalUI", "GitCredential", "LoopbackHTTP", "Agent",
         "StrivacityTestSupport",
       ]),
