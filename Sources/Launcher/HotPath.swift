@@ -14,6 +14,7 @@ import GitCredential
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
+import TerraformCredential
 import TokenCache
 
 public enum HotPath {
@@ -31,6 +32,7 @@ public enum HotPath {
       arguments.first == "token" || arguments.first == "exec" || arguments == ["credential", "get"]
         || arguments == ["docker-credential", "get"]
         || arguments == ["cargo-credential"]
+        || (arguments.count == 3 && arguments[0] == "terraform-credential" && arguments[1] == "get")
     else {
       return .handOff(stdin: nil)
     }
@@ -41,6 +43,7 @@ public enum HotPath {
     if arguments.first == "docker-credential" { return dockerGet(environment) }
     // `--cargo-plugin`, as cargo runs a provider, is read as `cargo-credential` (commandLineArguments).
     if arguments.first == "cargo-credential" { return cargo(environment) }
+    if arguments.first == "terraform-credential" { return terraformGet(arguments[2], environment) }
     if arguments.first == "exec" { return exec(arguments[...], environment) }
     return token(arguments[...], environment)
   }

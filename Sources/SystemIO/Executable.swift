@@ -6,7 +6,9 @@ import Glibc
 /// The command line; as `git-credential-strivacity` (a link to `strivacity`) it is git's
 /// credential helper: `git-credential-strivacity get` means `strivacity credential get`; as
 /// `docker-credential-strivacity`, Docker's: `docker-credential-strivacity get` means
-/// `strivacity docker-credential get`. Run as cargo runs a credential provider, `strivacity
+/// `strivacity docker-credential get`; as `terraform-credentials-strivacity`, Terraform's and
+/// OpenTofu's: `terraform-credentials-strivacity get HOST` means `strivacity terraform-credential
+/// get HOST`. Run as cargo runs a credential provider, `strivacity
 /// --cargo-plugin`, it is `strivacity cargo-credential` (cargo passes its other words in the
 /// request, never in argv).
 public func commandLineArguments() -> [String] {
@@ -15,6 +17,7 @@ public func commandLineArguments() -> [String] {
   switch name {
   case "git-credential-strivacity": return ["credential"] + rest
   case "docker-credential-strivacity": return ["docker-credential"] + rest
+  case "terraform-credentials-strivacity": return ["terraform-credential"] + rest
   default: return rest == ["--cargo-plugin"] ? ["cargo-credential"] : rest
   }
 }

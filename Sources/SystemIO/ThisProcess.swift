@@ -65,3 +65,17 @@ extension ErrorNumber: CustomStringConvertible {
   /// ENOENT: the path, or a directory on it, does not exist.
   public var isNoSuchFile: Bool { code == ENOENT }
 }
+
+/// Makes `path` a symbolic link to `target` (symlink(2)); the errno when refused.
+public func makeSymbolicLink(_ path: String, to target: String) -> ErrorNumber? {
+  symlink(target, path) == 0 ? nil : ErrorNumber(code: errno)
+}
+
+/// What the symbolic link `path` points to, as written in it (readlink(2)); nil when `path` is
+/// not a link (or not there).
+public func linkTarget(_ path: String) -> String? {
+  var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+  let n = readlink(path, &buffer, buffer.count - 1)
+  guard n > 0, n < buffer.count - 1 else { return nil }
+  return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

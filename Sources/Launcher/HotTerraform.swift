@@ -1,0 +1,34 @@
+// Terraform's `get` (terraform-credentials-strivacity get HOST) in the small binary: for a host
+// an API of a profile covers, that API's cached token as {"token":"…"}; for a host of no API,
+// `{}` (exit 0: Terraform goes on without credentials), as the full command line answers. A
+// refused host, a token due, the agent's trouble or a config with something to say are the full
+// command line's (which says them on stderr, non-zero), handed the same arguments.
+import StrivacityConfig
+import StrivacityCore
+import SystemIO
+import TerraformCredential
+
+extension HotPath {
+  static func terraformGet(_ host: String, _ environment: [String: String]) -> Outcome {
+    let paths = Paths(environment: environment)
+    guard let config = try? loadConfig(paths.config, .whole), config.warnings.isEmpty,
+      let request = try? TerraformCredentialProtocol.request(["get", host])
+    else { return .handOff(stdin: nil) }
+    guard let found = TerraformCredentialProtocol.api(for: request, in: config.profiles) else {
+      writeStdout(TerraformCredentialProtocol.noCredentials)
+      return .answered
+    }
+    guard
+      let resolved = try? ResolvedProfile.resolve(
+        config: config, overrides: ProfileOverrides(profile: found.profile.name), environment: environment)
+    else { return .handOff(stdin: nil) }
+    let freshness = Freshness.asked(nil, profile: resolved.profile)
+    let current = current(
+      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
+      target: .api(found.api.name, extraScopes: []))
+    guard case .tokens(let tokens) = current else { return handOffPast(current, stdin: nil) }
+    sayShortfall(tokens, freshness, profile: resolved.name, prefix: TerraformCredentialProtocol.messagePrefix)
+    writeStdout(TerraformCredentialProtocol.answer(tokens.accessToken))
+    return .answered
+  }
+}

@@ -1,0 +1,205 @@
+// `strivacity setup-terraform HOST`: make Terraform (and OpenTofu) ask strivacity for a host's
+// token: `credentials_helper "strivacity" { args = [] }` in the CLI config (TerraformConfig keeps
+// every other byte), and `terraform-credentials-strivacity`, a link to `strivacity`, in the
+// plugin directory Terraform looks for helpers in (~/.terraform.d/plugins). The host's token is
+// that of the profile's API whose url covers the whole host (the helper's rule, `API.serving`).
+import ArgumentParser
+import Broker
+import StrivacityConfig
+import StrivacityCore
+import SystemIO
+import TerraformCredential
+
+struct SetupTerraform: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "setup-terraform",
+    abstract: "Make terraform and tofu get a host's token from strivacity (or --undo it).",
+    discussion: """
+      Writes credentials_helper "strivacity" { args = [] } into Terraform's CLI config \
+      ($TF_CLI_CONFIG_FILE, else ~/.terraformrc, and ~/.tofurc when there is one), keeping the \
+      rest of the file as it is, and links ~/.terraform.d/plugins/terraform-credentials-strivacity \
+      to strivacity. Terraform and OpenTofu then run it for every host they need a token for: \
+      HOST gets a fresh token of the profile's API whose url covers the whole host (url = \
+      "HOST"), any other host {}. Terraform runs one credentials helper: a file naming another \
+      is left alone. A credentials "HOST" block, a TF_TOKEN_… variable or a token saved by \
+      `terraform login` is used before any helper (said when found). --undo removes the block \
+      and the link (for every host: the block names none).
+
+      EXAMPLES:
+        strivacity setup-terraform tfe.example.com
+        terraform init
+      """)
+
+  @OptionGroup var global: GlobalOptions
+
+  @Argument(help: ArgumentHelp("The host Terraform asks for (its registry or TFE host).", valueName: "host"))
+  var host: String
+
+  @Flag(help: "Remove the credentials_helper block and the link setup-terraform added.")
+  var undo = false
+
+  func validate() throws {
+    do {
+      _ = try TerraformCredentialProtocol.host(admitting: host)
+    } catch {
+      throw ValidationError(error.message)
+    }
+  }
+
+  func run() throws {
+    let context = global.context()
+    let environment = context.environment
+    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
+    let (host, url) = try TerraformCredentialProtocol.host(admitting: self.host)
+    let files = Self.files(environment, home: home)
+    let link = home + "/.terraform.d/plugins/terraform-credentials-\(TerraformConfig.helperName)"
+    if undo {
+      let edits = try files.compactMap { file -> (String, String)? in
+        guard let text = try Self.read(file) else { return nil }
+        return try Self.edited(file, text, undo: true).map { (file, $0) }
+      }
+      for (file, text) in edits { try Self.write(text, to: file) }
+      if Self.isOurs(link) { removeFile(link) }
+      Console.note(
+        "terraform and tofu no longer ask strivacity for tokens (for any host): "
+          + "credentials_helper removed from \(files.joined(separator: ", ")), \(link) removed if it was ours")
+      return
+    }
+    let resolved = try context.configuredProfile(global)
+    let api = try Self.api(for: host, url: url, profile: resolved.profile, context: context)
+    // Everything checked before anything is written: no file edited when another is refused.
+    var edits: [(String, String)] = []
+    var credentialsBlocks: [String] = []
+    for file in files {
+      let text = try Self.read(file) ?? ""
+      if TerraformConfig.credentialsHosts(text).contains(where: { $0.lowercased() == host }) {
+        credentialsBlocks.append(file)
+      }
+      if let edited = try Self.edited(file, text, undo: false), edited != text { edits.append((file, edited)) }
+    }
+    let program = Executable.commandPath()
+    if linkTarget(link) != program {
+      if case .success = FileStatus.of(link, followingLinks: false), !Self.isOurs(link) {
+        throw CLIFailure(
+          "\(link) is there and is not a link to strivacity: left as it is; nothing written", status: .usage)
+      }
+    }
+    for (file, text) in edits { try Self.write(text, to: file) }
+    if linkTarget(link) != program {
+      do {
+        try PrivateFiles.makeDirectories(home + "/.terraform.d/plugins")
+      } catch {
+        throw CLIFailure("cannot create \(error.description)", status: .failure)
+      }
+      removeFile(link)
+      if let failed = makeSymbolicLink(link, to: program) {
+        throw CLIFailure("cannot link \(link) to \(program): \(failed)", status: .failure)
+      }
+    }
+    Console.note(
+      "terraform and tofu ask strivacity for \(host) (API \(api) of profile \(resolved.name)): "
+        + "credentials_helper in \(files.joined(separator: ", ")), \(link) -> \(program)")
+    Self.warnAboutEarlierTokens(host, credentialsBlocks: credentialsBlocks, home: home, environment: environment)
+  }
+
+  /// The API of `profile` whose token the helper hands out for `host`: the one whose url
+  /// covers https://HOST/, and that no earlier profile's API covers (the helper takes the first).
+  private static func api(for host: String, url: String, profile: Profile, context: Context) throws -> String {
+    let request = TerraformRequest(verb: .get, host: host, url: url)
+    if let first = TerraformCredentialProtocol.api(for: request, in: try context.config()?.profiles ?? []) {
+      guard first.profile.name == profile.name else {
+        throw CLIFailure(
+          "\(host) is under API \(first.api.name) of profile \(first.profile.name), which comes first in "
+            + "\(context.paths.config): terraform would get its token; nothing written", status: .usage)
+      }
+      return first.api.name
+    }
+    // An API on part of the host only: Terraform sends its token to every path of the host.
+    let name = host.split(separator: ":").first.map(String.init) ?? host
+    let partial = profile.apis.first { api in
+      guard case .prefix(let origin, let path) = api.url.form else { return false }
+      return !path.isEmpty && origin.host.lowercased() == name
+    }
+    if let partial {
+      throw CLIFailure(
+        "API \(partial.name) of profile \(profile.name) covers only \(partial.url), and Terraform sends its token "
+          + "to every path of \(host): give an API url = \"\(host)\"", status: .usage)
+    }
+    throw CLIFailure(
+      "no API of profile \(profile.name) covers \(host): add one with url = \"\(host)\" (`strivacity setup-api"
+        + "\(profile.name == "default" ? "" : " --profile \(profile.name)") https://\(host)/`, or a "
+        + "[profiles.\(profile.name).apis.NAME] section), then run this again", status: .usage)
+  }
+
+  /// The CLI config files: $TF_CLI_CONFIG_FILE alone when set (both tools read it), else
+  /// ~/.terraformrc, and ~/.tofurc when it is there (OpenTofu reads it instead).
+  static func files(_ environment: [String: String], home: String) -> [String] {
+    if let named = environment["TF_CLI_CONFIG_FILE"], !named.isEmpty { return [named] }
+    var files = [home + "/.terraformrc"]
+    if case .success = FileStatus.of(home + "/.tofurc") { files.append(home + "/.tofurc") }
+    return files
+  }
+
+  /// Whether `path` is a link to a strivacity binary (ours to replace or remove).
+  static func isOurs(_ path: String) -> Bool {
+    guard let target = linkTarget(path) else { return false }
+    let name = target.split(separator: "/").last
+    return name == "strivacity" || name == "strivacity-cli"
+  }
+
+  /// The file's text; nil when it is not there.
+  static func read(_ path: String) throws -> String? {
+    switch readFile(realPath(path) ?? path) {
+    case .contents(let bytes):
+      guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw CLIFailure("\(path) is not UTF-8 text: not changed", status: .usage)
+      }
+      return text
+    case .missing: return nil
+    case .failed(let why): throw CLIFailure("cannot read \(path): \(why)", status: .usage)
+    }
+  }
+
+  /// `text` with strivacity's block set (or, `undo`, removed: nil when it has none), a refusal
+  /// said naming the file.
+  static func edited(_ path: String, _ text: String, undo: Bool) throws -> String? {
+    do {
+      return undo ? try TerraformConfig.removingHelper(text) : try TerraformConfig.settingHelper(text)
+    } catch {
+      throw CLIFailure("cannot edit \(path): \(error.description)", status: .usage)
+    }
+  }
+
+  /// Writes through a link (a dotfiles checkout keeps pointing where it did), keeping the mode;
+  /// a new file is 0600 (it may get `credentials` blocks).
+  static func write(_ text: String, to path: String) throws {
+    let target = realPath(path) ?? path
+    let mode = (try? FileStatus.of(target).get()).map { $0.permissions & 0o777 } ?? 0o600
+    do {
+      try PrivateFiles.writeAtomically(Array(text.utf8), to: target, mode: mode)
+    } catch {
+      throw CLIFailure("cannot write \(path): \(error)", status: .failure)
+    }
+  }
+
+  /// What Terraform uses before any helper, said when it is there for `host`.
+  static func warnAboutEarlierTokens(
+    _ host: String, credentialsBlocks: [String], home: String, environment: [String: String]
+  ) {
+    for file in credentialsBlocks {
+      Console.warning(
+        "\(file) has a credentials \"\(host)\" block, which terraform uses before asking strivacity: remove it")
+    }
+    if let variable = TerraformCredentialProtocol.tokenVariable(host), environment[variable] != nil {
+      Console.warning("\(variable) is set, and terraform uses it before asking strivacity: unset it")
+    }
+    let saved = home + "/.terraform.d/credentials.tfrc.json"
+    if case .contents(let bytes) = readFile(saved), let hosts = JSONValue.parse(bytes)?["credentials"]?.object,
+      hosts.keys.contains(where: { $0.lowercased() == host })
+    {
+      Console.warning(
+        "\(saved) holds a token for \(host) (from terraform login), which terraform uses before asking strivacity: "
+          + "remove the host from it")
+    }
+  }
+}

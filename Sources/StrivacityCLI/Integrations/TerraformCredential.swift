@@ -1,0 +1,95 @@
+// Terraform's and OpenTofu's credentials helper: `strivacity terraform-credential get|store|forget
+// HOST`, installed as `terraform-credentials-strivacity` (a link to `strivacity` in Terraform's
+// plugin directory, ~/.terraform.d/plugins), which `credentials_helper "strivacity" {}` in the
+// CLI config makes Terraform run. The small `strivacity` answers a cached `get` (and `{}` for a
+// host of no API) itself (HotPath.terraformGet); this is the rest. stdout belongs to the
+// protocol; a failure is one line on stderr and a documented non-zero status, nothing on stdout;
+// nobody is ever asked to sign in here.
+import ArgumentParser
+import Broker
+import StrivacityConfig
+import StrivacityCore
+import SystemIO
+import TerraformCredential
+
+struct TerraformCredentialCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "terraform-credential",
+    abstract: "Terraform/OpenTofu credentials helper: answer get/store/forget HOST.",
+    discussion: """
+      Installed as terraform-credentials-strivacity. `get HOST` answers {"token": …} with a \
+      fresh token of the API whose url covers the whole host (https://HOST/; the first profile's \
+      in the config, as for Docker), and {} (exit 0) for any other host: Terraform then goes on \
+      without credentials. It never signs in: without a usable token it fails (exit 3), naming \
+      the `strivacity login` to run. `store` reads what Terraform sends and refuses it (the \
+      tokens are strivacity's: `terraform login` is not needed), `forget` expires the API's \
+      cached access token so the next `get` refreshes it. A host with user info, a path or \
+      anything but a host name and port is refused (exit 2). Set it up with `strivacity \
+      setup-terraform HOST`.
+      """)
+
+  @Argument(
+    parsing: .captureForPassthrough, help: "get, store or forget, then the host.",
+    completion: .list(TerraformVerb.allCases.map(\.rawValue)))
+  var words: [String] = []
+
+  func run() throws {
+    let prefix = TerraformCredentialProtocol.messagePrefix
+    do {
+      try answer()
+    } catch let refusal as TerraformCredentialError {
+      Console.error(prefix + refusal.message)
+      exitProcess(refusal.status.rawValue)
+    } catch {
+      Console.error(prefix + CLIFailure.describe(error))
+      exitProcess((CLIFailure(recognising: error)?.status ?? .failure).rawValue)
+    }
+  }
+
+  private func answer() throws {
+    // `store` must read all Terraform writes, whatever it answers (the protocol says so).
+    var input = words.first == TerraformVerb.store.rawValue ? drainStdin() : []
+    defer { for i in input.indices { input[i] = 0 } }
+    let request = try TerraformCredentialProtocol.request(words)
+    if request.verb == .store { throw TerraformCredentialProtocol.storeRefusal(input) }
+    let context = Context(configPath: nil)
+    context.attended = false  // Terraform waits: a keyring prompt gets the short bound
+    let profiles = try context.config()?.profiles ?? []
+    guard let found = TerraformCredentialProtocol.api(for: request, in: profiles) else {
+      // Nothing of ours for the host: `get` says so, `forget` has nothing to drop.
+      if request.verb == .get { Console.writeStdout(TerraformCredentialProtocol.noCredentials) }
+      return
+    }
+    let session = try TokenBroker(
+      context: context, overrides: ProfileOverrides(profile: found.profile.name), log: Log(verbose: false))
+    switch request.verb {
+    case .get:
+      // Never a sign-in (the broker has none): a refused refresh or a profile never signed in
+      // is a failure naming `strivacity login`.
+      let freshness = Freshness.asked(nil, profile: session.resolved.profile)
+      let tokens = try session.apiTokens(found.api, freshness)
+      session.sayShortfall(tokens, freshness, prefix: TerraformCredentialProtocol.messagePrefix)
+      Console.writeStdout(TerraformCredentialProtocol.answer(tokens.accessToken))
+    case .forget:
+      // `terraform logout`: the API's stored access token expires, its refresh token and the
+      // sign-in stay, so the next `get` refreshes.
+      try session.expireKept(found.api)
+    case .store:
+      break
+    }
+  }
+
+  /// All of stdin: its first `maxInput` + 1 bytes kept, the rest read and dropped (zeroed).
+  private func drainStdin() -> [UInt8] {
+    let limit = TerraformCredentialProtocol.maxInput
+    let kept = readStdin(limit: limit + 1)
+    guard kept.count > limit else { return kept }
+    while true {
+      var more = readStdin(limit: limit)
+      let ended = more.count <= limit
+      for i in more.indices { more[i] = 0 }
+      if ended { break }
+    }
+    return kept
+  }
+}
