@@ -214,6 +214,32 @@ func helperProperties(_ bytes: [UInt8]) {
         && !line.dropLast().unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) },
       "an error that is not one inert line")
   }
+  terraformProperties(bytes, profiles)
+}
+
+/// Terraform's helper: the bytes as the host argument (`get HOST`) and as what `store` reads:
+/// a host is admitted lower case and read as a URL, or refused in one inert line naming none of
+/// it; the CLI config's edit, when made, is stable and undone.
+func terraformProperties(_ bytes: [UInt8], _ profiles: [Profile]) {
+  let inert: (String) -> Bool = { line in
+    !line.contains("\n") && !line.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }
+  }
+  if let text = String(validating: bytes, as: UTF8.self) {
+    do {
+      let request = try TerraformCredentialProtocol.request(["get", text])
+      precondition(request.host == request.host.lowercased(), "a host not in lower case")
+      precondition((try? TokenTarget(request.url)) != nil, "an admitted host URL that does not read")
+      _ = TerraformCredentialProtocol.api(for: request, in: profiles)
+    } catch {
+      precondition(error == .hostRefused, "a refusal in other words (which may repeat the host)")
+    }
+    if let set = try? TerraformConfig.settingHelper(text) {
+      precondition((try? TerraformConfig.settingHelper(set)) == set, "setting the helper twice changes the file")
+      precondition((try? TerraformConfig.removingHelper(set)) != nil, "the helper set cannot be removed")
+    }
+    _ = TerraformConfig.credentialsHosts(text)
+  }
+  precondition(inert(TerraformCredentialProtocol.storeRefusal(bytes).message), "a store refusal not one inert line")
 }
 
 /// The targets, by the names Scripts/fuzz takes.

@@ -10,6 +10,7 @@ import StrivacityConfig
 import StrivacityCore
 import StrivacityTestSupport
 import TerminalUI
+import TerraformCredential
 import Testing
 
 func corpus(_ target: String) throws -> [(String, [UInt8])] {
@@ -59,7 +60,30 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
           line.filter { $0 == "\n" }.count == 1
             && !line.dropLast().unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "\(name)")
       }
+      terraform(name, bytes, profiles)
     }
+  }
+
+  /// Terraform's helper, as the fuzz target checks it (Tests/Fuzz/targets.swift, terraformProperties).
+  func terraform(_ name: String, _ bytes: [UInt8], _ profiles: [Profile]) {
+    let inert: (String) -> Bool = { line in
+      !line.contains("\n") && !line.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }
+    }
+    if let text = String(validating: bytes, as: UTF8.self) {
+      do {
+        let request = try TerraformCredentialProtocol.request(["get", text])
+        #expect(request.host == request.host.lowercased() && (try? TokenTarget(request.url)) != nil, "\(name)")
+        _ = TerraformCredentialProtocol.api(for: request, in: profiles)
+      } catch {
+        #expect(error == .hostRefused, "\(name)")
+      }
+      if let set = try? TerraformConfig.settingHelper(text) {
+        #expect((try? TerraformConfig.settingHelper(set)) == set, "\(name)")
+        #expect((try? TerraformConfig.removingHelper(set)) != nil, "\(name)")
+      }
+      _ = TerraformConfig.credentialsHosts(text)
+    }
+    #expect(inert(TerraformCredentialProtocol.storeRefusal(bytes).message), "\(name)")
   }
 
   @Test func screen() throws {
