@@ -173,13 +173,13 @@ _strivacity() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|token|status|doctor|userinfo|logout|revoke|credential|docker-credential|cargo-credential|setup-git|setup-docker|setup-cargo|setup-kubectl|setup-api|setup-proxy|exec|curl|agent|help)
+    login|token|status|doctor|userinfo|logout|revoke|credential|docker-credential|cargo-credential|terraform-credential|setup-git|setup-docker|setup-cargo|setup-terraform|setup-kubectl|setup-api|setup-proxy|exec|curl|agent|help)
         # Offer subcommand argument completions
         "_strivacity_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke credential docker-credential cargo-credential setup-git setup-docker setup-cargo setup-kubectl setup-api setup-proxy exec curl agent help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke credential docker-credential cargo-credential terraform-credential setup-git setup-docker setup-cargo setup-terraform setup-kubectl setup-api setup-proxy exec curl agent help' -- "${cur}"))
         ;;
     esac
 }
@@ -504,6 +504,22 @@ _strivacity_cargo-credential() {
     esac
 }
 
+_strivacity_terraform-credential() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __strivacity_offer_flags_options -1
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __strivacity_add_completions -W 'get'$'\n''store'$'\n''forget'
+        return
+        ;;
+    esac
+}
+
 _strivacity_setup-git() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --global --local --undo --version -h --help)
@@ -584,6 +600,30 @@ _strivacity_setup-cargo() {
         return
         ;;
     '--registry')
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup-terraform() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --undo --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config)
+    __strivacity_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-terraform -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
         return
         ;;
     esac

@@ -9,7 +9,8 @@ struct GenerateMan: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "generate-man", abstract: "Print a man page (for packaging).", shouldDisplay: false)
 
-  @Argument(help: "strivacity, git-credential-strivacity or docker-credential-strivacity.")
+  @Argument(
+    help: "strivacity, git-credential-strivacity, docker-credential-strivacity or terraform-credentials-strivacity.")
   var page = "strivacity"
 
   func run() throws {
@@ -17,6 +18,7 @@ struct GenerateMan: ParsableCommand {
     case "strivacity": Console.writeStdout(ManPage.roff(try ManPage.strivacity()))
     case "git-credential-strivacity": Console.writeStdout(ManPage.roff(ManPage.gitCredential()))
     case "docker-credential-strivacity": Console.writeStdout(ManPage.roff(ManPage.dockerCredential()))
+    case "terraform-credentials-strivacity": Console.writeStdout(ManPage.roff(ManPage.terraformCredential()))
     default: throw ValidationError("no man page \(page)")
     }
   }
@@ -311,6 +313,7 @@ enum ManPage {
       .Sh SEE ALSO
       .Xr git-credential-strivacity 1 ,
       .Xr docker-credential-strivacity 1 ,
+      .Xr terraform-credentials-strivacity 1 ,
       .Xr curl 1 ,
       .Xr git-credential 1 ,
       .Xr secret-tool 1
@@ -362,6 +365,59 @@ enum ManPage {
         .Sh SEE ALSO
         .Xr strivacity 1 ,
         .Xr docker-login 1
+
+        """
+  }
+
+  static func terraformCredential() -> String {
+    header(
+      name: "TERRAFORM-CREDENTIALS-STRIVACITY", title: "terraform-credentials-strivacity",
+      description: "Terraform and OpenTofu credentials helper for Strivacity tokens")
+        + """
+        .Sh SYNOPSIS
+        .Nm
+        .Cm get | store | forget
+        .Ar host
+        .Sh DESCRIPTION
+        .Nm
+        is
+        .Xr strivacity 1
+        under another name: Terraform and OpenTofu run it, from
+        .Pa ~/.terraform.d/plugins ,
+        when their CLI configuration has a
+        .Ql credentials_helper \\(dqstrivacity\\(dq
+        block, and it behaves as
+        .Ql strivacity terraform-credential .
+        .Cm get
+        prints
+        .Ql {"token":"…"}
+        with a fresh token of the API whose url covers all of
+        .Li https:// Ns Ar host Ns Li /
+        (of the first such profile in the configuration file), and
+        .Ql {}
+        for any other host, exit 0, so Terraform goes on without credentials.
+        It never signs in: without a usable token it fails (exit 3), naming the
+        .Ql strivacity login
+        to run.
+        .Cm store
+        reads what Terraform sends and refuses it (exit 2: the tokens are strivacity's, so
+        .Ql terraform login
+        is not needed);
+        .Cm forget
+        expires the API's cached access token, so the next
+        .Cm get
+        refreshes it.
+        A host with user info, a path, or anything but a host name and port, and any other verb,
+        are refused (exit 2).
+        Every failure is one line on standard error and nothing on standard output, with the
+        exit status of
+        .Xr strivacity 1 .
+        Set it up with
+        .Ql strivacity setup-terraform HOST .
+        .Sh SEE ALSO
+        .Xr strivacity 1 ,
+        .Xr terraform 1 ,
+        .Xr tofu 1
 
         """
   }

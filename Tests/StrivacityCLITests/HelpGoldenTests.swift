@@ -11,7 +11,7 @@ import Testing
   static let commands = [
     "", "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "credential", "cargo-credential",
     "setup-git",
-    "setup-cargo",
+    "setup-cargo", "setup-terraform",
     "setup-kubectl", "setup-api", "setup-proxy", "exec", "curl",
     "agent",
   ]
