@@ -34,9 +34,11 @@ LIBEXEC ?= $(PREFIX)/libexec/strivacity
 RELEASE_BIN := .build-front/release/strivacity
 RELEASE_CLI := .build-static/release/strivacity-cli
 INSTALLED := $(PREFIX)/bin/strivacity $(PREFIX)/bin/git-credential-strivacity \
-  $(PREFIX)/bin/docker-credential-strivacity $(LIBEXEC)/strivacity-cli \
+  $(PREFIX)/bin/docker-credential-strivacity $(PREFIX)/bin/terraform-credentials-strivacity \
+  $(LIBEXEC)/strivacity-cli \
   $(PREFIX)/share/man/man1/strivacity.1 $(PREFIX)/share/man/man1/git-credential-strivacity.1 \
   $(PREFIX)/share/man/man1/docker-credential-strivacity.1 \
+  $(PREFIX)/share/man/man1/terraform-credentials-strivacity.1 \
   $(PREFIX)/share/bash-completion/completions/strivacity $(ZSH_COMPLETIONS)/_strivacity \
   $(PREFIX)/share/fish/vendor_completions.d/strivacity.fish \
   $(SYSTEMD_USER_UNITS)/strivacity-agent.socket $(SYSTEMD_USER_UNITS)/strivacity-agent.service
@@ -95,6 +97,7 @@ bench: deps
 	bench/agent $(BENCH_RUNS)
 	bench/api-token $(BENCH_RUNS)
 	bench/docker-credential $(BENCH_RUNS)
+	bench/terraform-credential $(BENCH_RUNS)
 	bench/config-scale 3000 $(BENCH_RUNS)
 	bench/refresh-storm
 	bench/machine-token $(BENCH_RUNS)
@@ -131,7 +134,9 @@ install-files:
 	install -m 0755 $(RELEASE_CLI) $(DESTDIR)$(LIBEXEC)/strivacity-cli
 	ln -sf strivacity $(DESTDIR)$(PREFIX)/bin/git-credential-strivacity
 	ln -sf strivacity $(DESTDIR)$(PREFIX)/bin/docker-credential-strivacity
+	ln -sf strivacity $(DESTDIR)$(PREFIX)/bin/terraform-credentials-strivacity
 	install -m 0644 man/strivacity.1 man/git-credential-strivacity.1 man/docker-credential-strivacity.1 \
+	  man/terraform-credentials-strivacity.1 \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed '1{/^#!/d}' completions/strivacity.bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/strivacity
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/strivacity
