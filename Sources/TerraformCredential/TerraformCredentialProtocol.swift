@@ -107,7 +107,8 @@ public enum TerraformCredentialProtocol {
         port.first != "0", let number = Int(port), number <= 65535
       else { throw refused }
     }
-    let host = text.lowercased()
+    // ASCII only (admitted above): no Unicode case tables on the hot path.
+    let host = String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
     do {
       return (host, try HelperRequest.url(admitting: host))
     } catch {
@@ -125,9 +126,26 @@ public enum TerraformCredentialProtocol {
     API.serving(request.url, in: profiles)
   }
 
-  /// `get`'s answer: the token as the credentials object's `token`, one JSON line.
+  /// `get`'s answer: the token as the credentials object's `token`, one JSON line (written by
+  /// hand: the small binary answers it, and builds no JSON tree for one string).
   public static func answer(_ token: BearerToken) -> String {
-    JSONValue.object(["token": .string(token.value)]).text + "\n"
+    "{\"token\":" + quoted(token.value) + "}\n"
+  }
+
+  /// A JSON string of admitted text (a token: printable ASCII); anything else is escaped all the same.
+  static func quoted(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        let hex = String(scalar.value, radix: 16)
+        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out + "\""
   }
 
   /// What `store` was given (all of stdin as read with a limit of `maxInput` + 1 bytes): never
