@@ -91,8 +91,12 @@ public enum TerraformConfig {
     var blocks: [Block] = []
 
     init(_ text: String) throws(Refusal) {
-      lines = text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-      if text.hasSuffix("\n") { lines.removeLast() }
+      // Split on the byte: a Character "\r\n" is not "\n", and would hide a line break.
+      lines =
+        text.isEmpty
+        ? []
+        : text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+      if text.utf8.last == 0x0A { lines.removeLast() }
       if text.utf8.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) == UInt8(ascii: "{") {
         throw .cannotPlace("it is written in JSON")
       }

@@ -73,3 +73,15 @@ import Testing
     }
   }
 }
+
+@Suite struct TerraformConfigLineEndingTests {
+  /// Lines end at the byte: carriage returns (a file from Windows, or stray ones) are kept, and a
+  /// second setup finds the block the first wrote (the fuzzer's "\r\r\r").
+  @Test func carriageReturnsDoNotHideLines() throws {
+    for text in ["\r\r\r", "a = 1\r\n", "credentials_helper \"strivacity\" {\r\n  args = []\r\n}\r\n"] {
+      let set = try TerraformConfig.settingHelper(text)
+      #expect(try TerraformConfig.settingHelper(set) == set, "\(text.debugDescription)")
+      #expect(try TerraformConfig.removingHelper(set) != nil, "\(text.debugDescription)")
+    }
+  }
+}
