@@ -98,6 +98,47 @@ extension Harness {
     #expect(try h.stats()["client_credentials_requests"]?.int == 1, "the second get came from the cache")
   }
 
+  /// With the agent on and the kernel's cache off, the small binary alone (no full command line
+  /// beside it to hand over to) answers Docker's `get` and cargo's from the agent, which keeps
+  /// the API's token as it keeps the sign-in's.
+  @Test func theAgentAnswersDockerAndCargoWithoutTheFullCommandLine() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile(
+      """
+      hosts = ["crates.example.com"]
+
+      [profiles.\(h.profile).apis.registry]
+      url = "registry.example.com"
+      audience = "https://api.example.com/orders"
+      resource = ["https://api.example.com/orders/"]
+      scopes = ["orders:read"]
+      """)
+    try h.signIn()
+    try h.startAgent()
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    let token = try h.strivacity(["token", "--profile", h.profile, "--api", "registry"])
+    #expect(token.status == 0, "\(token.stderr)")
+    let alone = h.home.file("alone")
+    try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
+    try copyExecutable(TestEnvironment.binary("strivacity"), to: alone + "/strivacity")
+    try FileManager.default.createSymbolicLink(
+      atPath: alone + "/docker-credential-strivacity", withDestinationPath: alone + "/strivacity")
+    let get = try run(
+      [alone + "/docker-credential-strivacity", "get"], environment: h.environment, stdin: "registry.example.com")
+    #expect(get.status == 0, "\(get.stderr)")
+    #expect(JSONValue.parse(get.stdout)?["Secret"]?.string == token.stdout.trimmingCharacters(in: .newlines))
+    let request =
+      #"{"v":1,"registry":{"index-url":"sparse+https://crates.example.com/index/"},"kind":"get","operation":"read","#
+      + #""args":["--profile",""# + h.profile + #""]}"# + "\n"
+    let cargo = try run([alone + "/strivacity", "--cargo-plugin"], environment: h.environment, stdin: request)
+    #expect(cargo.status == 0, "\(cargo.stderr)")
+    let answer = cargo.stdout.split(separator: "\n").last.flatMap { JSONValue.parse(String($0)) }
+    #expect(answer?["Ok"]?["token"]?.string?.hasPrefix("Bearer ") == true, "\(cargo.stdout)")
+    let status = try h.strivacity(["agent", "status"])
+    let answered = Int(status.stdout.split(separator: "answered  ").last?.prefix { $0.isNumber } ?? "") ?? 0
+    #expect(answered >= 3, "\(status.stdout)")
+  }
+
   /// A cached token is the small binary's to answer: with no full command line beside it, the
   /// registry still gets its token (and a registry of no API its "not found").
   @Test func aCachedGetIsAnsweredByTheSmallBinaryAlone() throws {
