@@ -10,9 +10,11 @@ import Testing
 extension Harness {
   /// A profile whose API `registry` covers registry.example.com (the emulator's orders API as
   /// far as the tenant is concerned), signed in with it configured (so consent covers it).
-  func registryProfile(_ extra: String = "", signIn: Bool = true) throws {
+  /// `profileLines`: settings of the profile's own table.
+  func registryProfile(_ extra: String = "", profileLines: String = "", signIn: Bool = true) throws {
     try writeProfile(
       """
+      \(profileLines)
 
       [profiles.\(profile).apis.registry]
       url = "registry.example.com"
@@ -34,6 +36,18 @@ extension Harness {
       try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: binary)
     }
     return bin
+  }
+
+  /// A directory holding a copy of this build's `strivacity` with no `strivacity-cli` beside it
+  /// (so nothing is handed over: what it answers, the small binary answered), and
+  /// `docker-credential-strivacity` linked to it.
+  func smallBinaryAlone() throws -> String {
+    let alone = home.file("alone")
+    try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
+    try copyExecutable(TestEnvironment.binary("strivacity"), to: alone + "/strivacity")
+    try FileManager.default.createSymbolicLink(
+      atPath: alone + "/docker-credential-strivacity", withDestinationPath: alone + "/strivacity")
+    return alone
   }
 
   func dockerHelper(_ arguments: [String], _ input: String?, environment more: [String: String] = [:]) throws
@@ -103,26 +117,12 @@ extension Harness {
   /// the API's token as it keeps the sign-in's.
   @Test func theAgentAnswersDockerAndCargoWithoutTheFullCommandLine() throws {
     let h = try Harness(journey: "password")
-    try h.writeProfile(
-      """
-      hosts = ["crates.example.com"]
-
-      [profiles.\(h.profile).apis.registry]
-      url = "registry.example.com"
-      audience = "https://api.example.com/orders"
-      resource = ["https://api.example.com/orders/"]
-      scopes = ["orders:read"]
-      """)
-    try h.signIn()
+    try h.registryProfile(profileLines: "hosts = [\"crates.example.com\"]")
     try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     let token = try h.strivacity(["token", "--profile", h.profile, "--api", "registry"])
     #expect(token.status == 0, "\(token.stderr)")
-    let alone = h.home.file("alone")
-    try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
-    try copyExecutable(TestEnvironment.binary("strivacity"), to: alone + "/strivacity")
-    try FileManager.default.createSymbolicLink(
-      atPath: alone + "/docker-credential-strivacity", withDestinationPath: alone + "/strivacity")
+    let alone = try h.smallBinaryAlone()
     let get = try run(
       [alone + "/docker-credential-strivacity", "get"], environment: h.environment, stdin: "registry.example.com")
     #expect(get.status == 0, "\(get.stderr)")
@@ -146,11 +146,7 @@ extension Harness {
     try h.registryProfile()
     let token = try h.strivacity(["token", "--profile", h.profile, "--api", "registry"])
     #expect(token.status == 0, "\(token.stderr)")
-    let alone = h.home.file("alone")
-    try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
-    try copyExecutable(TestEnvironment.binary("strivacity"), to: alone + "/strivacity")
-    try FileManager.default.createSymbolicLink(
-      atPath: alone + "/docker-credential-strivacity", withDestinationPath: alone + "/strivacity")
+    let alone = try h.smallBinaryAlone()
     let get = try run(
       [alone + "/docker-credential-strivacity", "get"], environment: h.environment, stdin: "registry.example.com")
     #expect(get.status == 0, "\(get.stderr)")
