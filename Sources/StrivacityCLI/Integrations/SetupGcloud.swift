@@ -29,17 +29,18 @@ struct SetupGcloud: ParsableCommand {
       replaced only when it is such a configuration already (else --force).
 
       EXAMPLES:
-        strivacity setup-gcloud --api gcp --output ~/.config/gcloud/strivacity.json \\
-          --audience //iam.googleapis.com/projects/123/locations/global/workloadIdentityPools/ci/providers/strivacity
-        GOOGLE_APPLICATION_CREDENTIALS=~/.config/gcloud/strivacity.json GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1 \\
-          gcloud storage ls
+        strivacity setup-gcloud --api gcp --audience "$WORKLOAD_IDENTITY_PROVIDER" \\
+          --output ~/.config/gcloud/strivacity.json
+        export GOOGLE_APPLICATION_CREDENTIALS=~/.config/gcloud/strivacity.json
+        export GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1
+        gcloud storage ls
       """)
 
   @OptionGroup var global: GlobalOptions
 
   @Option(
     help: ArgumentHelp(
-      "The identity pool provider: //iam.googleapis.com/projects/N/locations/global/workloadIdentityPools/….",
+      "The identity pool provider (//iam.googleapis.com/projects/N/…/providers/ID).",
       valueName: "audience"))
   var audience: String
 
@@ -54,8 +55,7 @@ struct SetupGcloud: ParsableCommand {
   @Option(
     name: .customLong("token-url"),
     help: ArgumentHelp(
-      "Google's Security Token Service (default \(GoogleCredentialConfiguration.defaultTokenURL)).",
-      valueName: "url"))
+      "Google's Security Token Service.", valueName: "url"))
   var tokenURL = GoogleCredentialConfiguration.defaultTokenURL
 
   @Option(
