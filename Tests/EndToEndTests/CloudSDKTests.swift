@@ -144,10 +144,11 @@ import Testing
   }
 
   /// Never a sign-in, even on a terminal: without a token the client gets the response's error
-  /// shape on stdout (exit 3) and one stderr line naming `strivacity login`, at once.
+  /// shape on stdout (exit 3) and one stderr line naming `strivacity login`, at once; no
+  /// warning (the config's unknown key) on stderr, which Google's client reads with stdout.
   @Test func withoutATokenTheResponseIsTheErrorShapeAndNobodyIsAsked() throws {
     let h = try Harness(journey: "password")
-    try h.writeProfile(Self.api(h.profile, "gcp", url: "https://sts.googleapis.com/"))
+    try h.writeProfile("unknown_key = 1\n" + Self.api(h.profile, "gcp", url: "https://sts.googleapis.com/"))
     let tty = try PTYSession(
       [
         TestEnvironment.binary("strivacity"), "token", "--format", "google-executable", "--api", "gcp",

@@ -177,7 +177,9 @@ struct Token: ParsableCommand {
     } catch {
       throw CLIFailure(error.description, status: .usage)
     }
-    // Google's client waits without a terminal: a keyring's dialog gets the short bound.
+    // Google's client waits without a terminal (a keyring's dialog gets the short bound) and
+    // reads stderr with stdout: no warning may go there (a config's, a refresh's).
+    if !invocation.warnsOnStderr { Console.onlyErrors.store(true, ordering: .relaxed) }
     if !invocation.mayEverSignIn { context.attended = false }
     // kubectl's API server must be among the profile's kube_clusters, decided before the keyring
     // is opened or anything refreshed.
