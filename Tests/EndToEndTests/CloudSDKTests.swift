@@ -114,14 +114,23 @@ import Testing
     #expect(JSONValue.parse(try String(contentsOfFile: foreign, encoding: .utf8))?["type"] == "external_account")
   }
 
-  /// A person's profile: botocore's credential chain finds AWS_ROLE_ARN and the token file exec
-  /// keeps, and assumes the role at the stand-in with the API's token.
+  /// A person's profile, its tokens from `strivacity agent` (no kernel cache): botocore's
+  /// credential chain finds AWS_ROLE_ARN and the token file exec keeps, and assumes the role at
+  /// the stand-in with the API's token; Google's format comes from the agent as well.
   @Test func botocoreAssumesTheRoleWithTheTokenFileExecKeeps() throws {
     let site = try #require(Self.site, "botocore: Scripts/fetch-pytools could not install it from PyPI")
     let h = try Harness(journey: "password")
     try h.writeProfile(Self.api(h.profile, "aws", url: "https://sts.amazonaws.com/"))
     try h.signIn()
-    let directory = h.home.file("run")
+    try h.startAgent()
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    let google = try h.strivacity(["token", "--profile", h.profile, "--api", "aws", "--format", "google-executable"])
+    #expect(google.status == 0 && google.stderr.isEmpty, "\(google.stderr)")
+    #expect(JSONValue.parse(google.stdout)?["success"]?.bool == true, "\(google.stdout)")
+    let status = try h.strivacity(["agent", "status"])
+    let answered = Int(status.stdout.split(separator: "answered  ").last?.prefix { $0.isNumber } ?? "") ?? 0
+    #expect(answered >= 1, "\(status.stdout)")
+    let directory = h.home.file("exec")
     try FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let environment = h.environment.merging([
