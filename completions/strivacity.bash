@@ -173,13 +173,13 @@ _strivacity() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|token|status|doctor|userinfo|logout|revoke|credential|docker-credential|cargo-credential|terraform-credential|setup-git|setup-docker|setup-cargo|setup-terraform|setup-kubectl|setup-api|setup-proxy|exec|curl|agent|help)
+    login|token|status|doctor|userinfo|logout|revoke|credential|docker-credential|cargo-credential|terraform-credential|setup-git|setup-docker|setup-cargo|setup-terraform|setup-kubectl|setup-api|setup-proxy|setup-gcloud|exec|curl|agent|help)
         # Offer subcommand argument completions
         "_strivacity_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke credential docker-credential cargo-credential terraform-credential setup-git setup-docker setup-cargo setup-terraform setup-kubectl setup-api setup-proxy exec curl agent help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke credential docker-credential cargo-credential terraform-credential setup-git setup-docker setup-cargo setup-terraform setup-kubectl setup-api setup-proxy setup-gcloud exec curl agent help' -- "${cur}"))
         ;;
     esac
 }
@@ -286,7 +286,7 @@ _strivacity_token() {
         return
         ;;
     '--format')
-        __strivacity_add_completions -W 'raw'$'\n''header'$'\n''json'$'\n''env'$'\n''curl'$'\n''exec-credential'
+        __strivacity_add_completions -W 'raw'$'\n''header'$'\n''json'$'\n''env'$'\n''curl'$'\n''exec-credential'$'\n''google-executable'
         return
         ;;
     '--api')
@@ -725,6 +725,47 @@ _strivacity_setup-proxy() {
         return
         ;;
     '--auth')
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup-gcloud() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --force --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --audience --api --output --token-url --service-account-impersonation-url)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-gcloud -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--audience')
+        return
+        ;;
+    '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-gcloud -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--output')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--token-url')
+        return
+        ;;
+    '--service-account-impersonation-url')
         return
         ;;
     esac

@@ -221,6 +221,8 @@ public enum HotPath {
     guard let invocation = TokenInvocation(plainArguments: arguments.dropFirst()) else { return .handOff(stdin: nil) }
     // kubectl's KUBERNETES_EXEC_INFO: one it does not understand is the full command line's to refuse.
     guard let exec = try? invocation.execInfo(environment) else { return .handOff(stdin: nil) }
+    // Google's GOOGLE_EXTERNAL_ACCOUNT_TOKEN_TYPE likewise.
+    guard let google = try? invocation.googleInfo(environment) else { return .handOff(stdin: nil) }
 
     let paths = Paths(environment: environment)
     let overrides = ProfileOverrides(profile: invocation.profile)
@@ -249,14 +251,16 @@ public enum HotPath {
       target: invocation.adHoc.map { .adHoc($0) } ?? api.map { .api($0.name, extraScopes: []) } ?? .signIn)
     switch found {
     case .tokens(let tokens):
-      sayShortfall(tokens, freshness, profile: resolved.name)
+      if invocation.warnsOnStderr { sayShortfall(tokens, freshness, profile: resolved.name) }
       writeStdout(
         invocation.output(
-          tokens.accessToken, tokens: tokens, profile: resolved.name, now: wallClockSeconds(), exec: exec)
+          tokens.accessToken, tokens: tokens, profile: resolved.name, now: wallClockSeconds(), exec: exec,
+          google: google)
       )
       return .answered
     case .refused(let status, let message) where status != .signInRequired:
       // The tenant or the network (the full command line would say the same, the same way).
+      if let shaped = invocation.failureOutput(status, message: message) { writeStdout(shaped) }
       writeTerminal(2, "strivacity: error: \(TerminalSafe.text(message, multiline: false))\n")
       return .failed(status: status)
     default:

@@ -264,6 +264,33 @@ enum ManPage {
       .Cm token
       does.
       .Pp
+      Google Cloud's workload identity federation, with the token of the profile's API
+      .Li gcp
+      (whose audience the identity pool provider accepts): gcloud and Google's client libraries
+      run the command the configuration names
+      .Pq Cm token Fl -format No google-executable
+      and exchange the token for Google's:
+      .Bd -literal -offset indent
+      strivacity setup-gcloud --profile ci --api gcp --output gcp.json \\e
+          --audience "$WORKLOAD_IDENTITY_PROVIDER"
+      export GOOGLE_APPLICATION_CREDENTIALS=gcp.json
+      export GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1
+      gcloud storage ls
+      .Ed
+      .Pp
+      Without a usable token the response is Google's error shape on standard output,
+      .Li {"version":1,"success":false,"code":"sign_in_required","message":...} ,
+      one line on standard error and the exit status; it never signs in.
+      AWS's and Azure's SDKs read a web identity token file, which
+      .Cm exec
+      keeps fresh:
+      .Bd -literal -offset indent
+      AWS_ROLE_ARN=arn:aws:iam::123456789012:role/ci strivacity exec \\e
+          --api aws --file-env AWS_WEB_IDENTITY_TOKEN_FILE -- aws s3 ls
+      AZURE_CLIENT_ID=... AZURE_TENANT_ID=... strivacity exec \\e
+          --api azure --file-env AZURE_FEDERATED_TOKEN_FILE -- ./deploy.py
+      .Ed
+      .Pp
       On a machine without a desktop (SSH, containers), keep tokens in a file, or start an
       unlocked gnome-keyring on a session bus first:
       .Bd -literal -offset indent

@@ -38,7 +38,7 @@ public struct Strivacity: ParsableCommand {
       Login.self, Token.self, Status.self, Doctor.self, Userinfo.self, Logout.self, Revoke.self, Credential.self,
       DockerCredentialCommand.self, CargoCredential.self, TerraformCredentialCommand.self, SetupGit.self,
       SetupDocker.self, SetupCargo.self, SetupTerraform.self,
-      SetupKubectl.self, SetupAPI.self, SetupProxy.self,
+      SetupKubectl.self, SetupAPI.self, SetupProxy.self, SetupGcloud.self,
       Exec.self,
       Curl.self, Agent.self, GenerateMan.self,
     ]

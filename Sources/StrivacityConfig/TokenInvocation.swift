@@ -144,6 +144,26 @@ public struct TokenInvocation: Equatable, Sendable {
     format == .execCredential ? try ExecCredentialInfo.from(environment) : ExecCredentialInfo()
   }
 
+  /// What Google's client asked for (the token type) with the google-executable format (the
+  /// default otherwise); throws what the full command line refuses with exit 2.
+  public func googleInfo(_ environment: [String: String]) throws(AdmissionError) -> GoogleExecutableInfo {
+    format == .googleExecutable ? try GoogleExecutableInfo.from(environment) : GoogleExecutableInfo()
+  }
+
+  /// Whether a failure goes to stdout in the format's own shape (google-executable: the client
+  /// reads only stdout, with stderr merged into it) besides the one line on stderr.
+  public func failureOutput(_ status: ExitStatus, message: String) -> String? {
+    format == .googleExecutable ? GoogleExecutableInfo.failure(status, message: message) : nil
+  }
+
+  /// Whether the call may sign in when there is no usable token: never for Google's clients
+  /// (they wait, without a terminal, with stderr read as the response), whatever --login says.
+  public var mayEverSignIn: Bool { format != .googleExecutable }
+
+  /// Whether a warning (a margin not met) may go to stderr: not for google-executable, whose
+  /// client reads stderr as part of the response.
+  public var warnsOnStderr: Bool { format != .googleExecutable }
+
   /// Whether kubectl's API server may have the profile's token: among its kube_clusters (the one
   /// rule, `ExecCredentialInfo.decision`), decided before the keyring is opened.
   public func clusterDecision(_ exec: ExecCredentialInfo, profile: Profile, name: String) -> KubeClusterDecision {
@@ -157,10 +177,11 @@ public struct TokenInvocation: Equatable, Sendable {
 
   /// What goes to stdout (`TokenRenderer`).
   public func output(
-    _ token: BearerToken, tokens: TokenSet, profile: String, now: Int64, exec: ExecCredentialInfo
+    _ token: BearerToken, tokens: TokenSet, profile: String, now: Int64, exec: ExecCredentialInfo,
+    google: GoogleExecutableInfo = GoogleExecutableInfo()
   ) -> String {
     TokenRenderer.text(
-      token, of: tokens, to: .stdout(format, profile: profile, idToken: idToken, now: now, exec: exec))
+      token, of: tokens, to: .stdout(format, profile: profile, idToken: idToken, now: now, exec: exec, google: google))
   }
 }
 

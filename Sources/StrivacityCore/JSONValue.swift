@@ -48,10 +48,8 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
   }
 
-  /// Parses JSON text; nil when it is not JSON.
-  public static func parse(_ bytes: [UInt8]) -> JSONValue? {
-    try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-  }
+  /// Parses JSON text; nil when it is not JSON (JSONParser: RFC 8259, strictly).
+  public static func parse(_ bytes: [UInt8]) -> JSONValue? { JSONParser.parse(bytes) }
 
   public static func parse(_ text: String) -> JSONValue? { parse(Array(text.utf8)) }
 
@@ -64,6 +62,24 @@ public enum JSONValue: Sendable, Equatable, Codable {
   }
 
   public var text: String { String(decoding: serialized(), as: UTF8.self) }
+
+  /// `text` as a JSON string, quotes included, for answers written by hand on the hot path (no
+  /// encoder): `"` `\\`, controls and DEL escaped, everything else as it is.
+  public static func quoted(_ text: String) -> String {
+    let plain = text.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x7F }
+    if plain { return "\"" + text + "\"" }
+    var out: [UInt8] = [0x22]
+    let hex = Array("0123456789abcdef".utf8)
+    for byte in text.utf8 {
+      switch byte {
+      case 0x22, 0x5C: out += [0x5C, byte]
+      case 0..<0x20, 0x7F: out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+      default: out.append(byte)
+      }
+    }
+    out.append(0x22)
+    return String(decoding: out, as: UTF8.self)
+  }
 
   public subscript(key: String) -> JSONValue? {
     if case .object(let object) = self { return object[key] }

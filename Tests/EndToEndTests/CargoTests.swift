@@ -32,16 +32,24 @@ private func resolved(_ path: String) -> String { URL(fileURLWithPath: path).res
     /// Every Authorization header value it got (valid or not), and how many it refused.
     let seen = Mutex<(authorizations: [String], refused: Int)>(([], 0))
 
-    init(introspect issuer: String, crate: (name: String, bytes: [UInt8], checksum: String)?) throws {
+    /// `demanding`: a scope every token must have (by introspection), named in the 401's
+    /// `insufficient_scope` challenge.
+    init(
+      introspect issuer: String, crate: (name: String, bytes: [UInt8], checksum: String)?, demanding: String? = nil
+    ) throws {
       server = try LoopbackServer { [weak self] request in
         guard let self else { return ServerReply(status: 503) }
         let authorization = request.header("Authorization")
         let token = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
         self.seen.withLock { if let authorization { $0.authorizations.append(authorization) } }
-        guard let token, let crate, GitServer.active(token, issuer: issuer) else {
+        guard let token, let crate, let scopes = Self.introspect(token, issuer: issuer),
+          demanding.map(scopes.contains) ?? true
+        else {
           self.seen.withLock { $0.refused += 1 }
-          return ServerReply(
-            status: 401, headers: [("WWW-Authenticate", "Bearer realm=\"cargo\"")], body: Array("no\n".utf8))
+          let challenge =
+            demanding.map { "Bearer realm=\"cargo\", error=\"insufficient_scope\", scope=\"\($0)\"" }
+            ?? "Bearer realm=\"cargo\""
+          return ServerReply(status: 401, headers: [("WWW-Authenticate", challenge)], body: Array("no\n".utf8))
         }
         let name = crate.name
         let index = "/index/\(name.prefix(2))/\(name.dropFirst(2).prefix(2))/\(name)"
@@ -64,6 +72,19 @@ private func resolved(_ path: String) -> String { URL(fileURLWithPath: path).res
     }
 
     deinit { server.stop() }
+
+    /// The scopes of an active token, by the emulator's introspection; nil when it is not active.
+    static func introspect(_ token: String, issuer: String) -> [String]? {
+      let body = "token=" + FormURLEncoding.escape(token)
+      guard
+        let response = try? CurlHTTPClient().send(
+          HTTPRequest(
+            method: "POST", url: issuer + "oauth2/introspect",
+            headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")], body: Array(body.utf8))),
+        let answer = JSONValue.parse(response.body), answer["active"] == true
+      else { return nil }
+      return (answer["scope"]?.string ?? "").split(separator: " ").map(String.init)
+    }
 
     var index: String { "sparse+\(server.baseURL)/index/" }
     var host: String { "127.0.0.1:\(server.port)" }
@@ -182,6 +203,50 @@ private func resolved(_ path: String) -> String { URL(fileURLWithPath: path).res
       environment: workspace.environment)
     #expect(undone.status == 0, "\(undone.stderr)")
     #expect(try workspace.config() == before)
+  }
+
+  /// A registry that is an API's, whose 401 asks for a scope the API's entry does not have
+  /// (`insufficient_scope`): cargo passes the challenge on, and strivacity answers it as
+  /// `strivacity curl` answers one. Before the scope is consented, cargo fails with the sign-in
+  /// to run named (the provider never signs in); after it, with an API token that has the scope.
+  @Test func theRegistrysChallengeGetsATokenWithTheScopeItNames() throws {
+    let h = try Harness(journey: "password")
+    let workspace = try Workspace(h)
+    let crate = try workspace.packageCrate()
+    let registry = try Registry(introspect: h.emulator.issuer, crate: crate, demanding: "orders:write")
+    try h.writeProfile(
+      """
+
+      [profiles.\(h.profile).apis.crates]
+      url = "http://\(registry.host)/"
+      audience = "https://api.example.com/orders"
+      resource = ["https://api.example.com/orders/"]
+      scopes = ["orders:read"]
+      """)
+    try h.signIn()
+    try workspace.writeConfig("[registries.internal]\nindex = \"\(registry.index)\"\n")
+    let setup = try StrivacityTestSupport.run(
+      [TestEnvironment.binary("strivacity"), "setup-cargo", "--profile", h.profile, "--registry", "internal"],
+      environment: workspace.environment)
+    #expect(setup.status == 0, "\(setup.stderr)")
+    let application = try workspace.application(named: "scoped-app", registry: "internal")
+    let unconsented = try workspace.run(["fetch"], in: application)
+    #expect(unconsented.status != 0)
+    #expect(unconsented.stderr.contains("--add-scope orders:write"), "\(unconsented.stderr)")
+    let consent = try h.automatedLogin(
+      sdk: "web",
+      [
+        "--field", "identifier=demo@example.com", "--field-env", "password=PW", "--add-scope", "orders:write",
+        "--audience", "https://api.example.com/orders",
+      ], environment: ["PW": "Demo-pass-1"])
+    #expect(consent.status == 0, "\(consent.stderr)")
+    let fetched = try workspace.run(["fetch"], in: application)
+    #expect(fetched.status == 0, "\(fetched.stderr)")
+    let sent = registry.seen.withLock { $0.authorizations }
+    let scopes = sent.compactMap { Registry.introspect(String($0.dropFirst(7)), issuer: h.emulator.issuer) }
+    #expect(scopes.contains { $0.contains("orders:write") }, "\(scopes)")
+    let signIn = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
+    #expect(!sent.contains("Bearer \(signIn)"), "the sign-in's own token never goes to an API's registry")
   }
 
   /// A registry under none of the profile's places gets no token from strivacity, even with

@@ -10,9 +10,11 @@ import Testing
 extension Harness {
   /// A profile whose API `registry` covers registry.example.com (the emulator's orders API as
   /// far as the tenant is concerned), signed in with it configured (so consent covers it).
-  func registryProfile(_ extra: String = "", signIn: Bool = true) throws {
+  /// `profileLines`: settings of the profile's own table.
+  func registryProfile(_ extra: String = "", profileLines: String = "", signIn: Bool = true) throws {
     try writeProfile(
       """
+      \(profileLines)
 
       [profiles.\(profile).apis.registry]
       url = "registry.example.com"
@@ -34,6 +36,18 @@ extension Harness {
       try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: binary)
     }
     return bin
+  }
+
+  /// A directory holding a copy of this build's `strivacity` with no `strivacity-cli` beside it
+  /// (so nothing is handed over: what it answers, the small binary answered), and
+  /// `docker-credential-strivacity` linked to it.
+  func smallBinaryAlone() throws -> String {
+    let alone = home.file("alone")
+    try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
+    try copyExecutable(TestEnvironment.binary("strivacity"), to: alone + "/strivacity")
+    try FileManager.default.createSymbolicLink(
+      atPath: alone + "/docker-credential-strivacity", withDestinationPath: alone + "/strivacity")
+    return alone
   }
 
   func dockerHelper(_ arguments: [String], _ input: String?, environment more: [String: String] = [:]) throws
@@ -98,6 +112,33 @@ extension Harness {
     #expect(try h.stats()["client_credentials_requests"]?.int == 1, "the second get came from the cache")
   }
 
+  /// With the agent on and the kernel's cache off, the small binary alone (no full command line
+  /// beside it to hand over to) answers Docker's `get` and cargo's from the agent, which keeps
+  /// the API's token as it keeps the sign-in's.
+  @Test func theAgentAnswersDockerAndCargoWithoutTheFullCommandLine() throws {
+    let h = try Harness(journey: "password")
+    try h.registryProfile(profileLines: "hosts = [\"crates.example.com\"]")
+    try h.startAgent()
+    h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
+    let token = try h.strivacity(["token", "--profile", h.profile, "--api", "registry"])
+    #expect(token.status == 0, "\(token.stderr)")
+    let alone = try h.smallBinaryAlone()
+    let get = try run(
+      [alone + "/docker-credential-strivacity", "get"], environment: h.environment, stdin: "registry.example.com")
+    #expect(get.status == 0, "\(get.stderr)")
+    #expect(JSONValue.parse(get.stdout)?["Secret"]?.string == token.stdout.trimmingCharacters(in: .newlines))
+    let request =
+      #"{"v":1,"registry":{"index-url":"sparse+https://crates.example.com/index/"},"kind":"get","operation":"read","#
+      + #""args":["--profile",""# + h.profile + #""]}"# + "\n"
+    let cargo = try run([alone + "/strivacity", "--cargo-plugin"], environment: h.environment, stdin: request)
+    #expect(cargo.status == 0, "\(cargo.stderr)")
+    let answer = cargo.stdout.split(separator: "\n").last.flatMap { JSONValue.parse(String($0)) }
+    #expect(answer?["Ok"]?["token"]?.string?.hasPrefix("Bearer ") == true, "\(cargo.stdout)")
+    let status = try h.strivacity(["agent", "status"])
+    let answered = Int(status.stdout.split(separator: "answered  ").last?.prefix { $0.isNumber } ?? "") ?? 0
+    #expect(answered >= 3, "\(status.stdout)")
+  }
+
   /// A cached token is the small binary's to answer: with no full command line beside it, the
   /// registry still gets its token (and a registry of no API its "not found").
   @Test func aCachedGetIsAnsweredByTheSmallBinaryAlone() throws {
@@ -105,11 +146,7 @@ extension Harness {
     try h.registryProfile()
     let token = try h.strivacity(["token", "--profile", h.profile, "--api", "registry"])
     #expect(token.status == 0, "\(token.stderr)")
-    let alone = h.home.file("alone")
-    try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
-    try copyExecutable(TestEnvironment.binary("strivacity"), to: alone + "/strivacity")
-    try FileManager.default.createSymbolicLink(
-      atPath: alone + "/docker-credential-strivacity", withDestinationPath: alone + "/strivacity")
+    let alone = try h.smallBinaryAlone()
     let get = try run(
       [alone + "/docker-credential-strivacity", "get"], environment: h.environment, stdin: "registry.example.com")
     #expect(get.status == 0, "\(get.stderr)")

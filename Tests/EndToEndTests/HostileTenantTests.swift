@@ -95,6 +95,11 @@ func escapeSequences(in text: String) -> [String] {
       expectOneLineRefusal(result, status: 6, "the access token is not a valid bearer token")
       #expect(result.stdout.isEmpty)
     }
+    // Google's client gets the refusal in its response's shape, and nothing of the token.
+    let google = try h.strivacity(["token", "--profile", h.profile, "--format", "google-executable"])
+    expectOneLineRefusal(google, status: 6, "the access token is not a valid bearer token")
+    #expect(JSONValue.parse(google.stdout)?["code"]?.string == "store", "\(google.stdout)")
+    #expect(!google.stdout.contains("upload-file") && !google.stdout.contains("127.0.0.1:9"))
     let credential = try h.credential("get", "protocol=https\nhost=\(URLParts(h.emulator.issuer)!.host)\n\n")
     #expect(!credential.stdout.contains("password="))
   }

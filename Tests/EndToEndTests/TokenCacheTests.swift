@@ -26,7 +26,7 @@ import TokenCache
     let h = try Harness(journey: "password")
     try h.signIn()
     #expect(h.cachedToken() == (try stored(h)), "the sign-in filled the cache")
-    for format in ["raw", "header", "json", "env", "curl", "exec-credential"] {
+    for format in ["raw", "header", "json", "env", "curl", "exec-credential", "google-executable"] {
       let (result, keyring) = try token(h, ["--format", format])
       #expect(result.status == 0, "\(result.stderr)")
       #expect(!keyring, "--format \(format): answered from the cache")

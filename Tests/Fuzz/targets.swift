@@ -124,6 +124,13 @@ func admissionProperties(_ bytes: [UInt8]) {
   if let metadata = try? ResourceMetadata.admit(bytes, requestURL: called, issuer: "https://t.example") {
     precondition(TokenDestination.permits(called, allowed: [metadata.resourcePrefix]), "metadata of another API")
   }
+  // Google's token type: one of the two answered, or a refusal that is one inert line.
+  do {
+    let google = try GoogleExecutableInfo.from(["GOOGLE_EXTERNAL_ACCOUNT_TOKEN_TYPE": text])
+    precondition(GoogleExecutableInfo.tokenTypes.contains(google.tokenType) || text.isEmpty, "a type not ours")
+  } catch {
+    precondition(!error.description.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) })
+  }
   if let exec = try? ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": text]) {
     precondition(ExecCredentialInfo.versions.contains(exec.apiVersion), "an apiVersion kubectl did not get from us")
     // kube_clusters: a token only for a listed server, and a refusal that is one inert line.

@@ -138,6 +138,12 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
         #expect(!token.value.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "\\" }), "\(name)")
       }
       #expect(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "\(name)")
+      do {
+        let google = try GoogleExecutableInfo.from(["GOOGLE_EXTERNAL_ACCOUNT_TOKEN_TYPE": text])
+        #expect(GoogleExecutableInfo.tokenTypes.contains(google.tokenType), "\(name)")
+      } catch {
+        #expect(!error.description.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "\(name)")
+      }
       if let exec = try? ExecCredentialInfo.from(["KUBERNETES_EXEC_INFO": text]) {
         #expect(ExecCredentialInfo.versions.contains(exec.apiVersion), "\(name)")
         let listed = ["https://k8s.example:6443", "https://proxy.example/k8s/c-1"]

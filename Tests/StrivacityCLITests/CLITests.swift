@@ -117,7 +117,7 @@ func expectOneLineError(
     ),
     (
       ["token", "--format", "bogus"],
-      "; use one of: raw, header, json, env, curl, exec-credential (see 'strivacity token --help')"
+      "; use one of: raw, header, json, env, curl, exec-credential, google-executable (see 'strivacity token --help')"
     ),
     (["token", "--min-ttl"], "missing value for '--min-ttl <seconds>' (see 'strivacity token --help')"),
     (["credential"], "missing expected argument '<action>' (see 'strivacity credential --help')"),

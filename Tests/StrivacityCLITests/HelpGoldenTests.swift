@@ -12,7 +12,7 @@ import Testing
     "", "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "credential", "cargo-credential",
     "setup-git",
     "setup-cargo", "setup-terraform",
-    "setup-kubectl", "setup-api", "setup-proxy", "exec", "curl",
+    "setup-kubectl", "setup-api", "setup-proxy", "setup-gcloud", "exec", "curl",
     "agent",
   ]
 

@@ -75,6 +75,25 @@ import Testing
       TokenInvocation(format: .execCredential).clusterDecision(elsewhere, profile: profile, name: "work") != .allow)
   }
 
+  /// Only google-executable reads Google's variables, answers a failure on stdout, stays silent
+  /// on stderr and never signs in; the small binary reads its plain form.
+  @Test func googleExecutableIsUnattendedWithFailuresInItsShape() throws {
+    let saml = ["GOOGLE_EXTERNAL_ACCOUNT_TOKEN_TYPE": "urn:ietf:params:oauth:token-type:saml2"]
+    let google = TokenInvocation(format: .googleExecutable)
+    #expect(try TokenInvocation().googleInfo(saml) == GoogleExecutableInfo())
+    #expect(throws: AdmissionError.self) { try google.googleInfo(saml) }
+    #expect(TokenInvocation().failureOutput(.signInRequired, message: "x") == nil)
+    #expect(
+      google.failureOutput(.signInRequired, message: "run strivacity login --profile ci")
+        == #"{"code":"sign_in_required","message":"run strivacity login --profile ci","success":false,"version":1}"#
+        + "\n")
+    #expect(!google.mayEverSignIn && !google.warnsOnStderr)
+    #expect(TokenInvocation(format: .execCredential).mayEverSignIn && TokenInvocation().warnsOnStderr)
+    #expect(
+      TokenInvocation(plainArguments: ["--format", "google-executable", "--api", "gcp", "--profile", "ci"])
+        == TokenInvocation(profile: "ci", format: .googleExecutable, api: "gcp"))
+  }
+
   @Test func theShortfallIsSaidAlike() {
     let tokens = TokenSet(accessToken: "at", expiresAt: 1_100, obtainedAt: 1_000)
     let asked = Freshness(seconds: 300, explicit: true)

@@ -51,6 +51,11 @@ import Testing
         #"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"#
           + #""expirationTimestamp":"2026-11-22T16:05:32Z","token":"eyJ0.a-b_c~d+e/f=="}}"# + "\n"
       ),
+      (
+        .googleExecutable,
+        #"{"expiration_time":1795363532,"id_token":"eyJ0.a-b_c~d+e/f==","success":true,"#
+          + #""token_type":"urn:ietf:params:oauth:token-type:jwt","version":1}"# + "\n"
+      ),
     ]
     #expect(goldens.map(\.0) == TokenFormat.allCases, "a golden for every format")
     for (format, golden) in goldens { #expect(text(tokens, stdout(format)) == golden, "\(format)") }
@@ -72,6 +77,11 @@ import Testing
         #"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"#
           + #""token":"id.value.sig"}}"# + "\n"
       ),
+      (
+        .googleExecutable,
+        #"{"id_token":"id.value.sig","success":true,"token_type":"urn:ietf:params:oauth:token-type:jwt","#
+          + #""version":1}"# + "\n"
+      ),
     ]
     #expect(goldens.map(\.0) == TokenFormat.allCases, "a golden for every format")
     for (format, golden) in goldens { #expect(text(tokens, stdout(format, id: true), id: true) == golden, "\(format)") }
@@ -88,6 +98,21 @@ import Testing
       text(bare, stdout(.execCredential))
         == #"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"#
         + #""token":"eyJ0.a-b_c~d+e/f=="}}"# + "\n")
+    // No expiry known: none said (Google's client then asks again each time).
+    #expect(
+      text(bare, stdout(.googleExecutable))
+        == #"{"id_token":"eyJ0.a-b_c~d+e/f==","success":true,"token_type":"urn:ietf:params:oauth:token-type:jwt","#
+        + #""version":1}"# + "\n")
+  }
+
+  /// The token type Google's client asked for (its configuration's subject_token_type) is the
+  /// one answered; the token is under id_token for both.
+  @Test func googleExecutableAnswersInTheTokenTypeAsked() {
+    let asked = GoogleExecutableInfo(tokenType: GoogleExecutableInfo.idToken)
+    #expect(
+      text(tokens, .stdout(.googleExecutable, profile: "work", now: now, google: asked))
+        == #"{"expiration_time":1795363532,"id_token":"eyJ0.a-b_c~d+e/f==","success":true,"#
+        + #""token_type":"urn:ietf:params:oauth:token-type:id_token","version":1}"# + "\n")
   }
 
   /// The agent's sinks and `exec --file-env`'s file: read whole, so raw has no line break, and

@@ -20,7 +20,14 @@ struct Token: ParsableCommand {
       its expiry. Many processes asking at once make one refresh. A token that lives less \
       than --min-ttl even fresh from the tenant is printed, and said on stderr. Formats: raw, header, json, env (for \
       eval), curl (for curl -K -), exec-credential (a Kubernetes ExecCredential, in the \
-      apiVersion kubectl asks for: client.authentication.k8s.io/v1 or v1beta1).
+      apiVersion kubectl asks for: client.authentication.k8s.io/v1 or v1beta1), \
+      google-executable (Google's executable-sourced credential response, for workload \
+      identity federation: see setup-gcloud).
+
+      google-executable never signs in, --login or not, and says nothing on stderr when it \
+      answers: a failure is the response's error shape on stdout, {"version":1,"success":false,\
+      "code":…,"message":…} (the code names the exit status: sign_in_required, transient, …), \
+      one line on stderr, and the exit status.
 
       --api NAME and --for URL ask for a token of one of the profile's APIs \
       ([profiles.P.apis.NAME]); --audience and --resource (with --scope) for an API named \
@@ -49,7 +56,8 @@ struct Token: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "What to print: the token alone, or a header, JSON, shell, curl or Kubernetes form.", valueName: "format"))
+      "What to print: the token alone, or a header, JSON, shell, curl, Kubernetes or Google form.",
+      valueName: "format"))
   var format: TokenFormat = .raw
 
   @Flag(name: .customLong("id-token"), help: "Print the ID token instead of the access token.")
@@ -103,6 +111,15 @@ struct Token: ParsableCommand {
   }
 
   func validate() throws {
+    do {
+      try validateOptions()
+    } catch let error as ValidationError where format == .googleExecutable {
+      // Google's client reads stdout: the refusal in its shape too.
+      Self.fail(invocation, CLIFailure(error.message, status: .usage))
+    }
+  }
+
+  func validateOptions() throws {
     do { _ = try extraScopes } catch { throw ValidationError("--scope: \(error.description)") }
     let adHoc: AdHocTarget?
     do { adHoc = try self.adHoc } catch { throw ValidationError(error.description) }
@@ -129,15 +146,41 @@ struct Token: ParsableCommand {
   }
 
   func run() throws {
+    // Google's client reads stdout only (stderr merged into it): every failure in its shape.
+    guard format == .googleExecutable else { return try answer() }
+    do {
+      try answer()
+    } catch {
+      if error is ExitCode { throw error }
+      Self.fail(invocation, CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .failure))
+    }
+  }
+
+  /// A failure in the format's own shape on stdout (google-executable), one line on stderr, and
+  /// its exit status.
+  static func fail(_ invocation: TokenInvocation, _ failure: CLIFailure) -> Never {
+    if let shaped = invocation.failureOutput(failure.status, message: failure.message) { Console.writeStdout(shaped) }
+    if !failure.message.isEmpty { Console.error(failure.message) }
+    exitProcess(failure.status.rawValue)
+  }
+
+  func answer() throws {
     let context = global.context()
     let invocation = self.invocation
-    // For kubectl: the apiVersion it asks for, and whether it lets the plugin talk to a person.
+    // For kubectl: the apiVersion it asks for, and whether it lets the plugin talk to a person;
+    // for Google's client: the token type it asks for.
     let exec: ExecCredentialInfo
+    let google: GoogleExecutableInfo
     do {
       exec = try invocation.execInfo(context.environment)
+      google = try invocation.googleInfo(context.environment)
     } catch {
       throw CLIFailure(error.description, status: .usage)
     }
+    // Google's client waits without a terminal (a keyring's dialog gets the short bound) and
+    // reads stderr with stdout: no warning may go there (a config's, a refresh's).
+    if !invocation.warnsOnStderr { Console.onlyErrors.store(true, ordering: .relaxed) }
+    if !invocation.mayEverSignIn { context.attended = false }
     // kubectl's API server must be among the profile's kube_clusters, decided before the keyring
     // is opened or anything refreshed.
     if format == .execCredential {
@@ -147,6 +190,11 @@ struct Token: ParsableCommand {
       }
     }
     let session = try TokenBroker(context: context, options: global, apis: invocation.apiTables)
+    if !invocation.mayEverSignIn {
+      // Never a sign-in, nothing drawn on stderr: a refused refresh names `strivacity login`.
+      session.signIn = nil
+      session.progress = nil
+    }
     if idToken && !session.renewal.personSignsIn {
       throw CLIFailure("profile \(session.name) is a machine profile: it has no ID token", status: .usage)
     }
@@ -179,7 +227,7 @@ struct Token: ParsableCommand {
       tokens = try fresh()
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       // kubectl with interactiveMode Never (or no terminal to offer): at once, naming the command.
-      guard !failure.signInOffered, session.renewal.personSignsIn, exec.interactive != false,
+      guard !failure.signInOffered, invocation.mayEverSignIn, session.renewal.personSignsIn, exec.interactive != false,
         signInAllowed(failure, profile: session.name)
       else {
         throw failure
@@ -191,7 +239,7 @@ struct Token: ParsableCommand {
       freshness.force = false  // just signed in
       tokens = try fresh()
     }
-    if !idToken { session.sayShortfall(tokens, freshness) }
+    if !idToken && invocation.warnsOnStderr { session.sayShortfall(tokens, freshness) }
     let token: BearerToken
     if idToken {
       guard let id = tokens.idToken else {
@@ -207,7 +255,8 @@ struct Token: ParsableCommand {
       token = tokens.accessToken
     }
     Console.writeStdout(
-      invocation.output(token, tokens: tokens, profile: session.name, now: TokenBroker.now(), exec: exec))
+      invocation.output(
+        token, tokens: tokens, profile: session.name, now: TokenBroker.now(), exec: exec, google: google))
   }
 
   /// With --login, or when the person at the terminal agrees.

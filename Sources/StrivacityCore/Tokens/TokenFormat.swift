@@ -16,6 +16,9 @@ public enum TokenFormat: String, Sendable, CaseIterable {
   case curl
   /// A Kubernetes ExecCredential, in the apiVersion kubectl asks for (v1 or v1beta1).
   case execCredential = "exec-credential"
+  /// Google's executable-sourced credential response (version 1, the token as an OIDC subject
+  /// token, its expiration_time), for workload identity federation (`setup-gcloud`).
+  case googleExecutable = "google-executable"
 
   func shellQuote(_ text: String) -> String { "'" + text.replacing("'", with: "'\\''") + "'" }
 }
@@ -29,9 +32,11 @@ public enum TokenRenderer {
     /// `strivacity token`'s stdout (and the config `strivacity curl` hands curl): any format, each
     /// ending with a line break. `token` is the access token, or the ID token with `idToken`;
     /// `profile` is named by json; `now` (seconds since 1970) is when it is printed (`env` says
-    /// how long the token has left); `exec` is what kubectl asked for (`exec-credential` only).
+    /// how long the token has left); `exec` is what kubectl asked for (`exec-credential` only),
+    /// `google` what Google's client did (`google-executable` only).
     case stdout(
-      TokenFormat, profile: String, idToken: Bool = false, now: Int64, exec: ExecCredentialInfo = ExecCredentialInfo())
+      TokenFormat, profile: String, idToken: Bool = false, now: Int64, exec: ExecCredentialInfo = ExecCredentialInfo(),
+      google: GoogleExecutableInfo = GoogleExecutableInfo())
     /// A file a program reads whole, replaced as the token is renewed (the agent's sinks, `exec
     /// --file-env`'s file): the formats of `SinkFormat`; raw without a line break, json with the
     /// token's own fields only (which profile and scopes are the config's to say).
@@ -56,19 +61,20 @@ public enum TokenRenderer {
   public static func text(_ admitted: BearerToken, of tokens: TokenSet, to destination: Destination) -> String {
     let format: TokenFormat
     // What only stdout says: nil for a file or a variable.
-    var printed: (profile: String, now: Int64, exec: ExecCredentialInfo)?
+    var printed: (profile: String, now: Int64, exec: ExecCredentialInfo, google: GoogleExecutableInfo)?
     var idToken = false
     switch destination {
-    case .stdout(let asked, let profile, let id, let now, let exec):
+    case .stdout(let asked, let profile, let id, let now, let exec, let google):
       format = asked
-      printed = (profile, now, exec)
+      printed = (profile, now, exec, google)
       idToken = id
     case .file(let held):
       format = held.format
     case .variable:
       format = .raw
     }
-    // env and exec-credential need what only stdout says (the time left, kubectl's apiVersion):
+    // env, exec-credential and google-executable need what only stdout says (the time left,
+    // kubectl's apiVersion, Google's token type):
     // no SinkFormat is either, so a file never reaches their precondition.
     let token = admitted.value
     let expiry = idToken ? nil : tokens.expiresAt.map(RFC3339.format)
@@ -109,6 +115,9 @@ public enum TokenRenderer {
         "apiVersion": .string(printed.exec.apiVersion), "kind": "ExecCredential", "status": .object(status),
       ]
       return String(decoding: credential.serialized(), as: UTF8.self) + "\n"
+    case .googleExecutable:
+      guard let printed else { preconditionFailure("only stdout holds the google-executable format") }
+      return printed.google.response(token: token, expiresAt: idToken ? nil : tokens.expiresAt)
     }
   }
 }

@@ -1,0 +1,133 @@
+// `strivacity setup-gcloud`: a Google credential configuration (GOOGLE_APPLICATION_CREDENTIALS)
+// whose subject token is a profile's API token, from `strivacity token --format google-executable`
+// (the small binary answers it from the cache). The content is the core's
+// (`GoogleCredentialConfiguration`); here: the profile and API checked, the file written 0600
+// atomically, and a file that is not such a configuration left alone without --force.
+import ArgumentParser
+import Broker
+import StrivacityConfig
+import StrivacityCore
+import SystemIO
+
+struct SetupGcloud: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "setup-gcloud",
+    abstract: "Write a Google credential configuration whose token comes from strivacity.",
+    discussion: """
+      Writes FILE (mode 0600, replaced atomically): an "external_account" credential \
+      configuration for Google's workload (or workforce) identity federation. Google's client \
+      libraries and gcloud run `strivacity token --format google-executable --api NAME --profile \
+      PROFILE` (the small strivacity by absolute path) and exchange the API's token at Google's \
+      Security Token Service (--token-url) for a Google access token; with \
+      --service-account-impersonation-url, for one of that service account. NAME is an API of \
+      the profile ([profiles.PROFILE.apis.NAME]) whose audience is one the identity pool \
+      provider (--audience) accepts. A machine profile (client credentials) is the usual case \
+      in CI. The command never signs in: without a usable token the client gets the response's \
+      error, naming the `strivacity login` to run.
+
+      The clients run the command only when GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1. FILE is \
+      replaced only when it is such a configuration already (else --force).
+
+      EXAMPLES:
+        strivacity setup-gcloud --api gcp --audience "$WORKLOAD_IDENTITY_PROVIDER" \\
+          --output ~/.config/gcloud/strivacity.json
+        export GOOGLE_APPLICATION_CREDENTIALS=~/.config/gcloud/strivacity.json
+        export GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1
+        gcloud storage ls
+      """)
+
+  @OptionGroup var global: GlobalOptions
+
+  @Option(
+    help: ArgumentHelp(
+      "The identity pool provider (//iam.googleapis.com/projects/N/…/providers/ID).",
+      valueName: "audience"))
+  var audience: String
+
+  @Option(
+    help: ArgumentHelp("The profile's API whose token is the subject token.", valueName: "name"),
+    completion: .custom { words, _, prefix in Context().apiNames(words).filter { $0.hasPrefix(prefix) } })
+  var api: String
+
+  @Option(help: ArgumentHelp("The configuration file to write.", valueName: "file"), completion: .file())
+  var output: String
+
+  @Option(
+    name: .customLong("token-url"),
+    help: ArgumentHelp(
+      "Google's Security Token Service.", valueName: "url"))
+  var tokenURL = GoogleCredentialConfiguration.defaultTokenURL
+
+  @Option(
+    name: .customLong("service-account-impersonation-url"),
+    help: ArgumentHelp("generateAccessToken of a service account to act as.", valueName: "url"))
+  var impersonationURL: String?
+
+  @Flag(help: "Replace FILE even when it is not a configuration strivacity wrote.")
+  var force = false
+
+  func validate() throws {
+    do {
+      try configuration(binary: "/strivacity", profile: "p").check()
+    } catch {
+      throw ValidationError(error.description)
+    }
+    if TokenSlot(apiName: api) == nil || api.count > 64 {
+      throw ValidationError("--api must be letters, digits, '.', '_' or '-' (at most 64)")
+    }
+  }
+
+  func configuration(binary: String, profile: String) -> GoogleCredentialConfiguration {
+    var command = GoogleCredentialConfiguration.command(binary: binary, api: api, profile: profile)
+    if let config = global.config { command += ["--config", Self.absolute(config)] }
+    return GoogleCredentialConfiguration(
+      audience: audience, command: command, tokenURL: tokenURL, impersonationURL: impersonationURL)
+  }
+
+  static func absolute(_ path: String) -> String {
+    path.hasPrefix("/") ? path : (currentDirectory() ?? ".") + "/" + path
+  }
+
+  func run() throws {
+    let context = global.context()
+    let resolved = try context.configuredProfile(global)
+    guard let profile = try context.config()?.profile(named: resolved.name) else {
+      throw ConfigError.profileNotConfigured(
+        name: resolved.name, path: context.paths.config, configured: resolved.configuredNames)
+    }
+    guard profile.api(named: api) != nil else {
+      let names = profile.apis.map(\.name)
+      throw CLIFailure(
+        "profile \(profile.name) has no API '\(api)'"
+          + (names.isEmpty ? "" : " (its APIs: \(names.joined(separator: ", ")))")
+          + ": add [profiles.\(profile.name).apis.\(api)] with the audience the identity pool provider accepts",
+        status: .usage)
+    }
+    let file = Self.absolute(output)
+    let configuration = configuration(binary: Executable.commandPath(), profile: resolved.name)
+    do {
+      try configuration.check()
+    } catch {
+      throw CLIFailure(error.description, status: .usage)
+    }
+    switch readFile(file) {
+    case .missing: break
+    case .contents(let bytes):
+      if !force && !GoogleCredentialConfiguration.isOurs(String(decoding: bytes, as: UTF8.self)) {
+        throw CLIFailure(
+          "\(file) is there and is not a credential configuration strivacity wrote: "
+            + "name another file, or replace it with --force", status: .usage)
+      }
+    case .failed(let reason):
+      if !force { throw CLIFailure("\(file): \(reason) (replace it with --force)", status: .usage) }
+    }
+    do {
+      try PrivateFiles.writeAtomically(Array(configuration.json.utf8), to: file, mode: 0o600)
+    } catch {
+      throw CLIFailure("cannot write \(error.description)", status: .failure)
+    }
+    Console.note(
+      "wrote \(file): API \(api) of profile \(resolved.name) for \(audience); use it with "
+        + "GOOGLE_APPLICATION_CREDENTIALS=\(file) GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1")
+  }
+}
