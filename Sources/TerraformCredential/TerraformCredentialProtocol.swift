@@ -129,23 +129,7 @@ public enum TerraformCredentialProtocol {
   /// `get`'s answer: the token as the credentials object's `token`, one JSON line (written by
   /// hand: the small binary answers it, and builds no JSON tree for one string).
   public static func answer(_ token: BearerToken) -> String {
-    "{\"token\":" + quoted(token.value) + "}\n"
-  }
-
-  /// A JSON string of admitted text (a token: printable ASCII); anything else is escaped all the same.
-  static func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out + "\""
+    "{\"token\":" + JSONValue.quoted(token.value) + "}\n"
   }
 
   /// What `store` was given (all of stdin as read with a limit of `maxInput` + 1 bytes): never
