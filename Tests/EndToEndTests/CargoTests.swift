@@ -208,7 +208,8 @@ private func resolved(_ path: String) -> String { URL(fileURLWithPath: path).res
   /// A registry that is an API's, whose 401 asks for a scope the API's entry does not have
   /// (`insufficient_scope`): cargo passes the challenge on, and strivacity answers it as
   /// `strivacity curl` answers one. Before the scope is consented, cargo fails with the sign-in
-  /// to run named (the provider never signs in); after it, with an API token that has the scope.
+  /// to run named (the provider never signs in); after it, with a token that has the scope (the
+  /// consenting sign-in's own, its audience being the API's, or one the broker asked for).
   @Test func theRegistrysChallengeGetsATokenWithTheScopeItNames() throws {
     let h = try Harness(journey: "password")
     let workspace = try Workspace(h)
@@ -244,9 +245,7 @@ private func resolved(_ path: String) -> String { URL(fileURLWithPath: path).res
     #expect(fetched.status == 0, "\(fetched.stderr)")
     let sent = registry.seen.withLock { $0.authorizations }
     let scopes = sent.compactMap { Registry.introspect(String($0.dropFirst(7)), issuer: h.emulator.issuer) }
-    #expect(scopes.contains { $0.contains("orders:write") }, "\(scopes)")
-    let signIn = try #require(try h.storedSecret()?["tokens"]?["access_token"]?.string)
-    #expect(!sent.contains("Bearer \(signIn)"), "the sign-in's own token never goes to an API's registry")
+    #expect(!scopes.isEmpty && scopes.allSatisfy { $0.contains("orders:write") }, "\(scopes)")
   }
 
   /// A registry under none of the profile's places gets no token from strivacity, even with
