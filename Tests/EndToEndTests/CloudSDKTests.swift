@@ -87,9 +87,7 @@ import Testing
     #expect(command.hasSuffix("--profile \(h.profile)"), "\(command)")
 
     // Cached: answered by the small binary with no full command line beside it, no secret.
-    let alone = h.home.file("alone")
-    try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
-    try copyExecutable(TestEnvironment.binary("strivacity"), to: alone + "/strivacity")
+    let alone = try h.smallBinaryAlone(links: [])
     let cached = try run(
       [alone + "/strivacity", "token", "--format", "google-executable", "--api", "gcp", "--profile", h.profile],
       environment: h.environment)

@@ -38,18 +38,6 @@ extension Harness {
     return bin
   }
 
-  /// A directory holding a copy of this build's `strivacity` with no `strivacity-cli` beside it
-  /// (so nothing is handed over: what it answers, the small binary answered), and
-  /// `docker-credential-strivacity` linked to it.
-  func smallBinaryAlone() throws -> String {
-    let alone = home.file("alone")
-    try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
-    try copyExecutable(TestEnvironment.binary("strivacity"), to: alone + "/strivacity")
-    try FileManager.default.createSymbolicLink(
-      atPath: alone + "/docker-credential-strivacity", withDestinationPath: alone + "/strivacity")
-    return alone
-  }
-
   func dockerHelper(_ arguments: [String], _ input: String?, environment more: [String: String] = [:]) throws
     -> ProcessResult
   {
@@ -113,16 +101,16 @@ extension Harness {
   }
 
   /// With the agent on and the kernel's cache off, the small binary alone (no full command line
-  /// beside it to hand over to) answers Docker's `get` and cargo's from the agent, which keeps
-  /// the API's token as it keeps the sign-in's.
-  @Test func theAgentAnswersDockerAndCargoWithoutTheFullCommandLine() throws {
+  /// beside it to hand over to) answers Docker's `get`, cargo's and Terraform's from the agent,
+  /// which keeps the API's token as it keeps the sign-in's.
+  @Test func theAgentAnswersDockerCargoAndTerraformWithoutTheFullCommandLine() throws {
     let h = try Harness(journey: "password")
     try h.registryProfile(profileLines: "hosts = [\"crates.example.com\"]")
     try h.startAgent()
     h.extraEnvironment["STRIVACITY_TOKEN_CACHE"] = "off"
     let token = try h.strivacity(["token", "--profile", h.profile, "--api", "registry"])
     #expect(token.status == 0, "\(token.stderr)")
-    let alone = try h.smallBinaryAlone()
+    let alone = try h.smallBinaryAlone(links: ["docker-credential-strivacity", "terraform-credentials-strivacity"])
     let get = try run(
       [alone + "/docker-credential-strivacity", "get"], environment: h.environment, stdin: "registry.example.com")
     #expect(get.status == 0, "\(get.stderr)")
@@ -134,9 +122,13 @@ extension Harness {
     #expect(cargo.status == 0, "\(cargo.stderr)")
     let answer = cargo.stdout.split(separator: "\n").last.flatMap { JSONValue.parse(String($0)) }
     #expect(answer?["Ok"]?["token"]?.string?.hasPrefix("Bearer ") == true, "\(cargo.stdout)")
+    let terraform = try run(
+      [alone + "/terraform-credentials-strivacity", "get", "registry.example.com"], environment: h.environment)
+    #expect(terraform.status == 0, "\(terraform.stderr)")
+    #expect(JSONValue.parse(terraform.stdout)?["token"]?.string == token.stdout.trimmingCharacters(in: .newlines))
     let status = try h.strivacity(["agent", "status"])
     let answered = Int(status.stdout.split(separator: "answered  ").last?.prefix { $0.isNumber } ?? "") ?? 0
-    #expect(answered >= 3, "\(status.stdout)")
+    #expect(answered >= 4, "\(status.stdout)")
   }
 
   /// A cached token is the small binary's to answer: with no full command line beside it, the

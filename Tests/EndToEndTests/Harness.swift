@@ -433,6 +433,19 @@ final class Harness: @unchecked Sendable {
     return runtime
   }
 
+  /// A directory holding a copy of this build's `strivacity` with no `strivacity-cli` beside it
+  /// (so nothing is handed over: what it answers, the small binary answered), and `links` (a
+  /// helper's installed names) linked to it.
+  func smallBinaryAlone(links: [String] = ["docker-credential-strivacity"]) throws -> String {
+    let alone = home.file("alone")
+    try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
+    try copyExecutable(TestEnvironment.binary("strivacity"), to: alone + "/strivacity")
+    for link in links {
+      try FileManager.default.createSymbolicLink(atPath: alone + "/" + link, withDestinationPath: alone + "/strivacity")
+    }
+    return alone
+  }
+
   var agentSocket: String { home.file("run") + "/strivacity/agent.sock" }
 
   func grants(_ type: String) throws -> Int { try stats()["grants"]?[type]?.int ?? 0 }

@@ -52,11 +52,7 @@ extension Harness {
     #expect(token.status == 0, "\(token.stderr)")
     let expected = "{\"token\":\"\(token.stdout.trimmingCharacters(in: .newlines))\"}\n"
     // A cached token is the small binary's alone: no full command line beside it.
-    let alone = h.home.file("alone")
-    try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
-    try copyExecutable(TestEnvironment.binary("strivacity"), to: alone + "/strivacity")
-    try FileManager.default.createSymbolicLink(
-      atPath: alone + "/terraform-credentials-strivacity", withDestinationPath: alone + "/strivacity")
+    let alone = try h.smallBinaryAlone(links: ["terraform-credentials-strivacity"])
     for host in ["tfe.example.com", "TFE.example.com"] {
       let get = try run([alone + "/terraform-credentials-strivacity", "get", host], environment: h.environment)
       #expect(get.status == 0 && get.stdout == expected && get.stderr.isEmpty, "\(get.stdout) \(get.stderr)")
