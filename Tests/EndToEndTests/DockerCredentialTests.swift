@@ -272,6 +272,10 @@ extension Harness {
     #expect(after["credHelpers"]?["registry.example.com"] == nil)
     #expect(after["credHelpers"]?["gcr.io"]?.string == "gcloud" && after["credHelpers"]?["localhost:5000"] != nil)
     #expect(after["auths"]?["other.example"]?["auth"]?.string == "dTpw")
+    // A file that held only strivacity's entries is left as it was before them.
+    let last = try h.strivacity(["setup-docker", "--profile", h.profile, "--registry", "localhost:5000", "--undo"])
+    #expect(last.status == 0, "\(last.stderr)")
+    #expect(try String(contentsOfFile: dotfiles, encoding: .utf8) == "{}\n")
     // A config that is not JSON is left alone.
     try "not json".write(toFile: dockerConfig, atomically: true, encoding: .utf8)
     let broken = try h.strivacity(["setup-docker", "--profile", h.profile, "--registry", "registry.example.com"])

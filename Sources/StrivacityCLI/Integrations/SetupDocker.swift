@@ -184,8 +184,9 @@ struct SetupDocker: ParsableCommand {
     }
     do {
       // A link (a dotfiles checkout) keeps pointing where it did, as setup-cargo's does.
-      try PrivateFiles.writeAtomically(
-        JSONValue.object(document).serialized(pretty: true) + [0x0A], to: realPath(path) ?? path, mode: 0o600)
+      // An emptied file reads `{}` (the encoder's pretty form of an empty object has a blank line).
+      let text = document.isEmpty ? Array("{}".utf8) : JSONValue.object(document).serialized(pretty: true)
+      try PrivateFiles.writeAtomically(text + [0x0A], to: realPath(path) ?? path, mode: 0o600)
     } catch {
       throw CLIFailure("cannot write \(error.description)", status: .failure)
     }
