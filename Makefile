@@ -88,19 +88,16 @@ test: deps lint
 	Scripts/fetch-kubectl >/dev/null
 	@# google-auth and botocore for CloudSDKTests, from PyPI into .build/tools (once; hash-pinned).
 	Scripts/fetch-pytools >/dev/null
-	@# The package check's release build, in a session of its own at the lowest priority while
-	@# the tests and the fuzzers run: it takes the cores they leave idle waiting on processes, and
-	@# check-package's own `make release` then finds it done. Stopped (its process group) when a
-	@# step fails.
-	@rm -f $(RELEASE_STATUS); setsid sh -c 'nice -n 19 $(MAKE) --no-print-directory release \
-	  >$(BUILD_DIR)/release.log 2>&1; echo $$? >$(RELEASE_STATUS)' & echo $$! >$(BUILD_DIR)/release.pid
-	Scripts/with-keyring $(SWIFT) test --build-path $(BUILD_DIR) --skip-build || { $(STOP_RELEASE); exit 1; }
-	Scripts/fuzz all $(FUZZ_SECONDS) || { $(STOP_RELEASE); exit 1; }
-	@while [ ! -s $(RELEASE_STATUS) ]; do sleep 1; done; [ "$$(cat $(RELEASE_STATUS))" = 0 ] || \
-	  { echo "make: the release build failed:" >&2; tail -n 30 $(BUILD_DIR)/release.log >&2; exit 1; }
+	@# The package check's release build, at the lowest priority beside the tests and the
+	@# fuzzers (Scripts/alongside): it takes the cores they leave idle while they wait on
+	@# processes, and check-package's own `make release` then finds it done. It stops when a step
+	@# fails, and with make.
+	@Scripts/alongside start $(BUILD_DIR)/release $$PPID $(MAKE) --no-print-directory release
+	Scripts/with-keyring $(SWIFT) test --build-path $(BUILD_DIR) --skip-build || \
+	  { Scripts/alongside stop $(BUILD_DIR)/release; exit 1; }
+	Scripts/fuzz all $(FUZZ_SECONDS) || { Scripts/alongside stop $(BUILD_DIR)/release; exit 1; }
+	@Scripts/alongside wait $(BUILD_DIR)/release
 	Scripts/check-package
-RELEASE_STATUS = $(BUILD_DIR)/release.status
-STOP_RELEASE = kill -- -$$(cat $(BUILD_DIR)/release.pid) 2>/dev/null
 
 ## bench: every benchmark of bench/ (release builds; ratios against a reference measured in the
 ## same run; a few minutes). Not a test: nothing fails on a number.
