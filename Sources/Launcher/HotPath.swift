@@ -124,15 +124,19 @@ public enum HotPath {
       found, config: config, environment: environment, paths: paths, prefix: DockerCredentialProtocol.messagePrefix,
       stdin: input)
     {
-    case .success(let tokens):
+    case .tokens(let tokens):
       writeData(1, DockerCredentialProtocol.answer(address: address, api: found.api, token: tokens.accessToken))
       return .answered
-    case .failure(let handOff): return handOff.outcome
+    case .handOff(let outcome): return outcome
     }
   }
 
-  /// What a helper of no sign-in hands on: the outcome that hands the call to the full command line.
-  struct HandOff: Error { var outcome: Outcome }
+  /// A helper's API tokens, or the outcome that hands the call to the full command line (an enum
+  /// of its own, not a generic Result: its metadata is not built at run time on the hot path).
+  enum HelperTokens {
+    case tokens(TokenSet)
+    case handOff(Outcome)
+  }
 
   /// For a helper's answer (Docker's, Terraform's): the current tokens of `found`'s API, not due
   /// for refresh by the profile's margin, a shortfall said with `prefix`; else the hand-off to
@@ -140,20 +144,18 @@ public enum HotPath {
   static func apiTokens(
     _ found: (profile: Profile, api: API), config: Config, environment: [String: String], paths: Paths,
     prefix: String, stdin: [UInt8]?
-  ) -> Result<TokenSet, HandOff> {
+  ) -> HelperTokens {
     guard
       let resolved = try? ResolvedProfile.resolve(
         config: config, overrides: ProfileOverrides(profile: found.profile.name), environment: environment)
-    else { return .failure(HandOff(outcome: .handOff(stdin: stdin))) }
+    else { return .handOff(.handOff(stdin: stdin)) }
     let freshness = Freshness.asked(nil, profile: resolved.profile)
     let current = current(
       config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
       target: .api(found.api.name, extraScopes: []))
-    guard case .tokens(let tokens) = current else {
-      return .failure(HandOff(outcome: handOffPast(current, stdin: stdin)))
-    }
+    guard case .tokens(let tokens) = current else { return .handOff(handOffPast(current, stdin: stdin)) }
     sayShortfall(tokens, freshness, profile: resolved.name, prefix: prefix)
-    return .success(tokens)
+    return .tokens(tokens)
   }
 
   enum Current {

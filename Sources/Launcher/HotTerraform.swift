@@ -22,10 +22,10 @@ extension HotPath {
       found, config: config, environment: environment, paths: paths,
       prefix: TerraformCredentialProtocol.messagePrefix, stdin: nil)
     {
-    case .success(let tokens):
+    case .tokens(let tokens):
       writeStdout(TerraformCredentialProtocol.answer(tokens.accessToken))
       return .answered
-    case .failure(let handOff): return handOff.outcome
+    case .handOff(let outcome): return outcome
     }
   }
 }
