@@ -143,7 +143,7 @@ extension TokenBroker {
   }
 
   /// ` --profile NAME` for a command line naming this profile; empty for the default one.
-  package var profileFlag: String { name == "default" ? "" : " --profile \(name)" }
+  package var profileFlag: String { ProfileName.flag(name) }
 
   /// The sign-in a step-up asks for, as a command to run.
   package func stepUpCommand(acrValues: String?, maxAge: Int64?) -> String {

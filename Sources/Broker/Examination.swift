@@ -537,7 +537,7 @@ package final class Examination {
       case .refreshToken:
         add(
           "tokens", .fail, "not signed in",
-          fix: "strivacity login\(session.name == "default" ? "" : " --profile \(session.name)")",
+          fix: "strivacity login\(session.profileFlag)",
           status: .signInRequired)
       case .clientCredentials:
         add("tokens", .pass, "none kept yet (strivacity token asks for one)")
@@ -555,7 +555,7 @@ package final class Examination {
         if let left, left <= 0, !refresh {
           add(
             "tokens", .fail, detail,
-            fix: "strivacity login\(session.name == "default" ? "" : " --profile \(session.name)")",
+            fix: "strivacity login\(session.profileFlag)",
             status: .signInRequired)
         } else {
           add("tokens", .pass, detail)
@@ -801,7 +801,7 @@ package final class Examination {
       add("credentials", .skipped, "refresh token not tried: \(why)")
       return
     }
-    let login = "strivacity login\(session.name == "default" ? "" : " --profile \(session.name)")"
+    let login = "strivacity login\(session.profileFlag)"
     do {
       // Up to the profile's own time-out: on a terminal, said while it waits.
       progress?.start("trying the refresh token…")

@@ -85,7 +85,7 @@ package final class TokenBroker {
 
   package var notSignedIn: CLIFailure {
     CLIFailure(
-      "not signed in to \(name): run strivacity login\(name == "default" ? "" : " --profile \(name)")",
+      "not signed in to \(name): run strivacity login\(profileFlag)",
       status: .signInRequired)
   }
 

@@ -235,7 +235,7 @@ struct Status: ParsableCommand {
     } else {
       guard report["signed_in"] == true else {
         let name = report["profile"]?.string ?? "default"
-        rows.append(("signed in", "no (run `strivacity login\(name == "default" ? "" : " --profile \(name)")`)"))
+        rows.append(("signed in", "no (run `strivacity login\(ProfileName.flag(name))`)"))
         return format(rows + sinkRows(report))
       }
       rows.append(("signed in", "yes"))

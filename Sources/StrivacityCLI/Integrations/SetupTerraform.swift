@@ -127,7 +127,7 @@ struct SetupTerraform: ParsableCommand {
     }
     throw CLIFailure(
       "no API of profile \(profile.name) covers \(host): add one with url = \"\(host)\" (`strivacity setup-api"
-        + "\(profile.name == "default" ? "" : " --profile \(profile.name)") https://\(host)/`, or a "
+        + "\(ProfileName.flag(profile.name)) https://\(host)/`, or a "
         + "[profiles.\(profile.name).apis.NAME] section), then run this again", status: .usage)
   }
 

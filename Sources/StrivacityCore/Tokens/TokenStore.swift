@@ -241,6 +241,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
 }
 
 public enum ProfileName {
+  /// ` --profile NAME` for a command line that names the profile `name`; empty for the default
+  /// one: what every "run strivacity …" hint puts after the command.
+  public static func flag(_ name: String) -> String { name == "default" ? "" : " --profile \(name)" }
+
   /// Profile names become file names and keyring attributes: keep them plain.
   public static func isValid(_ name: String) -> Bool {
     !name.isEmpty && name.utf8.count <= 64 && !name.hasPrefix(".")
