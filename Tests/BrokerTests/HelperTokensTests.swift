@@ -37,6 +37,27 @@ import Testing
     #expect(bench.tenant.tokenRequests.isEmpty)
   }
 
+  /// Docker's and Terraform's `get`: the API's token, kept between asks, and no sign-in when
+  /// the refresh token is refused.
+  @Test func aHelpersTokenIsTheAPIsKeptOneAndNeverASignIn() throws {
+    let bench = try bench()
+    let broker = try bench.broker("work")
+    let orders = try #require(broker.resolved.profile.api(named: "orders"))
+    #expect(try broker.helperToken(orders, prefix: "docker credential: ").value == "at-api")
+    #expect(try bench.broker("work").helperToken(orders, prefix: "").value == "at-api")
+    #expect(bench.tenant.tokenRequests.count == 1, "the second ask is answered from the kept token")
+    let refused = try Bench(
+      profile: personProfile,
+      tenant: FakeTenant { _ in FakeTenant.error("invalid_grant") })
+    try refused.signedIn(
+      TokenSet(accessToken: "at-1", refreshToken: "rt-1", expiresAt: refused.now + 3600, obtainedAt: refused.now),
+      "work")
+    let failure = try #require(throws: CLIFailure.self) {
+      try refused.broker("work").helperToken(orders, prefix: "")
+    }
+    #expect(failure.status == .signInRequired && failure.message.contains("strivacity login --profile work"))
+  }
+
   @Test func anExpiredKeptAPITokenIsRenewedOnTheNextAsk() throws {
     let bench = try bench()
     let broker = try bench.broker("work")

@@ -68,30 +68,21 @@ struct DockerCredentialCommand: ParsableCommand {
     case .get:
       let request = try DockerCredentialProtocol.serverURL(input)
       let found = try DockerCredentialProtocol.api(for: request.url, in: profiles)
-      let tokens = try tokens(of: found, context: context)
-      Console.writeStdout(DockerCredentialProtocol.answer(address: request.address, api: found.api, token: tokens))
+      // A fresh token, never through a sign-in.
+      let token = try broker(found, context: context).helperToken(
+        found.api, prefix: DockerCredentialProtocol.messagePrefix)
+      Console.writeStdout(DockerCredentialProtocol.answer(address: request.address, api: found.api, token: token))
     case .erase:
       let request = try DockerCredentialProtocol.serverURL(input)
-      try erase(try DockerCredentialProtocol.api(for: request.url, in: profiles), context: context)
+      // The client says the credential failed (or `docker logout`): the next `get` refreshes.
+      let found = try DockerCredentialProtocol.api(for: request.url, in: profiles)
+      try broker(found, context: context).expireKept(found.api)
     }
   }
 
-  /// A fresh token of the API, never through a sign-in: `signIn` is nil, so a refused refresh
-  /// or a profile never signed in is a failure naming `strivacity login`.
-  private func tokens(of found: (profile: Profile, api: API), context: Context) throws -> BearerToken {
-    let session = try TokenBroker(
+  /// The broker of the profile the registry's API is in.
+  private func broker(_ found: (profile: Profile, api: API), context: Context) throws -> TokenBroker {
+    try TokenBroker(
       context: context, overrides: ProfileOverrides(profile: found.profile.name), log: Log(verbose: false))
-    let freshness = Freshness.asked(nil, profile: session.resolved.profile)
-    let tokens = try session.apiTokens(found.api, freshness)
-    session.sayShortfall(tokens, freshness, prefix: DockerCredentialProtocol.messagePrefix)
-    return tokens.accessToken
-  }
-
-  /// The client says the credential failed (or `docker logout`): the API's stored access token
-  /// is expired, its refresh token kept, so the next `get` refreshes.
-  private func erase(_ found: (profile: Profile, api: API), context: Context) throws {
-    let session = try TokenBroker(
-      context: context, overrides: ProfileOverrides(profile: found.profile.name), log: Log(verbose: false))
-    try session.expireKept(found.api)
   }
 }

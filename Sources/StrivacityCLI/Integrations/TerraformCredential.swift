@@ -66,10 +66,8 @@ struct TerraformCredentialCommand: ParsableCommand {
     case .get:
       // Never a sign-in (the broker has none): a refused refresh or a profile never signed in
       // is a failure naming `strivacity login`.
-      let freshness = Freshness.asked(nil, profile: session.resolved.profile)
-      let tokens = try session.apiTokens(found.api, freshness)
-      session.sayShortfall(tokens, freshness, prefix: TerraformCredentialProtocol.messagePrefix)
-      Console.writeStdout(TerraformCredentialProtocol.answer(tokens.accessToken))
+      let token = try session.helperToken(found.api, prefix: TerraformCredentialProtocol.messagePrefix)
+      Console.writeStdout(TerraformCredentialProtocol.answer(token))
     case .forget:
       // `terraform logout`: the API's stored access token expires, its refresh token and the
       // sign-in stay, so the next `get` refreshes.
