@@ -303,6 +303,11 @@ private func resolved(_ path: String) -> String { URL(fileURLWithPath: path).res
       (request("sparse+http://127.0.0.1:10/index/"), "url-not-supported", 0),
       (request("sparse+http://127.0.0.1:9/index/", kind: "frobnicate"), "operation-not-supported", 0),
       (request("sparse+http://127.0.0.1:9/index/", kind: "login"), "operation-not-supported", 0),
+      // `cargo login -- ARGS`: its words (a token) are never read, nor named in an error.
+      (
+        "{\"v\":1,\"registry\":{\"index-url\":\"sparse+http://127.0.0.1:9/index/\"},\"kind\":\"login\","
+          + "\"args\":[\"cio-secret-1\"]}\n", "operation-not-supported", 0
+      ),
     ]
     for cache in ["on", "off"] {
       for (input, kind, status) in cases {
@@ -317,6 +322,7 @@ private func resolved(_ path: String) -> String { URL(fileURLWithPath: path).res
         let answer = JSONValue.parse(lines.last ?? "")
         #expect(answer?["Err"]?["kind"]?.string == kind, "\(shown): \(lines.last ?? "")")
         #expect(!result.stdout.contains(token) && !result.stderr.contains(token))
+        #expect(!result.stdout.contains("cio-secret-1") && !result.stderr.contains("cio-secret-1"))
         #expect(!result.stderr.contains("\u{1b}") && result.ownStderr.split(separator: "\n").count <= 1)
       }
       // The registry of the profile's place: the token, cached by cargo until it expires.

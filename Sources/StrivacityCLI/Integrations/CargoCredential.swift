@@ -61,12 +61,8 @@ struct CargoCredential: ParsableCommand {
       Console.error(CargoInvocation.messagePrefix + message)
       return CargoProtocol.errorAnswer(kind, message: message)
     }
-    let invocation: CargoInvocation
-    do {
-      invocation = try CargoInvocation(request: request)
-    } catch {
-      return refused(error.description)
-    }
+    // The kind first: `cargo login -- ARGS` passes its words (a token, maybe) in a login request,
+    // and they are never read, let alone named in an error.
     switch request.kind {
     case .get: break
     case .login:
@@ -78,6 +74,12 @@ struct CargoCredential: ParsableCommand {
     case .other(let kind):
       return CargoProtocol.errorAnswer(
         .operationNotSupported, message: "strivacity does not know cargo's '\(HostEntry.shown(kind))' requests")
+    }
+    let invocation: CargoInvocation
+    do {
+      invocation = try CargoInvocation(request: request)
+    } catch {
+      return refused(error.description)
     }
     do {
       return try get(invocation)
