@@ -258,6 +258,19 @@ extension Harness {
     #expect(added.stderr.contains("not on PATH"), "a PATH without the helper is said: \(added.stderr)")
     let config = try String(contentsOfFile: h.home.file(".config/strivacity/config.toml"), encoding: .utf8)
     #expect(config.contains("[profiles.\(h.profile).apis.local]\nurl = \"localhost:5000\""), "\(config)")
+    // Another profile's API that comes first in the file would get the token: refused before
+    // anything is written, --api's new entry included.
+    let own = try h.home.readConfig()
+    try h.home.writeConfig(
+      StrivacityConfig.profile(
+        "first", tenant: h.emulator.issuer, clientID: "strivacity-cli",
+        "\n[profiles.first.apis.theirs]\nurl = \"other.example.com\"\n\n") + own)
+    let before = try h.home.readConfig()
+    let taken = try h.strivacity([
+      "setup-docker", "--profile", h.profile, "--registry", "other.example.com", "--api", "mine",
+    ])
+    #expect(taken.status == 2 && taken.stderr.contains("comes first"), "\(taken.stderr)")
+    #expect(try h.home.readConfig() == before, "nothing written")
     // Bad registries are usage errors.
     for bad in ["https://registry.example.com/", "user@registry.example.com", "registry.example.com/team"] {
       let refused = try h.strivacity(["setup-docker", "--profile", h.profile, "--registry", bad])

@@ -84,16 +84,18 @@ struct SetupDocker: ParsableCommand {
       Console.note("docker, podman and skopeo no longer ask strivacity for \(host) (\(files.joined(separator: ", ")))")
       return
     }
-    let apiName = try chooseAPI(entry, profile: profile, context: context)
-    // The helper answers with the first profile's API (config order): it must be this one.
+    // The helper answers with the first profile's API (config order): it must be the one this
+    // profile's (covering, or --api's to be added) — checked before anything is written.
     let url = entry.gitURL + "/"
+    let wanted = (try? profile.api(for: url))??.name ?? api
     if let first = API.serving(url, in: try context.config()?.profiles ?? []),
-      first.profile.name != resolved.name || first.api.name != apiName
+      first.profile.name != resolved.name || first.api.name != wanted
     {
       throw CLIFailure(
         "\(host) is under API \(first.api.name) of profile \(first.profile.name), which comes first in "
-          + "\(context.paths.config): docker would get its token; nothing written to docker's config", status: .usage)
+          + "\(context.paths.config): docker would get its token; nothing written", status: .usage)
     }
+    let apiName = try chooseAPI(entry, profile: profile, context: context)
     for file in files { try Self.edit(file) { $0[host] = .string(Self.helperName) } }
     Console.note(
       "docker, podman and skopeo ask strivacity for \(host) (API \(apiName) of profile \(resolved.name)): "
