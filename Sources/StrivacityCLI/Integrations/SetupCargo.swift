@@ -46,25 +46,14 @@ struct SetupCargo: ParsableCommand {
     let context = global.context()
     let resolved = try context.configuredProfile(global)
     let path = Self.cargoConfigPath()
-    let target = realPath(path) ?? path  // a link (a dotfiles checkout) keeps pointing where it did
-    let text: String
-    switch readFile(target) {
-    case .contents(let bytes):
-      guard let decoded = String(validating: bytes, as: UTF8.self) else {
-        throw CLIFailure("\(path) is not UTF-8 text: not changed", status: .usage)
-      }
-      text = decoded
-    case .missing: text = ""
-    case .failed(let why): throw CLIFailure("cannot read \(path): \(why)", status: .usage)
-    }
+    let text = try ToolConfigFile.text(path) ?? ""
     let provider = [Executable.commandPath()] + (global.profile.map { ["--profile", $0] } ?? [])
     let edited: String?
     do {
       edited =
         undo
         ? try CargoConfig.removingProvider(text, registry: registry) { words in
-          let program = words.first?.split(separator: "/").last
-          return program == "strivacity" || program == "strivacity-cli"
+          words.first.map(ToolConfigFile.namesStrivacity) ?? false
         }
         : try CargoConfig.settingProvider(text, registry: registry, provider: provider)
     } catch {
@@ -74,14 +63,8 @@ struct SetupCargo: ParsableCommand {
       Console.writeStderr("strivacity: registry \(registry) has no credential-provider of strivacity's in \(path)\n")
       return
     }
-    if edited != text {
-      let mode = (try? FileStatus.of(target).get()).map { $0.permissions & 0o777 } ?? 0o644
-      do {
-        try PrivateFiles.writeAtomically(Array(edited.utf8), to: target, mode: mode)
-      } catch {
-        throw CLIFailure("cannot write \(path): \(error)", status: .failure)
-      }
-    }
+    // cargo's config holds no secret of ours: a new one is readable, as cargo makes it.
+    if edited != text { try ToolConfigFile.write(Array(edited.utf8), to: path, newMode: 0o644) }
     if undo {
       Console.writeStderr("strivacity: cargo no longer asks strivacity for registry \(registry) (\(path))\n")
       return

@@ -157,10 +157,7 @@ struct SetupDocker: ParsableCommand {
   /// file that is not a JSON object is left alone, and said.
   static func edit(_ path: String, _ change: (inout [String: JSONValue]) -> Void) throws {
     var document: [String: JSONValue] = [:]
-    switch readFile(path) {
-    case .missing: break
-    case .failed(let detail): throw CLIFailure("cannot read \(path): \(detail)", status: .failure)
-    case .contents(let bytes):
+    if let bytes = try ToolConfigFile.bytes(path) {
       let blank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
       if !blank {
         guard case .object(let object)? = JSONValue.parse(bytes) else {
@@ -184,13 +181,8 @@ struct SetupDocker: ParsableCommand {
     } else {
       document["credHelpers"] = .object(helpers)
     }
-    do {
-      // A link (a dotfiles checkout) keeps pointing where it did, as setup-cargo's does.
-      // An emptied file reads `{}` (the encoder's pretty form of an empty object has a blank line).
-      let text = document.isEmpty ? Array("{}".utf8) : JSONValue.object(document).serialized(pretty: true)
-      try PrivateFiles.writeAtomically(text + [0x0A], to: realPath(path) ?? path, mode: 0o600)
-    } catch {
-      throw CLIFailure("cannot write \(error.description)", status: .failure)
-    }
+    // An emptied file reads `{}` (the encoder's pretty form of an empty object has a blank line).
+    let text = document.isEmpty ? Array("{}".utf8) : JSONValue.object(document).serialized(pretty: true)
+    try ToolConfigFile.write(text + [0x0A], to: path, mode: 0o600)
   }
 }

@@ -55,10 +55,10 @@ struct SetupTerraform: ParsableCommand {
     let link = home + "/.terraform.d/plugins/terraform-credentials-\(TerraformConfig.helperName)"
     if undo {
       let edits = try files.compactMap { file -> (String, String)? in
-        guard let text = try Self.read(file) else { return nil }
+        guard let text = try ToolConfigFile.text(file) else { return nil }
         return try Self.edited(file, text, undo: true).map { (file, $0) }
       }
-      for (file, text) in edits { try Self.write(text, to: file) }
+      for (file, text) in edits { try ToolConfigFile.write(Array(text.utf8), to: file) }
       if Self.isOurs(link) { removeFile(link) }
       Console.note(
         "terraform and tofu no longer ask strivacity for tokens (for any host): "
@@ -71,7 +71,7 @@ struct SetupTerraform: ParsableCommand {
     var edits: [(String, String)] = []
     var credentialsBlocks: [String] = []
     for file in files {
-      let text = try Self.read(file) ?? ""
+      let text = try ToolConfigFile.text(file) ?? ""
       if TerraformConfig.credentialsHosts(text).contains(where: { $0.lowercased() == host }) {
         credentialsBlocks.append(file)
       }
@@ -84,7 +84,7 @@ struct SetupTerraform: ParsableCommand {
           "\(link) is there and is not a link to strivacity: left as it is; nothing written", status: .usage)
       }
     }
-    for (file, text) in edits { try Self.write(text, to: file) }
+    for (file, text) in edits { try ToolConfigFile.write(Array(text.utf8), to: file) }
     if linkTarget(link) != program {
       do {
         try PrivateFiles.makeDirectories(home + "/.terraform.d/plugins")
@@ -141,24 +141,7 @@ struct SetupTerraform: ParsableCommand {
   }
 
   /// Whether `path` is a link to a strivacity binary (ours to replace or remove).
-  static func isOurs(_ path: String) -> Bool {
-    guard let target = linkTarget(path) else { return false }
-    let name = target.split(separator: "/").last
-    return name == "strivacity" || name == "strivacity-cli"
-  }
-
-  /// The file's text; nil when it is not there.
-  static func read(_ path: String) throws -> String? {
-    switch readFile(realPath(path) ?? path) {
-    case .contents(let bytes):
-      guard let text = String(validating: bytes, as: UTF8.self) else {
-        throw CLIFailure("\(path) is not UTF-8 text: not changed", status: .usage)
-      }
-      return text
-    case .missing: return nil
-    case .failed(let why): throw CLIFailure("cannot read \(path): \(why)", status: .usage)
-    }
-  }
+  static func isOurs(_ path: String) -> Bool { linkTarget(path).map(ToolConfigFile.namesStrivacity) ?? false }
 
   /// `text` with strivacity's block set (or, `undo`, removed: nil when it has none), a refusal
   /// said naming the file.
@@ -167,18 +150,6 @@ struct SetupTerraform: ParsableCommand {
       return undo ? try TerraformConfig.removingHelper(text) : try TerraformConfig.settingHelper(text)
     } catch {
       throw CLIFailure("cannot edit \(path): \(error.description)", status: .usage)
-    }
-  }
-
-  /// Writes through a link (a dotfiles checkout keeps pointing where it did), keeping the mode;
-  /// a new file is 0600 (it may get `credentials` blocks).
-  static func write(_ text: String, to path: String) throws {
-    let target = realPath(path) ?? path
-    let mode = (try? FileStatus.of(target).get()).map { $0.permissions & 0o777 } ?? 0o600
-    do {
-      try PrivateFiles.writeAtomically(Array(text.utf8), to: target, mode: mode)
-    } catch {
-      throw CLIFailure("cannot write \(path): \(error)", status: .failure)
     }
   }
 
