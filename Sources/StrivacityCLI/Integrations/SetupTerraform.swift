@@ -78,14 +78,12 @@ struct SetupTerraform: ParsableCommand {
       if let edited = try Self.edited(file, text, undo: false), edited != text { edits.append((file, edited)) }
     }
     let program = Executable.commandPath()
+    // The link first: a config naming a helper Terraform cannot find would break its every run.
     if linkTarget(link) != program {
       if case .success = FileStatus.of(link, followingLinks: false), !Self.isOurs(link) {
         throw CLIFailure(
           "\(link) is there and is not a link to strivacity: left as it is; nothing written", status: .usage)
       }
-    }
-    for (file, text) in edits { try ToolConfigFile.write(Array(text.utf8), to: file) }
-    if linkTarget(link) != program {
       do {
         try PrivateFiles.makeDirectories(home + "/.terraform.d/plugins")
       } catch {
@@ -93,9 +91,10 @@ struct SetupTerraform: ParsableCommand {
       }
       removeFile(link)
       if let failed = makeSymbolicLink(link, to: program) {
-        throw CLIFailure("cannot link \(link) to \(program): \(failed)", status: .failure)
+        throw CLIFailure("cannot link \(link) to \(program): \(failed); nothing written", status: .failure)
       }
     }
+    for (file, text) in edits { try ToolConfigFile.write(Array(text.utf8), to: file) }
     Console.note(
       "terraform and tofu ask strivacity for \(host) (API \(api) of profile \(resolved.name)): "
         + "credentials_helper in \(files.joined(separator: ", ")), \(link) -> \(program)")
