@@ -46,6 +46,17 @@ public struct API: Sendable, Equatable {
     self.username = username
   }
 
+  /// An API's name as a person gives it (--api, --name): what its token slot is named by.
+  public static func admitName(_ text: String) throws(AdmissionError) -> String {
+    if let prefix = TokenSlot.reservedPrefix(of: text) {
+      throw AdmissionError("it may not start with '\(prefix)': such names are kept for strivacity's own items")
+    }
+    guard TokenSlot(apiName: text) != nil else {
+      throw AdmissionError("it must be letters, digits, '.', '_' or '-' (at most 64, not starting with '.')")
+    }
+    return text
+  }
+
   /// The user name registries that take OAuth access tokens as passwords expect.
   public static let defaultUsername = "oauth2accesstoken"
 

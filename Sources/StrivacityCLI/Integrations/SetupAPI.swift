@@ -43,11 +43,8 @@ struct SetupAPI: ParsableCommand {
   var dryRun = false
 
   func validate() throws {
-    if let name, TokenSlot(apiName: name) == nil || name.count > 64 {
-      if let prefix = TokenSlot.reservedPrefix(of: name) {
-        throw ValidationError("--name may not start with '\(prefix)': such names are kept for strivacity's own items")
-      }
-      throw ValidationError("--name must be letters, digits, '.', '_' or '-' (at most 64)")
+    if let name {
+      do { _ = try API.admitName(name) } catch { throw ValidationError("--name: \(error.description)") }
     }
     for scope in scopes {
       do { _ = try Admit.scopeToken(scope) } catch { throw ValidationError("--scope \(error.description)") }

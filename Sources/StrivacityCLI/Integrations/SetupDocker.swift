@@ -45,8 +45,8 @@ struct SetupDocker: ParsableCommand {
 
   func validate() throws {
     _ = try entry()
-    if let api, TokenSlot(apiName: api) == nil || api.count > 64 {
-      throw ValidationError("--api must be letters, digits, '.', '_' or '-' (at most 64)")
+    if let api {
+      do { _ = try API.admitName(api) } catch { throw ValidationError("--api: \(error.description)") }
     }
     if undo && api != nil { throw ValidationError("--undo leaves the APIs alone: leave out --api") }
   }

@@ -72,9 +72,7 @@ struct SetupGcloud: ParsableCommand {
     } catch {
       throw ValidationError(error.description)
     }
-    if TokenSlot(apiName: api) == nil || api.count > 64 {
-      throw ValidationError("--api must be letters, digits, '.', '_' or '-' (at most 64)")
-    }
+    do { _ = try API.admitName(api) } catch { throw ValidationError("--api: \(error.description)") }
   }
 
   func configuration(binary: String, profile: String) -> GoogleCredentialConfiguration {
