@@ -2,6 +2,7 @@
 import Glibc
 import StrivacityConfig
 import StrivacityCore
+import SystemIO
 
 public enum AgentClient {
   /// Whether to ask the agent: STRIVACITY_AGENT=1 (or 0, for one call), else `agent = true` in
@@ -44,7 +45,7 @@ public enum AgentClient {
     for name in AgentProtocol.environmentNames where name != "STRIVACITY_CONFIG" {
       if let value = environment[name] { request.set("env." + name, value) }
     }
-    guard request.set("env.STRIVACITY_CONFIG", absolute(configPath)) else { return nil }
+    guard request.set("env.STRIVACITY_CONFIG", absolutePath(configPath)) else { return nil }
     return request
   }
 
@@ -68,13 +69,5 @@ public enum AgentClient {
       return answer
     }
     return nil
-  }
-
-  static func absolute(_ path: String) -> String {
-    if path.hasPrefix("/") { return path }
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    guard getcwd(&buffer, buffer.count) != nil else { return path }
-    let directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return directory + (directory.hasSuffix("/") ? "" : "/") + path
   }
 }

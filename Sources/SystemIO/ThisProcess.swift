@@ -35,6 +35,12 @@ public func currentDirectory() -> String? {
   return String(cString: raw)
 }
 
+/// `path` made absolute against the current directory (as given when it is already).
+public func absolutePath(_ path: String) -> String {
+  guard !path.hasPrefix("/"), let directory = currentDirectory() else { return path }
+  return directory + (directory.hasSuffix("/") ? "" : "/") + path
+}
+
 /// Removes the file `path` (unlink(2); its result is not looked at).
 public func removeFile(_ path: String) { unlink(path) }
 

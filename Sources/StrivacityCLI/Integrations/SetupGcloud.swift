@@ -68,7 +68,8 @@ struct SetupGcloud: ParsableCommand {
 
   func validate() throws {
     do {
-      try configuration(binary: "/strivacity", profile: "p").check()
+      try GoogleCredentialConfiguration.checkOptions(
+        audience: audience, tokenURL: tokenURL, impersonationURL: impersonationURL)
     } catch {
       throw ValidationError(error.description)
     }
@@ -77,22 +78,15 @@ struct SetupGcloud: ParsableCommand {
 
   func configuration(binary: String, profile: String) -> GoogleCredentialConfiguration {
     var command = GoogleCredentialConfiguration.command(binary: binary, api: api, profile: profile)
-    if let config = global.config { command += ["--config", Self.absolute(config)] }
+    if let config = global.config { command += ["--config", absolutePath(config)] }
     return GoogleCredentialConfiguration(
       audience: audience, command: command, tokenURL: tokenURL, impersonationURL: impersonationURL)
-  }
-
-  static func absolute(_ path: String) -> String {
-    path.hasPrefix("/") ? path : (currentDirectory() ?? ".") + "/" + path
   }
 
   func run() throws {
     let context = global.context()
     let resolved = try context.configuredProfile(global)
-    guard let profile = try context.config()?.profile(named: resolved.name) else {
-      throw ConfigError.profileNotConfigured(
-        name: resolved.name, path: context.paths.config, configured: resolved.configuredNames)
-    }
+    let profile = resolved.profile
     guard profile.api(named: api) != nil else {
       let names = profile.apis.map(\.name)
       throw CLIFailure(
@@ -101,7 +95,7 @@ struct SetupGcloud: ParsableCommand {
           + ": add [profiles.\(profile.name).apis.\(api)] with the audience the identity pool provider accepts",
         status: .usage)
     }
-    let file = Self.absolute(output)
+    let file = absolutePath(output)
     let configuration = configuration(binary: Executable.commandPath(), profile: resolved.name)
     do {
       try configuration.check()

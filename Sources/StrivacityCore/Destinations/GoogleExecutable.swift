@@ -116,14 +116,7 @@ public struct GoogleCredentialConfiguration: Equatable, Sendable {
   /// Checks the values a person gave (--audience, the URLs, the command's words); the refusal
   /// names what is wrong. Google's clients split the command at whitespace, unquoted.
   public func check() throws(AdmissionError) {
-    try Self.checkWord(audience, "--audience")
-    guard audience.hasPrefix("//") else {
-      throw AdmissionError(
-        "--audience must be the identity pool provider's resource name, "
-          + "//iam.googleapis.com/projects/NUMBER/locations/global/workloadIdentityPools/POOL/providers/PROVIDER")
-    }
-    try Self.checkURL(tokenURL, "--token-url")
-    if let impersonationURL { try Self.checkURL(impersonationURL, "--service-account-impersonation-url") }
+    try Self.checkOptions(audience: audience, tokenURL: tokenURL, impersonationURL: impersonationURL)
     for word in command {
       guard !word.isEmpty, !word.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true })
       else {
@@ -132,6 +125,20 @@ public struct GoogleCredentialConfiguration: Equatable, Sendable {
             + "the command at whitespace, so strivacity must be installed at a path without one")
       }
     }
+  }
+
+  /// The values a person gives setup-gcloud (--audience and the URLs), checked as `check` does.
+  public static func checkOptions(audience: String, tokenURL: String, impersonationURL: String?)
+    throws(AdmissionError)
+  {
+    try checkWord(audience, "--audience")
+    guard audience.hasPrefix("//") else {
+      throw AdmissionError(
+        "--audience must be the identity pool provider's resource name, "
+          + "//iam.googleapis.com/projects/NUMBER/locations/global/workloadIdentityPools/POOL/providers/PROVIDER")
+    }
+    try checkURL(tokenURL, "--token-url")
+    if let impersonationURL { try checkURL(impersonationURL, "--service-account-impersonation-url") }
   }
 
   /// A value without whitespace or control characters, at most 1024 bytes.
