@@ -275,7 +275,7 @@ public enum HotPath {
       target: invocation.adHoc.map { .adHoc($0) } ?? api.map { .api($0.name, extraScopes: []) } ?? .signIn)
     switch found {
     case .tokens(let tokens):
-      if invocation.warnsOnStderr { sayShortfall(tokens, freshness, profile: resolved.name) }
+      if !invocation.answersAProgramReadingStderr { sayShortfall(tokens, freshness, profile: resolved.name) }
       writeStdout(
         invocation.output(
           tokens.accessToken, tokens: tokens, profile: resolved.name, now: wallClockSeconds(), exec: exec,

@@ -156,13 +156,10 @@ public struct TokenInvocation: Equatable, Sendable {
     format == .googleExecutable ? GoogleExecutableInfo.failure(status, message: message) : nil
   }
 
-  /// Whether the call may sign in when there is no usable token: never for Google's clients
-  /// (they wait, without a terminal, with stderr read as the response), whatever --login says.
-  public var mayEverSignIn: Bool { format != .googleExecutable }
-
-  /// Whether a warning (a margin not met) may go to stderr: not for google-executable, whose
-  /// client reads stderr as part of the response.
-  public var warnsOnStderr: Bool { format != .googleExecutable }
+  /// Whether the call answers a program that waits without a terminal and reads stderr as part
+  /// of the answer (Google's clients, for google-executable): then it never signs in, whatever
+  /// --login says, and no warning goes to stderr (a failure's one error line only).
+  public var answersAProgramReadingStderr: Bool { format == .googleExecutable }
 
   /// Whether kubectl's API server may have the profile's token: among its kube_clusters (the one
   /// rule, `ExecCredentialInfo.decision`), decided before the keyring is opened.

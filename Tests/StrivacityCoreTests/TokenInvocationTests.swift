@@ -87,8 +87,10 @@ import Testing
       google.failureOutput(.signInRequired, message: "run strivacity login --profile ci")
         == #"{"code":"sign_in_required","message":"run strivacity login --profile ci","success":false,"version":1}"#
         + "\n")
-    #expect(!google.mayEverSignIn && !google.warnsOnStderr)
-    #expect(TokenInvocation(format: .execCredential).mayEverSignIn && TokenInvocation().warnsOnStderr)
+    #expect(google.answersAProgramReadingStderr)
+    #expect(
+      !TokenInvocation(format: .execCredential).answersAProgramReadingStderr
+        && !TokenInvocation().answersAProgramReadingStderr)
     #expect(
       TokenInvocation(plainArguments: ["--format", "google-executable", "--api", "gcp", "--profile", "ci"])
         == TokenInvocation(profile: "ci", format: .googleExecutable, api: "gcp"))

@@ -178,9 +178,12 @@ struct Token: ParsableCommand {
       throw CLIFailure(error.description, status: .usage)
     }
     // Google's client waits without a terminal (a keyring's dialog gets the short bound) and
-    // reads stderr with stdout: no warning may go there (a config's, a refresh's).
-    if !invocation.warnsOnStderr { Console.onlyErrors.store(true, ordering: .relaxed) }
-    if !invocation.mayEverSignIn { context.attended = false }
+    // reads stderr with stdout: no warning may go there (a config's, a refresh's, a margin's).
+    let unattended = invocation.answersAProgramReadingStderr
+    if unattended {
+      Console.onlyErrors.store(true, ordering: .relaxed)
+      context.attended = false
+    }
     // kubectl's API server must be among the profile's kube_clusters, decided before the keyring
     // is opened or anything refreshed.
     if format == .execCredential {
@@ -190,7 +193,7 @@ struct Token: ParsableCommand {
       }
     }
     let session = try TokenBroker(context: context, options: global, apis: invocation.apiTables)
-    if !invocation.mayEverSignIn {
+    if unattended {
       // Never a sign-in, nothing drawn on stderr: a refused refresh names `strivacity login`.
       session.signIn = nil
       session.progress = nil
@@ -227,7 +230,7 @@ struct Token: ParsableCommand {
       tokens = try fresh()
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       // kubectl with interactiveMode Never (or no terminal to offer): at once, naming the command.
-      guard !failure.signInOffered, invocation.mayEverSignIn, session.renewal.personSignsIn, exec.interactive != false,
+      guard !failure.signInOffered, !unattended, session.renewal.personSignsIn, exec.interactive != false,
         signInAllowed(failure, profile: session.name)
       else {
         throw failure
@@ -239,7 +242,7 @@ struct Token: ParsableCommand {
       freshness.force = false  // just signed in
       tokens = try fresh()
     }
-    if !idToken && invocation.warnsOnStderr { session.sayShortfall(tokens, freshness) }
+    if !idToken { session.sayShortfall(tokens, freshness) }  // not said when unattended (onlyErrors)
     let token: BearerToken
     if idToken {
       guard let id = tokens.idToken else {
