@@ -75,7 +75,8 @@ public enum DockerCredentialProtocol {
 
   /// `get`'s answer: the address as asked, the API's user name and the token, one JSON line.
   public static func answer(address: String, api: API, token: BearerToken) -> String {
-    "{\"ServerURL\":\(quoted(address)),\"Username\":\(quoted(api.user)),\"Secret\":\(quoted(token.value))}\n"
+    "{\"ServerURL\":\(JSONValue.quoted(address)),\"Username\":\(JSONValue.quoted(api.user)),"
+      + "\"Secret\":\(JSONValue.quoted(token.value))}\n"
   }
 
   /// `list`'s answer: every API of every profile (each an address `get` answers) with its user
@@ -84,16 +85,11 @@ public enum DockerCredentialProtocol {
     var seen: Set<String> = []
     var pairs: [String] = []
     for api in profiles.flatMap(\.apis) where seen.insert(api.url.description).inserted {
-      pairs.append("\(quoted(api.url.description)):\(quoted(api.user))")
+      pairs.append("\(JSONValue.quoted(api.url.description)):\(JSONValue.quoted(api.user))")
     }
     return "{" + pairs.joined(separator: ",") + "}\n"
   }
 
   /// What goes to stdout for a failure.
   public static func errorOutput(_ error: DockerCredentialError) -> String { error.message + "\n" }
-
-  /// A JSON string of admitted text (printable ASCII: addresses, user names, tokens); anything
-  /// else is escaped all the same.
-  static func quoted(_ text: String) -> String { JSONValue.quoted(text) }
-
 }

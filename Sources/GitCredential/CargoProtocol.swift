@@ -71,14 +71,6 @@ public enum CargoProtocol {
   /// At most this many header lines and args are read; more is not cargo.
   static let maxItems = 256
 
-  /// The first line of `bytes` (without its newline) and whether it was ended by one; nil when
-  /// there is no byte at all. A line longer than `maxLine` is returned as it is, for `parse` to refuse.
-  public static func firstLine(_ bytes: [UInt8]) -> (line: ArraySlice<UInt8>, rest: ArraySlice<UInt8>)? {
-    guard !bytes.isEmpty else { return nil }
-    guard let end = bytes.firstIndex(of: 10) else { return (bytes[...], []) }
-    return (bytes[..<end], bytes[(end + 1)...])
-  }
-
   /// Admits one request line (its newline removed).
   public static func parse(_ line: some Collection<UInt8>) throws(CargoParseError) -> CargoRequest {
     guard line.count <= maxLine else { throw .tooLarge }
