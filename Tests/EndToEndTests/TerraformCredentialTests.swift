@@ -135,6 +135,17 @@ extension Harness {
 
   /// Never a sign-in: a profile not signed in fails at once (exit 3), one stderr line naming
   /// `strivacity login`, nothing on stdout.
+  /// `store` typed by a person waits for the object Terraform would write: it says so, and
+  /// Ctrl-D ends it (refused, as every store is).
+  @Test func storeOnATerminalSaysWhatItWaitsFor() throws {
+    let h = try Harness(journey: "password")
+    try h.terraformProfile(signIn: false)
+    let tty = try PTYSession([try h.terraformHelper(), "store", "tfe.example.com"], environment: h.environment)
+    try tty.expect("end it with Ctrl-D")
+    tty.type("\u{4}")
+    #expect(try tty.wait() == 2)
+  }
+
   @Test func theHelperNeverSignsIn() throws {
     let h = try Harness(journey: "password")
     try h.terraformProfile(signIn: false)

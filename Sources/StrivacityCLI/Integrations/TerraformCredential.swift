@@ -79,6 +79,11 @@ struct TerraformCredentialCommand: ParsableCommand {
 
   /// All of stdin: its first `maxInput` + 1 bytes kept, the rest read and dropped (zeroed).
   private func drainStdin() -> [UInt8] {
+    // Terraform writes the object and closes stdin; a person who typed the command gets told.
+    if isTerminal(0) {
+      Console.writeStderr(
+        "strivacity: reading a credentials object (Terraform's credentials helper), end it with Ctrl-D\n")
+    }
     let limit = TerraformCredentialProtocol.maxInput
     let kept = readStdin(limit: limit + 1)
     guard kept.count > limit else { return kept }
