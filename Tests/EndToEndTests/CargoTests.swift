@@ -203,6 +203,15 @@ private func resolved(_ path: String) -> String { URL(fileURLWithPath: path).res
       environment: workspace.environment)
     #expect(undone.status == 0, "\(undone.stderr)")
     #expect(try workspace.config() == before)
+
+    // A profile asked for through STRIVACITY_PROFILE is written down too: cargo's own
+    // environment may not have it.
+    var byVariable = workspace.environment
+    byVariable["STRIVACITY_PROFILE"] = h.profile
+    let fromVariable = try StrivacityTestSupport.run(
+      [TestEnvironment.binary("strivacity"), "setup-cargo", "--registry", "internal"], environment: byVariable)
+    #expect(fromVariable.status == 0, "\(fromVariable.stderr)")
+    #expect(try workspace.config() == before + line + "\n")
   }
 
   /// A registry that is an API's, whose 401 asks for a scope the API's entry does not have

@@ -47,7 +47,11 @@ struct SetupCargo: ParsableCommand {
     let resolved = try context.configuredProfile(global)
     let path = Self.cargoConfigPath()
     let text = try ToolConfigFile.text(path) ?? ""
-    let provider = [Executable.commandPath()] + (global.profile.map { ["--profile", $0] } ?? [])
+    // The profile asked for (--profile, or STRIVACITY_PROFILE) is written down: cargo runs the
+    // provider with its own environment, where neither may be.
+    let asked = ResolvedProfile.requestedName(
+      overrides: ProfileOverrides(profile: global.profile), environment: context.environment)
+    let provider = [Executable.commandPath()] + (asked.map { _ in ["--profile", resolved.name] } ?? [])
     let edited: String?
     do {
       edited =
