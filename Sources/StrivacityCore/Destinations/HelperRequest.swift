@@ -1,7 +1,8 @@
-// What a tool's credential helper is asked about (Docker's registry, cargo's index URL,
+// What a tool's credential helper is asked about when it names a host (Docker's registry,
 // Terraform's host), read as the URL the destination rule compares (TokenDestination): the one
-// way in for every helper protocol's host, so a registry with user info or a path trick is
-// refused here as curl's URLs and git's requests are.
+// way in for those hosts, so a registry with user info or a path trick is refused here as curl's
+// URLs and git's requests are. cargo's index URL is a URL already: TokenDestination admits it
+// itself (CargoInvocation.decision).
 
 public enum HelperRequest {
   /// Most bytes of one address: what a registry's or a host's name may be, with room to spare.
