@@ -271,6 +271,15 @@ extension Harness {
     ])
     #expect(taken.status == 2 && taken.stderr.contains("comes first"), "\(taken.stderr)")
     #expect(try h.home.readConfig() == before, "nothing written")
+    // A tool's place named by a relative path is refused: the tool would find it elsewhere.
+    var relative = h.environment
+    relative["DOCKER_CONFIG"] = "dot-docker"
+    let refusedPlace = try run(
+      [
+        TestEnvironment.binary("strivacity"), "setup-docker", "--profile", h.profile, "--registry", "other.example.com",
+      ],
+      environment: relative)
+    #expect(refusedPlace.status == 2 && refusedPlace.stderr.contains("DOCKER_CONFIG is not an absolute path"))
     // Bad registries are usage errors.
     for bad in ["https://registry.example.com/", "user@registry.example.com", "registry.example.com/team"] {
       let refused = try h.strivacity(["setup-docker", "--profile", h.profile, "--registry", bad])

@@ -45,7 +45,7 @@ struct SetupCargo: ParsableCommand {
   func run() throws {
     let context = global.context()
     let resolved = try context.configuredProfile(global)
-    let path = Self.cargoConfigPath()
+    let path = try Self.cargoConfigPath(context.environment)
     let text = try ToolConfigFile.text(path) ?? ""
     // The profile asked for (--profile, or STRIVACITY_PROFILE) is written down: cargo runs the
     // provider with its own environment, where neither may be.
@@ -93,10 +93,9 @@ struct SetupCargo: ParsableCommand {
 
   /// cargo's own config file: $CARGO_HOME (else ~/.cargo)/config.toml, or the older `config`
   /// when only that one is there (cargo reads it then).
-  static func cargoConfigPath() -> String {
+  static func cargoConfigPath(_ environment: [String: String]) throws -> String {
     let home =
-      environmentVariable("CARGO_HOME").flatMap { $0.isEmpty ? nil : $0 }
-      ?? ((environmentVariable("HOME") ?? "") + "/.cargo")
+      try ToolConfigFile.environmentPath("CARGO_HOME", environment) ?? ToolConfigFile.home(environment) + "/.cargo"
     let current = home + "/config.toml"
     let older = home + "/config"
     if case .missing = readFile(current), case .contents = readFile(older) { return older }

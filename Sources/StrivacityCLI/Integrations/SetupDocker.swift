@@ -76,7 +76,7 @@ struct SetupDocker: ParsableCommand {
     }
     let entry = try entry()
     let host = entry.description
-    let files = Self.files(context.environment)
+    let files = try Self.files(context.environment)
     if undo {
       for file in files {
         try Self.edit(file) { if $0[host] == .string(Self.helperName) { $0.removeValue(forKey: host) } }
@@ -143,12 +143,12 @@ struct SetupDocker: ParsableCommand {
   }
 
   /// Docker's config and containers' auth file, as their tools find them.
-  static func files(_ environment: [String: String]) -> [String] {
-    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
-    let docker = environment["DOCKER_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.docker"
-    let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+  static func files(_ environment: [String: String]) throws -> [String] {
+    let home = ToolConfigFile.home(environment)
+    let docker = try ToolConfigFile.environmentPath("DOCKER_CONFIG", environment) ?? home + "/.docker"
+    let configHome = try ToolConfigFile.environmentPath("XDG_CONFIG_HOME", environment) ?? home + "/.config"
     let containers =
-      environment["REGISTRY_AUTH_FILE"].flatMap { $0.isEmpty ? nil : $0 } ?? configHome + "/containers/auth.json"
+      try ToolConfigFile.environmentPath("REGISTRY_AUTH_FILE", environment) ?? configHome + "/containers/auth.json"
     return [docker + "/config.json", containers]
   }
 

@@ -49,9 +49,9 @@ struct SetupTerraform: ParsableCommand {
   func run() throws {
     let context = global.context()
     let environment = context.environment
-    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
+    let home = ToolConfigFile.home(environment)
     let (host, url) = try TerraformCredentialProtocol.host(admitting: self.host)
-    let files = Self.files(environment, home: home)
+    let files = try Self.files(environment, home: home)
     let link = home + "/.terraform.d/plugins/terraform-credentials-\(TerraformConfig.helperName)"
     if undo {
       let edits = try files.compactMap { file -> (String, String)? in
@@ -132,8 +132,8 @@ struct SetupTerraform: ParsableCommand {
 
   /// The CLI config files: $TF_CLI_CONFIG_FILE alone when set (both tools read it), else
   /// ~/.terraformrc, and ~/.tofurc when it is there (OpenTofu reads it instead).
-  static func files(_ environment: [String: String], home: String) -> [String] {
-    if let named = environment["TF_CLI_CONFIG_FILE"], !named.isEmpty { return [named] }
+  static func files(_ environment: [String: String], home: String) throws -> [String] {
+    if let named = try ToolConfigFile.environmentPath("TF_CLI_CONFIG_FILE", environment) { return [named] }
     var files = [home + "/.terraformrc"]
     if case .success = FileStatus.of(home + "/.tofurc") { files.append(home + "/.tofurc") }
     return files

@@ -6,6 +6,23 @@ import Glibc
 import SystemIO
 
 enum ToolConfigFile {
+  /// The home directory: $HOME, else "/" (as Paths reads it).
+  static func home(_ environment: [String: String]) -> String {
+    environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
+  }
+
+  /// A path the environment names for a tool (DOCKER_CONFIG, CARGO_HOME, TF_CLI_CONFIG_FILE, …):
+  /// nil when unset or empty; refused unless absolute, since where the tool finds a relative one
+  /// depends on the directory it runs in: the one way a setup command admits such a variable.
+  static func environmentPath(_ name: String, _ environment: [String: String]) throws -> String? {
+    guard let value = environment[name], !value.isEmpty else { return nil }
+    guard value.hasPrefix("/") else {
+      throw CLIFailure(
+        "\(name) is not an absolute path: set it to one (or unset it), then run this again", status: .usage)
+    }
+    return value
+  }
+
   /// The bytes of the file `path` leads to; nil when it is not there.
   static func bytes(_ path: String) throws -> [UInt8]? {
     switch readFile(realPath(path) ?? path) {
