@@ -54,6 +54,12 @@ public func setEnvironmentVariable(_ name: String, _ value: String) { setenv(nam
 /// Whether `path` is there and this process may run it (access(2), X_OK).
 public func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
 
+/// Whether a program named `name` is on this process's PATH (what a tool that runs it by name,
+/// git or docker, would find).
+public func isOnPath(_ name: String) -> Bool {
+  (environmentVariable("PATH") ?? "").split(separator: ":").contains { isExecutable("\($0)/\(name)") }
+}
+
 /// `path` absolute, with every link and `.`/`..` resolved (realpath(3)); nil when it cannot be
 /// (a component missing, no permission).
 public func realPath(_ path: String) -> String? {

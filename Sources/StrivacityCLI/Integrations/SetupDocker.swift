@@ -100,8 +100,7 @@ struct SetupDocker: ParsableCommand {
     Console.note(
       "docker, podman and skopeo ask strivacity for \(host) (API \(apiName) of profile \(resolved.name)): "
         + "credHelpers in \(files.joined(separator: ", "))")
-    let path = (environmentVariable("PATH") ?? "").split(separator: ":")
-    if !path.contains(where: { isExecutable("\($0)/docker-credential-\(Self.helperName)") }) {
+    if !isOnPath("docker-credential-\(Self.helperName)") {
       Console.warning(
         "docker-credential-\(Self.helperName) is not on PATH, so docker cannot run it: link it to strivacity, e.g. "
           + "ln -s '\(Executable.commandPath())' ~/.local/bin/docker-credential-\(Self.helperName)")

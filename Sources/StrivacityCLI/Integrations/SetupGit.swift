@@ -84,8 +84,7 @@ struct SetupGit: ParsableCommand {
   /// absolute path of the `strivacity` that runs this full command line (the one that answers
   /// the hot path itself).
   static func helperCommand() -> String {
-    let path = (environmentVariable("PATH") ?? "").split(separator: ":")
-    if path.contains(where: { isExecutable("\($0)/git-credential-strivacity") }) { return "strivacity" }
+    if isOnPath("git-credential-strivacity") { return "strivacity" }
     let me = Executable.commandPath()
     return "!'\(me.replacing("'", with: "'\\''"))' credential"
   }
