@@ -132,7 +132,11 @@ public struct LineReader {
   public mutating func next(limit: Int) -> [UInt8]? {
     var chunk = [UInt8](repeating: 0, count: 4096)
     defer { for i in chunk.indices { chunk[i] = 0 } }
-    while !pending.contains(10) && pending.count <= limit && !ended {
+    // Room for the longest line up front: growing would leave unzeroed copies behind.
+    pending.reserveCapacity(limit + chunk.count)
+    var scanned = 0  // bytes of `pending` known to hold no newline: each is looked at once
+    while !pending[scanned...].contains(10) && pending.count <= limit && !ended {
+      scanned = pending.count
       let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
       if n < 0 && errno == EINTR { continue }
       if n <= 0 {
@@ -144,7 +148,9 @@ public struct LineReader {
     guard !pending.isEmpty else { return nil }
     let end = pending.firstIndex(of: 10).map { $0 + 1 } ?? pending.count
     let line = Array(pending[..<end])
-    let rest = Array(pending[end...])
+    var rest: [UInt8] = []
+    rest.reserveCapacity(limit + chunk.count)  // so the next line's reserve moves nothing
+    rest.append(contentsOf: pending[end...])
     for i in pending.indices { pending[i] = 0 }
     pending = rest
     return line
