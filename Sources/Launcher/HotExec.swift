@@ -3,6 +3,13 @@
 // kept-fresh file run the full command line's `token` (the only process that refreshes), and
 // the token is taken from its output. Anything else — an option not among the plain ones, a
 // token to fetch, a sign-in — is the full command line's (handOff), which gives the errors.
+//
+// A machine's client secret in the environment is withheld from COMMAND, so no process that
+// holds it may be open to COMMAND: a renewal started while COMMAND runs is an ordinary process
+// of the user's from its execve until it makes itself undumpable, and COMMAND could take the
+// secret out of it then (pidfd_getfd(2) on the descriptor it arrives on, or PTRACE_SEIZE and
+// read its memory later). So a kept-fresh file with such a secret is the full command line's:
+// it takes the secret before COMMAND exists, undumpable, and renews in its own process.
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
@@ -43,6 +50,14 @@ extension HotPath {
     else { return .handOff(stdin: nil) }
     let api = apiName.flatMap { name in resolved.profile.apis.first { $0.name == name } }
     guard apiName == nil || api != nil else { return .handOff(stdin: nil) }
+    // A file to keep fresh with a machine's secret from the environment: renewed where the secret
+    // is already held, never by a process COMMAND could inspect (above). Handed on with it.
+    if fileEnv != nil, case .environment(let name) = resolved.secretSource(environment: environment),
+      environment[name] != nil
+    {
+      Launcher.secretVariable = name
+      return .handOff(stdin: nil)
+    }
     let freshness = Freshness.asked(nil, profile: resolved.profile)
     let found = current(
       config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
@@ -50,11 +65,10 @@ extension HotPath {
     guard case .tokens(let tokens) = found else { return handOffPast(found, stdin: nil) }
 
     var plan = ExecPlan(command: command, envName: envName, fileEnv: fileEnv, failOnExpiry: failOnExpiry)
-    // A machine's secret in this process's environment is for the renewals, not for COMMAND nor
-    // any other child: taken out of the environment here, handed to each renewal on a socket.
-    var secret: (name: String, value: String)?
-    if case .environment(let name) = resolved.secretSource(environment: environment), let value = environment[name] {
-      secret = (name, value)
+    // A machine's secret in this process's environment is not COMMAND's: without a file there
+    // is no renewal, so it is only taken out of the environment (and the token at hand is all
+    // COMMAND gets).
+    if case .environment(let name) = resolved.secretSource(environment: environment), environment[name] != nil {
       plan.withheld = [name]
       takeFromEnvironment(name)
     }
@@ -65,7 +79,7 @@ extension HotPath {
       }
       status = try ExecRunner.run(
         plan, initial: tokens, file: file, now: wallClockSeconds,
-        renew: { renewal(profile: resolved.name, api: api?.name, freshness: $0, secret: secret) },
+        renew: { renewal(profile: resolved.name, api: api?.name, freshness: $0) },
         say: { writeTerminal(2, "strivacity: \($0)\n") })
     } catch {
       writeTerminal(2, "strivacity: error: \(error.message)\n")
@@ -75,11 +89,10 @@ extension HotPath {
   }
 
   /// A renewal by the full command line: `strivacity-cli token … --min-ttl N --format env`, its
-  /// errors on our stderr, its status the failure's. A machine's `secret` goes to it on a socket
-  /// (SecretHandover), never in its environment or arguments.
-  static func renewal(
-    profile: String, api: String?, freshness: Freshness, secret: (name: String, value: String)?
-  ) -> ExecRenewal {
+  /// errors on our stderr, its status the failure's. It is handed no secret: one in the
+  /// environment never gets here (`exec` hands such a run on), and a file or kept secret is one
+  /// COMMAND could read itself.
+  static func renewal(profile: String, api: String?, freshness: Freshness) -> ExecRenewal {
     guard let full = Launcher.fullCommandPath() else {
       return .failed(.failure, "\(Launcher.fullName) is missing; reinstall strivacity")
     }
@@ -91,22 +104,10 @@ extension HotPath {
     } catch {
       return .failed(.failure, "pipe: \(error)")
     }
-    let handed = secret.flatMap { SecretHandover.socket(name: $0.name, value: $0.value) }
-    if secret != nil, handed == nil {
-      closeDescriptor(output.read)
-      closeDescriptor(output.write)
-      return .failed(.failure, "cannot hand the client secret to the renewal: \(lastSystemError())")
+    let descriptors: [ChildDescriptor] = [.duplicate(output.write, as: 1), .close(output.read), .close(output.write)]
+    let spawned = withSpawnEnvironment(adding: [:], withholding: [SecretHandover.variable]) { envp in
+      spawnProgram(arguments, descriptors: descriptors, searchingPath: false, environment: envp)
     }
-    defer { if let handed { closeDescriptor(handed) } }
-    var descriptors: [ChildDescriptor] = [.duplicate(output.write, as: 1), .close(output.read), .close(output.write)]
-    // This process's environment (the secret taken out of it), and where the secret is.
-    if let handed {
-      descriptors.append(.duplicate(handed, as: 3))
-      if handed != 3 { descriptors.append(.close(handed)) }
-    }
-    let spawned = withSpawnEnvironment(
-      adding: handed == nil ? [:] : [SecretHandover.variable: "3"], withholding: [SecretHandover.variable]
-    ) { envp in spawnProgram(arguments, descriptors: descriptors, searchingPath: false, environment: envp) }
     closeDescriptor(output.write)
     defer { closeDescriptor(output.read) }
     let pid: Int32

@@ -10,22 +10,27 @@ import Testing
 
 @Suite struct ExecTests {
   /// A machine profile (no keyring needed) whose client's tokens live `ttl` seconds, and a
-  /// private runtime directory.
-  func machine(ttl: Int = 300) throws -> (Harness, [String: String]) {
+  /// private runtime directory. Its secret is in the environment, or with `secretInFile` in a
+  /// 0600 file (`client_secret_file`): a kept-fresh file with a secret in the environment is
+  /// always the full command line's (ExecInspectionTests), with one in a file the small binary
+  /// runs COMMAND when the token is cached.
+  func machine(ttl: Int = 300, secretInFile: Bool = false) throws -> (Harness, [String: String]) {
     let h = try Harness(journey: "machine") { journey in
       for index in journey.clients.indices { journey.clients[index].accessTokenTTL = ttl }
     }
-    try h.writeMachineProfile(client: "ci-basic")
-    let runtime = h.home.file("run")
-    try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
-    chmod(runtime, 0o700)
-    return (
-      h,
-      h.environment.merging([
-        "STRIVACITY_CLIENT_SECRET": MachineProfileTests.basicSecret, "XDG_RUNTIME_DIR": runtime,
-        "STRIVACITY_BIN": TestEnvironment.binary("strivacity"), "P": h.profile,
-      ]) { _, new in new }
-    )
+    var environment = [
+      "XDG_RUNTIME_DIR": h.home.file("run"), "STRIVACITY_BIN": TestEnvironment.binary("strivacity"), "P": h.profile,
+    ]
+    if secretInFile {
+      let path = try h.home.write("secret", MachineProfileTests.basicSecret, mode: 0o600)
+      try h.writeMachineProfile(client: "ci-basic", "client_secret_file = \"\(path)\"")
+    } else {
+      try h.writeMachineProfile(client: "ci-basic")
+      environment["STRIVACITY_CLIENT_SECRET"] = MachineProfileTests.basicSecret
+    }
+    try FileManager.default.createDirectory(atPath: h.home.file("run"), withIntermediateDirectories: true)
+    chmod(h.home.file("run"), 0o700)
+    return (h, h.environment.merging(environment) { _, new in new })
   }
 
   func sh(_ script: String, _ environment: [String: String], timeout: TimeInterval = 60) throws -> ProcessResult {
@@ -37,7 +42,7 @@ import Testing
   /// the token cached (`warm`) the small binary runs the command and renews through the full
   /// command line's `token`; else the full command line runs it.
   @Test(arguments: [false, true]) func aCommandReadingTheFileSeesAValidTokenEverySecond(warm: Bool) throws {
-    let (h, environment) = try machine(ttl: 4)
+    let (h, environment) = try machine(ttl: 4, secretInFile: warm)
     let result = try sh(
       (warm ? "\"$STRIVACITY_BIN\" token --profile \"$P\" >/dev/null\n" : "")
         + """
@@ -287,7 +292,7 @@ import Testing
   /// --dir; with --dir (relative here: made absolute) the file is in that directory and gone
   /// afterwards, whichever binary runs COMMAND (the small one with the token cached).
   @Test(arguments: [false, true]) func withoutARuntimeDirectoryDirHoldsTheFile(warm: Bool) throws {
-    var (h, environment) = try machine()
+    var (h, environment) = try machine(secretInFile: warm)
     environment["XDG_RUNTIME_DIR"] = nil
     let binary = TestEnvironment.binary("strivacity")
     if warm {
