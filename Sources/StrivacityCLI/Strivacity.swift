@@ -60,6 +60,7 @@ public struct Strivacity: ParsableCommand {
       Console.writeStdout(VersionReport.text())
       exit(withStatus: .ok)
     }
+    if let unknown = unknownCommand(arguments) { report(unknown) }
     do {
       var command = try parseAsRoot(arguments)
       try command.run()
@@ -77,7 +78,7 @@ public struct Strivacity: ParsableCommand {
       }
       if code.rawValue == ExitCode.validationFailure.rawValue || code.rawValue == 64 {
         let line = usageError(message: message(for: error), full: text)
-        report(CLIFailure(suggestingCommand(line, typed: arguments[0]), status: .usage))
+        report(CLIFailure(line, status: .usage))
       }
       report(CLIFailure("\(error)", status: .failure))
     }
@@ -116,15 +117,25 @@ public struct Strivacity: ParsableCommand {
     return "\(line) (see '\(command) --help')"
   }
 
-  /// `line` with the command `typed` most likely meant, when ArgumentParser took `typed` (the
-  /// first word) for an unexpected argument: "unexpected argument 'tokne'; did you mean 'token'?
-  /// (see 'strivacity --help')", as git and gh suggest. Unchanged otherwise.
-  static func suggestingCommand(_ line: String, typed: String) -> String {
-    let unexpected = "unexpected argument '\(typed)'"
-    guard !typed.hasPrefix("-"), line.hasPrefix(unexpected + " (see") else { return line }
-    let names = configuration.subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
-    guard let near = Suggestion.nearest(to: typed, among: names) else { return line }
-    return unexpected + "; did you mean '\(near)'?" + line.dropFirst(unexpected.count)
+  /// A first word that names no command (nor `help NAME` with such a NAME): said before any
+  /// option after it is judged, with the command it most likely meant, as git does
+  /// ("unknown command 'tokne'; did you mean 'token'?"). nil when the words start with an option
+  /// or a command.
+  static func unknownCommand(_ arguments: [String]) -> CLIFailure? {
+    guard var typed = arguments.first, !typed.hasPrefix("-") else { return nil }
+    if typed == "help" {
+      guard let named = arguments.dropFirst().first(where: { !$0.hasPrefix("-") }) else { return nil }
+      typed = named
+    }
+    let commands = configuration.subcommands
+    guard !commands.contains(where: { $0._commandName == typed || $0.configuration.aliases.contains(typed) }) else {
+      return nil
+    }
+    let shown = TerminalSafe.text(String(typed.prefix(64)), multiline: false)
+    let near = Suggestion.nearest(
+      to: typed, among: commands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
+    ).map { "; did you mean '\($0)'?" }
+    return CLIFailure("unknown command '\(shown)'\(near ?? "") (see 'strivacity --help')", status: .usage)
   }
 
   /// The commands and what they do, for `strivacity` run alone.

@@ -139,6 +139,18 @@ extension Profile {
   /// The API named `name`, or nil.
   public func api(named name: String) -> API? { apis.first { $0.name == name } }
 
+  /// Why `name` (given by someone: shown inert, cut short) names none of its APIs, in one line:
+  /// the API it most likely meant, else the ones it has, else how to add one. `what` says what
+  /// a new API's table needs, after that.
+  public func noAPI(named name: String, adding what: String = "") -> String {
+    let shown = TerminalSafe.text(String(name.prefix(64)), multiline: false)
+    let names = apis.map(\.name)
+    let missing = "profile \(self.name) has no API '\(shown)'; "
+    if names.isEmpty { return missing + "it has none: add a [profiles.\(self.name).apis.NAME] section\(what)" }
+    if let near = Suggestion.nearest(to: name, among: names) { return missing + "did you mean '\(near)'?" }
+    return missing + "its APIs: \(names.joined(separator: ", "))"
+  }
+
   /// Why curl may not follow redirects (`-L`) from `url`, which gets `api`'s token (nil: the
   /// profile's own), in one line's words; nil when it may. The token's places are the API's `url`,
   /// else the profile's own (`tokenHosts`); every other API's, and the profile's own beside an
@@ -265,7 +277,7 @@ extension Config {
           }
         default:
           warnings.append(
-            .init(path: path, position: item.position, message: "unknown key '\(item.key)' in \(section) ignored"))
+            .unknownKey(item.key, in: section, valid: ConfigKeys.api, path: path, position: item.position))
         }
       }
       guard let url else {

@@ -78,6 +78,39 @@ public struct ConfigWarning: Sendable, Equatable, CustomStringConvertible {
   public var position: SourcePosition
   public var message: String
   public var description: String { "\(path):\(position.line): \(message)" }
+
+  public init(path: String, position: SourcePosition, message: String) {
+    self.path = path
+    self.position = position
+    self.message = message
+  }
+
+  /// A key no table of `section` has (nil: the file's top level), ignored: the line, and the
+  /// valid key of that table it most likely meant.
+  static func unknownKey(_ key: String, in section: String?, valid: [String], path: String, position: SourcePosition)
+    -> ConfigWarning
+  {
+    let near = Suggestion.nearest(to: key, among: valid).map { "; did you mean '\($0)'?" } ?? ""
+    return ConfigWarning(
+      path: path, position: position,
+      message: "unknown key '\(key)'\(section.map { " in \($0)" } ?? "") ignored\(near)")
+  }
+}
+
+/// The keys each table of the config file takes (what `Config.parse` reads), for "did you mean".
+enum ConfigKeys {
+  static let topLevel = ["default_profile", "store", "ca_bundle", "agent", "profiles"] + proxy
+  static let proxy = ["proxy", "proxy_ca_bundle", "proxy_user", "proxy_auth"]
+  static let machine = [
+    "client_secret_env", "client_secret_file", "token_endpoint_auth", "private_key_file", "private_key_id",
+  ]
+  static let profile =
+    [
+      "tenant", "client_id", "scopes", "scope", "redirect_uri", "store", "sdk_mode", "ca_bundle", "git_hosts",
+      "git_username", "hosts", "min_ttl", "kube_clusters", "apis", "sinks", "grant",
+    ] + proxy + machine
+  static let api = ["url", "audience", "resource", "resources", "scopes", "scope", "username"]
+  static let sink = ["path", "api", "format", "mode"]
 }
 
 public enum ConfigError: Error, Equatable, CustomStringConvertible {
@@ -405,7 +438,7 @@ public struct Config: Sendable, Equatable {
         }
       default:
         config.warnings.append(
-          .init(path: path, position: entry.position, message: "unknown key '\(entry.key)' ignored"))
+          .unknownKey(entry.key, in: nil, valid: ConfigKeys.topLevel, path: path, position: entry.position))
       }
     }
     return config
@@ -478,9 +511,8 @@ public struct Config: Sendable, Equatable {
         machineFields.append(field)
       default:
         warnings.append(
-          .init(
-            path: path, position: field.position,
-            message: "unknown key '\(field.key)' in [profiles.\(entry.key)] ignored"))
+          .unknownKey(
+            field.key, in: "[profiles.\(entry.key)]", valid: ConfigKeys.profile, path: path, position: field.position))
       }
     }
     if profile.grant == .clientCredentials || !machineFields.isEmpty {

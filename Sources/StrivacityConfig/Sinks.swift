@@ -89,7 +89,7 @@ extension Config {
           sink.mode = mode
         default:
           warnings.append(
-            .init(path: path, position: item.position, message: "unknown key '\(item.key)' in \(section) ignored"))
+            .unknownKey(item.key, in: section, valid: ConfigKeys.sink, path: path, position: item.position))
         }
       }
       guard !sink.path.isEmpty else {

@@ -107,14 +107,7 @@ public struct TokenInvocation: Equatable, Sendable {
   /// APIs and on none of its hosts, or one read in more than one way.
   public func chosenAPI(_ profile: Profile, tenant: String) throws(AdmissionError) -> API? {
     if let name = api {
-      guard let found = profile.api(named: name) else {
-        let names = profile.apis.map(\.name)
-        throw AdmissionError(
-          "profile \(profile.name) has no API '\(TerminalSafe.text(String(name.prefix(64)), multiline: false))'; "
-            + (names.isEmpty
-              ? "it has none: add a [profiles.\(profile.name).apis.NAME] section"
-              : "its APIs: \(names.joined(separator: ", "))"))
-      }
+      guard let found = profile.api(named: name) else { throw AdmissionError(profile.noAPI(named: name)) }
       return found
     }
     guard let url = forURL else { return nil }

@@ -105,8 +105,13 @@ func expectOneLineError(
 
   /// Parse errors too are one line in the documented form, with the help to read, and exit 2.
   @Test(arguments: [
-    (["no-such-command"], "unexpected argument 'no-such-command' (see 'strivacity --help')"),
-    (["tokne"], "unexpected argument 'tokne'; did you mean 'token'? (see 'strivacity --help')"),
+    (["no-such-command"], "unknown command 'no-such-command' (see 'strivacity --help')"),
+    (["tokne"], "unknown command 'tokne'; did you mean 'token'? (see 'strivacity --help')"),
+    // The command is judged first: its options are not blamed for it.
+    (["tokne", "--profile", "x"], "unknown command 'tokne'; did you mean 'token'? (see 'strivacity --help')"),
+    (["setup-gti", "--host", "x"], "unknown command 'setup-gti'; did you mean 'setup-git'? (see 'strivacity --help')"),
+    (["help", "tokne"], "unknown command 'tokne'; did you mean 'token'? (see 'strivacity --help')"),
+    (["help", "nothing-like-it"], "unknown command 'nothing-like-it' (see 'strivacity --help')"),
     (
       ["token", "--profle", "x"], "unknown option '--profle'; did you mean '--profile'? (see 'strivacity token --help')"
     ),

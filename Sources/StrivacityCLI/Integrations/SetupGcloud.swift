@@ -88,12 +88,8 @@ struct SetupGcloud: ParsableCommand {
     let resolved = try context.configuredProfile(global)
     let profile = resolved.profile
     guard profile.api(named: api) != nil else {
-      let names = profile.apis.map(\.name)
       throw CLIFailure(
-        "profile \(profile.name) has no API '\(api)'"
-          + (names.isEmpty ? "" : " (its APIs: \(names.joined(separator: ", ")))")
-          + ": add [profiles.\(profile.name).apis.\(api)] with the audience the identity pool provider accepts",
-        status: .usage)
+        profile.noAPI(named: api, adding: " with the audience the identity pool provider accepts"), status: .usage)
     }
     let file = absolutePath(output)
     let configuration = configuration(binary: Executable.commandPath(), profile: resolved.name)

@@ -91,8 +91,12 @@ struct Exec: ParsableCommand {
     let chosen: API?
     if let api {
       guard let found = session.resolved.profile.apis.first(where: { $0.name == api }) else {
-        throw CLIFailure(
-          "profile \(session.name) has no API \(api) ([profiles.\(session.name).apis.\(api)])", status: .usage)
+        // The session read only the API named; the message names them all.
+        let profile =
+          (try? ResolvedProfile.resolve(
+            config: context.config(warn: false), overrides: global.overrides, environment: context.environment))?
+          .profile ?? session.resolved.profile
+        throw CLIFailure(profile.noAPI(named: api), status: .usage)
       }
       chosen = found
     } else {

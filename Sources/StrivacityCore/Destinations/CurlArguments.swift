@@ -229,6 +229,8 @@ public struct CurlArguments: Sendable, Equatable {
     uniqueKeysWithValues: allowList.compactMap { option in option.short.map { ($0, option) } })
 
   static let fullControl = "use `strivacity token --format curl | curl -K - …` for full control"
+  /// strivacity curl's own options (GlobalOptions), which come before curl's, written in full.
+  static let ownOptions = ["--profile", "--store", "--config", "--verbose"]
 
   /// Why options curl knows are refused, by spelling; other refused options get a generic message.
   static let refusedBecause: [String: String] = {
@@ -265,7 +267,10 @@ public struct CurlArguments: Sendable, Equatable {
       return CurlArgumentError("curl option \(name) is not passed by strivacity curl (\(reason)); \(fullControl)")
     }
     var hint = ""
-    if spelling.hasPrefix("--"), let equals = spelling.firstIndex(of: "="),
+    let word = String(spelling.prefix { $0 != "=" })
+    if spelling.hasPrefix("--"), let near = Suggestion.nearest(to: word, among: ownOptions) {
+      hint = " (did you mean strivacity's \(near)? it comes before curl's arguments, written in full)"
+    } else if spelling.hasPrefix("--"), let equals = spelling.firstIndex(of: "="),
       let option = longOptions[String(spelling[..<equals])], option.arity != .flag
     {
       hint = " (curl has no --option=value: write \(option.long) VALUE)"
@@ -273,6 +278,8 @@ public struct CurlArguments: Sendable, Equatable {
       let full = allowList.first(where: { $0.long.hasPrefix(spelling) })
     {
       hint = " (write options in full, e.g. \(full.long))"
+    } else if spelling.hasPrefix("--"), let near = Suggestion.nearest(to: word, among: allowList.map(\.long)) {
+      hint = " (did you mean \(near)?)"
     } else if spelling.hasPrefix("--") {
       hint = " (only the listed options pass, written in full)"
     }
