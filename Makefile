@@ -35,12 +35,13 @@ SYSTEMD_USER_UNITS ?= $(PREFIX)/lib/systemd/user
 LIBEXEC ?= $(PREFIX)/libexec/strivacity
 RELEASE_BIN := .build-front/release/strivacity
 RELEASE_CLI := .build-static/release/strivacity-cli
+RELEASE_EMULATOR := .build-static/release/strivacity-emulator
 INSTALLED := $(PREFIX)/bin/strivacity $(PREFIX)/bin/git-credential-strivacity \
   $(PREFIX)/bin/docker-credential-strivacity $(PREFIX)/bin/terraform-credentials-strivacity \
-  $(LIBEXEC)/strivacity-cli \
+  $(LIBEXEC)/strivacity-cli $(PREFIX)/bin/strivacity-emulator \
   $(PREFIX)/share/man/man1/strivacity.1 $(PREFIX)/share/man/man1/git-credential-strivacity.1 \
   $(PREFIX)/share/man/man1/docker-credential-strivacity.1 \
-  $(PREFIX)/share/man/man1/terraform-credentials-strivacity.1 \
+  $(PREFIX)/share/man/man1/terraform-credentials-strivacity.1 $(PREFIX)/share/man/man1/strivacity-emulator.1 \
   $(PREFIX)/share/bash-completion/completions/strivacity $(ZSH_COMPLETIONS)/_strivacity \
   $(PREFIX)/share/fish/vendor_completions.d/strivacity.fish \
   $(SYSTEMD_USER_UNITS)/strivacity-agent.socket $(SYSTEMD_USER_UNITS)/strivacity-agent.service
@@ -131,8 +132,11 @@ release: deps
 	@SWIFT=$(SWIFT) Scripts/buildinfo
 	$(SWIFT) build -c release -Xswiftc -static-executable $(HARDENING) --scratch-path .build-front --product strivacity
 	$(SWIFT) build -c release --static-swift-stdlib $(HARDENING) --scratch-path .build-static --product strivacity-cli
+	@# The local tenant, for trying strivacity on any machine (docs/emulator.md): most of its
+	@# modules are the full command line's, already built beside it.
+	$(SWIFT) build -c release --static-swift-stdlib $(HARDENING) --scratch-path .build-static --product strivacity-emulator
 
-## install: release build into $(DESTDIR)$(PREFIX) (binaries, git and docker helper links, man pages, completions)
+## install: release build into $(DESTDIR)$(PREFIX) (binaries, the local tenant, helper links, man pages, completions)
 install: release install-files
 
 install-files:
@@ -143,11 +147,15 @@ install-files:
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(SYSTEMD_USER_UNITS)
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/strivacity
 	install -m 0755 $(RELEASE_CLI) $(DESTDIR)$(LIBEXEC)/strivacity-cli
+	install -m 0755 $(RELEASE_EMULATOR) $(DESTDIR)$(PREFIX)/bin/strivacity-emulator
+	install -d $(DESTDIR)$(PREFIX)/share/strivacity-emulator/Journeys $(DESTDIR)$(PREFIX)/share/strivacity-emulator/Spec
+	install -m 0644 Sources/Emulator/Journeys/*.json $(DESTDIR)$(PREFIX)/share/strivacity-emulator/Journeys/
+	install -m 0644 Sources/Emulator/Spec/*.json $(DESTDIR)$(PREFIX)/share/strivacity-emulator/Spec/
 	ln -sf strivacity $(DESTDIR)$(PREFIX)/bin/git-credential-strivacity
 	ln -sf strivacity $(DESTDIR)$(PREFIX)/bin/docker-credential-strivacity
 	ln -sf strivacity $(DESTDIR)$(PREFIX)/bin/terraform-credentials-strivacity
 	install -m 0644 man/strivacity.1 man/git-credential-strivacity.1 man/docker-credential-strivacity.1 \
-	  man/terraform-credentials-strivacity.1 \
+	  man/terraform-credentials-strivacity.1 man/strivacity-emulator.1 \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed '1{/^#!/d}' completions/strivacity.bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/strivacity
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/strivacity
@@ -160,6 +168,7 @@ install-files:
 ## uninstall: remove what install put there
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -rf $(DESTDIR)$(PREFIX)/share/strivacity-emulator
 	rmdir $(DESTDIR)$(LIBEXEC) 2>/dev/null || true
 
 ## deb: strivacity_<version>_<arch>.deb in the current directory, checked with lintian

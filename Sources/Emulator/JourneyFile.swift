@@ -184,7 +184,7 @@ extension Journey {
 
   /// The example journeys shipped with the emulator, by name.
   public static var builtInNames: [String] {
-    guard let dir = Bundle.module.resourceURL?.appendingPathComponent("Journeys"),
+    guard let dir = EmulatorResources.root?.appendingPathComponent("Journeys"),
       let files = try? FileManager.default.contentsOfDirectory(atPath: dir.path)
     else { return [] }
     return files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
@@ -192,9 +192,8 @@ extension Journey {
 
   /// The path of a built-in journey, if `name` is one.
   public static func builtInPath(_ name: String) -> String? {
-    guard let url = Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Journeys") else {
-      return nil
-    }
+    // A name, never a path: "../x" is no built-in journey.
+    guard !name.contains("/"), let url = EmulatorResources.file(name + ".json", in: "Journeys") else { return nil }
     return url.path
   }
 }

@@ -23,7 +23,7 @@ public struct JourneySpec: Sendable {
   /// The description shipped with the emulator.
   public static let bundled: JourneySpec = {
     guard
-      let url = Bundle.module.url(forResource: "native-journey-openapi", withExtension: "json", subdirectory: "Spec"),
+      let url = EmulatorResources.file("native-journey-openapi.json", in: "Spec"),
       let data = FileManager.default.contents(atPath: url.path), let spec = JourneySpec(data: Array(data))
     else { fatalError("the emulator's copy of the API description is missing or unreadable") }
     return spec

@@ -19,6 +19,7 @@ struct GenerateMan: ParsableCommand {
     case "git-credential-strivacity": Console.writeStdout(ManPage.roff(ManPage.gitCredential()))
     case "docker-credential-strivacity": Console.writeStdout(ManPage.roff(ManPage.dockerCredential()))
     case "terraform-credentials-strivacity": Console.writeStdout(ManPage.roff(ManPage.terraformCredential()))
+    case "strivacity-emulator": Console.writeStdout(ManPage.roff(ManPage.emulator()))
     default: throw ValidationError("no man page \(page)")
     }
   }
@@ -445,6 +446,80 @@ enum ManPage {
         .Xr strivacity 1 ,
         .Xr terraform 1 ,
         .Xr tofu 1
+
+        """
+  }
+
+  /// The local tenant's page (its own binary has no page generator; DocsTests checks that every
+  /// option its --help lists is here).
+  static func emulator() -> String {
+    header(
+      name: "STRIVACITY-EMULATOR", title: "strivacity-emulator",
+      description: "a local Strivacity tenant to try strivacity against")
+        + """
+        .Sh SYNOPSIS
+        .Nm
+        .Op Fl -journey Ar file-or-name
+        .Op Fl -port Ar port
+        .Op Ar options
+        .Nm
+        .Fl -list-journeys | Fl -check
+        .Sh DESCRIPTION
+        .Nm
+        serves a Strivacity tenant on 127.0.0.1: the OpenID Connect and OAuth endpoints and the
+        Journey-flow API for native clients, driven by a journey (a JSON file, or the name of a
+        built-in one), so that
+        .Xr strivacity 1
+        can be tried, and journeys written, without a tenant of one's own.
+        It prints the tenant's URL as the first line on standard output once it accepts
+        connections, and on standard error what there is to try: users and passwords, every
+        passcode a journey asks for, the clients (a confidential one's secret), the APIs and
+        the tokens' lifetimes, ending with the
+        .Ql strivacity login
+        line to run.
+        It serves until SIGINT or SIGTERM.
+        Without a desktop (no D-Bus session bus), that
+        .Ql strivacity login
+        offers the file store; Enter takes it.
+        .Sh OPTIONS
+        .Bl -tag -width Ds
+        .It Fl -journey Ar file-or-name
+        A journey file, or a built-in journey's name (default password).
+        .It Fl -port Ar port
+        The port on 127.0.0.1 (0, the default, picks a free one).
+        .It Fl -key Ar pem-file
+        An RSA private key (PEM) to sign ID tokens with; by default a fresh one.
+        .It Fl -hostile Ar kind Ns Op , Ns Ar kind ...
+        Play a malicious tenant, answering with hostile content of these kinds.
+        .It Fl -public-url Ar url
+        The URL clients reach it at, behind a TLS front: its issuer and endpoints are named
+        from it.
+        .It Fl -tls-cert Ar pem-file
+        Serve https with this certificate (with
+        .Fl -tls-key ;
+        needs
+        .Xr socat 1 ) .
+        .It Fl -tls-key Ar pem-file
+        The certificate's private key.
+        .It Fl -access-ttl Ar seconds
+        Every access token lives this long (1 to 315360000), over each client's own.
+        .It Fl -refresh-ttl Ar seconds
+        Every refresh token lives this long, likewise.
+        .It Fl -check
+        Check the journey file, report its problems with their JSON paths, and exit.
+        .It Fl -list-journeys
+        List the built-in journeys and exit.
+        .It Fl -version
+        Show the version.
+        .El
+        .Sh EXIT STATUS
+        0 stopped cleanly, or the journey is valid; 1 an invalid journey file; 2 a usage error;
+        3 it cannot listen.
+        .Sh EXAMPLES
+        .Dl strivacity-emulator --journey machine --port 8400 --access-ttl 10
+        .Dl strivacity login --profile emulator --tenant http://127.0.0.1:8400/ --client-id strivacity-cli
+        .Sh SEE ALSO
+        .Xr strivacity 1
 
         """
   }

@@ -13,6 +13,7 @@ import Testing
     ("man/git-credential-strivacity.1", ["generate-man", "git-credential-strivacity"]),
     ("man/docker-credential-strivacity.1", ["generate-man", "docker-credential-strivacity"]),
     ("man/terraform-credentials-strivacity.1", ["generate-man", "terraform-credentials-strivacity"]),
+    ("man/strivacity-emulator.1", ["generate-man", "strivacity-emulator"]),
   ]
 
   @Test(arguments: generated.map(\.file))
@@ -26,7 +27,7 @@ import Testing
 
   @Test(arguments: [
     "man/strivacity.1", "man/git-credential-strivacity.1", "man/docker-credential-strivacity.1",
-    "man/terraform-credentials-strivacity.1",
+    "man/terraform-credentials-strivacity.1", "man/strivacity-emulator.1",
   ])
   func manPagesHaveNoWarnings(_ file: String) throws {
     let path = TestEnvironment.repositoryRoot.appendingPathComponent(file).path
@@ -36,6 +37,22 @@ import Testing
     #expect(result.status == 0)
     #expect(result.stderr.isEmpty, "\(result.stderr)")
     #expect(result.stdout.contains("EXIT STATUS") || file.contains("-credential"))
+  }
+
+  /// strivacity-emulator(1) is written by hand: every option its --help lists is in it.
+  @Test func theEmulatorsPageNamesEveryOption() throws {
+    let help = try run(
+      [TestEnvironment.binary("strivacity-emulator"), "--help"], environment: ["HOME": "/nonexistent"])
+    let options = Set(
+      help.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," }).filter {
+        $0.hasPrefix("--") && $0.count > 2 && $0.allSatisfy { $0.isLetter || $0 == "-" }
+      }.map(String.init))
+    #expect(options.count >= 12, "\(options)")
+    let page = try String(
+      contentsOf: TestEnvironment.repositoryRoot.appendingPathComponent("man/strivacity-emulator.1"), encoding: .utf8)
+    for option in options.subtracting(["--help"]) {
+      #expect(page.contains(".It Fl \(option.dropFirst())"), "man/strivacity-emulator.1 lacks \(option)")
+    }
   }
 
   /// What a reader of strivacity(1) needs once: the common options in their own section (not

@@ -163,7 +163,7 @@ struct Login: ParsableCommand {
     var overrides = global.overrides
     overrides.tenant = tenant
     overrides.clientID = clientID
-    let resolved = try ResolvedProfile.resolve(
+    var resolved = try ResolvedProfile.resolve(
       config: context.config(), overrides: overrides, environment: context.environment)
     // Without a person, `login` checks the client's own credentials (and may keep its secret).
     if !resolved.renewal.personSignsIn {
@@ -196,13 +196,14 @@ struct Login: ParsableCommand {
       apis: resolved.profile.apis, extras: try extras)
 
     // The store must be usable before anyone types a password (a keyring with no default
-    // collection is asked for one here).
+    // collection is asked for one here). No Secret Service at all (an SSH session, a container):
+    // a person at a terminal is offered the file store, and the choice is remembered.
     context.createsKeyring = true
     let key = try resolved.storeKey(configPath: configPath)
-    let store = try context.store(for: resolved.store, key: key)
-    _ = try store.load(key)
-
     let terminal = TTY()
+    let (store, fileStoreChosen) = try usableStore(context: context, resolved: resolved, key: key, terminal: terminal)
+    if fileStoreChosen { resolved.store = .file }
+
     let style = Style(colour: terminal != nil && colourWanted(fd: 2, environment: context.environment))
     let prompter = Prompter(
       terminal: terminal, style: style, provided: try providedAnswers(context.environment),
@@ -210,8 +211,8 @@ struct Login: ParsableCommand {
     )
     let result = try Self.signIn(
       settings, prompter: prompter, context: context, profile: resolved.name, key: key, store: store, log: global.log)
-    if resolved.store == .file { Console.warning(FileStore.warning) }
-    try rememberFlags(context: context, profile: resolved.name)
+    if resolved.store == .file && !fileStoreChosen { Console.warning(FileStore.warning) }
+    try rememberFlags(context: context, profile: resolved.name, fileStoreChosen: fileStoreChosen)
     Console.writeStderr(
       "strivacity: signed in to \(tenantURL) as \(Self.who(result.claims)) (profile \(resolved.name))\n")
   }
@@ -334,14 +335,53 @@ struct Login: ParsableCommand {
     }
   }
 
-  private func rememberFlags(context: Context, profile: String) throws {
+  /// The profile's store, read once to show it works; with no Secret Service to reach and no
+  /// --store given, the file store when the person at `terminal` takes it (`fileStoreChosen`).
+  private func usableStore(context: Context, resolved: ResolvedProfile, key: StoreKey, terminal: TTY?) throws
+    -> (store: TokenStore, fileStoreChosen: Bool)
+  {
+    let store = try context.store(for: resolved.store, key: key)
+    do {
+      _ = try store.load(key)
+      return (store, false)
+    } catch {
+      guard global.store == nil, resolved.store == .secretService, let refusal = error as? StoreError, let terminal,
+        Self.offersFileStore(refusal, profile: resolved.name, on: terminal)
+      else { throw error }
+    }
+    let file = try context.store(for: .file, key: key)
+    _ = try file.load(key)
+    return (file, true)
+  }
+
+  /// Whether the person at `terminal` takes the file store when `error` says there is no Secret
+  /// Service to keep tokens in (said once, Enter takes it); false for any other store failure.
+  static func offersFileStore(_ error: StoreError, profile: String, on terminal: TTY) -> Bool {
+    let why: String
+    switch error {
+    case .noSessionBus: why = "no D-Bus session bus"
+    case .noSecretService: why = "no Secret Service on the session bus"
+    default: return false
+    }
+    Console.writeStderr(
+      "strivacity: no keyring here (\(why)), as on a server or in a container without a desktop.\n"
+        + "strivacity: the file store keeps tokens in a file only you can read (0600), protected by its "
+        + "permissions alone.\n")
+    let question = "Use the file store for profile \(profile), now and from now on? [Y/n]: "
+    let answer = (try? terminal.readLine(prompt: question, hidden: false)) ?? "n"
+    return answer.isEmpty || answer.lowercased().hasPrefix("y")
+  }
+
+  private func rememberFlags(context: Context, profile: String, fileStoreChosen: Bool = false) throws {
     var settings: [(key: String, value: ConfigValue)] = []
     if let tenant { settings.append(("tenant", .string(tenant))) }
     if let clientID { settings.append(("client_id", .string(clientID))) }
     if let scope { settings.append(("scopes", .strings(scope.split(separator: " ").map(String.init)))) }
     if let redirectURI { settings.append(("redirect_uri", .string(redirectURI))) }
     if let sdkMode { settings.append(("sdk_mode", .string(sdkMode))) }
-    if let store = global.store { settings.append(("store", .string(store.rawValue))) }
+    if let store = global.store ?? (fileStoreChosen ? .file : nil) {
+      settings.append(("store", .string(store.rawValue)))
+    }
     guard !settings.isEmpty else { return }
     try context.updateConfig(profile: profile, settings: settings)
   }
