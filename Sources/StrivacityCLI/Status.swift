@@ -108,11 +108,23 @@ struct Status: ParsableCommand {
     return (ping ?? nil).map { "running (pid \($0["pid"] ?? "?"))" } ?? "not running"
   }
 
+  /// The store the profile's tokens are really in: a machine profile's kernel keyring is private
+  /// files where the kernel refuses keyctl (a container's seccomp profile), and nowhere with the
+  /// cache turned off (`machine.tokens` says which and why).
+  static func storeName(_ session: TokenBroker) -> String {
+    guard session.resolved.store == .kernel else { return session.resolved.store.rawValue }
+    switch MachineTokenStore.Place(environment: session.context.environment) {
+    case .kernel: return StoreKind.kernel.rawValue
+    case .files: return StoreKind.file.rawValue
+    case .nowhere: return "none"
+    }
+  }
+
   private func report(_ session: TokenBroker, tokens: TokenSet?, agent: String, apis: [JSONValue]) -> JSONValue {
     var object: [String: JSONValue] = [
       "profile": .string(session.name), "tenant": .string(session.tenant), "client_id": .string(session.clientID),
       "agent": .string(agent),
-      "store": .string(session.resolved.store.rawValue), "configured": .bool(session.resolved.isConfigured),
+      "store": .string(Self.storeName(session)), "configured": .bool(session.resolved.isConfigured),
       "signed_in": .bool(tokens != nil),
     ]
     guard let tokens else { return .object(object) }

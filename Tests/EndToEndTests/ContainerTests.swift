@@ -92,6 +92,8 @@ import TokenCache
     let note = "kept in a private file in \(directory) (the kernel's keyring is refused here: EPERM)"
     let status = try contained(["status", "--profile", h.profile])
     #expect(status.status == 0 && status.stdout.contains("tokens         \(note)"), "\(status.stdout)")
+    // The store named is where the tokens are, not the kernel's keyring the profile would use.
+    #expect(status.stdout.contains("store          file\n"), "\(status.stdout)")
     #expect(status.stdout.contains("access token   expires in"), "\(status.stdout)")
     let doctor = try Self.doctor(h, filter, environment)
     #expect(doctor["store"]?.outcome == "pass" && doctor["store"]?.detail == "tokens \(note)", "\(doctor)")
