@@ -282,20 +282,18 @@ package final class Context {
     try updateConfig(table: ["profiles", profile], settings: settings)
   }
 
-  /// Writes `settings` into the table `table` names (`["profiles", P, "apis", NAME]`), atomically.
+  /// Writes `settings` into the table `table` names (`["profiles", P, "apis", NAME]`), atomically,
+  /// where the file was read (`EditedFile`: a dotfiles link is written through, one that another
+  /// user could have planted or swapped is refused); a new file 0644, an old one in its own mode.
   package func updateConfig(table: [String], settings: [(key: String, value: ConfigValue)]) throws {
     let path = paths.config
-    var text = ""
-    switch readFile(path) {
-    case .contents(let bytes): text = String(decoding: bytes, as: UTF8.self)
-    case .missing: break
-    case .failed(let detail): throw ConfigError.unreadable(path: path, detail: detail)
-    }
-    let updated = try ConfigWriter.update(text, table: table, settings: settings, path: path)
     do {
-      try PrivateFiles.writeAtomically(Array(updated.utf8), to: path, mode: 0o644)
-    } catch {
-      throw CLIFailure("cannot write the config file: \(error)", status: .failure)
+      let file = try EditedFile.open(path)
+      let text = file.bytes.map { String(decoding: $0, as: UTF8.self) } ?? ""
+      let updated = try ConfigWriter.update(text, table: table, settings: settings, path: path)
+      try file.replace(with: Array(updated.utf8), mode: file.permissions ?? 0o644)
+    } catch let refusal as EditRefusal {
+      throw CLIFailure(editing: path, refusal)
     }
     loadedConfig = nil
   }

@@ -76,3 +76,24 @@ package struct CLIFailure: Error {
     }
   }
 }
+
+extension CLIFailure {
+  /// A config file strivacity edits (a tool's, its own) that `EditedFile` refused or could not
+  /// read or replace: one line naming `path` as the user gave it, why, and what to do. Refusals
+  /// are usage errors; a file that changed meanwhile or a failed call, failures.
+  package init(editing path: String, _ refusal: EditRefusal) {
+    let said = "cannot edit \(path): \(refusal.detail(for: path)); left as it is"
+    switch refusal {
+    case .othersLink, .linkInSharedDirectory, .linkInOthersDirectory, .othersFile:
+      self.init(said + ": name a file of your own, in a directory others cannot write", status: .usage)
+    case .notRegularFile:
+      self.init(said + ": name a regular file (or a place for one)", status: .usage)
+    case .tooManyLinks, .tooLarge:
+      self.init(said, status: .usage)
+    case .changed:
+      self.init(said + ": run this again", status: .failure)
+    case .failed:
+      self.init(said, status: .failure)
+    }
+  }
+}

@@ -47,14 +47,7 @@ public enum PrivateFiles {
       }
     }
     // mkstemp creates 0600; fchmod makes the mode explicit whatever the umask.
-    guard fchmod(fd, mode) == 0 else { throw FileError(temporary) }
-    var written = 0
-    while written < bytes.count {
-      let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { throw FileError(temporary) }
-      written += n
-    }
+    guard fchmod(fd, mode) == 0, writeWhole(fd, bytes) else { throw FileError(temporary) }
     guard fsync(fd) == 0 else { throw FileError(temporary) }
     close(fd)
     guard rename(temporary, file) == 0 else {
@@ -64,6 +57,19 @@ public enum PrivateFiles {
     }
     done = true
     syncDirectory(directory)
+  }
+
+  /// Writes all of `bytes` to `fd`, retrying short writes and EINTR; false when a write fails
+  /// (errno says why).
+  static func writeWhole(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    var written = 0
+    while written < bytes.count {
+      let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { return false }
+      written += n
+    }
+    return true
   }
 
   /// Makes a rename or unlink in `directory` durable.

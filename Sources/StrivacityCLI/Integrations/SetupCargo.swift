@@ -46,7 +46,8 @@ struct SetupCargo: ParsableCommand {
     let context = global.context()
     let resolved = try context.configuredProfile(global)
     let path = try Self.cargoConfigPath(context.environment)
-    let text = try ToolConfigFile.text(path) ?? ""
+    let file = try ToolConfigFile.open(path)
+    let text = try ToolConfigFile.text(file) ?? ""
     // The profile asked for (--profile, or STRIVACITY_PROFILE) is written down: cargo runs the
     // provider with its own environment, where neither may be.
     let asked = ResolvedProfile.requestedName(
@@ -68,7 +69,7 @@ struct SetupCargo: ParsableCommand {
       return
     }
     // cargo's config holds no secret of ours: a new one is readable, as cargo makes it.
-    if edited != text { try ToolConfigFile.write(Array(edited.utf8), to: path, newMode: 0o644) }
+    if edited != text { try ToolConfigFile.write(Array(edited.utf8), to: file, newMode: 0o644) }
     if undo {
       Console.writeStderr("strivacity: cargo no longer asks strivacity for registry \(registry) (\(path))\n")
       return
@@ -98,7 +99,10 @@ struct SetupCargo: ParsableCommand {
       try ToolConfigFile.environmentPath("CARGO_HOME", environment) ?? ToolConfigFile.home(environment) + "/.cargo"
     let current = home + "/config.toml"
     let older = home + "/config"
-    if case .missing = readFile(current), case .contents = readFile(older) { return older }
+    // Whether each is there, by stat(2) alone (a FIFO put there is not opened): EditedFile reads.
+    if case .failure(let error) = FileStatus.of(current), error.isNoSuchFile, case .success = FileStatus.of(older) {
+      return older
+    }
     return current
   }
 }

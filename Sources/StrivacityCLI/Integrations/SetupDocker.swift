@@ -78,9 +78,7 @@ struct SetupDocker: ParsableCommand {
     let host = entry.description
     let files = try Self.files(context.environment)
     if undo {
-      for file in files {
-        try Self.edit(file) { if $0[host] == .string(Self.helperName) { $0.removeValue(forKey: host) } }
-      }
+      try Self.write(Self.edits(files) { if $0[host] == .string(Self.helperName) { $0.removeValue(forKey: host) } })
       Console.note("docker, podman and skopeo no longer ask strivacity for \(host) (\(files.joined(separator: ", ")))")
       return
     }
@@ -95,8 +93,10 @@ struct SetupDocker: ParsableCommand {
         "\(host) is under API \(first.api.name) of profile \(first.profile.name), which comes first in "
           + "\(context.paths.config): docker would get its token; nothing written", status: .usage)
     }
+    // The files read and edited (or refused) before --api's entry is added.
+    let edits = try Self.edits(files) { $0[host] = .string(Self.helperName) }
     let apiName = try chooseAPI(entry, profile: profile, context: context)
-    for file in files { try Self.edit(file) { $0[host] = .string(Self.helperName) } }
+    try Self.write(edits)
     Console.note(
       "docker, podman and skopeo ask strivacity for \(host) (API \(apiName) of profile \(resolved.name)): "
         + "credHelpers in \(files.joined(separator: ", "))")
@@ -151,12 +151,25 @@ struct SetupDocker: ParsableCommand {
     return [docker + "/config.json", containers]
   }
 
-  /// Changes the `credHelpers` object of the JSON file at `path` (missing: an empty object), all
-  /// else kept; written back atomically, 0600 (the file may hold other registries' passwords). A
-  /// file that is not a JSON object is left alone, and said.
-  static func edit(_ path: String, _ change: (inout [String: JSONValue]) -> Void) throws {
+  /// Changes the `credHelpers` object of each JSON file at `paths` (missing: an empty object),
+  /// all else kept: the files opened and their new bytes (those the change changes), for
+  /// `write`. A file that is refused or is not a JSON object is said, and nothing is written.
+  static func edits(_ paths: [String], _ change: (inout [String: JSONValue]) -> Void) throws
+    -> [(EditedFile, [UInt8])]
+  {
+    try ToolConfigFile.open(paths).compactMap { file in try edited(file, change).map { (file, $0) } }
+  }
+
+  /// Writes `edits` back atomically, 0600 (the files may hold other registries' passwords).
+  static func write(_ edits: [(EditedFile, [UInt8])]) throws {
+    for (file, bytes) in edits { try ToolConfigFile.write(bytes, to: file, mode: 0o600) }
+  }
+
+  /// The file's new bytes; nil when the change changes nothing.
+  private static func edited(_ file: EditedFile, _ change: (inout [String: JSONValue]) -> Void) throws -> [UInt8]? {
+    let path = file.path
     var document: [String: JSONValue] = [:]
-    if let bytes = try ToolConfigFile.bytes(path) {
+    if let bytes = file.bytes {
       let blank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
       if !blank {
         guard case .object(let object)? = JSONValue.parse(bytes) else {
@@ -174,7 +187,7 @@ struct SetupDocker: ParsableCommand {
     }
     let before = helpers
     change(&helpers)
-    if helpers == before { return }
+    if helpers == before { return nil }
     if helpers.isEmpty {
       document.removeValue(forKey: "credHelpers")
     } else {
@@ -182,6 +195,6 @@ struct SetupDocker: ParsableCommand {
     }
     // An emptied file reads `{}` (the encoder's pretty form of an empty object has a blank line).
     let text = document.isEmpty ? Array("{}".utf8) : JSONValue.object(document).serialized(pretty: true)
-    try ToolConfigFile.write(text + [0x0A], to: path, mode: 0o600)
+    return text + [0x0A]
   }
 }

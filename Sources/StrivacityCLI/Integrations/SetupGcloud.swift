@@ -2,7 +2,8 @@
 // whose subject token is a profile's API token, from `strivacity token --format google-executable`
 // (the small binary answers it from the cache). The content is the core's
 // (`GoogleCredentialConfiguration`); here: the profile and API checked, the file written 0600
-// atomically, and a file that is not such a configuration left alone without --force.
+// atomically where it was read (ToolConfigFile), and a file that is not such a configuration left
+// alone without --force.
 import ArgumentParser
 import Broker
 import StrivacityConfig
@@ -98,22 +99,13 @@ struct SetupGcloud: ParsableCommand {
     } catch {
       throw CLIFailure(error.description, status: .usage)
     }
-    switch readFile(file) {
-    case .missing: break
-    case .contents(let bytes):
-      if !force && !GoogleCredentialConfiguration.isOurs(String(decoding: bytes, as: UTF8.self)) {
-        throw CLIFailure(
-          "\(file) is there and is not a credential configuration strivacity wrote: "
-            + "name another file, or replace it with --force", status: .usage)
-      }
-    case .failed(let reason):
-      if !force { throw CLIFailure("\(file): \(reason) (replace it with --force)", status: .usage) }
+    let edited = try ToolConfigFile.open(file)
+    if let bytes = edited.bytes, !force, !GoogleCredentialConfiguration.isOurs(String(decoding: bytes, as: UTF8.self)) {
+      throw CLIFailure(
+        "\(file) is there and is not a credential configuration strivacity wrote: "
+          + "name another file, or replace it with --force", status: .usage)
     }
-    do {
-      try PrivateFiles.writeAtomically(Array(configuration.json.utf8), to: file, mode: 0o600)
-    } catch {
-      throw CLIFailure("cannot write \(error.description)", status: .failure)
-    }
+    try ToolConfigFile.write(Array(configuration.json.utf8), to: edited, mode: 0o600)
     Console.note(
       "wrote \(file): API \(api) of profile \(resolved.name) for \(audience); use it with "
         + "GOOGLE_APPLICATION_CREDENTIALS=\(file) GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1")

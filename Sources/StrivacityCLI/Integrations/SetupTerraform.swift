@@ -54,9 +54,9 @@ struct SetupTerraform: ParsableCommand {
     let files = try Self.files(environment, home: home)
     let link = home + "/.terraform.d/plugins/terraform-credentials-\(TerraformConfig.helperName)"
     if undo {
-      let edits = try files.compactMap { file -> (String, String)? in
+      let edits = try ToolConfigFile.open(files).compactMap { file -> (EditedFile, String)? in
         guard let text = try ToolConfigFile.text(file) else { return nil }
-        return try Self.edited(file, text, undo: true).map { (file, $0) }
+        return try Self.edited(file.path, text, undo: true).map { (file, $0) }
       }
       for (file, text) in edits { try ToolConfigFile.write(Array(text.utf8), to: file) }
       if Self.isOurs(link) { removeFile(link) }
@@ -68,14 +68,14 @@ struct SetupTerraform: ParsableCommand {
     let resolved = try context.configuredProfile(global)
     let api = try Self.api(for: host, url: url, profile: resolved.profile, context: context)
     // Everything checked before anything is written: no file edited when another is refused.
-    var edits: [(String, String)] = []
+    var edits: [(EditedFile, String)] = []
     var credentialsBlocks: [String] = []
-    for file in files {
+    for file in try ToolConfigFile.open(files) {
       let text = try ToolConfigFile.text(file) ?? ""
       if TerraformConfig.credentialsHosts(text).contains(where: { $0.lowercased() == host }) {
-        credentialsBlocks.append(file)
+        credentialsBlocks.append(file.path)
       }
-      if let edited = try Self.edited(file, text, undo: false), edited != text { edits.append((file, edited)) }
+      if let edited = try Self.edited(file.path, text, undo: false), edited != text { edits.append((file, edited)) }
     }
     let program = Executable.commandPath()
     // The link first: a config naming a helper Terraform cannot find would break its every run.
@@ -164,7 +164,7 @@ struct SetupTerraform: ParsableCommand {
       Console.warning("\(variable) is set, and terraform uses it before asking strivacity: unset it")
     }
     let saved = home + "/.terraform.d/credentials.tfrc.json"
-    if case .contents(let bytes) = readFile(saved), let hosts = JSONValue.parse(bytes)?["credentials"]?.object,
+    if let bytes = (try? EditedFile.open(saved))?.bytes, let hosts = JSONValue.parse(bytes)?["credentials"]?.object,
       hosts.keys.contains(where: { $0.lowercased() == host })
     {
       Console.warning(

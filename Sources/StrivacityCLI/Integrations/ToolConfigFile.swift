@@ -1,8 +1,9 @@
 // A tool's own config file that a setup command edits (cargo's, Terraform's, Docker's and
-// containers'): read and written where a link leads (a dotfiles checkout keeps pointing where it
-// did), written atomically; and whether a word in it names strivacity.
+// containers'), or one it writes (setup-gcloud's): opened once, through EditedFile, so that it is
+// read and replaced where a link of the user's leads (a dotfiles checkout keeps pointing where it
+// did), atomically, and never where another user could send it; and whether a word in it names
+// strivacity.
 import Broker
-import Glibc
 import SystemIO
 
 enum ToolConfigFile {
@@ -23,33 +24,44 @@ enum ToolConfigFile {
     return value
   }
 
-  /// The bytes of the file `path` leads to; nil when it is not there.
-  static func bytes(_ path: String) throws -> [UInt8]? {
-    switch readFile(realPath(path) ?? path) {
-    case .contents(let bytes): return bytes
-    case .missing: return nil
-    case .failed(let why): throw CLIFailure("cannot read \(path): \(why)", status: .usage)
+  /// The file `path` leads to, opened once to be read and then replaced (EditedFile: a link of
+  /// another user's, or in a directory others can write, a FIFO, another user's file refused,
+  /// naming `path`).
+  static func open(_ path: String) throws -> EditedFile {
+    do {
+      return try EditedFile.open(path)
+    } catch {
+      throw CLIFailure(editing: path, error)
     }
   }
 
+  /// The files `paths` lead to, each opened once (`open`); a file two of them lead to (a link
+  /// to the other, a variable naming the default place) comes once, as the first.
+  static func open(_ paths: [String]) throws -> [EditedFile] {
+    var files: [EditedFile] = []
+    for path in paths {
+      let file = try open(path)
+      if !files.contains(where: file.isSame) { files.append(file) }
+    }
+    return files
+  }
+
   /// The file's text; nil when it is not there. A file that is not UTF-8 is refused, naming it.
-  static func text(_ path: String) throws -> String? {
-    guard let bytes = try bytes(path) else { return nil }
+  static func text(_ file: EditedFile) throws -> String? {
+    guard let bytes = file.bytes else { return nil }
     guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw CLIFailure("\(path) is not UTF-8 text: not changed", status: .usage)
+      throw CLIFailure("\(file.path) is not UTF-8 text: not changed", status: .usage)
     }
     return text
   }
 
-  /// Writes `bytes`, atomically, to the file `path` leads to: in its own mode, `newMode` for a
-  /// new file; `mode`, when given, whatever the file had.
-  static func write(_ bytes: [UInt8], to path: String, newMode: mode_t = 0o600, mode: mode_t? = nil) throws {
-    let target = realPath(path) ?? path
-    let kept = (try? FileStatus.of(target).get()).map { $0.permissions & 0o777 }
+  /// Replaces the file with `bytes`, atomically, where it was read: in its own mode, `newMode`
+  /// for a new file; `mode`, when given, whatever the file had.
+  static func write(_ bytes: [UInt8], to file: EditedFile, newMode: UInt32 = 0o600, mode: UInt32? = nil) throws {
     do {
-      try PrivateFiles.writeAtomically(bytes, to: target, mode: mode ?? kept ?? newMode)
+      try file.replace(with: bytes, mode: mode ?? file.permissions ?? newMode)
     } catch {
-      throw CLIFailure("cannot write \(path): \(error)", status: .failure)
+      throw CLIFailure(editing: file.path, error)
     }
   }
 
