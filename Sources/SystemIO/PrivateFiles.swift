@@ -93,6 +93,48 @@ public enum PrivateFiles {
     return nil
   }
 
+  /// Why `path` will not do as the directory of a private file, its whole chain considered: the
+  /// directories above it (`unsafeAncestors`), then itself (`unsafeDirectory`); nil when all do.
+  /// The fault names the directory at fault.
+  public static func unsafeChain(_ path: String, privateMode: Bool) -> FileError? {
+    if let fault = unsafeAncestors(of: path) { return fault }
+    return unsafeDirectory(path, privateMode: privateMode).map { FileError(path: path, detail: $0) }
+  }
+
+  /// Why a directory above `path` (from `/` down to its parent) will not do, or nil. Whoever may
+  /// rename an entry of the chain can put a directory of theirs in its place, so each one must be
+  /// a directory itself (not a symbolic link, which whoever owns it may point elsewhere), owned by
+  /// this user or root, and writable by nobody else unless it is sticky (as /tmp: others may not
+  /// rename what they do not own, and the next one down is checked in turn). A missing one ends
+  /// the walk: it and all below it are this user's to make (and to check once made).
+  public static func unsafeAncestors(of path: String) -> FileError? {
+    guard path.hasPrefix("/") else { return FileError(path: path, detail: "it is not an absolute path") }
+    var ancestors = ["/"]
+    for component in path.split(separator: "/").dropLast() {
+      ancestors.append((ancestors.count == 1 ? "" : ancestors[ancestors.count - 1]) + "/" + component)
+    }
+    for ancestor in ancestors {
+      var info = stat()
+      guard lstat(ancestor, &info) == 0 else { return errno == ENOENT ? nil : FileError(ancestor) }
+      let mode = String(info.st_mode & 0o7777, radix: 8)
+      let fault: String? =
+        switch info.st_mode & S_IFMT {
+        case S_IFLNK: "it is a symbolic link, which its owner may point elsewhere (give the real path)"
+        case S_IFDIR:
+          if info.st_uid != getuid() && info.st_uid != 0 {
+            "it is owned by uid \(info.st_uid), who may put a directory of theirs in place of what it holds"
+          } else if info.st_mode & 0o022 != 0 && info.st_mode & 0o1000 == 0 {
+            "its mode is \(mode), not sticky: group or others may put a directory of theirs in place of what it holds"
+          } else {
+            nil
+          }
+        default: "it is not a directory"
+        }
+      if let fault { return FileError(path: ancestor, detail: fault) }
+    }
+    return nil
+  }
+
   /// Why a private file was not read (never its content).
   public enum ReadRefusal: Error, Equatable {
     case symbolicLink

@@ -311,6 +311,58 @@ import Testing
     #expect((try? FileManager.default.contentsOfDirectory(atPath: h.home.file("ci-tokens"))) == [])
   }
 
+  /// --dir's parents count too: through one that others may write (and not sticky), one another
+  /// user owns, or a symbolic link, someone else could put a directory of theirs in DIR's place.
+  /// Refused in one line, exit 2, COMMAND not run, whichever binary runs it (the small one with
+  /// the token cached); a DIR under a sticky parent (as /tmp) and a plain good one still do.
+  @Test(arguments: [false, true]) func aDirWhoseParentsOthersCouldChangeIsRefused(warm: Bool) throws {
+    var (h, environment) = try machine()
+    environment["XDG_RUNTIME_DIR"] = nil
+    let binary = TestEnvironment.binary("strivacity")
+    if warm {
+      let token = try run([binary, "token", "--profile", h.profile], environment: environment)
+      #expect(token.status == 0, "\(token.stderr)")
+    }
+    let marker = h.home.file("ran")
+    func exec(_ dir: String) throws -> ProcessResult {
+      try run(
+        [
+          binary, "exec", "--profile", h.profile, "--dir", dir, "--file-env", "F", "--", "/bin/sh", "-c",
+          "touch '\(marker)'",
+        ], environment: environment)
+    }
+    func place(_ name: String, mode: mode_t, owner: uid_t? = nil) -> String {
+      let parent = h.home.file(name)
+      mkdir(parent, 0o700)
+      mkdir(parent + "/tokens", 0o700)
+      chmod(parent, mode)
+      if let owner { chown(parent, owner, owner) }
+      return parent
+    }
+    let open = place("open", mode: 0o777)
+    let theirs = place("theirs", mode: 0o755, owner: 65534)
+    let real = place("real", mode: 0o700)
+    symlink(real, h.home.file("link"))
+    for (dir, fault) in [
+      (open + "/tokens", open + ": its mode is 777"), (theirs + "/tokens", theirs + ": it is owned by uid 65534"),
+      (h.home.file("link") + "/tokens", h.home.file("link") + ": it is a symbolic link"),
+    ] {
+      let result = try exec(dir)
+      #expect(result.status == 2, "\(dir): \(result.stderr)")
+      #expect(result.stderr.contains("--dir \(dir) cannot hold a token file: \(fault)"), "\(result.stderr)")
+      #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: marker), "\(dir): COMMAND ran")
+      #expect((try? FileManager.default.contentsOfDirectory(atPath: dir)) == [], "\(dir): a file was made")
+    }
+    let sticky = place("sticky", mode: 0o1777)
+    for dir in [sticky + "/tokens", real + "/tokens"] {
+      let result = try exec(dir)
+      #expect(result.status == 0, "\(dir): \(result.stderr)")
+      #expect(FileManager.default.fileExists(atPath: marker), "\(dir): COMMAND did not run")
+      unlink(marker)
+    }
+  }
+
   @Test func badInput() throws {
     let (h, environment) = try machine()
     func exec(_ arguments: [String], _ more: [String: String] = [:]) throws -> ProcessResult {
