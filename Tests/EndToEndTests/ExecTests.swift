@@ -283,10 +283,9 @@ import Testing
     #expect((try? FileManager.default.contentsOfDirectory(atPath: elsewhere)) == [], "made inside the link's target")
   }
 
-  /// A CI runner or a container without XDG_RUNTIME_DIR: --file-env alone is refused naming
-  /// --dir; with --dir (relative here: made absolute) the file is in that directory and gone
-  /// afterwards, whichever binary runs COMMAND (the small one with the token cached).
-  @Test(arguments: [false, true]) func withoutARuntimeDirectoryDirHoldsTheFile(warm: Bool) throws {
+  /// `machine()` without XDG_RUNTIME_DIR, and the small binary; `warm`: the token cached first,
+  /// so the small binary runs COMMAND itself (else the full command line does).
+  func withoutRuntimeDirectory(warm: Bool) throws -> (Harness, [String: String], String) {
     var (h, environment) = try machine()
     environment["XDG_RUNTIME_DIR"] = nil
     let binary = TestEnvironment.binary("strivacity")
@@ -294,6 +293,14 @@ import Testing
       let token = try run([binary, "token", "--profile", h.profile], environment: environment)
       #expect(token.status == 0, "\(token.stderr)")
     }
+    return (h, environment, binary)
+  }
+
+  /// A CI runner or a container without XDG_RUNTIME_DIR: --file-env alone is refused naming
+  /// --dir; with --dir (relative here: made absolute) the file is in that directory and gone
+  /// afterwards, whichever binary runs COMMAND (the small one with the token cached).
+  @Test(arguments: [false, true]) func withoutARuntimeDirectoryDirHoldsTheFile(warm: Bool) throws {
+    let (h, environment, binary) = try withoutRuntimeDirectory(warm: warm)
     let refused = try run(
       [binary, "exec", "--profile", h.profile, "--file-env", "F", "--", "true"], environment: environment)
     #expect(refused.status == 2 && refused.stderr.contains("with --dir DIR"), "\(refused.stderr)")
@@ -316,13 +323,7 @@ import Testing
   /// Refused in one line, exit 2, COMMAND not run, whichever binary runs it (the small one with
   /// the token cached); a DIR under a sticky parent (as /tmp) and a plain good one still do.
   @Test(arguments: [false, true]) func aDirWhoseParentsOthersCouldChangeIsRefused(warm: Bool) throws {
-    var (h, environment) = try machine()
-    environment["XDG_RUNTIME_DIR"] = nil
-    let binary = TestEnvironment.binary("strivacity")
-    if warm {
-      let token = try run([binary, "token", "--profile", h.profile], environment: environment)
-      #expect(token.status == 0, "\(token.stderr)")
-    }
+    let (h, environment, binary) = try withoutRuntimeDirectory(warm: warm)
     let marker = h.home.file("ran")
     func exec(_ dir: String) throws -> ProcessResult {
       try run(
