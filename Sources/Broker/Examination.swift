@@ -308,6 +308,13 @@ package final class Examination {
       add("jwks", .fail, "the tenant publishes no jwks_uri", fix: "ask the tenant's administrator", status: .server)
       return
     }
+    // Doctor's requests stay on the tenant's origin, as the broker's do (TenantClient.endpoint).
+    if let (shown, tenant) = client.offOrigin(url) {
+      add(
+        "jwks", .warn, "the jwks_uri is on \(shown), not the tenant's origin \(tenant): not fetched",
+        fix: "ask the tenant's administrator to publish the JWKS on \(tenant) (a sign-in still fetches it there)")
+      return
+    }
     do {
       let response = try client.send(
         HTTPRequest(url: url, headers: [HTTPHeader("Accept", "application/json")], timeout: Examination.jwksTimeout),

@@ -33,9 +33,13 @@ package final class RefreshLock {
     }
   }
 
-  /// Creates the directory 0700, refusing one that is a symlink or belongs to someone else
-  /// (it may live under /tmp when there is no $XDG_RUNTIME_DIR).
+  /// Creates the directory 0700, refusing one that is a symlink or belongs to someone else, and
+  /// one below a directory someone else could change (an XDG_STATE_HOME another user made first,
+  /// or that others may write: they could put a directory of theirs in place of strivacity's).
+  /// The chain is checked before anything is made in it, and again once made
+  /// (`PrivateFiles.unsafeChain`).
   package static func makePrivateDirectory(_ path: String) throws {
+    if let fault = PrivateFiles.unsafeAncestors(of: path) { throw refusal(path, fault) }
     do {
       try PrivateFiles.makeDirectories(path)
     } catch {
@@ -47,5 +51,13 @@ package final class RefreshLock {
       throw CLIFailure("refusing to use \(path): not a directory of this user", status: .failure)
     }
     if info.permissions & 0o077 != 0 { PrivateFiles.changeMode(path, to: 0o700) }
+    if let fault = PrivateFiles.unsafeChain(path, privateMode: true) { throw refusal(path, fault) }
+  }
+
+  /// One line: the directory refused, the one at fault and why, and the fix.
+  private static func refusal(_ path: String, _ fault: FileError) -> CLIFailure {
+    CLIFailure(
+      "refusing \(path) for the refresh locks: \(fault); set XDG_RUNTIME_DIR or XDG_STATE_HOME to a directory "
+        + "of yours (mkdir -m 700) below directories only you or root may write", status: .usage)
   }
 }

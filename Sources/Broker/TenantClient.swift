@@ -157,10 +157,15 @@ package final class TenantClient {
     return url
   }
 
+  /// When `url` is not on the tenant's origin (`isOnTenantOrigin`), the origin it is on and the
+  /// tenant's, as messages name them; nil when it is.
+  package func offOrigin(_ url: String) -> (url: String, tenant: String)? {
+    guard !isOnTenantOrigin(url) else { return nil }
+    return (URLParts(url).map { "\($0.origin)" } ?? "an invalid URL", origin.map { "\($0)" } ?? tenant)
+  }
+
   private func requireTenantOrigin(_ url: String, _ what: String) throws {
-    guard isOnTenantOrigin(url) else {
-      let shown = URLParts(url).map { "\($0.origin)" } ?? "an invalid URL"
-      let tenantOrigin = origin.map { "\($0)" } ?? tenant
+    if let (shown, tenantOrigin) = offOrigin(url) {
       throw CLIFailure("refusing the tenant's \(what) on \(shown): tokens go only to \(tenantOrigin)", status: .server)
     }
   }

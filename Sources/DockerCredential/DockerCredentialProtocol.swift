@@ -65,7 +65,8 @@ public enum DockerCredentialProtocol {
   }
 
   /// The API whose token answers `url` (the first profile's, in the config's order, whose API
-  /// the URL is under: `API.serving`); `.notFound` for a registry of no API.
+  /// covers all of the URL's host: `API.serving`; Docker sends one credential to every path of
+  /// a registry); `.notFound` for a registry of no such API.
   public static func api(for url: String, in profiles: [Profile]) throws(DockerCredentialError) -> (
     profile: Profile, api: API
   ) {
@@ -79,12 +80,12 @@ public enum DockerCredentialProtocol {
       + "\"Secret\":\(JSONValue.quoted(token.value))}\n"
   }
 
-  /// `list`'s answer: every API of every profile (each an address `get` answers) with its user
-  /// name; the first profile's wins for an address two name.
+  /// `list`'s answer: every API of every profile that covers a whole host (each an address `get`
+  /// answers) with its user name; the first profile's wins for an address two name.
   public static func list(_ profiles: [Profile]) -> String {
     var seen: Set<String> = []
     var pairs: [String] = []
-    for api in profiles.flatMap(\.apis) where seen.insert(api.url.description).inserted {
+    for api in profiles.flatMap(\.apis) where api.coversWholeHost && seen.insert(api.url.description).inserted {
       pairs.append("\(JSONValue.quoted(api.url.description)):\(JSONValue.quoted(api.user))")
     }
     return "{" + pairs.joined(separator: ",") + "}\n"

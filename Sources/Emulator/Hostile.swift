@@ -39,6 +39,7 @@ public enum HostileKind: String, Sendable, CaseIterable, Hashable {
   case discoveryPort = "discovery-port"
   case discoveryIssuer = "discovery-issuer"
   case discoveryAuthorization = "discovery-authorization"
+  case discoveryJWKS = "discovery-jwks"
   case finalizeElsewhere = "finalize-elsewhere"
   case hugeNumbers = "huge-numbers"
   case challengeHuge = "challenge-huge"
@@ -345,8 +346,9 @@ extension Emulator {
   public var hostileKinds: Set<HostileKind> { state.withLock { $0.hostile } }
 
   /// `http://127.0.0.1:PORT/` of the recording listener (started on first use): what discovery,
-  /// authorization and finalize URLs point at under `discovery-port`, `discovery-authorization`
-  /// and `finalize-elsewhere`. It counts and records every request and answers plausibly.
+  /// authorization, JWKS and finalize URLs point at under `discovery-port`,
+  /// `discovery-authorization`, `discovery-jwks` and `finalize-elsewhere`. It counts and records
+  /// every request and answers plausibly.
   public func hostileListenerURL() -> String {
     hostileListener.withLock { listener -> String in
       if listener == nil {
@@ -409,6 +411,7 @@ extension Emulator {
         for key in ["token_endpoint", "revocation_endpoint", "userinfo_endpoint", "end_session_endpoint"] { moved(key) }
       }
       if kinds.contains(.discoveryAuthorization) { moved("authorization_endpoint") }
+      if kinds.contains(.discoveryJWKS) { moved("jwks_uri") }
       if kinds.contains(.discoveryIssuer) { body["issuer"] = .string(Hostile.foreignIssuer) }
     case .initialize, .form:
       if kinds.contains(.texts) { body = Hostile.markScreen(body) }

@@ -74,15 +74,23 @@ public struct API: Sendable, Equatable {
     return text
   }
 
-  /// The API a tool's helper that names no profile (Docker's) answers `url` with: of the first
-  /// profile in the config's order whose `helperDecision` (APIs only) gives an API, that API;
-  /// nil when none does: the helper answers "not mine", never the sign-in's own token.
+  /// The API a tool's helper that names no profile (Docker's, Terraform's) answers `url` with.
+  /// Such a tool keeps one credential per host and sends it to every path there, so the path of
+  /// `url` does not count: only an API covering the root of its origin (a host, or a prefix
+  /// without a path) answers. Of the first profile in the config's order whose `helperDecision`
+  /// (APIs only) for that root gives an API, that API; nil when none does (nor for a URL that is
+  /// not read one way): the helper answers "not mine", never the sign-in's own token.
   public static func serving(_ url: String, in profiles: [Profile]) -> (profile: Profile, api: API)? {
+    guard let target = try? TokenTarget(url) else { return nil }
+    let root = "\(target.origin)/"
     for profile in profiles {
-      if case .token(let api?) = profile.helperDecision(for: url, tenant: nil) { return (profile, api) }
+      if case .token(let api?) = profile.helperDecision(for: root, tenant: nil) { return (profile, api) }
     }
     return nil
   }
+
+  /// Whether `serving` can answer with this API: its url covers all of its origin.
+  public var coversWholeHost: Bool { !url.hasPath }
 
   /// The slot its tokens are kept in, beside the sign-in's set.
   public var slot: TokenSlot {
@@ -128,6 +136,17 @@ extension Profile {
       return .refused(reason)
     } catch {
       return .notOurs
+    }
+  }
+
+  /// An API of this profile on only a path of `url`'s origin (the first), or nil: a helper that
+  /// names no profile never answers with it (`API.serving`), since the tool sends its credential
+  /// to every path of the host; its setup command says so.
+  public func apiOnPartOfHost(of url: String) -> API? {
+    guard let origin = try? TokenTarget(url).origin else { return nil }
+    return apis.first { api in
+      guard case .prefix(let apiOrigin, let path) = api.url.form else { return false }
+      return !path.isEmpty && apiOrigin == origin
     }
   }
 

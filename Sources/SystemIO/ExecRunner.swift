@@ -128,8 +128,9 @@ public struct TokenFile: Sendable {
   public let path: String
 
   /// A new file's place: in `chosen` (`--dir`), which must be a directory of this user's with
-  /// mode 0700; else each directory from $XDG_RUNTIME_DIR down is made (0700) if missing and
-  /// checked before the next is used. Stale files removed.
+  /// mode 0700 below directories nobody else may change (`PrivateFiles.unsafeChain`); else each
+  /// directory from $XDG_RUNTIME_DIR down is made (0700) if missing and checked before the next
+  /// is used. Stale files removed.
   public static func create(environment: [String: String], directory chosen: String? = nil) throws(ExecFailure)
     -> TokenFile
   {
@@ -137,10 +138,11 @@ public struct TokenFile: Sendable {
     if var chosen {
       // COMMAND may change directory: its variable names the file from the root.
       if !chosen.hasPrefix("/"), let here = currentDirectory() { chosen = here + "/" + chosen }
-      if let fault = PrivateFiles.unsafeDirectory(chosen, privateMode: true) {
+      if let fault = PrivateFiles.unsafeChain(chosen, privateMode: true) {
+        let what = fault.path == chosen ? fault.detail : fault.description
         throw ExecFailure(
-          "--dir \(chosen) cannot hold a token file: \(fault) (give a directory of yours made with mkdir -m 700)",
-          status: ExitStatus.usage.rawValue)
+          "--dir \(chosen) cannot hold a token file: \(what) (give a directory of yours made with mkdir -m 700, "
+            + "below directories only you or root may write)", status: ExitStatus.usage.rawValue)
       }
       directory = chosen
     } else {

@@ -99,6 +99,74 @@ public enum PrivateFiles {
     return nil
   }
 
+  /// Why `path` will not do as the directory of a private file, its whole chain considered: the
+  /// directories above it (`unsafeAncestors`), then itself (`unsafeDirectory`); nil when all do.
+  /// The fault names the directory at fault.
+  public static func unsafeChain(_ path: String, privateMode: Bool) -> FileError? {
+    if let fault = unsafeAncestors(of: path) { return fault }
+    return unsafeDirectory(path, privateMode: privateMode).map { FileError(path: path, detail: $0) }
+  }
+
+  /// Why a directory above `path` (from `/` down to its parent) will not do, or nil. Whoever may
+  /// rename an entry of the chain can put a directory of theirs in its place, so each one must be
+  /// a directory owned by this user or root, and writable by nobody else unless it is sticky (as
+  /// /tmp: others may not rename what they do not own, and the next one down is checked in turn).
+  /// A symbolic link on the way (`/home` to `/var/home`, a dotfiles link) is followed when it is
+  /// this user's or root's: the directory it is in has passed already, so nobody else can replace
+  /// it, and where it leads is walked the same way. One of another user's is refused: they may
+  /// point it elsewhere at any time. A missing entry ends the walk: it and all below it are this
+  /// user's to make (and to check once made).
+  public static func unsafeAncestors(of path: String) -> FileError? {
+    guard path.hasPrefix("/") else { return FileError(path: path, detail: "it is not an absolute path") }
+    var pending = path.split(separator: "/").dropLast().map(String.init)
+    var current = ""  // the chain walked so far, links resolved ("" is /)
+    var links = 0
+    if let fault = unsafeAncestor("/") { return FileError(path: "/", detail: fault) }
+    while !pending.isEmpty {
+      let component = pending.removeFirst()
+      if component == "." { continue }
+      if component == ".." {
+        current = String(current[..<(current.lastIndex(of: "/") ?? current.startIndex)])
+        continue
+      }
+      let next = current + "/" + component
+      var info = stat()
+      guard lstat(next, &info) == 0 else { return errno == ENOENT ? nil : FileError(next) }
+      guard info.st_mode & S_IFMT == S_IFLNK else {
+        if let fault = unsafeAncestor(next) { return FileError(path: next, detail: fault) }
+        current = next
+        continue
+      }
+      guard info.st_uid == getuid() || info.st_uid == 0 else {
+        return FileError(
+          path: next, detail: "it is a symbolic link of uid \(info.st_uid)'s, who may point it elsewhere at any time")
+      }
+      links += 1
+      var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let length = readlink(next, &target, Int(PATH_MAX))
+      guard links <= 40, length > 0 else { return FileError(path: next, detail: "too many symbolic links on the way") }
+      let text = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      pending = text.split(separator: "/").map(String.init) + pending
+      if text.hasPrefix("/") { current = "" }
+    }
+    return nil
+  }
+
+  /// Why the directory `path` (no link) will not do in the chain above a private file, or nil.
+  private static func unsafeAncestor(_ path: String) -> String? {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return String(cString: strerror(errno)) }
+    let mode = String(info.st_mode & 0o7777, radix: 8)
+    guard info.st_mode & S_IFMT == S_IFDIR else { return "it is not a directory" }
+    if info.st_uid != getuid() && info.st_uid != 0 {
+      return "it is owned by uid \(info.st_uid), who may put a directory of theirs in place of what it holds"
+    }
+    if info.st_mode & 0o022 != 0 && info.st_mode & 0o1000 == 0 {
+      return "its mode is \(mode), not sticky: group or others may put a directory of theirs in place of what it holds"
+    }
+    return nil
+  }
+
   /// Why a private file was not read (never its content).
   public enum ReadRefusal: Error, Equatable {
     case symbolicLink

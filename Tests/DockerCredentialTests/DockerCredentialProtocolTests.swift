@@ -69,19 +69,44 @@ import Testing
     #expect(throws: DockerCredentialError.self) { try DockerCredentialProtocol.serverURL([0xFF, 0xFE]) }
   }
 
-  @Test func theFirstProfilesLongestPrefixAnswersAndUnlistedRegistriesAreNotFound() throws {
+  @Test func theFirstProfilesWholeHostAPIAnswersAndUnlistedRegistriesAreNotFound() throws {
     let profiles = try profiles()
     func api(_ text: String) throws -> String {
       let found = try DockerCredentialProtocol.api(for: try url(text), in: profiles)
       return "\(found.profile.name).\(found.api.name)"
     }
     #expect(try api("registry.example.com") == "work.registry")
-    #expect(try api("registry.example.com/team/app") == "work.team")
-    #expect(try api("https://registry.example.com/teams") == "work.registry", "whole segments only")
+    #expect(try api("registry.example.com/team/app") == "work.registry", "one credential for the whole host")
+    #expect(try api("https://registry.example.com/teams") == "work.registry")
     #expect(try api("localhost:5000") == "other.local")
     #expect(throws: DockerCredentialError.notFound) { try api("registry.example.org") }
     #expect(throws: DockerCredentialError.notFound) { try api("registry.example.com:5000") }
     #expect(throws: DockerCredentialError.notFound) { try api("work.example.com") }
+  }
+
+  /// Docker hands one registry credential to every path of a host: only an API covering the
+  /// whole host answers any address on it (Terraform's rule); an API on a path of it answers none,
+  /// and `list` does not name it.
+  @Test func anAPIOnOnlyAPathOfARegistrysHostAnswersNoAddressOnIt() throws {
+    let profiles = try Config.parse(
+      """
+      [profiles.work]
+      tenant = "https://work.example.com"
+      client_id = "cli"
+
+      [profiles.work.apis.team]
+      url = "https://registry.example.com/team/"
+      """, path: "config.toml"
+    ).profiles
+    for address in [
+      "registry.example.com/team/app", "https://registry.example.com/team/", "registry.example.com/team",
+      "registry.example.com",
+    ] {
+      #expect(throws: DockerCredentialError.notFound, "\(address)") {
+        try DockerCredentialProtocol.api(for: try url(address), in: profiles)
+      }
+    }
+    #expect(DockerCredentialProtocol.list(profiles) == "{}\n")
   }
 
   @Test func answersAreTheProtocolsJSON() throws {
@@ -98,8 +123,8 @@ import Testing
     #expect(parsed["Username"]?.string == "robot")
     #expect(
       DockerCredentialProtocol.list(profiles)
-        == "{\"registry.example.com\":\"oauth2accesstoken\",\"https://registry.example.com/team\":\"robot\","
-        + "\"localhost:5000\":\"oauth2accesstoken\"}\n")
+        == "{\"registry.example.com\":\"oauth2accesstoken\",\"localhost:5000\":\"oauth2accesstoken\"}\n",
+      "an API on a path of a host is no registry's")
     #expect(DockerCredentialProtocol.errorOutput(.notFound) == "credentials not found in native keychain\n")
   }
 

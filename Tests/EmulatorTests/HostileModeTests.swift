@@ -117,7 +117,8 @@ import Testing
         "expires-in-string", "refresh-id-token-forged", "texts", "hosted-url", "hosted-url-file", "hosted-url-option",
         "hosted-url-foreign", "hosted-url-scheme", "hosted-url-space", "regex", "deep-nesting",
         "deep-nesting-discovery",
-        "discovery-port", "discovery-issuer", "discovery-authorization", "finalize-elsewhere", "huge-numbers",
+        "discovery-port", "discovery-issuer", "discovery-authorization", "discovery-jwks", "finalize-elsewhere",
+        "huge-numbers",
         "challenge-huge", "challenge-unterminated", "challenge-many", "challenge-control", "challenge-scope-foreign",
         "metadata-foreign-issuer",
       ])

@@ -10,14 +10,16 @@ import Testing
 extension Harness {
   /// A profile whose API `registry` covers registry.example.com (the emulator's orders API as
   /// far as the tenant is concerned), signed in with it configured (so consent covers it).
-  /// `profileLines`: settings of the profile's own table.
-  func registryProfile(_ extra: String = "", profileLines: String = "", signIn: Bool = true) throws {
+  /// `profileLines`: settings of the profile's own table; `url`: the API's.
+  func registryProfile(
+    _ extra: String = "", profileLines: String = "", url: String = "registry.example.com", signIn: Bool = true
+  ) throws {
     try writeProfile(
       """
       \(profileLines)
 
       [profiles.\(profile).apis.registry]
-      url = "registry.example.com"
+      url = "\(url)"
       audience = "https://api.example.com/orders"
       resource = ["https://api.example.com/orders/"]
       scopes = ["orders:read"]
@@ -191,6 +193,36 @@ extension Harness {
     let lines = get.stderr.split(separator: "\n")
     #expect(lines.count == 1 && lines[0].contains("strivacity login --profile \(h.profile)"), "\(get.stderr)")
     #expect((try h.stats()["grants"]?.object ?? [:]).isEmpty, "no token was asked for")
+  }
+
+  /// Docker hands one registry credential to every path of a host, so an API on only a path of
+  /// it (its token cached) answers no address on the host, neither from the small binary alone
+  /// nor from the full command line: the protocol's "not found" (Terraform's rule).
+  @Test func anAPIOnOnlyAPathOfARegistrysHostAnswersNoAddressOnIt() throws {
+    let h = try Harness(journey: "password")
+    try h.registryProfile(url: "https://registry.example.com/team/")
+    let token = try h.strivacity(["token", "--profile", h.profile, "--api", "registry"])
+    #expect(token.status == 0, "\(token.stderr)")
+    let alone = try h.smallBinaryAlone()
+    for address in ["registry.example.com/team/app", "https://registry.example.com/team/", "registry.example.com"] {
+      let small = try run(
+        [alone + "/docker-credential-strivacity", "get"], environment: h.environment, stdin: address)
+      #expect(small.status == 1 && small.stdout == Self.notFound, "small, \(address): \(small.stdout)")
+      let full = try run(
+        [TestEnvironment.binary("strivacity-cli"), "docker-credential", "get"], environment: h.environment,
+        stdin: address)
+      #expect(full.status == 1 && full.stdout == Self.notFound, "full, \(address): \(full.stdout)")
+    }
+    let list = try h.dockerHelper(["list"], nil)
+    #expect(list.status == 0 && list.stdout == "{}\n", "\(list.stdout)")
+    // setup-docker refuses the registry by the same rule, naming the API and why; nothing written.
+    for extra in [[], ["--api", "registry"]] {
+      let setup = try h.strivacity(
+        ["setup-docker", "--profile", h.profile, "--registry", "registry.example.com"] + extra)
+      #expect(setup.status == 2, "\(setup.stderr)")
+      #expect(setup.stderr.contains("API registry of profile \(h.profile) covers only"), "\(setup.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: h.home.file(".docker/config.json")))
+    }
   }
 
   @Test func eraseMakesTheNextGetRefreshAndListNamesTheRegistries() throws {

@@ -136,6 +136,20 @@ import Testing
     #expect(result.stdout.contains("→ strivacity login --profile \(h.profile)"), "\(result.stdout)")
   }
 
+  /// A discovery document naming a JWKS on another origin (another port of the same host): doctor
+  /// sends nothing there, and its row says why, naming that origin.
+  @Test func aJWKSOnAnotherOriginIsNotFetched() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile()
+    try h.hostile(["discovery-jwks"])
+    let other = String(h.emulator.hostileListenerURL().dropLast())
+    let result = try h.strivacity(["doctor", "--profile", h.profile])
+    let row = Self.unwrapped(result.stdout).split(separator: "\n").first { $0.contains(" jwks ") } ?? ""
+    #expect(row.hasPrefix("! jwks") && row.contains("on \(other), not the tenant's origin"), "\(result.stdout)")
+    #expect(row.contains("not fetched"), "\(result.stdout)")
+    #expect(try h.stats()["hostile_listener_requests"]?.int ?? 0 == 0, "a request went to \(other)")
+  }
+
   @Test func noConfigIsExitTwo() throws {
     let h = try Harness(journey: "password")
     let result = try h.strivacity(["doctor"])

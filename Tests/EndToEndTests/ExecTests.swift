@@ -288,10 +288,9 @@ import Testing
     #expect((try? FileManager.default.contentsOfDirectory(atPath: elsewhere)) == [], "made inside the link's target")
   }
 
-  /// A CI runner or a container without XDG_RUNTIME_DIR: --file-env alone is refused naming
-  /// --dir; with --dir (relative here: made absolute) the file is in that directory and gone
-  /// afterwards, whichever binary runs COMMAND (the small one with the token cached).
-  @Test(arguments: [false, true]) func withoutARuntimeDirectoryDirHoldsTheFile(warm: Bool) throws {
+  /// `machine()` without XDG_RUNTIME_DIR, and the small binary; `warm`: the token cached first,
+  /// so the small binary runs COMMAND itself (else the full command line does).
+  func withoutRuntimeDirectory(warm: Bool) throws -> (Harness, [String: String], String) {
     var (h, environment) = try machine(secretInFile: warm)
     environment["XDG_RUNTIME_DIR"] = nil
     let binary = TestEnvironment.binary("strivacity")
@@ -299,6 +298,14 @@ import Testing
       let token = try run([binary, "token", "--profile", h.profile], environment: environment)
       #expect(token.status == 0, "\(token.stderr)")
     }
+    return (h, environment, binary)
+  }
+
+  /// A CI runner or a container without XDG_RUNTIME_DIR: --file-env alone is refused naming
+  /// --dir; with --dir (relative here: made absolute) the file is in that directory and gone
+  /// afterwards, whichever binary runs COMMAND (the small one with the token cached).
+  @Test(arguments: [false, true]) func withoutARuntimeDirectoryDirHoldsTheFile(warm: Bool) throws {
+    let (h, environment, binary) = try withoutRuntimeDirectory(warm: warm)
     let refused = try run(
       [binary, "exec", "--profile", h.profile, "--file-env", "F", "--", "true"], environment: environment)
     #expect(refused.status == 2 && refused.stderr.contains("with --dir DIR"), "\(refused.stderr)")
@@ -314,6 +321,56 @@ import Testing
     #expect(lines.count == 3 && lines[1].hasSuffix(warm ? "/strivacity" : "/strivacity-cli"), "\(lines)")
     #expect(lines.count == 3 && lines[2].split(separator: ".").count == 3, "a JWT: \(lines)")
     #expect((try? FileManager.default.contentsOfDirectory(atPath: h.home.file("ci-tokens"))) == [])
+  }
+
+  /// --dir's parents count too: through one that others may write (and not sticky), one another
+  /// user owns, or another user's symbolic link, someone else could put a directory of theirs in
+  /// DIR's place. (One's own link on the way is followed, and what it leads to checked.)
+  /// Refused in one line, exit 2, COMMAND not run, whichever binary runs it (the small one with
+  /// the token cached); a DIR under a sticky parent (as /tmp) and a plain good one still do.
+  @Test(arguments: [false, true]) func aDirWhoseParentsOthersCouldChangeIsRefused(warm: Bool) throws {
+    let (h, environment, binary) = try withoutRuntimeDirectory(warm: warm)
+    let marker = h.home.file("ran")
+    func exec(_ dir: String) throws -> ProcessResult {
+      try run(
+        [
+          binary, "exec", "--profile", h.profile, "--dir", dir, "--file-env", "F", "--", "/bin/sh", "-c",
+          "touch '\(marker)'",
+        ], environment: environment)
+    }
+    func place(_ name: String, mode: mode_t, owner: uid_t? = nil) -> String {
+      let parent = h.home.file(name)
+      mkdir(parent, 0o700)
+      mkdir(parent + "/tokens", 0o700)
+      chmod(parent, mode)
+      if let owner { chown(parent, owner, owner) }
+      return parent
+    }
+    let open = place("open", mode: 0o777)
+    let theirs = place("theirs", mode: 0o755, owner: 65534)
+    let real = place("real", mode: 0o700)
+    // Another user's link on the way is refused; one's own is followed (below).
+    symlink(real, h.home.file("their-link"))
+    lchown(h.home.file("their-link"), 65534, 65534)
+    symlink(real, h.home.file("own-link"))
+    for (dir, fault) in [
+      (open + "/tokens", open + ": its mode is 777"), (theirs + "/tokens", theirs + ": it is owned by uid 65534"),
+      (h.home.file("their-link") + "/tokens", h.home.file("their-link") + ": it is a symbolic link of uid 65534's"),
+    ] {
+      let result = try exec(dir)
+      #expect(result.status == 2, "\(dir): \(result.stderr)")
+      #expect(result.stderr.contains("--dir \(dir) cannot hold a token file: \(fault)"), "\(result.stderr)")
+      #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: marker), "\(dir): COMMAND ran")
+      #expect((try? FileManager.default.contentsOfDirectory(atPath: dir)) == [], "\(dir): a file was made")
+    }
+    let sticky = place("sticky", mode: 0o1777)
+    for dir in [sticky + "/tokens", real + "/tokens", h.home.file("own-link") + "/tokens"] {
+      let result = try exec(dir)
+      #expect(result.status == 0, "\(dir): \(result.stderr)")
+      #expect(FileManager.default.fileExists(atPath: marker), "\(dir): COMMAND did not run")
+      unlink(marker)
+    }
   }
 
   @Test func badInput() throws {

@@ -365,6 +365,31 @@ func escapeSequences(in text: String) -> [String] {
     #expect(FileManager.default.fileExists(atPath: h.home.file(".local/state/strivacity/locks/\(h.profile).lock")))
   }
 
+  /// Without XDG_RUNTIME_DIR the locks go in XDG_STATE_HOME: one that another user owns, or that
+  /// others may write, could have strivacity's directories swapped under it. A refresh (which
+  /// takes the lock) is refused in one line naming the directory, why and the fix, exit 2, and
+  /// nothing is made there; the stored tokens are left alone.
+  @Test(arguments: [("theirs", mode_t(0o755), uid_t(65534)), ("open", mode_t(0o777), uid_t(0))])
+  func anXDGStateHomeOthersCouldChangeGetsNoLocks(name: String, mode: mode_t, owner: uid_t) throws {
+    let h = try Harness(journey: "password")
+    try h.configureProfile()
+    try h.signIn()
+    try h.expireStoredAccessToken(in: 5)
+    let state = h.home.file("state-" + name)
+    mkdir(state, 0o700)
+    chmod(state, mode)
+    chown(state, owner, owner)
+    h.extraEnvironment["XDG_RUNTIME_DIR"] = ""
+    h.extraEnvironment["XDG_STATE_HOME"] = state
+    let token = try h.strivacity(["token", "--profile", h.profile])
+    expectOneLineRefusal(token, status: 2, "\(state)/strivacity/locks for the refresh locks: \(state): ")
+    #expect(token.stderr.contains("XDG_STATE_HOME"), "the fix is named: \(token.stderr)")
+    #expect((try? FileManager.default.contentsOfDirectory(atPath: state)) == [], "something was made there")
+    h.extraEnvironment["XDG_STATE_HOME"] = nil
+    let after = try h.strivacity(["token", "--profile", h.profile])
+    #expect(after.status == 0, "the stored tokens still work: \(after.stderr)")
+  }
+
   @Test func aLocalhostRedirectWithIPv6HeldElsewhereFails() throws {
     let h = try Harness(journey: "password")
     guard let held = try? LoopbackServer(host: "::1", port: 0, handler: { _ in ServerReply(status: 200) }) else {

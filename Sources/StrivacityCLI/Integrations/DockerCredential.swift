@@ -17,14 +17,15 @@ struct DockerCredentialCommand: ParsableCommand {
     abstract: "Docker credential helper: answer get/store/erase/list on stdin and stdout.",
     discussion: """
       Installed as docker-credential-strivacity. `get` reads a registry's address on stdin and, \
-      when the registry is under the URL of one of a profile's APIs (the first such profile), \
-      answers {"ServerURL","Username","Secret"} with a fresh token of that API (Username: the \
-      API's username, default oauth2accesstoken); for any other registry it answers the \
-      protocol's "credentials not found in native keychain". It never signs in: without a usable \
-      token it fails, naming the `strivacity login` to run. `store` refuses (the tokens are \
-      strivacity's), `erase` expires the API's cached access token so the next `get` refreshes \
-      it, `list` prints every API's address. Set a registry up with `strivacity setup-docker \
-      --registry HOST`.
+      when an API of a profile covers the registry's whole host (the first such profile; an API \
+      whose url names a path answers no registry, since docker sends one credential to every path \
+      of a host), answers {"ServerURL","Username","Secret"} with a fresh token of that API \
+      (Username: the API's username, default oauth2accesstoken); for any other registry it \
+      answers the protocol's "credentials not found in native keychain". It never signs in: \
+      without a usable token it fails, naming the `strivacity login` to run. `store` refuses (the \
+      tokens are strivacity's), `erase` expires the API's cached access token so the next `get` \
+      refreshes it, `list` prints the address of every API that covers a whole host. Set a \
+      registry up with `strivacity setup-docker --registry HOST`.
       """)
 
   @Argument(

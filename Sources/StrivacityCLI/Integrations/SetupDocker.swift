@@ -1,7 +1,8 @@
 // `strivacity setup-docker`: make Docker (and podman and skopeo, through containers'
 // auth.json) ask docker-credential-strivacity for a registry: `credHelpers` in their JSON
 // configs, everything else in them kept. The registry's token is that of the profile's API whose
-// url covers it (the helper's rule, `API.serving`); --api NAME adds such an API when there is none.
+// url covers its whole host (the helper's rule, `API.serving`: docker sends one credential to
+// every path of a registry); --api NAME adds such an API when there is none.
 import ArgumentParser
 import Broker
 import StrivacityConfig
@@ -17,10 +18,11 @@ struct SetupDocker: ParsableCommand {
       else ~/.docker/config.json) and containers' auth file ($REGISTRY_AUTH_FILE, else \
       $XDG_CONFIG_HOME/containers/auth.json), keeping everything else in them. Docker then runs \
       docker-credential-strivacity, which answers with a fresh token of the profile's API whose \
-      url covers the registry (the user name is the API's username, default oauth2accesstoken). \
-      When no API of the profile covers HOST, --api NAME adds [profiles.PROFILE.apis.NAME] with \
-      url = HOST (add its audience, resource or scopes as the registry's token service wants). \
-      --undo removes the two credHelpers entries; the API stays.
+      url covers the registry's whole host (the user name is the API's username, default \
+      oauth2accesstoken); docker sends one credential to every path of a registry, so an API \
+      whose url names a path is refused. When no API of the profile covers HOST, --api NAME adds \
+      [profiles.PROFILE.apis.NAME] with url = HOST (add its audience, resource or scopes as the \
+      registry's token service wants). --undo removes the two credHelpers entries; the API stays.
 
       EXAMPLES:
         strivacity setup-docker --registry registry.example.com --api registry
@@ -124,6 +126,7 @@ struct SetupDocker: ParsableCommand {
       return named
     case (nil, let named?):
       if let existing = profile.api(named: named) {
+        if existing.url.hasPath { throw Self.onlyPart(existing, of: entry, profile: profile) }
         throw CLIFailure(
           "API \(named) of profile \(profile.name) has url \(existing.url), which does not cover \(entry)",
           status: .usage)
@@ -135,10 +138,20 @@ struct SetupDocker: ParsableCommand {
           + "audience, resource or scopes the registry's token service wants")
       return named
     case (nil, nil):
+      if let partial = profile.apiOnPartOfHost(of: url) { throw Self.onlyPart(partial, of: entry, profile: profile) }
       throw CLIFailure(
         "no API of profile \(profile.name) covers \(entry): name one to add with --api NAME, or add it with "
           + "`strivacity setup-api` or a [profiles.\(profile.name).apis.NAME] section", status: .usage)
     }
+  }
+
+  /// The refusal of an API on only a path of the registry's host: Docker sends one credential to
+  /// every path of a registry, so the helper never answers with such an API (`API.serving`).
+  private static func onlyPart(_ api: API, of entry: HostEntry, profile: Profile) -> CLIFailure {
+    CLIFailure(
+      "API \(api.name) of profile \(profile.name) covers only \(api.url), and docker sends one credential to "
+        + "every path of \(entry): the helper would not answer with it; give an API url = \"\(entry)\" "
+        + "(--api NAME adds one)", status: .usage)
   }
 
   /// Docker's config and containers' auth file, as their tools find them.

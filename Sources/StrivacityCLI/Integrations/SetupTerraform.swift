@@ -114,12 +114,7 @@ struct SetupTerraform: ParsableCommand {
       return first.api.name
     }
     // An API on part of the host only: Terraform sends its token to every path of the host.
-    let name = host.split(separator: ":").first.map(String.init) ?? host
-    let partial = profile.apis.first { api in
-      guard case .prefix(let origin, let path) = api.url.form else { return false }
-      return !path.isEmpty && origin.host.lowercased() == name
-    }
-    if let partial {
+    if let partial = profile.apiOnPartOfHost(of: url) {
       throw CLIFailure(
         "API \(partial.name) of profile \(profile.name) covers only \(partial.url), and Terraform sends its token "
           + "to every path of \(host): give an API url = \"\(host)\"", status: .usage)
