@@ -105,6 +105,17 @@ import Testing
     let secret = try dockerGet(h, alone + "/docker-credential-strivacity")
     #expect(secret == full.stdout.trimmingCharacters(in: .newlines))
     #expect(try apiRequests(h) == 2)
+    // Each settings' token is an item of its own, named by the API; logout deletes them all.
+    func search() throws -> String {
+      let found = try run(
+        ["/usr/bin/secret-tool", "search", "--all", "profile", h.profile], environment: h.environment)
+      return found.stdout + found.stderr
+    }
+    let items = try search()
+    #expect(items.components(separatedBy: "attribute.slot = registry.").count == 3, "\(items)")
+    #expect(try h.strivacity(["logout", "--profile", h.profile]).status == 0)
+    let left = try search()
+    #expect(!left.contains("slot"), "\(left)")
   }
 
   /// The agent (the kernel's cache off) holds the API's token in memory: the config changed, it
