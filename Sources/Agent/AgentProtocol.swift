@@ -184,21 +184,13 @@ extension AgentMessage {
 
 /// Which of a profile's tokens a request asks for: the sign-in's (op `token`), or an API's (op
 /// `api-token`): a configured one by name (`api`), with scopes besides its own (`scope.0`,
-/// `scope.1`, …), or an ad hoc target (`audience`, `resource.N`, `scope.N`).
+/// `scope.1`, …), or an ad hoc target (`audience`, `resource.N`, `scope.N`). A configured API
+/// goes by its name alone: the agent reads its table from the config as the file is now, and
+/// keeps its token in the slot that table's settings name (`API.slot`).
 public enum AgentTokenTarget: Sendable, Equatable {
   case signIn
   case api(String, extraScopes: [Scope])
   case adHoc(AdHocTarget)
-
-  /// The slot its tokens are kept in; nil for an API name that could not be one, and for scopes
-  /// asked besides an API's own (that slot depends on its table: `API.slot(extraScopes:)`).
-  public var slot: TokenSlot? {
-    switch self {
-    case .signIn: return .signIn
-    case .api(let name, let extraScopes): return extraScopes.isEmpty ? TokenSlot(apiName: name) : nil
-    case .adHoc(let target): return target.slot
-    }
-  }
 
   /// Adds the target's fields; false when they do not fit in one message.
   func write(into message: inout AgentMessage) -> Bool {

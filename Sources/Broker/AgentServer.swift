@@ -262,7 +262,7 @@ package final class AgentServer: @unchecked Sendable {
         if state.resolvedKeys.count >= 256 { state.resolvedKeys.removeAll() }  // bounded, whatever clients send
         state.resolvedKeys[requestKey] = (key, stamp)
       }
-      log.note("agent: answered \(profile)\(target.slot.map { $0 == .signIn ? "" : " (\($0))" } ?? "")")
+      log.note("agent: answered \(profile)\(key.slot == .signIn ? "" : " (\(key.slot))")")
       return .answer(tokens, includeIDToken: includeIDToken)
     } catch {
       let failure = CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .failure)

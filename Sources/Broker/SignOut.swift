@@ -129,10 +129,7 @@ extension TokenBroker {
     }
     .compactMap { key in
       guard let tokens = try? store.load(key) else { return nil }
-      let name = key.slot.name ?? ""
-      return (
-        tokens.accessToken.value, "access token of " + (name.hasPrefix("adhoc.") ? "an ad hoc API" : "API \(name)")
-      )
+      return (tokens.accessToken.value, "access token of " + (key.slot.apiName.map { "API \($0)" } ?? "an ad hoc API"))
     }
   }
 }

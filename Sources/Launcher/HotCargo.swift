@@ -56,7 +56,7 @@ extension HotPath {
     let freshness = invocation.freshness(resolved.profile)
     let found = current(
       config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
-      target: api.map { .api($0.name, extraScopes: []) } ?? .signIn)
+      api: api)
     switch found {
     case .tokens(let tokens):
       sayShortfall(tokens, freshness, profile: resolved.name, prefix: CargoInvocation.messagePrefix)

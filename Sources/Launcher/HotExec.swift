@@ -61,7 +61,7 @@ extension HotPath {
     let freshness = Freshness.asked(nil, profile: resolved.profile)
     let found = current(
       config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
-      target: api.map { .api($0.name, extraScopes: []) } ?? .signIn)
+      api: api)
     guard case .tokens(let tokens) = found else { return handOffPast(found, stdin: nil) }
 
     var plan = ExecPlan(command: command, envName: envName, fileEnv: fileEnv, failOnExpiry: failOnExpiry)

@@ -78,7 +78,7 @@ public enum HotPath {
     let freshness = invocation.freshness(resolved.profile)
     let found = current(
       config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
-      target: invocation.api(of: resolved.profile).map { .api($0.name, extraScopes: []) } ?? .signIn)
+      api: invocation.api(of: resolved.profile))
     if case .refused(let status, let message) = found, status != .signInRequired {
       // As the full command line says it to git: one line on stderr, nothing on stdout.
       for i in input.indices { input[i] = 0 }
@@ -152,7 +152,7 @@ public enum HotPath {
     let freshness = Freshness.asked(nil, profile: resolved.profile)
     let current = current(
       config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
-      target: .api(found.api.name, extraScopes: []))
+      api: found.api)
     guard case .tokens(let tokens) = current else { return .handOff(handOffPast(current, stdin: stdin)) }
     sayShortfall(tokens, freshness, profile: resolved.name, prefix: prefix)
     return .tokens(tokens)
@@ -166,20 +166,21 @@ public enum HotPath {
     case unknown(askedAgent: Bool)
   }
 
-  /// The current set of a profile on the Secret Service, if it is not due for refresh by
-  /// `freshness`: from the access-token cache, else from `strivacity agent` when it is enabled
-  /// and answers.
+  /// The current set of a profile on the Secret Service (`api`'s, `adHoc`'s, else the sign-in's),
+  /// if it is not due for refresh by `freshness`: from the access-token cache, else from
+  /// `strivacity agent` when it is enabled and answers. An API's is looked for in the slot its
+  /// table's settings name (`API.slot`), so a token asked before they changed is never answered.
   static func current(
     config: Config, resolved: ResolvedProfile, freshness: Freshness, environment: [String: String], paths: Paths,
-    target: AgentTokenTarget = .signIn
+    api: API?, adHoc: AdHocTarget? = nil
   ) -> Current {
     // A bad number in the environment is the full command line's to say (exit 2), whichever
     // binary would have answered.
     guard (try? EnvironmentLimits.admit(environment)) != nil,
       resolved.store == .secretService || resolved.store == .kernel,
-      var key = try? resolved.storeKey(configPath: paths.config),
-      let slot = target.slot
+      var key = try? resolved.storeKey(configPath: paths.config)
     else { return .unknown(askedAgent: false) }
+    let target: AgentTokenTarget = adHoc.map { .adHoc($0) } ?? api.map { .api($0.name, extraScopes: []) } ?? .signIn
     // A machine profile's secret may be in this process's environment (read by strivacity-cli
     // only, which takes it out): closed to the user's other processes here too, as there, and
     // handed to strivacity-cli on a socket if this call is handed on.
@@ -187,7 +188,7 @@ public enum HotPath {
     if case .environment(let name) = resolved.secretSource(environment: environment) {
       Launcher.secretVariable = name
     }
-    key.slot = slot
+    key.slot = adHoc?.slot ?? api?.slot ?? .signIn
     if KernelTokenCache.enabled(environment), let tokens = cached(key, machine: resolved.store == .kernel, environment),
       !tokens.needsRefresh(now: wallClockSeconds(), freshness)
     {
@@ -272,7 +273,7 @@ public enum HotPath {
     let freshness = invocation.freshness(resolved.profile)
     let found = current(
       config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
-      target: invocation.adHoc.map { .adHoc($0) } ?? api.map { .api($0.name, extraScopes: []) } ?? .signIn)
+      api: api, adHoc: invocation.adHoc)
     switch found {
     case .tokens(let tokens):
       if !invocation.answersAProgramReadingStderr { sayShortfall(tokens, freshness, profile: resolved.name) }

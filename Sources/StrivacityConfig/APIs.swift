@@ -92,19 +92,35 @@ public struct API: Sendable, Equatable {
   /// Whether `serving` can answer with this API: its url covers all of its origin.
   public var coversWholeHost: Bool { !url.hasPath }
 
-  /// The slot its tokens are kept in, beside the sign-in's set.
+  /// The slot its tokens are kept in, beside the sign-in's: its name and a digest of the settings
+  /// its token is asked with (`settings`), so that a token asked before one of them changed in the
+  /// config is in another slot, never handed out for the API as it is now, by any store, the
+  /// kernel's cache, the agent or the small binary (which computes it too, from the same table).
   public var slot: TokenSlot {
-    guard let slot = TokenSlot(apiName: name) else { preconditionFailure("an API name is admitted as a slot name") }
+    let digest = String(AdHocTarget.digest(settings).prefix(TokenSlot.settingsDigestLength))
+    guard let slot = TokenSlot.api(name, digest: digest) else {
+      preconditionFailure("an API name is admitted as a slot name")
+    }
     return slot
   }
 
+  /// What aims its token, as an ad hoc target's slot is named from (`AdHocTarget.canonical`): the
+  /// audience, resources and scopes the token request sends (OAuthCore's `APITarget.parameters`).
+  /// A new parameter of that request that the table names goes in here too; what does not aim
+  /// the token (`url`, `username`) stays out, so changing it asks for no new token.
+  var settings: String { AdHocTarget.canonical(audience: audience, resources: resources, scopes: scopes.map(\.value)) }
+
   /// The slot of its token asked with `extraScopes` besides its own: its own slot when they add
-  /// none; else an ad hoc slot named from the API and the scopes added, so that a token wider
-  /// than the config says is never the one kept for the API (and handed to git, kubectl, exec).
+  /// none; else an ad hoc slot named from the API and everything asked (its settings with the
+  /// scopes added), so that a token wider than the config says is never the one kept for the API
+  /// (and handed to git, kubectl, exec), and one asked before the API's settings changed is not
+  /// found either.
   public func slot(extraScopes: [Scope]) -> TokenSlot {
-    let added = Set(extraScopes.map(\.value)).subtracting(scopes.map(\.value)).sorted()
+    let own = scopes.map(\.value)
+    let added = extraScopes.map(\.value).filter { !own.contains($0) }
     guard !added.isEmpty else { return slot }
-    return .adHoc(digest: AdHocTarget.digest((["api \(name)"] + added.map { "scope \($0)" }).joined(separator: "\n")))
+    let asked = AdHocTarget.canonical(audience: audience, resources: resources, scopes: own + added)
+    return .adHoc(digest: AdHocTarget.digest("api \(name)\n" + asked))
   }
 }
 
@@ -232,13 +248,24 @@ public struct AdHocTarget: Sendable, Hashable {
   /// config's API alphabet, so it is a slot like any API's (and `logout` deletes it with them).
   public var slot: TokenSlot { .adHoc(digest: Self.digest(canonical)) }
 
-  /// One line per value, each tagged (admitted values have no spaces or line breaks, so the
-  /// text reads back one way only).
-  var canonical: String {
-    let lines =
-      (audience.map { ["audience \($0)"] } ?? []) + resources.map { "resource \($0)" }
-      + scopes.map { "scope \($0.value)" }
-    return lines.joined(separator: "\n")
+  var canonical: String { Self.canonical(audience: audience, resources: resources, scopes: scopes.map(\.value)) }
+
+  /// What a token is asked with, as one text whatever the order and repeats of the lists: one line
+  /// per value, each tagged, each list sorted and without repeats (admitted values have no spaces
+  /// or line breaks, so the text reads back one way only). An ad hoc target's slot and a
+  /// configured API's (`API.slot`) are named from a digest of it.
+  /// (Built by appending, not `joined`: the small binary computes it on every `token --api`, and
+  /// the unspecialised `joined` costs it more than the rest of the slot.)
+  static func canonical(audience: String?, resources: [String], scopes: [String]) -> String {
+    var text = ""
+    func line(_ tag: String, _ value: String) {
+      if !text.isEmpty { text += "\n" }
+      text += tag + " " + value
+    }
+    if let audience { line("audience", audience) }
+    for resource in Set(resources).sorted() { line("resource", resource) }
+    for scope in Set(scopes).sorted() { line("scope", scope) }
+    return text
   }
 
   /// FNV-1a over 128 bits. Not a cryptographic hash, and it need not be one: the slot only keeps
@@ -250,8 +277,15 @@ public struct AdHocTarget: Sendable, Hashable {
       hash ^= UInt128(byte)
       hash &*= prime
     }
-    let hex = String(hash, radix: 16)
-    return String(repeating: "0", count: 32 - hex.count) + hex
+    // 32 lower-case hex digits, most significant first (by hand: `String(_:radix:)` on UInt128
+    // is generic code the small binary would pay for at run time).
+    let digits = Array("0123456789abcdef".utf8)
+    var hex = [UInt8](repeating: 0, count: 32)
+    for i in 0..<32 {
+      hex[31 - i] = digits[Int(truncatingIfNeeded: hash & 0xF)]
+      hash >>= 4
+    }
+    return String(decoding: hex, as: UTF8.self)
   }
 }
 

@@ -146,7 +146,12 @@ import Testing
     // The agent holds them: with their keyring items gone behind its back, it still answers
     // (a minute, AgentStore.revalidateAfter); the small binary does not open the keyring.
     let adHocSlot = try #require(try AdHocTarget(audience: nil, resources: [Self.billing], scopes: []).slot.name)
-    for slot in ["orders", adHocSlot] {
+    let ordersSlot = try #require(
+      API(
+        name: "orders", url: try HostEntry(admitting: "https://api.example.com/orders/"), audience: Self.orders,
+        resources: [Self.orders + "/"], scopes: [try Scope(admitting: "orders:read")]
+      ).slot.name)
+    for slot in [ordersSlot, adHocSlot] {
       #expect(try stored(h, slot: slot))
       let clear = try run(
         ["/usr/bin/secret-tool", "clear", "profile", h.profile, "slot", slot], environment: h.environment)

@@ -46,7 +46,64 @@ import Testing
     #expect(
       other.helperDecision(for: "https://registry.example.com/v2/", tenant: "https://t.example") == .token(api: nil))
     #expect(other.helperDecision(for: "https://registry.example.com/v2/", tenant: nil) == .notOurs)
-    #expect(API.serving("https://api.example.com/orders/x", in: config.profiles)?.api == orders)
+    // A registry's helper (Docker's, Terraform's) takes only an API on the whole host (issue 46,
+    // point 6): the path-prefix API orders answers curl and git, never a registry.
+    #expect(API.serving("https://api.example.com/orders/x", in: config.profiles)?.api == work.api(named: "everything"))
+    #expect(API.serving("https://api.example.com/orders/x", in: config.profiles)?.api != orders)
+  }
+
+  /// An API's slot is its name and a digest of what aims its token (issue 46, point 5): a change
+  /// of audience, resources or scopes is another slot, so a token asked before is not found; the
+  /// url, the username, the lists' order and repeats are not. Stores read every such name back,
+  /// with the API's name, and earlier versions' slots (the name alone) too.
+  @Test func anAPIsSlotNamesTheSettingsItsTokenIsAskedWith() throws {
+    let url = try HostEntry(admitting: "https://api.example.com/orders/")
+    let read = try Scope(admitting: "orders:read")
+    let write = try Scope(admitting: "orders:write")
+    let orders = API(
+      name: "orders", url: url, audience: "https://a.example", resources: ["https://r.example/"], scopes: [read])
+    let name = try #require(orders.slot.name)
+    #expect(name.hasPrefix("orders.") && name.utf8.count == "orders.".utf8.count + 16, "\(name)")
+    #expect(TokenSlot(stored: name) == orders.slot && orders.slot.apiName == "orders")
+    var changed = [orders, orders, orders, orders]
+    changed[0].audience = "https://b.example"
+    changed[1].audience = nil
+    changed[2].resources = ["https://r.example/", "https://s.example/"]
+    changed[3].scopes = [read, write]
+    #expect(Set(changed.map(\.slot) + [orders.slot]).count == 5)
+    var same = orders
+    same.url = try HostEntry(admitting: "https://api.example.com/v2/orders/")
+    same.username = "robot"
+    same.resources = ["https://r.example/", "https://r.example/"]
+    #expect(same.slot == orders.slot)
+    #expect(
+      changed[3].slot
+        == API(
+          name: "orders", url: url, audience: "https://a.example",
+          resources: ["https://r.example/"], scopes: [write, read, write]
+        ).slot)
+    // Another API of the same settings: another slot.
+    #expect(
+      API(name: "shop", url: url, audience: "https://a.example", resources: ["https://r.example/"], scopes: [read])
+        .slot != orders.slot)
+    // A wider token's slot follows the API's settings too.
+    #expect(orders.slot(extraScopes: [write]) != changed[0].slot(extraScopes: [write]))
+    #expect(orders.slot(extraScopes: [write]) == orders.slot(extraScopes: [write, read]))
+    // The longest API name still makes a slot name stores read back.
+    let longest = String(repeating: "a", count: 64)
+    let long = API(name: longest, url: url).slot
+    #expect(long.name.flatMap(TokenSlot.init(stored:)) == long && long.apiName == longest)
+    #expect(TokenSlot(stored: longest + "a") == nil)
+    #expect(TokenSlot(stored: longest + "a.0123456789abcdef") == nil)
+    // FNV-1a over 128 bits (known answers), of the canonical text; the slot takes 16 digits.
+    #expect(AdHocTarget.digest("") == "6c62272e07bb014262b821756295c58d")
+    #expect(AdHocTarget.digest("a") == "d228cb696f1a8caf78912b704e4a8964")
+    let x = API(name: "x", url: url, audience: "https://a.example", scopes: [try Scope(admitting: "x")])
+    #expect(x.settings == "audience https://a.example\nscope x" && x.slot.name == "x.d229eb688265be8d")
+    // An earlier version's slot, named by the API alone: read back (so logout deletes it).
+    #expect(TokenSlot(stored: "orders")?.apiName == "orders")
+    #expect(TokenSlot.signIn.apiName == nil)
+    #expect(try AdHocTarget(audience: "https://a.example", resources: [], scopes: []).slot.apiName == nil)
   }
 
   @Test func apisAreReadInOrder() throws {
@@ -59,7 +116,7 @@ import Testing
     #expect(orders.audience == "https://api.example.com/orders")
     #expect(orders.resources == ["https://api.example.com/orders/"])
     #expect(orders.scopes == ["orders:read", "orders:write"])
-    #expect(orders.slot == TokenSlot(apiName: "orders"))
+    #expect(orders.slot.apiName == "orders")
     #expect(work.api(named: "billing")?.url.description == "https://api.example.com/billing/v1")
     #expect(work.api(named: "nope") == nil)
     #expect(config.profile(named: "other")?.apis == [])

@@ -53,13 +53,15 @@ public struct StoreKey: Hashable, Sendable, CustomStringConvertible {
 /// description, file name; a named slot adds its name to each.
 ///
 /// Two kinds of name, kept apart by construction: an API's (`init(apiName:)`, the only way a
-/// name a user, a config file or a tenant chose becomes a slot) and an ad hoc target's (`adhoc.`
-/// and a digest, made here). `init(stored:)` reads back a name a store wrote. No slot holds a
-/// secret: a kept secret (a machine's client secret, a proxy's password) is an item of another
-/// kind (SecretStore's `SecretItemStore`), and the name spaces earlier versions kept them in as
-/// token sets are no slot's.
+/// name a user, a config file or a tenant chose becomes a slot, and `api(_:digest:)`: that name
+/// with a digest of the settings its token is asked with, `API.slot`) and an ad hoc target's
+/// (`adhoc.` and a digest, made here). `init(stored:)` reads back a name a store wrote. No slot
+/// holds a secret: a kept secret (a machine's client secret, a proxy's password) is an item of
+/// another kind (SecretStore's `SecretItemStore`), and the name spaces earlier versions kept them
+/// in as token sets are no slot's.
 public struct TokenSlot: Hashable, Sendable, CustomStringConvertible {
-  /// nil for the sign-in's set; else a name in ProfileName's alphabet (it goes into file names).
+  /// nil for the sign-in's set; else a name in ProfileName's alphabet (it goes into file names):
+  /// at most 64 characters, and an API's its settings' digest besides (`api(_:digest:)`).
   public let name: String?
 
   public static let signIn = TokenSlot(checked: nil)
@@ -78,7 +80,9 @@ public struct TokenSlot: Hashable, Sendable, CustomStringConvertible {
   /// is no token set: it is neither listed, nor read, nor deleted as one). Never for a name
   /// someone chose: that is `init(apiName:)`.
   public init?(stored name: String) {
-    guard ProfileName.isValid(name), Self.reservedPrefix(of: name).map(Self.secretPrefixes.contains) != true else {
+    guard ProfileName.isValid(Self.apiSettingsStripped(name)),
+      Self.reservedPrefix(of: name).map(Self.secretPrefixes.contains) != true
+    else {
       return nil
     }
     self.init(checked: name)
@@ -96,10 +100,38 @@ public struct TokenSlot: Hashable, Sendable, CustomStringConvertible {
   /// The slot of an ad hoc target (or of an API asked with scopes beyond its own): `adhoc.` and
   /// 32 hex digits of `digest`.
   package static func adHoc(digest: String) -> TokenSlot {
-    precondition(
-      digest.utf8.count == 32 && digest.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+    precondition(digest.utf8.count == 32 && digest.utf8.allSatisfy(isLowerHex))
     return TokenSlot(checked: "adhoc." + digest)
   }
+
+  /// Hex digits of the settings' digest an API's slot name ends with (after a `.`).
+  package static let settingsDigestLength = 16
+
+  /// The slot of an API's token asked with the settings `digest` names (`API.slot`): the API's
+  /// name, `.` and `settingsDigestLength` hex digits. nil for a name `init(apiName:)` refuses.
+  package static func api(_ name: String, digest: String) -> TokenSlot? {
+    precondition(digest.utf8.count == settingsDigestLength && digest.utf8.allSatisfy(isLowerHex))
+    guard TokenSlot(apiName: name) != nil else { return nil }
+    return TokenSlot(checked: name + "." + digest)
+  }
+
+  /// The API a slot is named for, as its table names it (an earlier version's slot, named by the
+  /// API alone, too); nil for the sign-in's and an ad hoc target's.
+  public var apiName: String? {
+    guard let name, Self.reservedPrefix(of: name) == nil else { return nil }
+    return Self.apiSettingsStripped(name)
+  }
+
+  /// `name` without the `.` and settings' digest an API's slot name ends with; `name` itself when
+  /// it has none.
+  static func apiSettingsStripped(_ name: String) -> String {
+    let suffix = name.utf8.suffix(settingsDigestLength + 1)
+    guard name.utf8.count > suffix.count, suffix.first == UInt8(ascii: "."), suffix.dropFirst().allSatisfy(isLowerHex)
+    else { return name }
+    return String(decoding: name.utf8.dropLast(suffix.count), as: UTF8.self)
+  }
+
+  static func isLowerHex(_ byte: UInt8) -> Bool { (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) }
 
   /// The reserved name space `name` is in (as written in `reservedPrefixes`), or nil.
   public static func reservedPrefix(of name: String) -> String? {
