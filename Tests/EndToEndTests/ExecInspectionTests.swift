@@ -18,102 +18,92 @@ extension ExecTests {
   /// opens /proc/PID/mem while it may and reads its writable memory every round after. Looks
   /// for the bytes of $NEEDLE_FILE. Prints the renewals seen (distinct tokens in $TOKEN_FILE),
   /// the programs seized, its rounds, and each hit.
-  static let attacker = """
-    import ctypes, os, socket, sys, time
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    libc.ptrace.restype = ctypes.c_long
-    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
-    SYS_pidfd_open, SYS_pidfd_getfd, PTRACE_SEIZE = 434, 438, 0x4206
-    needle = open(os.environ["NEEDLE_FILE"], "rb").read()
-    me, mine = os.getuid(), os.getpid()
-    deadline = time.time() + float(sys.argv[1])
-    hits, seized, tokens, memory, rounds = set(), {}, set(), {}, 0
-    def read(path):
-        try:
-            with open(path, "rb") as f:
-                return f.read()
-        except OSError:
-            return b""
-    def program(pid):
-        try:
-            return os.path.basename(os.readlink("/proc/%d/exe" % pid))
-        except OSError:
-            return "?"
-    def look(pid, how, data):
-        if needle in data:
-            hits.add("%d %s %s" % (pid, how, program(pid)))
-    def writable(pid):
-        regions = []
-        for line in read("/proc/%d/maps" % pid).decode(errors="replace").splitlines():
-            fields = line.split()
-            if len(fields) >= 2 and fields[1].startswith("rw"):
-                start, end = (int(x, 16) for x in fields[0].split("-"))
-                if end - start <= 256 << 20:
-                    regions.append((start, end))
-        return regions
-    while time.time() < deadline:
-        rounds += 1
-        token = read(os.environ["TOKEN_FILE"])
-        if token:
-            tokens.add(token)
-        for name in os.listdir("/proc"):
-            if not name.isdigit() or int(name) == mine:
-                continue
-            pid = int(name)
-            try:
-                if os.stat("/proc/%d" % pid).st_uid != me:
-                    continue  # another user's, or undumpable (its /proc entry is then root's)
-            except OSError:
-                continue
-            look(pid, "cmdline", read("/proc/%d/cmdline" % pid))
-            look(pid, "environ", read("/proc/%d/environ" % pid))
-            if pid not in seized and libc.ptrace(PTRACE_SEIZE, pid, None, None) == 0:
-                seized[pid] = program(pid)
-                try:
-                    memory[pid] = (os.open("/proc/%d/mem" % pid, os.O_RDONLY), writable(pid))
-                except OSError:
-                    pass
-            pidfd = libc.syscall(SYS_pidfd_open, pid, 0)
-            if pidfd < 0:
-                continue
-            try:
-                descriptors = os.listdir("/proc/%d/fd" % pid)
-            except OSError:
-                descriptors = []
-            for fd in descriptors:
-                copy = libc.syscall(SYS_pidfd_getfd, pidfd, int(fd), 0)
-                if copy < 0:
-                    continue
-                try:
-                    s = socket.socket(fileno=copy)
-                    try:
-                        look(pid, "fd " + fd, s.recv(65536, socket.MSG_PEEK | socket.MSG_DONTWAIT))
-                    except OSError:
-                        pass
-                    s.detach()
-                except OSError:
-                    pass
-                os.close(copy)
-            os.close(pidfd)
-        for pid, (fd, regions) in list(memory.items()):
-            alive = False
-            for start, end in regions:
-                try:
-                    look(pid, "memory", os.pread(fd, end - start, start))
-                    alive = True
-                except OSError:
-                    pass
-            if not alive:
-                os.close(fd)
-                del memory[pid]
-    print("renewals", max(0, len(tokens) - 1))
-    print("rounds", rounds)
-    for pid in sorted(seized):
-        print("seized", pid, seized[pid])
-    for hit in sorted(hits):
-        print("found", hit)
-    """
+  static let attacker =
+    procfs + """
+      import ctypes, socket, sys, time
+      libc = ctypes.CDLL(None, use_errno=True)
+      libc.syscall.restype = ctypes.c_long
+      libc.ptrace.restype = ctypes.c_long
+      libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+      SYS_pidfd_open, SYS_pidfd_getfd, PTRACE_SEIZE = 434, 438, 0x4206
+      needle = open(os.environ["NEEDLE_FILE"], "rb").read()
+      me, mine = os.getuid(), os.getpid()
+      deadline = time.time() + float(sys.argv[1])
+      hits, seized, tokens, memory, rounds = set(), {}, set(), {}, 0
+      def look(pid, how, data):
+          if needle in data:
+              hits.add("%d %s %s" % (pid, how, program(pid)))
+      def writable(pid):
+          regions = []
+          for line in read("/proc/%d/maps" % pid).decode(errors="replace").splitlines():
+              fields = line.split()
+              if len(fields) >= 2 and fields[1].startswith("rw"):
+                  start, end = (int(x, 16) for x in fields[0].split("-"))
+                  if end - start <= 256 << 20:
+                      regions.append((start, end))
+          return regions
+      while time.time() < deadline:
+          rounds += 1
+          token = read(os.environ["TOKEN_FILE"])
+          if token:
+              tokens.add(token)
+          for name in os.listdir("/proc"):
+              if not name.isdigit() or int(name) == mine:
+                  continue
+              pid = int(name)
+              try:
+                  if os.stat("/proc/%d" % pid).st_uid != me:
+                      continue  # another user's, or undumpable (its /proc entry is then root's)
+              except OSError:
+                  continue
+              look(pid, "cmdline", read("/proc/%d/cmdline" % pid))
+              look(pid, "environ", read("/proc/%d/environ" % pid))
+              if pid not in seized and libc.ptrace(PTRACE_SEIZE, pid, None, None) == 0:
+                  seized[pid] = program(pid)
+                  try:
+                      memory[pid] = (os.open("/proc/%d/mem" % pid, os.O_RDONLY), writable(pid))
+                  except OSError:
+                      pass
+              pidfd = libc.syscall(SYS_pidfd_open, pid, 0)
+              if pidfd < 0:
+                  continue
+              try:
+                  descriptors = os.listdir("/proc/%d/fd" % pid)
+              except OSError:
+                  descriptors = []
+              for fd in descriptors:
+                  copy = libc.syscall(SYS_pidfd_getfd, pidfd, int(fd), 0)
+                  if copy < 0:
+                      continue
+                  try:
+                      s = socket.socket(fileno=copy)
+                      try:
+                          look(pid, "fd " + fd, s.recv(65536, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+                      except OSError:
+                          pass
+                      s.detach()
+                  except OSError:
+                      pass
+                  os.close(copy)
+              os.close(pidfd)
+          for pid, (fd, regions) in list(memory.items()):
+              alive = False
+              for start, end in regions:
+                  try:
+                      look(pid, "memory", os.pread(fd, end - start, start))
+                      alive = True
+                  except OSError:
+                      pass
+              if not alive:
+                  os.close(fd)
+                  del memory[pid]
+      print("renewals", max(0, len(tokens) - 1))
+      print("rounds", rounds)
+      for pid in sorted(seized):
+          print("seized", pid, seized[pid])
+      for hit in sorted(hits):
+          print("found", hit)
+      """
 
   /// COMMAND, an unprivileged user's attacker, runs for 10 s while 2-s tokens are renewed in its
   /// kept-fresh file (the token cached first, so the small binary would have run it): it sees

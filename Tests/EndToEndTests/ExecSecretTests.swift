@@ -14,13 +14,10 @@ extension ExecTests {
   /// processes of this test only (their environment has $SCAN_MARK; other tests run beside it
   /// with the same secret); prints how many renewals of profile $P (`strivacity-cli token`) it
   /// saw, its rounds, and each hit with the program it was in (/proc/PID/exe).
-  static let scanner = """
-    import os, sys, time
-    needle = open(os.environ["NEEDLE_FILE"], "rb").read()
-    mark = ("SCAN_MARK=" + os.environ["SCAN_MARK"]).encode()
-    renewal = b"strivacity-cli\\0token\\0--profile\\0" + os.environ["P"].encode() + b"\\0"
-    deadline = time.time() + float(sys.argv[1])
-    hits, renewals, rounds = set(), set(), 0
+  /// What the scanners share: `read(path)` (b"" when it cannot be read) and `program(pid)`, the
+  /// file name of /proc/PID/exe ("?" when it cannot be read).
+  static let procfs = """
+    import os
     def read(path):
         try:
             with open(path, "rb") as f:
@@ -32,29 +29,40 @@ extension ExecTests {
             return os.path.basename(os.readlink("/proc/%s/exe" % pid))
         except OSError:
             return "?"
-    while time.time() < deadline:
-        rounds += 1
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit() or int(pid) == os.getpid():
-                continue
-            before = program(pid)
-            command = read("/proc/%s/cmdline" % pid)
-            if renewal in command:
-                renewals.add(pid)
-            environment = read("/proc/%s/environ" % pid)
-            # A process that called execve between the reads (the small binary handing on): which
-            # image the environment was read from is unknown, so this look counts for neither.
-            if program(pid) != before:
-                continue
-            if needle in command and mark in environment:
-                hits.add(pid + " cmdline " + before)
-            if needle in environment and mark in environment:
-                hits.add(pid + " environ " + before)
-    print("renewals", len(renewals))
-    print("rounds", rounds)
-    for hit in sorted(hits):
-        print("found", hit)
+
     """
+
+  static let scanner =
+    procfs + """
+      import sys, time
+      needle = open(os.environ["NEEDLE_FILE"], "rb").read()
+      mark = ("SCAN_MARK=" + os.environ["SCAN_MARK"]).encode()
+      renewal = b"strivacity-cli\\0token\\0--profile\\0" + os.environ["P"].encode() + b"\\0"
+      deadline = time.time() + float(sys.argv[1])
+      hits, renewals, rounds = set(), set(), 0
+      while time.time() < deadline:
+          rounds += 1
+          for pid in os.listdir("/proc"):
+              if not pid.isdigit() or int(pid) == os.getpid():
+                  continue
+              before = program(pid)
+              command = read("/proc/%s/cmdline" % pid)
+              if renewal in command:
+                  renewals.add(pid)
+              environment = read("/proc/%s/environ" % pid)
+              # A process that called execve between the reads (the small binary handing on): which
+              # image the environment was read from is unknown, so this look counts for neither.
+              if program(pid) != before:
+                  continue
+              if needle in command and mark in environment:
+                  hits.add(pid + " cmdline " + before)
+              if needle in environment and mark in environment:
+                  hits.add(pid + " environ " + before)
+      print("renewals", len(renewals))
+      print("rounds", rounds)
+      for hit in sorted(hits):
+          print("found", hit)
+      """
 
   /// The secret in a file the scanner reads (the scanner's own environment names only the file).
   func needle(_ h: Harness) throws -> String {
