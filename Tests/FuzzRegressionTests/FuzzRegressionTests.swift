@@ -138,6 +138,12 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
         #expect(!token.value.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "\\" }), "\(name)")
       }
       #expect(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "\(name)")
+      for words in [TenantWords.of(bytes), TenantWords.of(bytes, contentType: "text/html")].compactMap({ $0 }) {
+        #expect(words.count <= TenantWords.limit, "\(name)")
+        #expect(!words.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "\(name)")
+      }
+      let redacted = Redaction.redact(bytes, [String(decoding: bytes.prefix(8), as: UTF8.self)])
+      #expect(redacted == bytes || String(decoding: redacted, as: UTF8.self).contains(Redaction.mark), "\(name)")
       do {
         let google = try GoogleExecutableInfo.from(["GOOGLE_EXTERNAL_ACCOUNT_TOKEN_TYPE": text])
         #expect(GoogleExecutableInfo.tokenTypes.contains(google.tokenType), "\(name)")
