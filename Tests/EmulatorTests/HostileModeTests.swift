@@ -119,7 +119,7 @@ import Testing
         "deep-nesting-discovery",
         "discovery-port", "discovery-issuer", "discovery-authorization", "finalize-elsewhere", "huge-numbers",
         "challenge-huge", "challenge-unterminated", "challenge-many", "challenge-control", "challenge-scope-foreign",
-        "metadata-foreign-issuer",
+        "metadata-foreign-issuer", "echo", "echo-html",
       ])
     // What `--hostile` parses: commas, repeated options, blanks.
     #expect(try HostileKind.parse(["texts,regex", " token-type ", ""]).get() == [.texts, .regex, .tokenType])
