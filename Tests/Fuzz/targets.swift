@@ -167,7 +167,7 @@ func admissionProperties(_ bytes: [UInt8]) {
     precondition(!words.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "unsafe words")
   }
   let redacted = Redaction.redact(bytes, [String(decoding: bytes.prefix(8), as: UTF8.self)])
-  precondition(redacted == bytes || String(decoding: redacted, as: UTF8.self).contains(Redaction.mark), "no mark")
+  precondition(redacted == bytes || redacted.firstRange(of: Array(Redaction.mark.utf8)) != nil, "no mark")
   let sunk = TerminalSafe.sink(text)
   for (index, scalar) in sunk.unicodeScalars.enumerated() where scalar == "\u{1B}" {
     let rest = String(String.UnicodeScalarView(sunk.unicodeScalars.dropFirst(index)))

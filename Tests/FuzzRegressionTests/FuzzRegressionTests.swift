@@ -143,7 +143,8 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
         #expect(!words.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "\(name)")
       }
       let redacted = Redaction.redact(bytes, [String(decoding: bytes.prefix(8), as: UTF8.self)])
-      #expect(redacted == bytes || String(decoding: redacted, as: UTF8.self).contains(Redaction.mark), "\(name)")
+      // (As bytes: a combining mark after it would make "]" another character.)
+      #expect(redacted == bytes || redacted.firstRange(of: Array(Redaction.mark.utf8)) != nil, "\(name)")
       do {
         let google = try GoogleExecutableInfo.from(["GOOGLE_EXTERNAL_ACCOUNT_TOKEN_TYPE": text])
         #expect(GoogleExecutableInfo.tokenTypes.contains(google.tokenType), "\(name)")
