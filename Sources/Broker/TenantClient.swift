@@ -41,7 +41,9 @@ package final class TenantClient {
   package var origin: Origin? { URLParts(tenant)?.origin }
 
   /// Sends `request`, logged with --verbose (method, URL without its query, status, time); with a
-  /// `label`, a spinner says it meanwhile. Transport errors pass through.
+  /// `label`, a spinner says it meanwhile. Transport errors pass through. A failed answer comes
+  /// back with every secret the request carried redacted from its body (`redactingFailure`), so
+  /// no message, report or helper's answer quotes a tenant that echoes what it was sent.
   package func send(_ request: HTTPRequest, _ label: String? = nil) throws -> HTTPResponse {
     if let label { spinner?.start(label + "…") }
     defer { if label != nil { spinner?.stop() } }
@@ -50,7 +52,7 @@ package final class TenantClient {
     do {
       let response = try http!.send(request)
       log.request(request, status: response.status, seconds: monotonicSeconds() - started)
-      return response
+      return response.redactingFailure(request.sentSecrets + http!.sentSecrets)
     } catch {
       log.request(request, status: nil, seconds: monotonicSeconds() - started)
       throw error

@@ -41,6 +41,9 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
     self.options = options
   }
 
+  /// The proxy's password, which goes with every proxied request.
+  public var sentSecrets: [String] { options.proxyPassword.map { [$0] } ?? [] }
+
   public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
     let parts = try URLPolicy.check(request.url)
     // The header-line sink: a CR or LF from outside (a session id, a token) would end the line

@@ -75,6 +75,8 @@ public final class Emulator: @unchecked Sendable {
     var reply: ServerReply
     if let fault, let early = fault.replyBefore(endpoint: endpoint) {
       reply = early
+    } else if let echo = echoAnswer(endpoint, request) {
+      reply = echo
     } else {
       reply = hostileAnswer(endpoint, route(endpoint, request))
       if let fault { reply = fault.apply(to: reply) }

@@ -48,6 +48,8 @@ public enum HostileKind: String, Sendable, CaseIterable, Hashable {
   case challengeControl = "challenge-control"
   case challengeScopeForeign = "challenge-scope-foreign"
   case metadataForeignIssuer = "metadata-foreign-issuer"
+  case echo
+  case echoHTML = "echo-html"
 
   /// The kinds that answer every protected-resource request with a hostile challenge (the first wins).
   static let challengeKinds: [HostileKind] = [
@@ -384,6 +386,23 @@ extension Emulator {
         ])
     }
     return json(200, ["sub": "hostile-listener", "ok": true])
+  }
+
+  /// `echo`, `echo-html`: an endpoint that gets secrets (token, revocation, userinfo,
+  /// introspection) answers 400 quoting the whole request back, as a gateway that quotes what it
+  /// refused does: the body first, then the request line and headers, raw; in an OAuth error's
+  /// `error_description` or in an HTML page. nil for other endpoints, or when neither kind is on.
+  func echoAnswer(_ endpoint: Endpoint, _ request: ServerRequest) -> ServerReply? {
+    guard [.token, .revoke, .userinfo, .introspect].contains(endpoint) else { return nil }
+    let kinds = state.withLock { $0.hostile }
+    let quoted =
+      request.bodyText + "\n" + "\(request.method) \(request.target) \(request.version)\n"
+      + request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    if kinds.contains(.echo) { return oauthError(400, "invalid_request", quoted) }
+    if kinds.contains(.echoHTML) {
+      return html(400, "<html><head><title>Bad request</title></head><body><pre>\(quoted)</pre></body></html>")
+    }
+    return nil
   }
 
   /// `text` with the `texts` marker when that kind is on (OAuth error descriptions in redirects).

@@ -46,7 +46,10 @@ public struct JourneyMachine: Sendable {
         return .fallback(url: url, reason: "the tenant asked to continue in the browser (HTTP \(status))")
       }
       return .failed(
-        .unexpectedStatus(status, json.flatMap { try? Screen(json: $0) }?.messages?.global ?? TenantWords.of(body)))
+        .unexpectedStatus(
+          status,
+          json.flatMap { try? Screen(json: $0) }?.messages?.global.flatMap { TenantWords.quoted($0) }
+            ?? TenantWords.of(body)))
     default:
       return .failed(.unexpectedStatus(status, TenantWords.of(body)))
     }

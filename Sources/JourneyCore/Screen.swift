@@ -318,7 +318,9 @@ public enum JourneyError: Error, Equatable, CustomStringConvertible {
       return
         "no terminal to ask for \(ids.joined(separator: ", ")); answer them with --field ID=VALUE or --field-env "
         + "ID=VARIABLE"
-    case .rejected(let message): return "the tenant rejected the sign-in: \(message)"
+    case .rejected(let message):
+      // It quotes the tenant's message: cut and made inert as every quotation is.
+      return "the tenant rejected the sign-in: \(TenantWords.quoted(message) ?? "(no words)")"
     }
   }
 }

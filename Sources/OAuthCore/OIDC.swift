@@ -120,10 +120,15 @@ public enum OAuthError: Error, Equatable, CustomStringConvertible {
   case server(error: String, description: String?, status: Int)
   case malformed(String)
 
-  /// Parses an error body; nil when it is not an OAuth error document.
+  /// Parses an error body; nil when it is not an OAuth error document. The tenant's words are
+  /// admitted here as every quotation is (`TenantWords.quoted`: one inert line, cut to its
+  /// bound), so no message that names the error carries more of them.
   public static func from(status: Int, body: [UInt8]) -> OAuthError? {
     guard let json = JSONValue.parse(body), let error = json["error"]?.string else { return nil }
-    return .server(error: error, description: json["error_description"]?.string, status: status)
+    return .server(
+      error: TenantWords.quoted(error) ?? "",
+      description: json["error_description"]?.string.flatMap(TenantWords.quoted),
+      status: status)
   }
 
   /// The server's `error` code; nil for a broken answer.
@@ -134,7 +139,7 @@ public enum OAuthError: Error, Equatable, CustomStringConvertible {
 
   public var description: String {
     switch self {
-    case .server(let error, let description, _): return description.map { "\(error): \($0)" } ?? error
+    case .server(let error, let description, _): return TenantWords.of(error: error, description: description)
     case .malformed(let detail): return detail
     }
   }

@@ -43,6 +43,17 @@ public enum ClientAuthentication: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// The secrets it sends: the secret (and the Basic header's encoded pair), or the assertion.
+  var secrets: [String] {
+    switch self {
+    case .none: return []
+    case .clientSecretBasic(_, let secret):
+      return [secret.value] + headers.map { String($0.value.drop { $0 != " " }.dropFirst()) }
+    case .clientSecretPost(_, let secret): return [secret.value]
+    case .privateKeyJWT(_, let assertion): return [assertion]
+    }
+  }
+
   /// The headers it adds.
   var headers: [HTTPHeader] {
     switch self {
@@ -126,7 +137,8 @@ public struct TokenRequest: Sendable, Equatable {
       headers: [
         HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json"),
       ] + client.headers,
-      body: formBody(parameters), freshConnection: freshConnection)
+      body: formBody(parameters), freshConnection: freshConnection,
+      sentSecrets: secrets(in: parameters, client))
   }
 }
 
@@ -155,13 +167,19 @@ public struct RevocationRequest: Sendable, Equatable {
     HTTPRequest(
       method: "POST", url: url,
       headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")] + client.headers,
-      body: formBody(parameters))
+      body: formBody(parameters), sentSecrets: secrets(in: parameters, client))
   }
 }
 
 /// The form body of `parameters`, encoded as every value is (FormURLEncoding).
 private func formBody(_ parameters: [FormParameter]) -> [UInt8] {
   Array(FormURLEncoding.encode(parameters.map { ($0.name, $0.value) }).utf8)
+}
+
+/// What a form to the token or revocation endpoint sends that is secret (`Redaction.secretFields`,
+/// and the client's proof), for `HTTPRequest.sentSecrets`.
+private func secrets(in parameters: [FormParameter], _ client: ClientAuthentication) -> [String] {
+  parameters.filter { Redaction.secretFields.contains($0.name) }.map(\.value) + client.secrets
 }
 
 /// The authorization request of one sign-in attempt (RFC 6749 §4.1.1 with PKCE, RFC 7636 §4.3;

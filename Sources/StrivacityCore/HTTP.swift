@@ -44,12 +44,17 @@ public struct HTTPRequest: Sendable {
   public var freshConnection: Bool
   /// Lowers the client's limit on the response body for this request (an API's metadata).
   public var maxBodyBytes: Int?
+  /// The secrets it carries (a client secret, an assertion, a refresh token, a code and its
+  /// verifier, a Basic pair, a bearer token), set by whoever builds a request that carries any:
+  /// kept out of the tenant's words in a failed answer (`HTTPResponse.redactingFailure`).
+  public var sentSecrets: [String]
 
   public init(
     method: String = "GET", url: String, headers: [HTTPHeader] = [], body: [UInt8]? = nil,
-    timeout: Double? = nil, freshConnection: Bool = false, maxBodyBytes: Int? = nil
+    timeout: Double? = nil, freshConnection: Bool = false, maxBodyBytes: Int? = nil, sentSecrets: [String] = []
   ) {
     self.maxBodyBytes = maxBodyBytes
+    self.sentSecrets = sentSecrets
     self.method = method
     self.url = url
     self.headers = headers
@@ -87,6 +92,13 @@ public struct HTTPResponse: Sendable {
 /// Sends requests. Implementations never follow redirects: callers read `Location` themselves.
 public protocol HTTPClient: AnyObject {
   func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse
+  /// Secrets the client itself sends with requests (a proxy's password): kept out of a failed
+  /// answer as the request's own are (`HTTPResponse.redactingFailure`).
+  var sentSecrets: [String] { get }
+}
+
+extension HTTPClient {
+  public var sentSecrets: [String] { [] }
 }
 
 /// Why a request got no HTTP response. Messages name the origin (`host` holds scheme, host and

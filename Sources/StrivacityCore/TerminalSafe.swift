@@ -11,21 +11,28 @@ public enum TerminalSafe {
   /// become visible stand-ins (`^[`, `<U+202E>`). Everything else is kept as it is.
   public static func text(_ text: String, multiline: Bool = true) -> String {
     guard text.unicodeScalars.contains(where: { isUnsafe($0, multiline: multiline) }) else { return text }
-    var out = String.UnicodeScalarView()
+    // Built as UTF-8 bytes: appending to a String's scalars costs more the longer it is.
+    var out: [UInt8] = []
+    out.reserveCapacity(text.utf8.count + 64)
     var previous: Unicode.Scalar?
     for scalar in text.unicodeScalars {
       defer { previous = scalar }
       if multiline && scalar == "\n" && previous == "\r" {
-        // CRLF line ends: the CR was held back, the line break is kept.
+        // CRLF line ends: the CR was held back (as `^M`), the line break is kept.
         out.removeLast(2)
       }
-      if isUnsafe(scalar, multiline: multiline) {
-        out.append(contentsOf: visible(scalar).unicodeScalars)
-      } else {
-        out.append(scalar)
-      }
+      append(scalar, to: &out, multiline: multiline)
     }
-    return String(out)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// `scalar` as UTF-8, or its visible stand-in when it is unsafe.
+  private static func append(_ scalar: Unicode.Scalar, to out: inout [UInt8], multiline: Bool) {
+    if isUnsafe(scalar, multiline: multiline) {
+      out += visible(scalar).utf8
+    } else if let encoded = UTF8.encode(scalar) {
+      out += encoded
+    }
   }
 
   /// The sequences strivacity's own styling writes (TerminalUI's `Style` and spinner): SGR
@@ -38,30 +45,27 @@ public enum TerminalSafe {
   /// sequences in `ownSequences` are kept.
   public static func sink(_ text: String) -> String {
     guard text.unicodeScalars.contains(where: { isUnsafe($0, multiline: true) }) else { return text }
-    var out = String.UnicodeScalarView()
+    var out: [UInt8] = []
+    out.reserveCapacity(text.utf8.count + 64)
     let scalars = Array(text.unicodeScalars)
     var i = 0
     outer: while i < scalars.count {
-      let scalar = scalars[i]
-      if scalar == "\u{1B}" {
-        for sequence in ownSequences {
-          let own = Array(sequence.unicodeScalars)
-          if i + own.count <= scalars.count, Array(scalars[i..<(i + own.count)]) == own {
-            out.append(contentsOf: own)
-            i += own.count
-            continue outer
-          }
+      if scalars[i] == "\u{1B}" {
+        for (own, bytes) in ownScalars
+        where i + own.count <= scalars.count && own.indices.allSatisfy({ scalars[i + $0] == own[$0] }) {
+          out += bytes
+          i += own.count
+          continue outer
         }
       }
-      if isUnsafe(scalar, multiline: true) {
-        out.append(contentsOf: visible(scalar).unicodeScalars)
-      } else {
-        out.append(scalar)
-      }
+      append(scalars[i], to: &out, multiline: true)
       i += 1
     }
-    return String(out)
+    return String(decoding: out, as: UTF8.self)
   }
+
+  /// `ownSequences` as scalars to compare and as the bytes written.
+  private static let ownScalars = ownSequences.map { (Array($0.unicodeScalars), Array($0.utf8)) }
 
   /// True for a character that must not reach a terminal as itself.
   public static func isUnsafe(_ scalar: Unicode.Scalar, multiline: Bool = true) -> Bool {

@@ -23,6 +23,8 @@ final class FakeTenant: HTTPClient, @unchecked Sendable {
   var delay: Double = 0
   /// Other URLs' answers (an API's metadata); 404 for any not here.
   var pages: [String: HTTPResponse] = [:]
+  /// What the client sends of its own accord (a proxy's password), as CurlHTTPClient says it.
+  var sentSecrets: [String] = []
 
   init(base: String = "https://tenant.example", answer: @escaping ([String: String]) -> HTTPResponse) {
     self.base = base

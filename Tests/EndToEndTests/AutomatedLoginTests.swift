@@ -209,7 +209,7 @@ import Testing
     #expect(unknown.status == 5)
     #expect(
       unknown.stderr.contains(
-        "the tenant refused the sign-in: invalid_client: The client_id nope is not registered with this tenant.; "
+        "the tenant refused the sign-in: invalid_client: The client_id nope is not registered with this tenant; "
           + "check the client id (--client-id)"), "\(unknown.stderr)")
     // An error document from the authorization request, then from the journey's first answer.
     let documents: [(endpoint: String, error: String, description: String, says: String)] = [

@@ -160,6 +160,14 @@ func admissionProperties(_ bytes: [UInt8]) {
     precondition(!server.origin.host.contains("@"), "user info in a kube_clusters host")
   }
   precondition(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "unsafe text left")
+  // A tenant's words (a failed answer's body, a page): one inert line within the one bound; what
+  // was sent is redacted from it in one pass (libFuzzer's -timeout catches a slow one).
+  for words in [TenantWords.of(bytes), TenantWords.of(bytes, contentType: "text/html")].compactMap({ $0 }) {
+    precondition(words.count <= TenantWords.limit, "a quotation beyond the bound")
+    precondition(!words.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "unsafe words")
+  }
+  let redacted = Redaction.redact(bytes, [String(decoding: bytes.prefix(8), as: UTF8.self)])
+  precondition(redacted == bytes || redacted.firstRange(of: Array(Redaction.mark.utf8)) != nil, "no mark")
   let sunk = TerminalSafe.sink(text)
   for (index, scalar) in sunk.unicodeScalars.enumerated() where scalar == "\u{1B}" {
     let rest = String(String.UnicodeScalarView(sunk.unicodeScalars.dropFirst(index)))

@@ -138,6 +138,13 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
         #expect(!token.value.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "\\" }), "\(name)")
       }
       #expect(!TerminalSafe.text(text).unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "\(name)")
+      for words in [TenantWords.of(bytes), TenantWords.of(bytes, contentType: "text/html")].compactMap({ $0 }) {
+        #expect(words.count <= TenantWords.limit, "\(name)")
+        #expect(!words.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "\(name)")
+      }
+      let redacted = Redaction.redact(bytes, [String(decoding: bytes.prefix(8), as: UTF8.self)])
+      // (As bytes: a combining mark after it would make "]" another character.)
+      #expect(redacted == bytes || redacted.firstRange(of: Array(Redaction.mark.utf8)) != nil, "\(name)")
       do {
         let google = try GoogleExecutableInfo.from(["GOOGLE_EXTERNAL_ACCOUNT_TOKEN_TYPE": text])
         #expect(GoogleExecutableInfo.tokenTypes.contains(google.tokenType), "\(name)")

@@ -33,3 +33,62 @@ import Testing
     #expect(TenantWords.of(error: "x", description: "y\nz") == "x: y z")
   }
 }
+
+/// Issue 46, point 4: a quotation costs what its bound does, whatever the tenant sends. The
+/// times are loose guards against quadratic work (the old code took seconds to minutes on each),
+/// not performance goals.
+@Suite struct TenantWordsCostTests {
+  static let clock = ContinuousClock()
+  static let megabyte = 1_048_576
+
+  static func timed(_ work: () -> String?) -> (String?, Duration) {
+    var out: String?
+    let took = clock.measure { out = work() }
+    return (out, took)
+  }
+
+  @Test func aMegabyteOfControlsIsCutBeforeItIsMadeInert() throws {
+    let clears = String(repeating: "\u{1B}[2J", count: Self.megabyte / 4)
+    let (words, took) = Self.timed { TenantWords.quoted(clears) }
+    let line = try #require(words)
+    #expect(line.count == TenantWords.limit && line.hasSuffix("…") && line.hasPrefix("^[[2J"))
+    #expect(took < .seconds(1), "\(took)")
+  }
+
+  /// Whole messages and doctor's lines are made inert too: in one pass, and doctor's cut first.
+  @Test func makingAMegabyteInertIsOnePass() throws {
+    let clears = String(repeating: "\u{1B}[2J", count: Self.megabyte / 4)
+    let (inert, took) = Self.timed { TerminalSafe.text(clears, multiline: false) }
+    #expect(inert?.utf8.count == Self.megabyte / 4 * 5)
+    #expect(took < .seconds(2), "\(took)")
+    let (line, cut) = Self.timed { DoctorCheck.line(clears) }
+    #expect(line?.count == DoctorCheck.lengthLimit)
+    #expect(cut < .seconds(1), "\(cut)")
+  }
+
+  @Test func anErrorDescriptionOfMegabytesIsCutWhereItIsRead() throws {
+    let body =
+      Array(#"{"error":"invalid_grant","error_description":""#.utf8)
+      + Array("\\u001b[2J ".utf8).repeated(9 * Self.megabyte / 10) + Array(#""}"#.utf8)
+    let (words, took) = Self.timed { TenantWords.of(body) }
+    #expect(try #require(words).count <= TenantWords.limit)
+    #expect(took < .seconds(10), "\(took)")
+  }
+
+  @Test func aPageOfHeadTagsIsReadInOnePass() throws {
+    let page = Array(String(repeating: "<head>", count: 65_536 / 6).utf8)
+    let (words, took) = Self.timed { TenantWords.of(page, contentType: "text/html") }
+    #expect(words == nil)
+    #expect(took < .seconds(1), "\(took)")
+    #expect(TenantWords.of(Array("<HEAD><title>t</title></Head><header>Hi</header>".utf8)) == "Hi")
+  }
+}
+
+extension Array {
+  fileprivate func repeated(_ times: Int) -> [Element] {
+    var out: [Element] = []
+    out.reserveCapacity(count * times)
+    for _ in 0..<times { out += self }
+    return out
+  }
+}

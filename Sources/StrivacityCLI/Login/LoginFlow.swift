@@ -302,8 +302,10 @@ final class LoginFlow {
     if listener.isOurs(url) || errorPage, let error = query["error"] {
       let text = TenantWords.of(error: error, description: query["error_description"])
       let fix = error == "invalid_client" || error == "unauthorized_client" ? "; check the client id (--client-id)" : ""
+      // "…this tenant.; check": the tenant's full stop gives way to what follows it.
+      let said = !fix.isEmpty && text.hasSuffix(".") ? String(text.dropLast()) : text
       throw LoginFailure(
-        message: "the tenant refused the sign-in: \(text)\(fix)",
+        message: "the tenant refused the sign-in: \(said)\(fix)",
         status: error == "access_denied" ? .interrupted : .server)
     }
     guard listener.isOurs(url) else {

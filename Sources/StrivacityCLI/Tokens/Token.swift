@@ -290,7 +290,8 @@ struct Userinfo: ParsableCommand {
     let endpoint = try tenant.endpoint(\.userinfoEndpoint, "userinfo endpoint")
     let response = try tenant.send(
       HTTPRequest(
-        url: endpoint, headers: [.authorization(tokens.accessToken), HTTPHeader("Accept", "application/json")]))
+        url: endpoint, headers: [.authorization(tokens.accessToken), HTTPHeader("Accept", "application/json")],
+        sentSecrets: [tokens.accessToken.value]))
     switch response.status {
     case 200:
       guard let claims = JSONValue.parse(response.body), claims.object != nil else {

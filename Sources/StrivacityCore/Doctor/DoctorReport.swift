@@ -44,7 +44,8 @@ public struct DoctorCheck: Sendable, Equatable {
 
   /// Outside text as one inert, bounded line (the text rendering wraps it, never cuts it).
   public static func line(_ text: String) -> String {
-    let inert = TerminalSafe.text(text, multiline: false)
+    // Cut before it is made inert: what is beyond the bound is never looked at.
+    let inert = TerminalSafe.text(String(text.prefix(lengthLimit + 1)), multiline: false)
     guard inert.count > lengthLimit else { return inert }
     return String(inert.prefix(lengthLimit - 1)) + "…"
   }
