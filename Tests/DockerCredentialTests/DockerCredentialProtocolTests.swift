@@ -84,6 +84,31 @@ import Testing
     #expect(throws: DockerCredentialError.notFound) { try api("work.example.com") }
   }
 
+  /// Addresses that look like a registry of the config's but are not (issue 46's controls): none
+  /// is answered; each is "not found" or refused.
+  @Test func lookalikeRegistryAddressesGetNoToken() throws {
+    let profiles = try profiles()
+    let lookalikes = [
+      "registry.example.com.evil.net", "evil-registry.example.com", "registry-example.com", "registry.example.co",
+      "registry.example.comm", "xregistry.example.com", "registry.examp1e.com", "registry.example.com:444",
+      "registry.example.com:5000", "https://registry.example.com:8443/", "registry.example.com.",
+      "evil.net/registry.example.com",
+      "evil.net/registry.example.com/team", "localhost:5001", "127.0.0.1:5000", "localhost.evil.net:5000",
+      "[::1]:5000", "registry.example.com@evil.net", "evil.net#registry.example.com", "evil.net?registry.example.com",
+      "registry.example.com%2eevil.net", "registry%2eexample.com", "re\u{261}istry.example.com",
+      "xn--registry-example-com.evil.net", "http://registry.example.com/",
+    ]
+    #expect(lookalikes.count == 25)
+    for text in lookalikes {
+      do {
+        let found = try DockerCredentialProtocol.api(for: try url(text), in: profiles)
+        Issue.record("\(text) got \(found.profile.name).\(found.api.name)'s token")
+      } catch {
+        // Not found, or refused: either way no token.
+      }
+    }
+  }
+
   /// Docker hands one registry credential to every path of a host: only an API covering the
   /// whole host answers any address on it (Terraform's rule); an API on a path of it answers none,
   /// and `list` does not name it.

@@ -72,4 +72,23 @@ import Testing
       }
     }
   }
+
+  /// Index URLs that look like the profile's places but are not (issue 46's controls): none gets
+  /// a token, each is "not ours" or refused.
+  @Test func lookalikeIndexURLsGetNoToken() throws {
+    var profile = Profile(name: "work")
+    profile.hosts = [try HostEntry(admitting: "r.example.com")]
+    profile.apis = [API(name: "crates", url: try HostEntry(admitting: "https://api.example.com/crates/"))]
+    for url in [
+      "sparse+https://r.example.com.evil.net/index/", "sparse+https://evil-r.example.com/index/",
+      "sparse+https://r.example.co/index/", "sparse+http://r.example.com/index/",
+      "sparse+https://r.example.com:8443/index/", "sparse+https://api.example.com/crates-evil/index/",
+      "sparse+https://api.example.com/cratesx/", "sparse+https://api.example.com.evil.net/crates/",
+      "sparse+https://xr.example.com/index/",
+    ] {
+      let decision = try CargoInvocation(request: CargoRequest(kind: .get(operation: "read"), indexURL: url))
+        .decision(for: profile, tenant: "https://t.example.com")
+      if case .token = decision { Issue.record("\(url) got a token") }
+    }
+  }
 }

@@ -84,6 +84,19 @@ import Testing
     }
   }
 
+  /// Hosts that look like one an API covers but are not (issue 46's controls): `{}` or refused.
+  @Test func lookalikeHostsGetNoToken() throws {
+    let lookalikes = [
+      "tfe.example.com.evil.net", "evil-tfe.example.com", "tfe-example.com", "tfe.example.co", "xtfe.example.com",
+      "tfe.examp1e.com", "tfe.example.com:8443", "localhost:8444", "part.example.com", "part.example.com.evil.net",
+      "own.example.com.evil.net", "root.example.com:444",
+    ]
+    #expect(lookalikes.count == 12)
+    for host in lookalikes {
+      #expect((try? found(host)) ?? nil == nil, "\(host) got a token")
+    }
+  }
+
   @Test func aHostGetsTheTokenOfTheFirstAPICoveringAllOfIt() throws {
     #expect(try found("tfe.example.com") == "work.tfe", "the first profile's, in the config's order")
     #expect(try found("TFE.EXAMPLE.COM") == "work.tfe")
