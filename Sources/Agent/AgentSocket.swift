@@ -63,14 +63,14 @@ public enum AgentSocket {
     }
     let deadline = monotonicSeconds() + timeout
     var frame = AgentProtocol.frame(request)
-    defer { for i in frame.indices { frame[i] = 0 } }
+    defer { frame.wipe() }
     guard writeAll(fd, frame, deadline: deadline) else { return .failed("the agent did not take the request") }
     if let notice, isatty(2) == 1, !wait(fd, for: Int16(POLLIN), deadline: min(deadline, monotonicSeconds() + 1)) {
       _ = notice.withCString { write(2, $0, strlen($0)) }
     }
     switch readFrame(fd, deadline: deadline) {
     case .success(var payload):
-      defer { for i in payload.indices { payload[i] = 0 } }
+      defer { payload.wipe() }
       do {
         return .answered(try AgentMessage(decoding: payload[...]))
       } catch {
@@ -146,7 +146,7 @@ public enum AgentSocket {
     }
     var payload = [UInt8](repeating: 0, count: length)
     guard readExactly(fd, &payload, deadline: deadline) else {
-      for i in payload.indices { payload[i] = 0 }
+      payload.wipe()
       return .failure(Problem("the connection ended or stalled mid-message"))
     }
     return .success(payload)

@@ -164,7 +164,7 @@ package final class AgentServer: @unchecked Sendable {
       log.note("agent: a request was refused: \(problem)")
       answer = .refusal(status: .usage, message: "agent: \(problem)")
     case .success(var payload):
-      defer { for i in payload.indices { payload[i] = 0 } }
+      defer { payload.wipe() }
       do {
         let request = try AgentMessage(decoding: payload[...])
         (answer, stopAfter) = respond(to: request)
@@ -175,7 +175,7 @@ package final class AgentServer: @unchecked Sendable {
     }
     var frame = AgentProtocol.frame(answer)
     _ = AgentSocket.writeAll(fd, frame, deadline: monotonicSeconds() + 5)
-    for i in frame.indices { frame[i] = 0 }
+    frame.wipe()
     if stopAfter { state.withLock { $0.stopRequested = true } }
   }
 

@@ -124,7 +124,7 @@ extension TokenBroker {
   /// The stored secret (admitted again as it is read).
   package func storedSecret() throws -> ClientSecret? {
     guard var bytes = try secretStore().load(secretKey) else { return nil }
-    defer { for i in bytes.indices { bytes[i] = 0 } }
+    defer { bytes.wipe() }
     guard let text = String(validating: bytes, as: UTF8.self), let secret = try? ClientSecret(admitting: text) else {
       throw CLIFailure(
         "the client secret stored for \(name) does not read: store it again with strivacity login --profile \(name) "
@@ -135,7 +135,7 @@ extension TokenBroker {
 
   package func storeSecret(_ secret: ClientSecret) throws {
     var bytes = Array(secret.value.utf8)
-    defer { for i in bytes.indices { bytes[i] = 0 } }
+    defer { bytes.wipe() }
     try secretStore().save(bytes, for: secretKey)
   }
 

@@ -23,7 +23,7 @@ extension HotPath {
         if case .handOff(let asked)? = answer { askedAgent = asked }
         return handOffPast(.unknown(askedAgent: askedAgent), stdin: line + reader.pending)
       }
-      for i in line.indices { line[i] = 0 }
+      line.wipe()
       writeStdout(text)
     }
     return .answered

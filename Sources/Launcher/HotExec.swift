@@ -116,7 +116,7 @@ extension HotPath {
     case .failure(let error): return .failed(.failure, "cannot run \(full): \(error)")
     }
     var text = (try? readAll(output.read, limit: 65_536).get()) ?? []
-    defer { for i in text.indices { text[i] = 0 } }
+    defer { text.wipe() }
     let code = waitForExit(pid)
     guard code == 0 else {
       return .failed(ExitStatus(rawValue: code) ?? .failure, "strivacity token exited with \(code)")

@@ -68,7 +68,7 @@ public enum HotPath {
     }
     let invocation = CredentialInvocation(request: request)
     guard let config, let profile = invocation.matchingProfile(in: config.profiles) else {
-      for i in input.indices { input[i] = 0 }
+      input.wipe()
       return .answered
     }
     guard
@@ -81,14 +81,14 @@ public enum HotPath {
       api: invocation.api(of: resolved.profile))
     if case .refused(let status, let message) = found, status != .signInRequired {
       // As the full command line says it to git: one line on stderr, nothing on stdout.
-      for i in input.indices { input[i] = 0 }
+      input.wipe()
       let line = TerminalSafe.text(message, multiline: false)
       writeTerminal(2, "strivacity: error: \(CredentialInvocation.messagePrefix)\(line)\n")
       return .answered
     }
     // Sign in again: the full command line's to handle (on a terminal, it signs in).
     guard case .tokens(let tokens) = found else { return handOffPast(found, stdin: input) }
-    for i in input.indices { input[i] = 0 }
+    input.wipe()
     sayShortfall(tokens, freshness, profile: resolved.name, prefix: CredentialInvocation.messagePrefix)
     writeStdout(invocation.answer(tokens, profile: profile))
     return .answered

@@ -77,7 +77,7 @@ public final class FileSecretStore: SecretItemStore, Sendable {
     guard var bytes = try? Array(encoder.encode(record)) else {
       throw .io(path: path(for: key), detail: "cannot encode the secret")
     }
-    defer { for i in bytes.indices { bytes[i] = 0 } }
+    defer { bytes.wipe() }
     do {
       try PrivateFiles.writeAtomically(bytes, to: path(for: key), mode: 0o600)
     } catch {
@@ -148,7 +148,7 @@ public final class FileSecretStore: SecretItemStore, Sendable {
   private func readLegacy(_ key: SecretKey) throws(StoreError) -> [UInt8]? {
     let file = legacyPath(profile: key.profile, key.secret)
     guard var bytes = try FileStore.readPrivate(file) else { return nil }
-    defer { for i in bytes.indices { bytes[i] = 0 } }
+    defer { bytes.wipe() }
     let record: LegacyRecord
     do {
       record = try JSONDecoder().decode(LegacyRecord.self, from: Data(bytes))

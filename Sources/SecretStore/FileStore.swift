@@ -57,7 +57,7 @@ public final class FileStore: TokenStore, Sendable {
     guard var bytes = try? Array(encoder.encode(record)) else {
       throw .io(path: path(for: key), detail: "cannot encode the token set")
     }
-    defer { for i in bytes.indices { bytes[i] = 0 } }
+    defer { bytes.wipe() }
     try writeAtomically(bytes, to: path(for: key))
   }
 
@@ -141,7 +141,7 @@ public final class FileStore: TokenStore, Sendable {
     _ file: String, unreadable: (any Error) -> String
   ) throws(StoreError) -> Record? {
     guard var bytes = try readPrivate(file) else { return nil }
-    defer { for i in bytes.indices { bytes[i] = 0 } }
+    defer { bytes.wipe() }
     do {
       let record = try JSONDecoder().decode(Record.self, from: Data(bytes))
       guard record.version == 1 else {

@@ -46,7 +46,7 @@ public final class KeyringSecretStore: SecretItemStore {
       if let item = try item(key, in: session) { return try keyring.readSecret(of: item, in: session) }
       guard let old = try legacyItem(key, in: session) else { return nil }
       var json = try keyring.readSecret(of: old, in: session)
-      defer { for i in json.indices { json[i] = 0 } }
+      defer { json.wipe() }
       let source = "the keyring item '\(old.label)'"
       guard let value = KeptSecret.legacyValue(of: try TokenSet.decode(json, source: source)) else {
         throw .corrupt(source: source, detail: "it holds no \(key.secret)")

@@ -127,7 +127,7 @@ public final class SecretServiceStore: TokenStore {
       let found = try session.search(Attributes(key), schema: schema, cancellable: cancellable)
       guard let item = found.newest(in: key.slot) else { return nil }
       var bytes = try readSecret(of: item, in: session)
-      defer { for i in bytes.indices { bytes[i] = 0 } }
+      defer { bytes.wipe() }
       return try TokenSet.decode(bytes, source: "the keyring item '\(label(for: key))'")
     }
   }
@@ -139,7 +139,7 @@ public final class SecretServiceStore: TokenStore {
       opened = session
       let found = try session.search(Attributes(key), schema: schema, cancellable: cancellable)
       var json = tokens.encoded()
-      defer { for i in json.indices { json[i] = 0 } }
+      defer { json.wipe() }
       try write(
         json, replacing: found.newest(in: key.slot), in: session, schema: schema, attributes: Attributes(key),
         label: label(for: key))

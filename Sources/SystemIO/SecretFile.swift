@@ -70,10 +70,10 @@ public enum SecretFile {
       count += n
     }
     var content = Array(bytes[..<count])
-    for index in bytes.indices { bytes[index] = 0 }
+    bytes.wipe()
     if content.last == 0x0A { content.removeLast() }
     if content.last == 0x0D { content.removeLast() }
-    defer { for index in content.indices { content[index] = 0 } }
+    defer { content.wipe() }
     guard let text = String(validating: content, as: UTF8.self) else {
       throw AdmissionError("\(setting) \(path): not UTF-8 text")
     }

@@ -22,7 +22,7 @@ public enum SecretHandover {
     let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
     guard socketpair(AF_UNIX, type, 0, &ends) == 0 else { return nil }
     var payload = Array("\(name)=\(value)".utf8)
-    defer { for index in payload.indices { payload[index] = 0 } }
+    defer { payload.wipe() }
     var offset = 0
     while offset < payload.count {
       let n = payload[offset...].withUnsafeBytes { send(ends[1], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -56,7 +56,7 @@ public enum SecretHandover {
     defer { close(fd) }
     beforeReading()
     var bytes = [UInt8](repeating: 0, count: maxBytes + 1)
-    defer { for index in bytes.indices { bytes[index] = 0 } }
+    defer { bytes.wipe() }
     var count = 0
     while count <= maxBytes {
       let n = bytes[count...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }

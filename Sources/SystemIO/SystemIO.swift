@@ -63,7 +63,7 @@ public func readAll(_ fd: Int32, limit: Int, expected: Int = 0) -> Result<[UInt8
     if count == buffer.count {
       var grown = [UInt8](repeating: 0, count: min(buffer.count * 2, limit + 1))
       grown.withUnsafeMutableBufferPointer { _ = $0.update(fromContentsOf: buffer) }
-      for i in buffer.indices { buffer[i] = 0 }
+      buffer.wipe()
       buffer = grown
     }
     let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
@@ -73,7 +73,7 @@ public func readAll(_ fd: Int32, limit: Int, expected: Int = 0) -> Result<[UInt8
     count += n
   }
   let result = Array(buffer[0..<count])
-  for i in buffer.indices { buffer[i] = 0 }
+  buffer.wipe()
   return .success(result)
 }
 
@@ -131,7 +131,7 @@ public struct LineReader {
   /// of file with nothing pending.
   public mutating func next(limit: Int) -> [UInt8]? {
     var chunk = [UInt8](repeating: 0, count: 4096)
-    defer { for i in chunk.indices { chunk[i] = 0 } }
+    defer { chunk.wipe() }
     // Room for the longest line up front: growing would leave unzeroed copies behind.
     pending.reserveCapacity(limit + chunk.count)
     var scanned = 0  // bytes of `pending` known to hold no newline: each is looked at once
@@ -151,7 +151,7 @@ public struct LineReader {
     var rest: [UInt8] = []
     rest.reserveCapacity(limit + chunk.count)  // so the next line's reserve moves nothing
     rest.append(contentsOf: pending[end...])
-    for i in pending.indices { pending[i] = 0 }
+    pending.wipe()
     pending = rest
     return line
   }

@@ -66,7 +66,7 @@ public final class TTY: Terminal {
       if byte == 10 { break }
       line.append(byte)
     }
-    defer { for i in line.indices { line[i] = 0 } }
+    defer { line.wipe() }
     if line.last == 13 { line.removeLast() }
     return String(decoding: line, as: UTF8.self)
   }

@@ -42,7 +42,7 @@ public enum KernelTokenCache {
       return false
     }
     var payload = Array(CacheRecord.encode(tokens, expiresAt: expiresAt).utf8)
-    defer { for i in payload.indices { payload[i] = 0 } }
+    defer { payload.wipe() }
     let timeout = UInt32(min(expiresAt - now, cap, Int64(UInt32.max)))
     guard payload.withUnsafeBytes({ kc_put(description(key), $0.baseAddress, $0.count, timeout) }) == 0 else {
       drop(key)
@@ -70,7 +70,7 @@ public enum KernelTokenCache {
   /// The cached set for `key`, admitted like a stored one; nil when there is none or it does not read.
   public static func get(_ key: StoreKey) -> TokenSet? {
     var buffer = [UInt8](repeating: 0, count: capacity)
-    defer { for i in buffer.indices { buffer[i] = 0 } }
+    defer { buffer.wipe() }
     let length = buffer.withUnsafeMutableBytes { kc_get(description(key), $0.baseAddress, $0.count) }
     guard length > 0, length <= capacity else { return nil }
     return CacheRecord.decode(buffer[0..<length])

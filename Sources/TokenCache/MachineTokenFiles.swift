@@ -48,7 +48,7 @@ public struct MachineTokenFiles: Sendable, Equatable {
   public func get(_ key: StoreKey, now: Int64) -> TokenSet? {
     let limit = KernelTokenCache.capacity + 4096
     guard var bytes = try? PrivateFiles.readPrivate(path(for: key), limit: limit) else { return nil }
-    defer { for i in bytes.indices { bytes[i] = 0 } }
+    defer { bytes.wipe() }
     let name = Array((KernelTokenCache.description(key) + "\n").utf8)
     guard bytes.starts(with: name), let tokens = CacheRecord.decode(bytes[name.count...]),
       let expiresAt = tokens.expiresAt, expiresAt > now
@@ -66,7 +66,7 @@ public struct MachineTokenFiles: Sendable, Equatable {
     try prepare()
     var bytes = Array(
       (KernelTokenCache.description(key) + "\n" + CacheRecord.encode(tokens, expiresAt: expiresAt)).utf8)
-    defer { for i in bytes.indices { bytes[i] = 0 } }
+    defer { bytes.wipe() }
     try PrivateFiles.writeAtomically(bytes, to: path(for: key), mode: 0o600)
   }
 

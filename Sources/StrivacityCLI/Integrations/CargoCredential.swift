@@ -41,7 +41,7 @@ struct CargoCredential: ParsableCommand {
     }
     var reader = LineReader(fd: 0)
     while var line = reader.next(limit: CargoProtocol.maxLine) {
-      defer { for i in line.indices { line[i] = 0 } }
+      defer { line.wipe() }
       let request: CargoRequest
       do {
         if line.last == 10 { line.removeLast() }

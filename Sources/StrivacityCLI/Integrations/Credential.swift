@@ -29,7 +29,7 @@ struct Credential: ParsableCommand {
     // git's request; when the small `strivacity` could not answer it, it handed over what it
     // read as this process's stdin (Launcher.handOff).
     var input = readStdin(limit: CredentialProtocol.maxInput)
-    defer { for i in input.indices { input[i] = 0 } }
+    defer { input.wipe() }
     let request: CredentialRequest
     do {
       request = try CredentialProtocol.parse(input)

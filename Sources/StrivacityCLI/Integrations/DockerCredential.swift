@@ -56,7 +56,7 @@ struct DockerCredentialCommand: ParsableCommand {
     // What the client sent; when the small `strivacity` could not answer `get`, it handed over
     // what it read as this process's stdin (Launcher.handOff).
     var input = verb == .list ? [] : readStdin(limit: DockerCredentialProtocol.maxInput + 1)
-    defer { for i in input.indices { input[i] = 0 } }
+    defer { input.wipe() }
     let context = Context(configPath: nil)
     context.attended = false  // the client waits: a keyring prompt gets the short bound
     let profiles = try context.config()?.profiles ?? []

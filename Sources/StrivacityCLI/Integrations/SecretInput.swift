@@ -17,7 +17,7 @@ enum SecretInput {
       }
     } else {
       var bytes = readStdin(limit: limit + 3)
-      defer { for i in bytes.indices { bytes[i] = 0 } }
+      defer { bytes.wipe() }
       if bytes.last == 0x0A { bytes.removeLast() }
       if bytes.last == 0x0D { bytes.removeLast() }
       guard let decoded = String(validating: bytes, as: UTF8.self) else {

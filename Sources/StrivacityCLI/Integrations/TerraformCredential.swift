@@ -49,7 +49,7 @@ struct TerraformCredentialCommand: ParsableCommand {
   private func answer() throws {
     // `store` must read all Terraform writes, whatever it answers (the protocol says so).
     var input = words.first == TerraformVerb.store.rawValue ? drainStdin() : []
-    defer { for i in input.indices { input[i] = 0 } }
+    defer { input.wipe() }
     let request = try TerraformCredentialProtocol.request(words)
     if request.verb == .store { throw TerraformCredentialProtocol.storeRefusal(input) }
     let context = Context(configPath: nil)
@@ -90,7 +90,7 @@ struct TerraformCredentialCommand: ParsableCommand {
     while true {
       var more = readStdin(limit: limit)
       let ended = more.count <= limit
-      for i in more.indices { more[i] = 0 }
+      more.wipe()
       if ended { break }
     }
     return kept

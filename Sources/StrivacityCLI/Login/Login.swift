@@ -345,8 +345,8 @@ struct Login: ParsableCommand {
       _ = try store.load(key)
       return (store, false)
     } catch {
-      guard global.store == nil, resolved.store == .secretService, let refusal = error as? StoreError, let terminal,
-        Self.offersFileStore(refusal, profile: resolved.name, on: terminal)
+      guard global.store == nil, resolved.store == .secretService, let terminal,
+        Self.offersFileStore(error, profile: resolved.name, on: terminal)
       else { throw error }
     }
     let file = try context.store(for: .file, key: key)
