@@ -258,7 +258,7 @@ package final class Context {
     case .secretService:
       if let agentStore { return agentStore }
       return StoreStack.command(over: try keyring(), environment: environment)
-    case .file: return FileStore(stateDirectory: paths.stateDir)
+    case .file: return StoreStack.file(FileStore(stateDirectory: paths.stateDir), environment: environment)
     case .kernel:
       if let agentMachineStore { return agentMachineStore(key) }
       return StoreStack.machine(key, environment: environment)

@@ -7,8 +7,9 @@
 //                           process), so that it never answers with a set replaced or deleted here
 //   3. KernelCachingStore   keeps the access token in the kernel's keyring (TokenCache), where the
 //                           small binary answers `token` from (STRIVACITY_TOKEN_CACHE=off: none)
-//   4. SecretServiceStore   the store of record (SecretStore); or FileStore, which stands alone:
-//                           no agent and no cache for a store that is a file read already
+//   4. SecretServiceStore   the store of record (SecretStore); or FileStore, under the cache alone
+//                           (3 → 4: no agent), so that the small binary answers `token` for it too
+//                           instead of handing every call to the full command line
 //   5. MachineTokenStore    a machine profile's store of record: the kernel's keyring itself
 //                           (1 or 2 over it, no 3: it is the cache); where the kernel refuses
 //                           keyrings, private files (MachineTokenFiles)
@@ -38,6 +39,11 @@ package enum StoreStack {
     AgentStore(cached(keyring, environment))
   }
 
+  /// A file store's profile: 3 → 4 (the agent keeps to the keyring).
+  package static func file(_ store: FileStore, environment: [String: String]) -> TokenStore {
+    cached(store, environment)
+  }
+
   /// A machine profile's store: 2 → 5.
   package static func machine(_ key: StoreKey, environment: [String: String]) -> TokenStore {
     AgentNotifyingStore(
@@ -45,8 +51,8 @@ package enum StoreStack {
   }
 
   /// 3 → 4, or 4 alone when the access-token cache is off.
-  private static func cached(_ keyring: SecretServiceStore, _ environment: [String: String]) -> TokenStore {
-    KernelTokenCache.enabled(environment) ? KernelCachingStore(keyring) { TokenBroker.now() } : keyring
+  private static func cached(_ store: TokenStore, _ environment: [String: String]) -> TokenStore {
+    KernelTokenCache.enabled(environment) ? KernelCachingStore(store) { TokenBroker.now() } : store
   }
 }
 

@@ -166,10 +166,12 @@ public enum HotPath {
     case unknown(askedAgent: Bool)
   }
 
-  /// The current set of a profile on the Secret Service (`api`'s, `adHoc`'s, else the sign-in's),
-  /// if it is not due for refresh by `freshness`: from the access-token cache, else from
-  /// `strivacity agent` when it is enabled and answers. An API's is looked for in the slot its
-  /// table's settings name (`API.slot`), so a token asked before they changed is never answered.
+  /// The current set of a profile (`api`'s, `adHoc`'s, else the sign-in's), if it is not due for
+  /// refresh by `freshness`: from the access-token cache (which the full command line fills for
+  /// the Secret Service, the file store and a machine's kernel keyring alike), else, for the
+  /// Secret Service and a machine, from `strivacity agent` when it is enabled and answers. An
+  /// API's is looked for in the slot its table's settings name (`API.slot`), so a token asked
+  /// before they changed is never answered.
   static func current(
     config: Config, resolved: ResolvedProfile, freshness: Freshness, environment: [String: String], paths: Paths,
     api: API?, adHoc: AdHocTarget? = nil
@@ -177,7 +179,7 @@ public enum HotPath {
     // A bad number in the environment is the full command line's to say (exit 2), whichever
     // binary would have answered.
     guard (try? EnvironmentLimits.admit(environment)) != nil,
-      resolved.store == .secretService || resolved.store == .kernel,
+      resolved.store == .secretService || resolved.store == .kernel || resolved.store == .file,
       var key = try? resolved.storeKey(configPath: paths.config)
     else { return .unknown(askedAgent: false) }
     let target: AgentTokenTarget = adHoc.map { .adHoc($0) } ?? api.map { .api($0.name, extraScopes: []) } ?? .signIn
@@ -194,8 +196,10 @@ public enum HotPath {
     {
       return .tokens(tokens)
     }
-    // The agent keeps an API's tokens as it keeps the sign-in's (per profile and slot).
-    guard AgentClient.enabled(environment, config: config), resolved.agentServes(environment: environment),
+    // The agent keeps an API's tokens as it keeps the sign-in's (per profile and slot); it keeps
+    // none of the file store's.
+    guard resolved.store != .file, AgentClient.enabled(environment, config: config),
+      resolved.agentServes(environment: environment),
       let request = AgentClient.tokenRequest(
         profile: resolved.name, freshness: freshness, idToken: false, configPath: paths.config,
         environment: environment, target: target)

@@ -113,6 +113,39 @@ import TokenCache
     #expect(handedOver.status == 1 && handedOver.stderr.contains("strivacity-cli is missing"), "\(handedOver.stderr)")
   }
 
+  /// A profile whose tokens are in the file store (servers, containers, machines without a
+  /// desktop: issue 48, point 4) is answered by the small binary too, from the cache the full
+  /// command line fills: alone, it answers `token` and git's `get`; a refresh replaces the entry
+  /// and logout ends it.
+  @Test func aFileStoreProfileIsAnsweredByTheSmallBinary() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile("store = \"file\"\ngit_hosts = [\"git.example.com\"]")
+    try h.signIn()
+    #expect(FileManager.default.fileExists(atPath: h.home.file(".local/state/strivacity/tokens/\(h.profile).json")))
+    // What the file holds, read by the full command line with the cache off.
+    let fromFile = try run(
+      [TestEnvironment.binary("strivacity-cli"), "token", "--profile", h.profile],
+      environment: h.environment.merging(["STRIVACITY_TOKEN_CACHE": "off"]) { _, new in new })
+    let current = String(fromFile.stdout.dropLast())
+    #expect(fromFile.status == 0 && !current.isEmpty, "\(fromFile.stderr)")
+    #expect(h.cachedToken() == current, "the sign-in filled the cache")
+    let alone = try ScratchDirectory("alone")
+    let bin = alone.file("strivacity")
+    try copyExecutable(TestEnvironment.binary("strivacity"), to: bin)
+    let token = try run([bin, "token", "--profile", h.profile], environment: h.environment)
+    #expect(token.status == 0 && token.stdout == current + "\n", "\(token.stderr)")
+    let get = try run(
+      [bin, "credential", "get"], environment: h.environment, stdin: "protocol=https\nhost=git.example.com\n\n")
+    #expect(get.status == 0 && get.stdout.contains("password=\(current)\n"), "\(get.stderr)")
+    let refreshed = try h.strivacity(["token", "--profile", h.profile, "--refresh"])
+    #expect(refreshed.status == 0 && refreshed.stdout != current + "\n", "\(refreshed.stderr)")
+    #expect(h.cachedToken().map { $0 + "\n" } == refreshed.stdout, "the refreshed token is cached")
+    #expect(try h.strivacity(["logout", "--profile", h.profile]).status == 0)
+    #expect(h.cachedToken() == nil)
+    let after = try run([bin, "token", "--profile", h.profile], environment: h.environment)
+    #expect(after.status == 1 && after.stderr.contains("strivacity-cli is missing"), "\(after.stderr)")
+  }
+
   @Test func gitRejectingTheTokenEndsIt() throws {
     let h = try Harness(journey: "password")
     try h.writeProfile("git_hosts = [\"git.example.com\"]")
