@@ -291,7 +291,8 @@ package final class MachineTokenStore: TokenStore {
     slots.insert(key.slot.name ?? "")
     // Kept as long as the longest-lived entry may be (a day at least: notes are tiny).
     let seconds = max(86_400, (tokens.expiresAt ?? time) - time)
-    KernelTokenCache.putNote(slots.sorted().joined(separator: "\n"), name: Self.noteName(key), seconds: seconds)
+    KernelTokenCache.putNote(
+      ([Self.noteHeader] + slots.sorted()).joined(separator: "\n"), name: Self.noteName(key), seconds: seconds)
   }
 
   /// (It keeps no secret: a machine's stored secret is in the keyring or a file of its own.)
@@ -328,11 +329,18 @@ package final class MachineTokenStore: TokenStore {
     }
   }
 
+  /// The note's first line: the sign-in's slot is an empty line, so a note of the sign-in's slot
+  /// alone would be empty, and the kernel's keyring reads an empty key back as none.
+  static let noteHeader = "slots"
+
+  /// The slots the profile's note lists ("" the sign-in's), each once; a note an earlier version
+  /// wrote (no header) reads the same.
   private func noted(_ key: StoreKey) -> [String] {
     guard let note = KernelTokenCache.note(name: Self.noteName(key)) else { return [] }
-    return note.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter {
-      $0.isEmpty || TokenSlot(stored: $0) != nil
-    }
+    var lines = note.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if lines.first == Self.noteHeader { lines.removeFirst() }
+    var seen = Set<String>()
+    return lines.filter { ($0.isEmpty || TokenSlot(stored: $0) != nil) && seen.insert($0).inserted }
   }
 
   /// Beside the entries' `strivacity:v2…` descriptions, never one of them.

@@ -67,4 +67,16 @@ import TokenCache
       #expect(try store.keys() == [] && keys.allSatisfy { try store.load($0) == nil }, "\(place)")
     }
   }
+
+  /// A machine profile whose only token is its own (the sign-in's slot) lists it: its note in the
+  /// kernel's keyring names that slot alone, which must not read back as no note at all.
+  @Test func theSignInsSlotAloneIsListed() throws {
+    guard KernelTokenCache.refusal() == nil else { return }
+    let profileKey = StoreKey(profile: "ci-\(UInt32.random(in: 0...UInt32.max))", issuer: key.issuer, clientID: "bot")
+    let store = MachineTokenStore(profileKey, place: .kernel) { now }
+    try store.save(TokenSet(accessToken: "at-own", expiresAt: now + 600, obtainedAt: now), for: profileKey)
+    #expect(try store.keys() == [profileKey])
+    #expect(try store.delete(profile: profileKey.profile))
+    #expect(try store.keys() == [])
+  }
 }
