@@ -141,13 +141,19 @@ extension Harness {
     #expect(garbage.stderr == "strivacity: error: git credential: credential request line 1 is not key=value\n")
   }
 
-  @Test func notSignedInWithoutATerminalIsSilent() throws {
+  /// Not signed in and no terminal to sign in on: nothing for git on stdout (it moves on to its
+  /// next helper or prompt), and one line on stderr, which git shows, naming the login to run,
+  /// as Docker's and cargo's helpers say it (issue 47, point 5).
+  @Test func notSignedInWithoutATerminalSaysSoInOneLine() throws {
     let h = try Harness(journey: "password")
     try h.home.writeConfig(
       StrivacityConfig.profile(h.profile, tenant: h.emulator.issuer, clientID: "c", "git_hosts = [\"127.0.0.1:9\"]\n"))
     let get = try h.credential("get", "protocol=http\nhost=127.0.0.1:9\n")
     #expect(get.status == 0)
-    #expect(get.stdout.isEmpty && get.stderr.isEmpty)
+    #expect(get.stdout.isEmpty)
+    #expect(
+      get.stderr.hasPrefix("strivacity: error: git credential: not signed in to \(h.profile)")
+        && get.stderr.contains("strivacity login") && get.stderr.split(separator: "\n").count == 1, "\(get.stderr)")
   }
 
   @Test func gitAsIsUsesTheHelperByItsName() throws {

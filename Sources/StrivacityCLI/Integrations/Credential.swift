@@ -66,8 +66,12 @@ struct Credential: ParsableCommand {
     do {
       tokens = try fresh()
     } catch let failure as CLIFailure where failure.status == .signInRequired {
-      // Sign in on the terminal if there is one; otherwise stay silent so git moves on.
-      guard TTY() != nil else { return }
+      // Sign in on the terminal if there is one; otherwise one line says why (git shows a
+      // helper's stderr) and nothing on stdout, so git moves on to its next helper or prompt.
+      guard TTY() != nil else {
+        Console.error(CredentialInvocation.messagePrefix + failure.message)
+        return
+      }
       Console.writeStderr("strivacity: \(failure.message)\n")
       let login = try Login.parse(["--profile", profile.name] + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
