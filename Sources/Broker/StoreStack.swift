@@ -249,6 +249,16 @@ package final class MachineTokenStore: TokenStore {
       }
     }
 
+    /// The store its tokens are in, as `status` names stores: "kernel", "file" (private files), or
+    /// "none" (a request per call).
+    package var storeName: String {
+      switch self {
+      case .kernel: StoreKind.kernel.rawValue
+      case .files: StoreKind.file.rawValue
+      case .nowhere: "none"
+      }
+    }
+
     /// Said once by `status` and `doctor` where the place is not the kernel's keyring: where the
     /// tokens are, and why.
     package var note: String? {

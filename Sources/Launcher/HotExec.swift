@@ -50,12 +50,17 @@ extension HotPath {
     else { return .handOff(stdin: nil) }
     let api = apiName.flatMap { name in resolved.profile.apis.first { $0.name == name } }
     guard apiName == nil || api != nil else { return .handOff(stdin: nil) }
-    // A file to keep fresh with a machine's secret from the environment: renewed where the secret
-    // is already held, never by a process COMMAND could inspect (above). Handed on with it.
-    if fileEnv != nil, case .environment(let name) = resolved.secretSource(environment: environment),
-      environment[name] != nil
-    {
-      Launcher.secretVariable = name
+    // A machine's client secret in this process's environment, if any: never COMMAND's.
+    let secretVariable: String? =
+      if case .environment(let name) = resolved.secretSource(environment: environment), environment[name] != nil {
+        name
+      } else {
+        nil
+      }
+    // A file to keep fresh with such a secret: renewed where the secret is already held, never by
+    // a process COMMAND could inspect (above). Handed on with it.
+    if fileEnv != nil, let secretVariable {
+      Launcher.secretVariable = secretVariable
       return .handOff(stdin: nil)
     }
     let freshness = Freshness.asked(nil, profile: resolved.profile)
@@ -65,12 +70,11 @@ extension HotPath {
     guard case .tokens(let tokens) = found else { return handOffPast(found, stdin: nil) }
 
     var plan = ExecPlan(command: command, envName: envName, fileEnv: fileEnv, failOnExpiry: failOnExpiry)
-    // A machine's secret in this process's environment is not COMMAND's: without a file there
-    // is no renewal, so it is only taken out of the environment (and the token at hand is all
-    // COMMAND gets).
-    if case .environment(let name) = resolved.secretSource(environment: environment), environment[name] != nil {
-      plan.withheld = [name]
-      takeFromEnvironment(name)
+    // Without a file there is no renewal: the secret is only taken out of the environment (and
+    // the token at hand is all COMMAND gets).
+    if let secretVariable {
+      plan.withheld = [secretVariable]
+      takeFromEnvironment(secretVariable)
     }
     let status: Int32
     do {

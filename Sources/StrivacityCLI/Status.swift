@@ -108,23 +108,11 @@ struct Status: ParsableCommand {
     return (ping ?? nil).map { "running (pid \($0["pid"] ?? "?"))" } ?? "not running"
   }
 
-  /// The store the profile's tokens are really in: a machine profile's kernel keyring is private
-  /// files where the kernel refuses keyctl (a container's seccomp profile), and nowhere with the
-  /// cache turned off (`machine.tokens` says which and why).
-  static func storeName(_ session: TokenBroker) -> String {
-    guard session.resolved.store == .kernel else { return session.resolved.store.rawValue }
-    switch MachineTokenStore.Place(environment: session.context.environment) {
-    case .kernel: return StoreKind.kernel.rawValue
-    case .files: return StoreKind.file.rawValue
-    case .nowhere: return "none"
-    }
-  }
-
   private func report(_ session: TokenBroker, tokens: TokenSet?, agent: String, apis: [JSONValue]) -> JSONValue {
     var object: [String: JSONValue] = [
       "profile": .string(session.name), "tenant": .string(session.tenant), "client_id": .string(session.clientID),
       "agent": .string(agent),
-      "store": .string(Self.storeName(session)), "configured": .bool(session.resolved.isConfigured),
+      "store": .string(session.resolved.store.rawValue), "configured": .bool(session.resolved.isConfigured),
       "signed_in": .bool(tokens != nil),
     ]
     guard let tokens else { return .object(object) }
@@ -173,10 +161,11 @@ struct Status: ParsableCommand {
     }
     machine["ready"] = .bool(problem == nil)
     if let problem { machine["problem"] = .string(problem) }
-    // Where the tokens are when not in the kernel's keyring (a container refusing keyctl).
-    if let note = MachineTokenStore.Place(environment: session.context.environment).note {
-      machine["tokens"] = .string(note)
-    }
+    // Where the tokens are when not in the kernel's keyring (a container refusing keyctl, the
+    // cache turned off): the store named is that place, the note says why.
+    let place = MachineTokenStore.Place(environment: session.context.environment)
+    if session.resolved.store == .kernel { object["store"] = .string(place.storeName) }
+    if let note = place.note { machine["tokens"] = .string(note) }
     object["machine"] = .object(machine)
     return .object(object)
   }

@@ -18,8 +18,8 @@ struct Exec: ParsableCommand {
       given), and/or the path of a file holding it in the variable --file-env names (e.g. \
       AWS_WEB_IDENTITY_TOKEN_FILE). The file is private (0600, in $XDG_RUNTIME_DIR/strivacity, \
       or in the directory --dir names: a 0700 directory of yours, below directories only you \
-      or root can write (or sticky ones, as /tmp) and no symbolic link, for CI runners and \
-      containers without XDG_RUNTIME_DIR; never elsewhere), replaced atomically with a new \
+      or root can write (or sticky ones, as /tmp) and no other user's symbolic link, for CI \
+      runners and containers without XDG_RUNTIME_DIR; never elsewhere), replaced atomically with a new \
       token half-way through each token's life, and removed when COMMAND ends (a file left by \
       an exec that was killed is removed by the next one). A token in the environment cannot \
       be renewed: long jobs want \
