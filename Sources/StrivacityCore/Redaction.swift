@@ -83,7 +83,7 @@ public enum Redaction {
     guard !pattern.isEmpty, pattern.count <= text.count else { return [] }
     var failure = [Int](repeating: 0, count: pattern.count)
     var k = 0
-    for i in 1..<max(1, pattern.count) where pattern.count > 1 {
+    for i in 1..<pattern.count {
       while k > 0 && pattern[i] != pattern[k] { k = failure[k - 1] }
       if pattern[i] == pattern[k] { k += 1 }
       failure[i] = k
@@ -111,8 +111,15 @@ extension HTTPResponse {
   /// body when it is a failure: any status but 2xx, or a 2xx whose body is an OAuth error
   /// document. Any other answer is returned as it came.
   public func redactingFailure(_ secrets: [String]) -> HTTPResponse {
-    guard !secrets.isEmpty, let redacted = Redaction.redacting(body, secrets) else { return self }
-    if (200..<300).contains(status), JSONValue.parse(body)?["error"]?.string == nil { return self }
+    guard !secrets.isEmpty else { return self }
+    // A success is looked at no further unless it could be an error document (a token answer
+    // that repeats a refresh token the server does not rotate is never scanned or parsed).
+    if (200..<300).contains(status),
+      body.firstRange(of: Array("\"error\"".utf8)) == nil || JSONValue.parse(body)?["error"]?.string == nil
+    {
+      return self
+    }
+    guard let redacted = Redaction.redacting(body, secrets) else { return self }
     var out = self
     out.body = redacted
     return out
