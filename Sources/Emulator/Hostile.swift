@@ -50,6 +50,7 @@ public enum HostileKind: String, Sendable, CaseIterable, Hashable {
   case metadataForeignIssuer = "metadata-foreign-issuer"
   case echo
   case echoHTML = "echo-html"
+  case echoForm = "echo-form"
 
   /// The kinds that answer every protected-resource request with a hostile challenge (the first wins).
   static let challengeKinds: [HostileKind] = [
@@ -391,18 +392,33 @@ extension Emulator {
   /// `echo`, `echo-html`: an endpoint that gets secrets (token, revocation, userinfo,
   /// introspection) answers 400 quoting the whole request back, as a gateway that quotes what it
   /// refused does: the body first, then the request line and headers, raw; in an OAuth error's
-  /// `error_description` or in an HTML page. nil for other endpoints, or when neither kind is on.
+  /// `error_description` or in an HTML page. `echo-form`: the journey's form submissions that
+  /// carry a password or a passcode, the same way in an OAuth error. nil for other endpoints, or when no
+  /// such kind is on.
   func echoAnswer(_ endpoint: Endpoint, _ request: ServerRequest) -> ServerReply? {
-    guard [.token, .revoke, .userinfo, .introspect].contains(endpoint) else { return nil }
     let kinds = state.withLock { $0.hostile }
+    let echoed: Bool =
+      switch endpoint {
+      case .token, .revoke, .userinfo, .introspect: kinds.contains(.echo) || kinds.contains(.echoHTML)
+      case .form: kinds.contains(.echoForm) && Self.carriesASecret(request)
+      default: false
+      }
+    guard echoed else { return nil }
     let quoted =
       request.bodyText + "\n" + "\(request.method) \(request.target) \(request.version)\n"
       + request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
-    if kinds.contains(.echo) { return oauthError(400, "invalid_request", quoted) }
+    if kinds.contains(.echo) || endpoint == .form { return oauthError(400, "invalid_request", quoted) }
     if kinds.contains(.echoHTML) {
       return html(400, "<html><head><title>Bad request</title></head><body><pre>\(quoted)</pre></body></html>")
     }
     return nil
+  }
+
+  /// Whether a form submission answers a password or a passcode (a key naming one, as the
+  /// journey's own endpoints read them): what `echo-form` quotes back.
+  static func carriesASecret(_ request: ServerRequest) -> Bool {
+    guard let object = JSONValue.parse(request.body)?.object else { return false }
+    return object.keys.contains { $0.lowercased().contains("password") || $0.lowercased().contains("passcode") }
   }
 
   /// `text` with the `texts` marker when that kind is on (OAuth error descriptions in redirects).

@@ -33,6 +33,18 @@ public struct JourneyMachine: Sendable {
     return SubmitBody.build(form: form, answers: answers[formID] ?? [:])
   }
 
+  /// The secrets `formID`'s answers hold (passwords, one-time codes): values a failed answer to
+  /// its submission must not quote back (`HTTPRequest.sentSecrets`).
+  public func secretAnswers(for formID: String) -> [String] {
+    guard let form = screen?.form(formID) else { return [] }
+    return form.widgets.compactMap { widget in
+      switch widget.kind {
+      case .password, .passcode: answers[formID]?[widget.id]?.string
+      default: nil
+      }
+    }
+  }
+
   /// Feeds one answer of init, a form submission, or a resumed session.
   public mutating func receive(status: Int, body: [UInt8]) -> Step {
     if status == 403 { return .sessionExpired }

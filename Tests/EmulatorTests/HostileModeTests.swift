@@ -120,7 +120,7 @@ import Testing
         "discovery-port", "discovery-issuer", "discovery-authorization", "discovery-jwks", "finalize-elsewhere",
         "huge-numbers",
         "challenge-huge", "challenge-unterminated", "challenge-many", "challenge-control", "challenge-scope-foreign",
-        "metadata-foreign-issuer", "echo", "echo-html",
+        "metadata-foreign-issuer", "echo", "echo-html", "echo-form",
       ])
     // What `--hostile` parses: commas, repeated options, blanks.
     #expect(try HostileKind.parse(["texts,regex", " token-type ", ""]).get() == [.texts, .regex, .tokenType])

@@ -45,6 +45,16 @@ import Testing
     scopes = ["orders:read"]
     """
 
+  /// The journey's form: a tenant that quotes a refused password submission back quotes the
+  /// request, never the password typed (`JourneyMachine.secretAnswers`).
+  @Test func aJourneyFormsPasswordIsNeverQuoted() throws {
+    let h = try Harness(journey: "password")
+    try h.hostile(["echo-form"])
+    let login = try h.automatedLogin(sdk: "web", HostileTenantTests.password, environment: HostileTenantTests.secret)
+    #expect(login.stderr.contains("/flow/api/v1/form/") && login.stderr.contains(Redaction.mark), "\(login.stderr)")
+    Self.expectNoSecret(login, Self.forms(["Demo-pass-1"]), "login")
+  }
+
   /// A person's profile: the code exchange, a refresh, an API token, doctor (text and JSON),
   /// revocation.
   @Test(arguments: ["echo", "echo-html"]) func aPersonsRequestsAreNeverQuotedWithTheirSecrets(kind: String) throws {

@@ -187,7 +187,8 @@ final class LoginFlow {
           throw LoginFailure(message: stop, status: .server)
         }
         response = try journeyPost(
-          "flow/api/v1/form/" + action.formID, sessionID: sessionID, body: body, label: "Checking")
+          "flow/api/v1/form/" + action.formID, sessionID: sessionID, body: body, label: "Checking",
+          secrets: machine.secretAnswers(for: action.formID))
       case .finalize(let url):
         return try finalize(url, sessionID: sessionID)
       case .fallback(let url, let reason):
@@ -206,15 +207,21 @@ final class LoginFlow {
     }
   }
 
-  private func journeyPost(_ path: String, sessionID: String, body: JSONValue, label: String) throws -> HTTPResponse {
+  /// A journey request. Its `secrets` (a password, a passcode) are kept out of a failed answer's
+  /// words; the session is not: a failed screen's hosted URL carries it, rightly.
+  private func journeyPost(
+    _ path: String, sessionID: String, body: JSONValue, label: String, secrets: [String] = []
+  ) throws -> HTTPResponse {
     let session = try admitSession(sessionID)
     var headers = [
       .authorization(session), HTTPHeader("Content-Type", "application/json"),
       HTTPHeader("Accept", "application/json"),
     ]
     if let language = Self.acceptLanguage(environment) { headers.append(HTTPHeader("Accept-Language", language)) }
-    return try send(
-      HTTPRequest(method: "POST", url: "\(tenantOrigin!)/" + path, headers: headers, body: body.serialized()), label)
+    var request = HTTPRequest(
+      method: "POST", url: "\(tenantOrigin!)/" + path, headers: headers, body: body.serialized())
+    request.sentSecrets = secrets
+    return try send(request, label)
   }
 
   /// GET finalizeUrl with the session's Bearer and cookies; the redirect comes back as a 3xx
