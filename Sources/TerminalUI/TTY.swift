@@ -22,6 +22,15 @@ public protocol Terminal: AnyObject {
   func readLine(prompt: String, hidden: Bool) throws(TerminalError) -> String
 }
 
+extension Terminal {
+  /// A yes/no question whose answer Enter gives as yes ("[Y/n]"): true for Enter or a "y…"
+  /// answer; false for anything else, and when the terminal cannot be read.
+  public func confirm(_ question: String) -> Bool {
+    let answer = (try? readLine(prompt: question + " [Y/n]: ", hidden: false)) ?? "n"
+    return answer.isEmpty || answer.lowercased().hasPrefix("y")
+  }
+}
+
 public final class TTY: Terminal {
   public let fd: Int32
 

@@ -74,6 +74,24 @@ import Testing
     #expect(token.status == 0 && token.stdout.count > 16, "\(token.stderr) \(token.stdout)")
   }
 
+  /// A store the config names (here the Secret Service, in the profile's table) is the person's
+  /// choice: no offer, the keyring's error, and the config as it was.
+  @Test func aStoreTheConfigNamesIsNotOfferedAway() throws {
+    let harness = try Harness(journey: "password")
+    let (home, environment) = try Self.bareMachine()
+    let config = try home.writeConfig(
+      "[profiles.emulator]\ntenant = \"\(harness.emulator.issuer)\"\nclient_id = \"strivacity-cli\"\n"
+        + "store = \"secret-service\"\n")
+    let before = try String(contentsOfFile: config, encoding: .utf8)
+    let session = try PTYSession(
+      [TestEnvironment.binary("strivacity"), "login", "--profile", "emulator"], environment: environment, columns: 200)
+    defer { kill(session.pid, SIGKILL) }
+    #expect(try session.wait(timeout: 30) != 0)
+    #expect(session.transcript.contains("no D-Bus session bus"), "\(session.transcript)")
+    #expect(!session.transcript.contains("[Y/n]"), "\(session.transcript)")
+    #expect(try String(contentsOfFile: config, encoding: .utf8) == before)
+  }
+
   /// No terminal to ask on: the keyring's error, as before, and nothing saved.
   @Test func withoutATerminalTheErrorStands() throws {
     let harness = try Harness(journey: "password")

@@ -336,7 +336,8 @@ struct Login: ParsableCommand {
   }
 
   /// The profile's store, read once to show it works; with no Secret Service to reach and no
-  /// --store given, the file store when the person at `terminal` takes it (`fileStoreChosen`).
+  /// store chosen (no --store, none in the profile's table or at the file's top), the file store
+  /// when the person at `terminal` takes it (`fileStoreChosen`).
   private func usableStore(context: Context, resolved: ResolvedProfile, key: StoreKey, terminal: TTY?) throws
     -> (store: TokenStore, fileStoreChosen: Bool)
   {
@@ -345,7 +346,8 @@ struct Login: ParsableCommand {
       _ = try store.load(key)
       return (store, false)
     } catch {
-      guard global.store == nil, resolved.store == .secretService, let terminal,
+      let chosen = global.store != nil || resolved.profile.store != nil || (try? context.config())??.defaultStore != nil
+      guard !chosen, resolved.store == .secretService, let terminal,
         Self.offersFileStore(error, profile: resolved.name, on: terminal)
       else { throw error }
     }
@@ -367,9 +369,7 @@ struct Login: ParsableCommand {
       "strivacity: no keyring here (\(why)), as on a server or in a container without a desktop.\n"
         + "strivacity: the file store keeps tokens in a file only you can read (0600), protected by its "
         + "permissions alone.\n")
-    let question = "Use the file store for profile \(profile), now and from now on? [Y/n]: "
-    let answer = (try? terminal.readLine(prompt: question, hidden: false)) ?? "n"
-    return answer.isEmpty || answer.lowercased().hasPrefix("y")
+    return terminal.confirm("Use the file store for profile \(profile), now and from now on?")
   }
 
   private func rememberFlags(context: Context, profile: String, fileStoreChosen: Bool = false) throws {

@@ -425,8 +425,7 @@ final class LoginFlow {
 
   private func confirm(_ question: String) -> Bool {
     guard let terminal = prompter.terminal else { return false }
-    let answer = (try? terminal.readLine(prompt: question + " [Y/n]: ", hidden: false)) ?? "n"
-    return answer.isEmpty || answer.lowercased().hasPrefix("y")
+    return terminal.confirm(question)
   }
 
   static func resolve(_ location: String, against base: String) -> String {

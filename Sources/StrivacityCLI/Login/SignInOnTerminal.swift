@@ -17,8 +17,7 @@ extension TokenBroker {
   static func signInOnTerminal(_ broker: TokenBroker, _ extras: SignInExtras, reason: String) throws -> SignInAnswer {
     guard let terminal = broker.signInTerminal() else { return .nobodyToAsk }
     Console.writeStderr("strivacity: \(TerminalSafe.text(reason, multiline: false)): signing in again\n")
-    let answer = (try? terminal.readLine(prompt: "Sign in to \(broker.name) now? [Y/n]: ", hidden: false)) ?? "n"
-    guard answer.isEmpty || answer.lowercased().hasPrefix("y") else { return .declined }
+    guard terminal.confirm("Sign in to \(broker.name) now?") else { return .declined }
 
     let profile = broker.wholeProfile()
     let settings = LoginSettings(
