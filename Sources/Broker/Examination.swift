@@ -290,7 +290,8 @@ package final class Examination {
         "discovery", .fail, "the discovery document is unusable: \(error)",
         fix: "check the tenant URL: it must be the tenant's own", status: .server)
     } catch {
-      let issuer = (try? Discovery(json: JSONValue.parse(response.body) ?? .null))?.issuer ?? "another issuer"
+      let named = (try? Discovery(json: JSONValue.parse(response.body) ?? .null))?.issuer
+      let issuer = named.flatMap(TenantWords.quoted) ?? "another issuer"
       add(
         "discovery", .fail, "it names the issuer \(issuer), not \(session.tenant)",
         fix: "set the profile's tenant to the issuer URL, exactly", status: .server)
@@ -308,7 +309,8 @@ package final class Examination {
       add("jwks", .fail, "the tenant publishes no jwks_uri", fix: "ask the tenant's administrator", status: .server)
       return
     }
-    // Doctor's requests stay on the tenant's origin, as the broker's do (TenantClient.endpoint).
+    // Doctor's own requests stay on the tenant's origin (TenantClient.offOrigin). A sign-in and a
+    // refresh still fetch a JWKS on any https origin (IDTokenCheck), so this is a warning.
     if let (shown, tenant) = client.offOrigin(url) {
       add(
         "jwks", .warn, "the jwks_uri is on \(shown), not the tenant's origin \(tenant): not fetched",

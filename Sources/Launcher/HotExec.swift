@@ -109,7 +109,7 @@ extension HotPath {
       return .failed(.failure, "pipe: \(error)")
     }
     let descriptors: [ChildDescriptor] = [.duplicate(output.write, as: 1), .close(output.read), .close(output.write)]
-    let spawned = withSpawnEnvironment(adding: [:], withholding: [SecretHandover.variable]) { envp in
+    let spawned = withSpawnEnvironment(withholding: [SecretHandover.variable]) { envp in
       spawnProgram(arguments, descriptors: descriptors, searchingPath: false, environment: envp)
     }
     closeDescriptor(output.write)

@@ -182,7 +182,6 @@ public enum HotPath {
       resolved.store == .secretService || resolved.store == .kernel || resolved.store == .file,
       var key = try? resolved.storeKey(configPath: paths.config)
     else { return .unknown(askedAgent: false) }
-    let target: AgentTokenTarget = adHoc.map { .adHoc($0) } ?? api.map { .api($0.name, extraScopes: []) } ?? .signIn
     // A machine profile's secret may be in this process's environment (read by strivacity-cli
     // only, which takes it out): closed to the user's other processes here too, as there, and
     // handed to strivacity-cli on a socket if this call is handed on.
@@ -202,7 +201,8 @@ public enum HotPath {
       resolved.agentServes(environment: environment),
       let request = AgentClient.tokenRequest(
         profile: resolved.name, freshness: freshness, idToken: false, configPath: paths.config,
-        environment: environment, target: target)
+        environment: environment,
+        target: adHoc.map { .adHoc($0) } ?? api.map { .api($0.name, extraScopes: []) } ?? .signIn)
     else {
       return .unknown(askedAgent: false)
     }

@@ -161,8 +161,8 @@ extension Profile {
   public func apiOnPartOfHost(of url: String) -> API? {
     guard let origin = try? TokenTarget(url).origin else { return nil }
     return apis.first { api in
-      guard case .prefix(let apiOrigin, let path) = api.url.form else { return false }
-      return !path.isEmpty && apiOrigin == origin
+      guard api.url.hasPath, case .prefix(let apiOrigin, _) = api.url.form else { return false }
+      return apiOrigin == origin
     }
   }
 

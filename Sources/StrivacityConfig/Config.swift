@@ -79,12 +79,6 @@ public struct ConfigWarning: Sendable, Equatable, CustomStringConvertible {
   public var message: String
   public var description: String { "\(path):\(position.line): \(message)" }
 
-  public init(path: String, position: SourcePosition, message: String) {
-    self.path = path
-    self.position = position
-    self.message = message
-  }
-
   /// A key no table of `section` has (nil: the file's top level), ignored: the line, and the
   /// valid key of that table it most likely meant.
   static func unknownKey(_ key: String, in section: String?, valid: [String], path: String, position: SourcePosition)

@@ -144,7 +144,8 @@ public enum PrivateFiles {
       links += 1
       var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
       let length = readlink(next, &target, Int(PATH_MAX))
-      guard links <= 40, length > 0 else { return FileError(path: next, detail: "too many symbolic links on the way") }
+      guard length > 0 else { return FileError(next) }
+      guard links <= 40 else { return FileError(path: next, detail: "too many symbolic links on the way") }
       let text = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
       pending = text.split(separator: "/").map(String.init) + pending
       if text.hasPrefix("/") { current = "" }

@@ -50,7 +50,7 @@ public func withSpawnEnvironment<T>(
   defer {
     for entry in block {
       guard let entry else { continue }
-      memset(entry, 0, strlen(entry))
+      explicit_bzero(entry, strlen(entry))
       free(entry)
     }
   }

@@ -94,6 +94,7 @@ import Testing
   @Test(arguments: [
     ("--profle", "(did you mean strivacity's --profile? it comes before curl's arguments, written in full)"),
     ("--verbsoe", "(did you mean strivacity's --verbose?"),
+    ("--profile", "(strivacity's --profile comes before curl's arguments)"),
     ("--hedaer", "(did you mean --header?)"),
     ("--hea", "(write options in full, e.g. --head)"),
     ("--zzzzzzzz", "(only the listed options pass, written in full)"),

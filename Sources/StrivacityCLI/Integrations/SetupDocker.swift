@@ -126,7 +126,7 @@ struct SetupDocker: ParsableCommand {
       return named
     case (nil, let named?):
       if let existing = profile.api(named: named) {
-        if existing.url.hasPath { throw Self.onlyPart(existing, of: entry, profile: profile) }
+        if !existing.coversWholeHost { throw Self.onlyPart(existing, of: entry, profile: profile) }
         throw CLIFailure(
           "API \(named) of profile \(profile.name) has url \(existing.url), which does not cover \(entry)",
           status: .usage)

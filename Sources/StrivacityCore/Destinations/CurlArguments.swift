@@ -268,7 +268,9 @@ public struct CurlArguments: Sendable, Equatable {
     }
     var hint = ""
     let word = String(spelling.prefix { $0 != "=" })
-    if spelling.hasPrefix("--"), let near = Suggestion.nearest(to: word, among: ownOptions) {
+    if ownOptions.contains(word) {
+      hint = " (strivacity's \(word) comes before curl's arguments)"
+    } else if spelling.hasPrefix("--"), let near = Suggestion.nearest(to: word, among: ownOptions) {
       hint = " (did you mean strivacity's \(near)? it comes before curl's arguments, written in full)"
     } else if spelling.hasPrefix("--"), let equals = spelling.firstIndex(of: "="),
       let option = longOptions[String(spelling[..<equals])], option.arity != .flag
