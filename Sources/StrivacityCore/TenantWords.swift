@@ -23,7 +23,7 @@ public enum TenantWords {
       return json["message"]?.string.flatMap { quoted($0) }
     }
     let start = Array(body.prefix(window))
-    let looksHTML = contentType?.lowercased().contains("html") == true || contains(start, "</")
+    let looksHTML = contentType?.lowercased().contains("html") == true || start.firstRange(of: Array("</".utf8)) != nil
     return quoted(looksHTML ? Self.text(ofHTML: start) : String(decoding: start, as: UTF8.self))
   }
 
@@ -131,12 +131,6 @@ public enum TenantWords {
       i += 1
     }
     return nil
-  }
-
-  private static func contains(_ bytes: [UInt8], _ target: String) -> Bool {
-    let needle = Array(target.utf8)
-    guard needle.count <= bytes.count else { return false }
-    return (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
   }
 
   private static func lower(_ b: UInt8) -> UInt8 { (0x41...0x5A).contains(b) ? b + 0x20 : b }
