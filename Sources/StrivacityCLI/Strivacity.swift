@@ -136,9 +136,11 @@ public struct Strivacity: ParsableCommand {
       return nil
     }
     let shown = TerminalSafe.text(String(typed.prefix(64)), multiline: false)
-    let near = Suggestion.nearest(
-      to: typed, among: commands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
-    ).map { "; did you mean '\($0)'?" }
+    // The old setup-TOOL names too, suggested as `setup TOOL`.
+    let names = commands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
+    let near = Suggestion.nearest(to: typed, among: names + Setup.renamed.map { $0._commandName }).map {
+      "; did you mean '\($0.replacing("setup-", with: "setup "))'?"
+    }
     return CLIFailure("unknown command '\(shown)'\(near ?? "") (see 'strivacity --help')", status: .usage)
   }
 

@@ -87,7 +87,7 @@ import Testing
     for line in help.split(separator: "\n") {
       if !line.hasPrefix(" ") {
         inside = line.hasSuffix("SUBCOMMANDS:")
-      } else if inside, line.dropFirst(2).first?.isLetter == true {
+      } else if inside, line.dropFirst(2).first?.isLowercase == true {
         names.append(String(line.dropFirst(2).prefix { $0 != " " }))
       }
     }

@@ -19,7 +19,7 @@ struct Setup: ParsableCommand {
 
       EXAMPLES:
         strivacity setup git --host git.example.com
-        strivacity setup docker --registry registry.example.com --api registry --dry-run
+        strivacity setup docker --registry registry.example.com --dry-run
         strivacity setup terraform tfe.example.com --api tfe
       """,
     subcommands: tools)
