@@ -75,7 +75,8 @@ struct SetupChange: ParsableArguments {
     let edited = try ConfigWriter.removing(text, table: table, keys: keys, path: file.path)
     guard edited != text else { return }
     if dryRun {
-      print(file.path, ["remove from \(ConfigWriter.headerLine(table)): " + (keys?.joined(separator: ", ") ?? "all")])
+      let header = ConfigWriter.headerLine(table)
+      print(file.path, [keys.map { "remove from \(header): " + $0.joined(separator: ", ") } ?? "remove \(header)"])
     } else {
       try ToolConfigFile.write(Array(edited.utf8), to: file, newMode: 0o644)
     }
