@@ -30,10 +30,11 @@ struct Setup: ParsableCommand {
   ]
 
   /// `setup-git` … `setup-proxy`, the names before `setup TOOL`: hidden, kept for a release.
-  static let renamed: [ParsableCommand.Type] = [
-    Renamed<SetupGit>.self, Renamed<SetupDocker>.self, Renamed<SetupCargo>.self, Renamed<SetupTerraform>.self,
-    Renamed<SetupKubectl>.self, Renamed<SetupGcloud>.self, Renamed<SetupAPI>.self, Renamed<SetupProxy>.self,
-  ]
+  static let renamed = tools.map { $0.renamed }
+}
+
+extension ParsableCommand {
+  fileprivate static var renamed: ParsableCommand.Type { Renamed<Self>.self }
 }
 
 /// `setup-TOOL`, the same command as `setup TOOL`, not listed.
