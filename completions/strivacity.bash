@@ -570,8 +570,8 @@ _strivacity_setup_git() {
 _strivacity_setup_docker() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --undo --dry-run --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--profile --store --config --registry --api)
+    repeating_options=(--scope)
+    non_repeating_options=(--profile --store --config --registry --api --audience)
     __strivacity_offer_flags_options 0
 
     # Offer option value completions
@@ -595,14 +595,20 @@ _strivacity_setup_docker() {
         __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup docker -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
         return
         ;;
+    '--audience')
+        return
+        ;;
+    '--scope')
+        return
+        ;;
     esac
 }
 
 _strivacity_setup_cargo() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --add-host --undo --dry-run --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--profile --store --config --registry --api)
+    repeating_options=(--scope)
+    non_repeating_options=(--profile --store --config --registry --api --audience)
     __strivacity_offer_flags_options 0
 
     # Offer option value completions
@@ -626,14 +632,20 @@ _strivacity_setup_cargo() {
         __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup cargo -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
         return
         ;;
+    '--audience')
+        return
+        ;;
+    '--scope')
+        return
+        ;;
     esac
 }
 
 _strivacity_setup_terraform() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --undo --dry-run --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--profile --store --config --api)
+    repeating_options=(--scope)
+    non_repeating_options=(--profile --store --config --api --audience)
     __strivacity_offer_flags_options 1
 
     # Offer option value completions
@@ -652,6 +664,12 @@ _strivacity_setup_terraform() {
         ;;
     '--api')
         __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup terraform -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--audience')
+        return
+        ;;
+    '--scope')
         return
         ;;
     esac

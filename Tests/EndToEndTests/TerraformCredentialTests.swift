@@ -184,7 +184,10 @@ extension Harness {
     #expect(uncovered.stderr.contains("--api NAME"), "\(uncovered.stderr)")
     // --api NAME adds the API such a host needs (it serves no metadata); --dry-run only says so.
     let config = try String(contentsOfFile: h.home.configPath, encoding: .utf8)
-    let api = ["setup", "terraform", "--profile", h.profile, "other.example.com", "--api", "other"]
+    let api = [
+      "setup", "terraform", "--profile", h.profile, "other.example.com", "--api", "other", "--audience",
+      "https://other.example.com", "--scope", "modules:read",
+    ]
     let dry = try h.strivacity(api + ["--dry-run"])
     #expect(dry.status == 0, "\(dry.stderr)")
     #expect(
@@ -193,7 +196,10 @@ extension Harness {
     let added = try h.strivacity(api)
     #expect(added.status == 0, "\(added.stderr)")
     let written = try String(contentsOfFile: h.home.configPath, encoding: .utf8)
-    #expect(written.hasSuffix("\n[profiles.\(h.profile).apis.other]\nurl = \"other.example.com\"\n"), "\(written)")
+    #expect(
+      written.hasSuffix(
+        "\n[profiles.\(h.profile).apis.other]\nurl = \"other.example.com\"\naudience = \"https://other.example.com\"\n"
+          + "scopes = [\"modules:read\"]\n"), "\(written)")
     // --undo: the file as it was, the link gone.
     let undo = try h.strivacity(["setup-terraform", "--profile", h.profile, "tfe.example.com", "--undo"])
     #expect(undo.status == 0, "\(undo.stderr)")

@@ -125,7 +125,8 @@ struct SetupChange: ParsableArguments {
 
 /// --api NAME of a tool that sends one token to every path of a host (Docker, Terraform,
 /// cargo's registry): the profile's API whose url covers it, or the one named, added with
-/// url = the host when the profile has none of that name (no metadata needed).
+/// url = the host (and --audience, --scope) when the profile has none of that name: no
+/// metadata needed, nor any editing by hand.
 struct RoutedAPI: ParsableArguments {
   @Option(
     help: ArgumentHelp(
@@ -133,10 +134,24 @@ struct RoutedAPI: ParsableArguments {
     completion: .custom { words, _, prefix in Context().apiNames(words).filter { $0.hasPrefix(prefix) } })
   var api: String?
 
+  @Option(help: ArgumentHelp("The audience of the API --api adds.", valueName: "audience"))
+  var audience: String?
+
+  @Option(
+    name: .customLong("scope"), help: ArgumentHelp("A scope of the API --api adds (repeatable).", valueName: "scope"))
+  var scopes: [String] = []
+
   func validate() throws {
     if let api {
       do { _ = try API.admitName(api) } catch { throw ValidationError("--api: \(error.description)") }
     }
+    if let audience {
+      do { _ = try Admit.audience(audience) } catch { throw ValidationError("--audience: \(error.description)") }
+    }
+    for scope in scopes {
+      do { _ = try Admit.scopeToken(scope) } catch { throw ValidationError("--scope: \(error.description)") }
+    }
+    if api == nil, audience != nil || !scopes.isEmpty { throw ValidationError("--audience and --scope go with --api") }
   }
 
   /// The API of `profile` whose url covers `url` (`entry`; one on part of its host refused when
@@ -151,6 +166,7 @@ struct RoutedAPI: ParsableArguments {
     case (let found?, nil):
       return found.name
     case (let found?, let named?):
+      if audience != nil || !scopes.isEmpty { throw Self.notAdded(found, profile: profile) }
       guard found.name == named else {
         throw CLIFailure(
           "\(entry) is under API \(found.name) of profile \(profile.name), not \(named): \(tool) would get "
@@ -166,11 +182,13 @@ struct RoutedAPI: ParsableArguments {
           "API \(named) of profile \(profile.name) has url \(existing.url), which does not cover \(entry)",
           status: .usage)
       }
-      try change.config(
-        context, table: ["profiles", profile.name, "apis", named], [("url", .string(entry.description))])
+      var settings: [(key: String, value: ConfigValue)] = [("url", .string(entry.description))]
+      if let audience { settings.append(("audience", .string(audience))) }
+      if !scopes.isEmpty { settings.append(("scopes", .strings(scopes))) }
+      try change.config(context, table: ["profiles", profile.name, "apis", named], settings)
       change.note(
-        "API \(named) added to profile \(profile.name): url = \(entry) (\(context.paths.config)); give it the "
-          + "audience, resource or scopes the token service wants")
+        "API \(named) added to profile \(profile.name): url = \(entry) (\(context.paths.config))"
+          + (audience == nil && scopes.isEmpty ? "; give it the audience or scopes the token service wants" : ""))
       return named
     case (nil, nil):
       if wholeHost, let partial = profile.apiOnPartOfHost(of: url) {
@@ -180,6 +198,13 @@ struct RoutedAPI: ParsableArguments {
         "no API of profile \(profile.name) covers \(entry): name one to add with --api NAME (url = \"\(entry)\"), "
           + "or add one with `strivacity setup api` or a [profiles.\(profile.name).apis.NAME] section", status: .usage)
     }
+  }
+
+  /// --audience or --scope for an API that is there already: its table is the user's to change.
+  private static func notAdded(_ api: API, profile: Profile) -> CLIFailure {
+    CLIFailure(
+      "profile \(profile.name) has API \(api.name) already: --audience and --scope are for an API --api adds; "
+        + "change its table in the config file instead", status: .usage)
   }
 
   /// The refusal of an API on only a path of the host: the tool sends one token to every path of

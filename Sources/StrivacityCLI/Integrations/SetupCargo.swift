@@ -20,8 +20,8 @@ struct SetupCargo: ParsableCommand {
       token, or the token of the API whose url the registry's index URL is under. The registry's \
       index URL must be under the profile's tenant, git_hosts, hosts or an API's url: \
       --add-host adds it to the profile's hosts (the profile's token), --api NAME names the API \
-      whose token it gets (added with url = the index URL when missing). The registry's own \
-      table (its `index`) is cargo's, written by you.
+      whose token it gets (added with url = the index URL, --audience and --scope when \
+      missing). The registry's own table (its `index`) is cargo's, written by you.
 
       EXAMPLES:
         strivacity setup cargo --registry internal --add-host

@@ -21,8 +21,8 @@ struct SetupDocker: ParsableCommand {
       url covers the registry's whole host (the user name is the API's username, default \
       oauth2accesstoken); docker sends one credential to every path of a registry, so an API \
       whose url names a path is refused. When no API of the profile covers HOST, --api NAME adds \
-      [profiles.PROFILE.apis.NAME] with url = HOST (add its audience, resource or scopes as the \
-      registry's token service wants). HOST may be given as https://HOST too. --undo removes the \
+      [profiles.PROFILE.apis.NAME] with url = HOST, and --audience and --scope as the \
+      registry's token service wants them. HOST may be given as https://HOST too. --undo removes the \
       two credHelpers entries; the API stays.
 
       EXAMPLES:

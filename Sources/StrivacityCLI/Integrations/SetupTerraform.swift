@@ -20,11 +20,11 @@ struct SetupTerraform: ParsableCommand {
       rest of the file as it is, and links ~/.terraform.d/plugins/terraform-credentials-strivacity \
       to strivacity. Terraform and OpenTofu then run it for every host they need a token for: \
       HOST gets a fresh token of the profile's API whose url covers the whole host (url = \
-      "HOST"; --api NAME adds one when the profile has none), any other host {}. Terraform \
-      runs one credentials helper: a file naming another is left alone. A credentials "HOST" \
-      block, a TF_TOKEN_… variable or a token saved by \
-      `terraform login` is used before any helper (said when found). --undo removes the block \
-      and the link (for every host: the block names none).
+      "HOST"; --api NAME, with --audience and --scope, adds one when the profile has none), any \
+      other host {}. Terraform runs one credentials helper: a file naming another is left \
+      alone. A credentials "HOST" block, a TF_TOKEN_… variable or a token saved by `terraform \
+      login` is used before any helper (said when found). --undo removes the block and the link \
+      (for every host: the block names none).
 
       EXAMPLES:
         strivacity setup terraform tfe.example.com --api tfe
