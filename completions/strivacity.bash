@@ -173,13 +173,13 @@ _strivacity() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|token|status|doctor|userinfo|logout|revoke|credential|docker-credential|cargo-credential|terraform-credential|setup-git|setup-docker|setup-cargo|setup-terraform|setup-kubectl|setup-api|setup-proxy|setup-gcloud|exec|curl|agent|help)
+    login|token|status|doctor|userinfo|logout|revoke|curl|exec|agent|setup|credential|docker-credential|cargo-credential|terraform-credential|help)
         # Offer subcommand argument completions
         "_strivacity_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke credential docker-credential cargo-credential terraform-credential setup-git setup-docker setup-cargo setup-terraform setup-kubectl setup-api setup-proxy setup-gcloud exec curl agent help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke curl exec agent setup credential docker-credential cargo-credential terraform-credential help' -- "${cur}"))
         ;;
     esac
 }
@@ -432,6 +432,391 @@ _strivacity_revoke() {
     esac
 }
 
+_strivacity_curl() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config)
+    __strivacity_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion curl -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_strivacity_exec() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --fail-on-expiry --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --api --env --file-env --dir)
+    __strivacity_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion exec -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion exec -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--env')
+        return
+        ;;
+    '--file-env')
+        return
+        ;;
+    '--dir')
+        __strivacity_add_completions -d
+        return
+        ;;
+    esac
+}
+
+_strivacity_agent() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--idle-timeout)
+    __strivacity_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--idle-timeout')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __strivacity_add_completions -W 'start'$'\n''stop'$'\n''status'
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __strivacity_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    git|docker|cargo|terraform|kubectl|gcloud|api|proxy)
+        # Offer subcommand argument completions
+        "_strivacity_setup_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'git docker cargo terraform kubectl gcloud api proxy' -- "${cur}"))
+        ;;
+    esac
+}
+
+_strivacity_setup_git() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --global --local --undo --dry-run --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --host)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup git -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--host')
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup_docker() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --undo --dry-run --version -h --help)
+    repeating_options=(--scope)
+    non_repeating_options=(--profile --store --config --registry --api --audience)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup docker -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--registry')
+        return
+        ;;
+    '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup docker -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--audience')
+        return
+        ;;
+    '--scope')
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup_cargo() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --add-host --undo --dry-run --version -h --help)
+    repeating_options=(--scope)
+    non_repeating_options=(--profile --store --config --registry --api --audience)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup cargo -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--registry')
+        return
+        ;;
+    '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup cargo -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--audience')
+        return
+        ;;
+    '--scope')
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup_terraform() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --undo --dry-run --version -h --help)
+    repeating_options=(--scope)
+    non_repeating_options=(--profile --store --config --api --audience)
+    __strivacity_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup terraform -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup terraform -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--audience')
+        return
+        ;;
+    '--scope')
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup_kubectl() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --undo --dry-run --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --user --kubeconfig --context --api)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup kubectl -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--user')
+        return
+        ;;
+    '--kubeconfig')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--context')
+        return
+        ;;
+    '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup kubectl -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup_gcloud() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --force --undo --dry-run --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --audience --api --output --token-url --service-account-impersonation-url)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup gcloud -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--audience')
+        return
+        ;;
+    '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup gcloud -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--output')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--token-url')
+        return
+        ;;
+    '--service-account-impersonation-url')
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup_api() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --undo --dry-run --version -h --help)
+    repeating_options=(--scope)
+    non_repeating_options=(--profile --store --config --name)
+    __strivacity_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup api -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--name')
+        return
+        ;;
+    '--scope')
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup_proxy() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --password-stdin --undo --dry-run --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --proxy --user --auth)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup proxy -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--proxy')
+        return
+        ;;
+    '--user')
+        return
+        ;;
+    '--auth')
+        return
+        ;;
+    esac
+}
+
 _strivacity_credential() {
     repeating_flags=()
     non_repeating_flags=(--verbose -v --version -h --help)
@@ -515,342 +900,6 @@ _strivacity_terraform-credential() {
     case "${positional_number}" in
     *)
         __strivacity_add_completions -W 'get'$'\n''store'$'\n''forget'
-        return
-        ;;
-    esac
-}
-
-_strivacity_setup-git() {
-    repeating_flags=()
-    non_repeating_flags=(--verbose -v --global --local --undo --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--profile --store --config --host)
-    __strivacity_offer_flags_options 0
-
-    # Offer option value completions
-    case "${prev}" in
-    '--profile')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-git -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    '--store')
-        __strivacity_add_completions -W 'secret-service'$'\n''file'
-        return
-        ;;
-    '--config')
-        __strivacity_add_completions -f
-        return
-        ;;
-    '--host')
-        return
-        ;;
-    esac
-}
-
-_strivacity_setup-docker() {
-    repeating_flags=()
-    non_repeating_flags=(--verbose -v --undo --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--profile --store --config --registry --api)
-    __strivacity_offer_flags_options 0
-
-    # Offer option value completions
-    case "${prev}" in
-    '--profile')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-docker -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    '--store')
-        __strivacity_add_completions -W 'secret-service'$'\n''file'
-        return
-        ;;
-    '--config')
-        __strivacity_add_completions -f
-        return
-        ;;
-    '--registry')
-        return
-        ;;
-    '--api')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-docker -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    esac
-}
-
-_strivacity_setup-cargo() {
-    repeating_flags=()
-    non_repeating_flags=(--verbose -v --undo --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--profile --store --config --registry)
-    __strivacity_offer_flags_options 0
-
-    # Offer option value completions
-    case "${prev}" in
-    '--profile')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-cargo -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    '--store')
-        __strivacity_add_completions -W 'secret-service'$'\n''file'
-        return
-        ;;
-    '--config')
-        __strivacity_add_completions -f
-        return
-        ;;
-    '--registry')
-        return
-        ;;
-    esac
-}
-
-_strivacity_setup-terraform() {
-    repeating_flags=()
-    non_repeating_flags=(--verbose -v --undo --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--profile --store --config)
-    __strivacity_offer_flags_options 1
-
-    # Offer option value completions
-    case "${prev}" in
-    '--profile')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-terraform -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    '--store')
-        __strivacity_add_completions -W 'secret-service'$'\n''file'
-        return
-        ;;
-    '--config')
-        __strivacity_add_completions -f
-        return
-        ;;
-    esac
-}
-
-_strivacity_setup-kubectl() {
-    repeating_flags=()
-    non_repeating_flags=(--verbose -v --undo --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--profile --store --config --user --kubeconfig --context --api)
-    __strivacity_offer_flags_options 0
-
-    # Offer option value completions
-    case "${prev}" in
-    '--profile')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-kubectl -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    '--store')
-        __strivacity_add_completions -W 'secret-service'$'\n''file'
-        return
-        ;;
-    '--config')
-        __strivacity_add_completions -f
-        return
-        ;;
-    '--user')
-        return
-        ;;
-    '--kubeconfig')
-        __strivacity_add_completions -f
-        return
-        ;;
-    '--context')
-        return
-        ;;
-    '--api')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-kubectl -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    esac
-}
-
-_strivacity_setup-api() {
-    repeating_flags=()
-    non_repeating_flags=(--verbose -v --dry-run --version -h --help)
-    repeating_options=(--scope)
-    non_repeating_options=(--profile --store --config --name)
-    __strivacity_offer_flags_options 1
-
-    # Offer option value completions
-    case "${prev}" in
-    '--profile')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-api -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    '--store')
-        __strivacity_add_completions -W 'secret-service'$'\n''file'
-        return
-        ;;
-    '--config')
-        __strivacity_add_completions -f
-        return
-        ;;
-    '--name')
-        return
-        ;;
-    '--scope')
-        return
-        ;;
-    esac
-}
-
-_strivacity_setup-proxy() {
-    repeating_flags=()
-    non_repeating_flags=(--verbose -v --password-stdin --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--profile --store --config --proxy --user --auth)
-    __strivacity_offer_flags_options 0
-
-    # Offer option value completions
-    case "${prev}" in
-    '--profile')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-proxy -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    '--store')
-        __strivacity_add_completions -W 'secret-service'$'\n''file'
-        return
-        ;;
-    '--config')
-        __strivacity_add_completions -f
-        return
-        ;;
-    '--proxy')
-        return
-        ;;
-    '--user')
-        return
-        ;;
-    '--auth')
-        return
-        ;;
-    esac
-}
-
-_strivacity_setup-gcloud() {
-    repeating_flags=()
-    non_repeating_flags=(--verbose -v --force --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--profile --store --config --audience --api --output --token-url --service-account-impersonation-url)
-    __strivacity_offer_flags_options 0
-
-    # Offer option value completions
-    case "${prev}" in
-    '--profile')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-gcloud -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    '--store')
-        __strivacity_add_completions -W 'secret-service'$'\n''file'
-        return
-        ;;
-    '--config')
-        __strivacity_add_completions -f
-        return
-        ;;
-    '--audience')
-        return
-        ;;
-    '--api')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup-gcloud -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    '--output')
-        __strivacity_add_completions -f
-        return
-        ;;
-    '--token-url')
-        return
-        ;;
-    '--service-account-impersonation-url')
-        return
-        ;;
-    esac
-}
-
-_strivacity_exec() {
-    repeating_flags=()
-    non_repeating_flags=(--verbose -v --fail-on-expiry --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--profile --store --config --api --env --file-env --dir)
-    __strivacity_offer_flags_options -1
-
-    # Offer option value completions
-    case "${prev}" in
-    '--profile')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion exec -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    '--store')
-        __strivacity_add_completions -W 'secret-service'$'\n''file'
-        return
-        ;;
-    '--config')
-        __strivacity_add_completions -f
-        return
-        ;;
-    '--api')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion exec -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    '--env')
-        return
-        ;;
-    '--file-env')
-        return
-        ;;
-    '--dir')
-        __strivacity_add_completions -d
-        return
-        ;;
-    esac
-}
-
-_strivacity_curl() {
-    repeating_flags=()
-    non_repeating_flags=(--verbose -v --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--profile --store --config)
-    __strivacity_offer_flags_options -1
-
-    # Offer option value completions
-    case "${prev}" in
-    '--profile')
-        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion curl -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
-        return
-        ;;
-    '--store')
-        __strivacity_add_completions -W 'secret-service'$'\n''file'
-        return
-        ;;
-    '--config')
-        __strivacity_add_completions -f
-        return
-        ;;
-    esac
-}
-
-_strivacity_agent() {
-    repeating_flags=()
-    non_repeating_flags=(--verbose -v --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--idle-timeout)
-    __strivacity_offer_flags_options 1
-
-    # Offer option value completions
-    case "${prev}" in
-    '--idle-timeout')
-        return
-        ;;
-    esac
-
-    # Offer positional completions
-    case "${positional_number}" in
-    1)
-        __strivacity_add_completions -W 'start'$'\n''stop'$'\n''status'
         return
         ;;
     esac

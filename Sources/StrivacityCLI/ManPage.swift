@@ -159,7 +159,7 @@ enum ManPage {
       the password of
       .Ic proxy_user
       at the proxy, when the proxy's URL holds none (else the one
-      .Cm setup-proxy
+      .Cm setup proxy
       kept); never printed
       .It Ev STRIVACITY_CLIENT_SECRET
       a machine profile's client secret when its table names no
@@ -219,14 +219,14 @@ enum ManPage {
       .Pp
       Let git use it for a host:
       .Bd -literal -offset indent
-      strivacity setup-git --host git.example.com
+      strivacity setup git --host git.example.com
       git clone https://git.example.com/org/repo.git
       .Ed
       .Pp
       A kubeconfig user that runs
       .Nm
       (what
-      .Cm setup-kubectl
+      .Cm setup kubectl
       writes, adding the context's API server to the profile's
       .Ic kube_clusters ) :
       .Bd -literal -offset indent
@@ -254,11 +254,11 @@ enum ManPage {
       .Ic kube_clusters ,
       and refused (exit 2) for any other, and for any server when the profile lists none. A
       kubeconfig user with provideClusterInfo false (written by an earlier
-      .Cm setup-kubectl )
+      .Cm setup kubectl )
       gets the token while
       .Ic kube_clusters
       is empty, and is refused once it is not: run
-      .Ql strivacity setup-kubectl --context NAME
+      .Ql strivacity setup kubectl --context NAME
       again. Run by hand, without
       .Ev KUBERNETES_EXEC_INFO ,
       the command answers as
@@ -272,7 +272,7 @@ enum ManPage {
       .Pq Cm token Fl -format No google-executable
       and exchange the token for Google's:
       .Bd -literal -offset indent
-      strivacity setup-gcloud --profile ci --api gcp --output gcp.json \\e
+      strivacity setup gcloud --profile ci --api gcp --output gcp.json \\e
           --audience "$WORKLOAD_IDENTITY_PROVIDER"
       export GOOGLE_APPLICATION_CREDENTIALS=gcp.json
       export GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1
@@ -389,7 +389,7 @@ enum ManPage {
         prints every API's address with its user name.
         Every failure is its message on stdout and exit status 1, as the protocol wants.
         Set a registry up with
-        .Ql strivacity setup-docker --registry HOST .
+        .Ql strivacity setup docker --registry HOST .
         .Sh SEE ALSO
         .Xr strivacity 1 ,
         .Xr docker-login 1
@@ -441,7 +441,7 @@ enum ManPage {
         exit status of
         .Xr strivacity 1 .
         Set it up with
-        .Ql strivacity setup-terraform HOST .
+        .Ql strivacity setup terraform HOST .
         .Sh SEE ALSO
         .Xr strivacity 1 ,
         .Xr terraform 1 ,
@@ -552,7 +552,7 @@ enum ManPage {
         .Cm get
         refresh it.
         Set a host up with
-        .Ql strivacity setup-git --host HOST .
+        .Ql strivacity setup git --host HOST .
         .Sh SEE ALSO
         .Xr strivacity 1 ,
         .Xr gitcredentials 7
@@ -616,11 +616,16 @@ enum ManPage {
     return items
   }
 
-  private static func commandSection(_ command: JSONValue) -> String {
-    let name = command["commandName"]?.string ?? ""
+  /// A command's section; a group's (setup) has its own and then one per command in it
+  /// (`setup git`), the hidden ones left out.
+  private static func commandSection(_ command: JSONValue, group: String? = nil) -> String {
+    let name = (group.map { $0 + " " } ?? "") + (command["commandName"]?.string ?? "")
     let arguments = command["arguments"]?.array ?? []
+    let members = (command["subcommands"]?.array ?? []).filter {
+      $0["shouldDisplay"] != false && $0["commandName"]?.string != "help"
+    }
     // The synopsis names every option of the command; the common ones as one.
-    var synopsis = ".Nm\n.Cm \(name)\n.Op Ar common-options\n"
+    var synopsis = ".Nm\n.Cm \(name)\n" + (members.isEmpty ? ".Op Ar common-options\n" : ".Ar tool\n")
     for argument in arguments where argument["shouldDisplay"] != false && !isCommon(argument) {
       let names = optionNames(argument)
       if names.contains("Fl -help") || names.contains("Fl -version") { continue }
@@ -645,7 +650,7 @@ enum ManPage {
     }
     let items = optionItems(arguments, common: false)
     if !items.isEmpty { out += ".Bl -tag -width 6n\n" + items + ".El\n" }
-    return out
+    return out + members.map { commandSection($0, group: name) }.joined()
   }
 
   static let configurationSection = #"""
@@ -714,7 +719,7 @@ enum ManPage {
     as the cluster's server in the kubeconfig; compared by scheme, host (any case), port (443 when
     none is written) and path (dot segments resolved, trailing slashes aside). No user info, query,
     fragment or encoded dot, slash or backslash; plain http only on a loopback address.
-    .Cm setup-kubectl
+    .Cm setup kubectl
     adds its context's; default none
     .El
     .Pp
@@ -778,7 +783,7 @@ enum ManPage {
     of curl's, several URLs or no terminal (for a sign-in) mean no second request: curl's answer
     stands and one line names the command that gets the right token. A malformed or oversized
     challenge is not answered.
-    .Cm setup-api Ar url
+    .Cm setup api Ar url
     writes an API's table from its metadata.
 
     """#

@@ -34,15 +34,19 @@ public struct Strivacity: ParsableCommand {
       \(ExitStatus.helpText)
       """,
     version: "strivacity \(strivacityVersion)",
+    // The commands people type; then, apart, the protocols tools run (under their own heading).
     subcommands: [
-      Login.self, Token.self, Status.self, Doctor.self, Userinfo.self, Logout.self, Revoke.self, Credential.self,
-      DockerCredentialCommand.self, CargoCredential.self, TerraformCredentialCommand.self, SetupGit.self,
-      SetupDocker.self, SetupCargo.self, SetupTerraform.self,
-      SetupKubectl.self, SetupAPI.self, SetupProxy.self, SetupGcloud.self,
-      Exec.self,
-      Curl.self, Agent.self, GenerateMan.self,
-    ]
+      Login.self, Token.self, Status.self, Doctor.self, Userinfo.self, Logout.self, Revoke.self, Curl.self, Exec.self,
+      Agent.self, Setup.self, GenerateMan.self,
+    ] + Setup.renamed,
+    groupedSubcommands: [CommandGroup(name: toolProtocols, subcommands: toolHelpers)]
   )
+
+  /// The protocols tools run strivacity for, and their heading ("… SUBCOMMANDS" in --help).
+  static let toolProtocols = "Tool protocol"
+  static let toolHelpers: [ParsableCommand.Type] = [
+    Credential.self, DockerCredentialCommand.self, CargoCredential.self, TerraformCredentialCommand.self,
+  ]
 
   public init() {}
 
@@ -132,22 +136,26 @@ public struct Strivacity: ParsableCommand {
       return nil
     }
     let shown = TerminalSafe.text(String(typed.prefix(64)), multiline: false)
-    let near = Suggestion.nearest(
-      to: typed, among: commands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
-    ).map { "; did you mean '\($0)'?" }
+    // The old setup-TOOL names too, suggested as `setup TOOL`.
+    let names = commands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
+    let near = Suggestion.nearest(to: typed, among: names + Setup.renamed.map { $0._commandName }).map {
+      "; did you mean '\($0.replacing("setup-", with: "setup "))'?"
+    }
     return CLIFailure("unknown command '\(shown)'\(near ?? "") (see 'strivacity --help')", status: .usage)
   }
 
-  /// The commands and what they do, for `strivacity` run alone.
+  /// The commands and what they do, for `strivacity` run alone; the tool protocols apart.
   static func shortUsage() -> String {
-    let commands = configuration.subcommands.filter { $0.configuration.shouldDisplay }
-    let width = commands.map { $0._commandName.count }.max() ?? 0
-    let lines = commands.map {
-      "  " + $0._commandName + String(repeating: " ", count: width - $0._commandName.count) + "  "
-        + $0.configuration.abstract
+    let commands = configuration.ungroupedSubcommands.filter { $0.configuration.shouldDisplay }
+    let width = (commands + toolHelpers).map { $0._commandName.count }.max() ?? 0
+    func lines(_ commands: [ParsableCommand.Type]) -> String {
+      commands.map {
+        "  " + $0._commandName + String(repeating: " ", count: width - $0._commandName.count) + "  "
+          + $0.configuration.abstract + "\n"
+      }.joined()
     }
-    return "usage: strivacity <command> [options]\n\n" + lines.joined(separator: "\n")
-      + "\n\nSee 'strivacity --help' or 'strivacity <command> --help'.\n"
+    return "usage: strivacity <command> [options]\n\n" + lines(commands) + "\n\(toolProtocols)s (run by the tools):\n"
+      + lines(toolHelpers) + "\nSee 'strivacity --help' or 'strivacity <command> --help'.\n"
   }
 
   static func report(_ failure: CLIFailure) -> Never {

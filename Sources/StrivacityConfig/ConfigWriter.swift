@@ -55,6 +55,27 @@ public enum ConfigWriter {
     return result
   }
 
+  /// Returns `text` without `keys` in the table `table` names (nil: without the table, its header
+  /// to the next one), everything else kept; `text` itself when none of it is there. A key's
+  /// value on one line only (what `update` writes).
+  public static func removing(
+    _ text: String, table: [String], keys: [String]?, path: String
+  ) throws(ConfigError) -> String {
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    guard let header = lines.firstIndex(where: { isHeader($0, table: table) }) else { return text }
+    let end = lines[(header + 1)...].firstIndex { $0.trimming(" \t\r").hasPrefix("[") } ?? lines.count
+    if let keys {
+      let kept = lines[(header + 1)..<end].filter { line in !keys.contains { assigns(line, $0) } }
+      lines.replaceSubrange(header + 1..<end, with: kept)
+    } else {
+      lines.removeSubrange(header..<end)
+    }
+    var result = lines.joined(separator: "\n")
+    if !result.isEmpty, !result.hasSuffix("\n") { result += "\n" }
+    _ = try Config.parse(result, path: path)
+    return result
+  }
+
   /// `[a.b.c]`, each key bare when it can be, else quoted.
   public static func headerLine(_ table: [String]) -> String {
     "[" + table.map { ProfileName.isValid($0) && !$0.contains(".") ? $0 : TOMLString.quoted($0) }.joined(separator: ".")

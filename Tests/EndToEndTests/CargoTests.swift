@@ -257,6 +257,36 @@ private func resolved(_ path: String) -> String { URL(fileURLWithPath: path).res
     #expect(!scopes.isEmpty && scopes.allSatisfy { $0.contains("orders:write") }, "\(scopes)")
   }
 
+  /// `setup cargo --add-host` writes the registry's index into the profile's own `hosts`, not
+  /// into the API table after it (where a line appended by hand would land), and cargo gets the
+  /// token; --dry-run before it writes nothing.
+  @Test func addHostWritesTheProfilesOwnHosts() throws {
+    let h = try Harness(journey: "password")
+    let workspace = try Workspace(h)
+    let crate = try workspace.packageCrate()
+    let registry = try Registry(introspect: h.emulator.issuer, crate: crate)
+    try h.writeProfile("\n[profiles.\(h.profile).apis.elsewhere]\nurl = \"https://elsewhere.example/\"")
+    try h.signIn()
+    try workspace.writeConfig("[registries.internal]\nindex = \"\(registry.index)\"\n")
+    let setup = [
+      TestEnvironment.binary("strivacity"), "setup", "cargo", "--profile", h.profile, "--registry", "internal",
+      "--add-host",
+    ]
+    let before = try h.home.readConfig()
+    let dry = try StrivacityTestSupport.run(setup + ["--dry-run"], environment: workspace.environment)
+    #expect(dry.status == 0 && dry.stdout.contains("hosts = [\""), "\(dry.stdout) \(dry.stderr)")
+    #expect(
+      try h.home.readConfig() == before
+        && (try workspace.config()) == "[registries.internal]\nindex = \"\(registry.index)\"\n")
+    let done = try StrivacityTestSupport.run(setup, environment: workspace.environment)
+    #expect(done.status == 0 && !done.stderr.contains("warning"), "\(done.stderr)")
+    let config = try h.home.readConfig()
+    let own = try #require(config.components(separatedBy: "[profiles.\(h.profile).apis.elsewhere]").first)
+    #expect(own.contains("hosts = [\"\(registry.index.dropFirst("sparse+".count).dropLast())\"]"), "\(config)")
+    let fetched = try workspace.run(["fetch"], in: try workspace.application(named: "hosted-app", registry: "internal"))
+    #expect(fetched.status == 0, "\(fetched.stderr)")
+  }
+
   /// A registry under none of the profile's places gets no token from strivacity, even with
   /// strivacity as a provider for every registry: it answers url-not-supported and cargo asks
   /// its next provider (cargo:token, which has none).

@@ -242,13 +242,13 @@ import Testing
       "\(notListed.stderr)")
     // setup-api reads the same metadata: refused for another server, else the entry.
     let dry = try h.strivacity([
-      "setup-api", "--profile", h.profile, "--name", "shop", "--dry-run", "\(api.base)/orders/",
+      "setup", "api", "--profile", h.profile, "--name", "shop", "--dry-run", "\(api.base)/orders/",
     ])
     #expect(dry.status == 0, "\(dry.stderr)")
     #expect(
       dry.stdout
-        == "[profiles.\(h.profile).apis.shop]\nurl = \"\(api.base)/orders/\"\nresource = [\"\(api.base)/orders/\"]\n"
-        + "scopes = [\"orders:read\"]\n")
+        == "would write \(h.home.configPath):\n  [profiles.\(h.profile).apis.shop]\n  url = \"\(api.base)/orders/\"\n"
+        + "  resource = [\"\(api.base)/orders/\"]\n  scopes = [\"orders:read\"]\n")
     foreign.withLock { $0 = true }
     let refused = try h.strivacity(["setup-api", "--profile", h.profile, "--dry-run", "\(api.base)/orders/"])
     #expect(refused.status != 0 && refused.stderr.contains("https://evil.example.com"), "\(refused.stderr)")

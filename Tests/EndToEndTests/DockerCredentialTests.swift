@@ -312,8 +312,18 @@ extension Harness {
       ],
       environment: relative)
     #expect(refusedPlace.status == 2 && refusedPlace.stderr.contains("DOCKER_CONFIG is not an absolute path"))
+    // https://HOST is HOST (the way setup api names it); --dry-run says what it would write, and
+    // writes nothing.
+    let written = try String(contentsOfFile: dockerConfig, encoding: .utf8)
+    let dry = try h.strivacity([
+      "setup", "docker", "--profile", h.profile, "--registry", "https://registry.example.com/", "--undo", "--dry-run",
+    ])
+    #expect(dry.status == 0, "\(dry.stderr)")
+    #expect(
+      dry.stdout.contains("would write \(dockerConfig):\n  remove credHelpers.registry.example.com\n"), "\(dry.stdout)")
+    #expect(try String(contentsOfFile: dockerConfig, encoding: .utf8) == written, "nothing written")
     // Bad registries are usage errors.
-    for bad in ["https://registry.example.com/", "user@registry.example.com", "registry.example.com/team"] {
+    for bad in ["https://registry.example.com/v2/", "user@registry.example.com", "registry.example.com/team"] {
       let refused = try h.strivacity(["setup-docker", "--profile", h.profile, "--registry", bad])
       #expect(refused.status == 2, "\(bad): \(refused.stderr)")
     }

@@ -64,13 +64,13 @@ import Testing
   }
 
   /// `text` as the local tenant at `issuer` runs it: an API's address is the local tenant's
-  /// protected resources where something is sent to it (curl, setup-api's metadata), and stays
+  /// protected resources where something is sent to it (curl, `setup api`'s metadata), and stays
   /// the API's name elsewhere (its audience, an address `--for` looks up).
   static func substituted(_ text: String, issuer: String) -> String {
     text.replacingOccurrences(of: "https://your-tenant.strivacity.com", with: String(issuer.dropLast()))
       .replacingOccurrences(of: "YOUR_CLIENT_ID", with: "strivacity-cli")
       .split(separator: "\n", omittingEmptySubsequences: false).map { line in
-        line.contains("curl") || line.contains("setup-api")
+        line.contains("curl") || line.contains("setup api")
           ? line.replacingOccurrences(of: "https://api.example.com/", with: issuer + "resources/") : String(line)
       }.joined(separator: "\n")
   }

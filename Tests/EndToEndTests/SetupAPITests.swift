@@ -57,4 +57,50 @@ import Testing
         == before + "\n[profiles.\(h.profile).apis.orders]\nurl = \"\(url)\"\nresource = [\"\(url)\"]\n"
         + "scopes = [\"orders:read\"]\n")
   }
+
+  /// The --undo of the setups that write only strivacity's config or a file of their own: api
+  /// removes its table, proxy its settings, gcloud its file (only one it wrote); each --dry-run
+  /// first, which changes nothing.
+  @Test func undoRemovesWhatTheSetupWrote() throws {
+    let h = try Harness(journey: "password")
+    try h.writeProfile(
+      """
+      proxy = "http://127.0.0.1:1"
+      proxy_user = "alice"
+
+      [profiles.\(h.profile).apis.gcp]
+      url = "https://gcp.example/"
+      audience = "https://gcp.example/"
+      """)
+    let configPath = h.home.configPath
+    let original = try String(contentsOfFile: configPath, encoding: .utf8)
+    let file = h.home.file("gcp.json")
+    let provider = "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/x"
+    let gcloud = ["setup", "gcloud", "--profile", h.profile, "--output", file]
+    #expect(try h.strivacity(gcloud + ["--api", "gcp", "--audience", provider]).status == 0)
+    for undo in [
+      ["setup", "api", "--profile", h.profile, "--undo", "https://gcp.example/"],
+      ["setup", "proxy", "--profile", h.profile, "--undo"], gcloud + ["--undo"],
+    ] {
+      let dry = try h.strivacity(undo + ["--dry-run"])
+      #expect(dry.status == 0 && dry.stdout.hasPrefix("would "), "\(undo): \(dry.stdout) \(dry.stderr)")
+      #expect(try String(contentsOfFile: configPath, encoding: .utf8) == original)
+      #expect(FileManager.default.fileExists(atPath: file))
+    }
+    for undo in [
+      ["setup", "api", "--profile", h.profile, "--undo", "https://gcp.example/"],
+      ["setup", "proxy", "--profile", h.profile, "--undo"], gcloud + ["--undo"],
+    ] {
+      let done = try h.strivacity(undo)
+      #expect(done.status == 0, "\(undo): \(done.stderr)")
+    }
+    let config = try String(contentsOfFile: configPath, encoding: .utf8)
+    #expect(
+      !config.contains("proxy") && !config.contains("gcp") && config.contains("[profiles.\(h.profile)]"), "\(config)")
+    #expect(!FileManager.default.fileExists(atPath: file))
+    // A file strivacity did not write is left alone.
+    try "{}".write(toFile: file, atomically: true, encoding: .utf8)
+    let refused = try h.strivacity(gcloud + ["--undo"])
+    #expect(refused.status == 2 && FileManager.default.fileExists(atPath: file), "\(refused.stderr)")
+  }
 }

@@ -181,7 +181,25 @@ extension Harness {
       #expect(refused.status == 2, "\(bad): \(refused.stderr)")
     }
     let uncovered = try h.strivacity(["setup-terraform", "--profile", h.profile, "other.example.com"])
-    #expect(uncovered.stderr.contains("strivacity setup-api"), "\(uncovered.stderr)")
+    #expect(uncovered.stderr.contains("--api NAME"), "\(uncovered.stderr)")
+    // --api NAME adds the API such a host needs (it serves no metadata); --dry-run only says so.
+    let config = try String(contentsOfFile: h.home.configPath, encoding: .utf8)
+    let api = [
+      "setup", "terraform", "--profile", h.profile, "other.example.com", "--api", "other", "--audience",
+      "https://other.example.com", "--scope", "modules:read",
+    ]
+    let dry = try h.strivacity(api + ["--dry-run"])
+    #expect(dry.status == 0, "\(dry.stderr)")
+    #expect(
+      dry.stdout.contains("  [profiles.\(h.profile).apis.other]\n  url = \"other.example.com\"\n"), "\(dry.stdout)")
+    #expect(try String(contentsOfFile: h.home.configPath, encoding: .utf8) == config)
+    let added = try h.strivacity(api)
+    #expect(added.status == 0, "\(added.stderr)")
+    let written = try String(contentsOfFile: h.home.configPath, encoding: .utf8)
+    #expect(
+      written.hasSuffix(
+        "\n[profiles.\(h.profile).apis.other]\nurl = \"other.example.com\"\naudience = \"https://other.example.com\"\n"
+          + "scopes = [\"modules:read\"]\n"), "\(written)")
     // --undo: the file as it was, the link gone.
     let undo = try h.strivacity(["setup-terraform", "--profile", h.profile, "tfe.example.com", "--undo"])
     #expect(undo.status == 0, "\(undo.stderr)")

@@ -109,7 +109,7 @@ func expectOneLineError(
     (["tokne"], "unknown command 'tokne'; did you mean 'token'? (see 'strivacity --help')"),
     // The command is judged first: its options are not blamed for it.
     (["tokne", "--profile", "x"], "unknown command 'tokne'; did you mean 'token'? (see 'strivacity --help')"),
-    (["setup-gti", "--host", "x"], "unknown command 'setup-gti'; did you mean 'setup-git'? (see 'strivacity --help')"),
+    (["setup-gti", "--host", "x"], "unknown command 'setup-gti'; did you mean 'setup git'? (see 'strivacity --help')"),
     (["help", "tokne"], "unknown command 'tokne'; did you mean 'token'? (see 'strivacity --help')"),
     (["help", "nothing-like-it"], "unknown command 'nothing-like-it' (see 'strivacity --help')"),
     (

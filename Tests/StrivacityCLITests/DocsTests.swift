@@ -79,6 +79,49 @@ import Testing
     #expect(!page.contains("setup-\n") && !page.contains("setup\u{2010}\n"), "setup-git broken across lines")
   }
 
+  /// The commands a `--help` lists (each SUBCOMMANDS section), by name.
+  static func listedCommands(_ arguments: [String]) throws -> [String] {
+    let help = try run([TestEnvironment.binary("strivacity")] + arguments, environment: ["HOME": "/nonexistent"]).stdout
+    var inside = false
+    var names: [String] = []
+    for line in help.split(separator: "\n") {
+      if !line.hasPrefix(" ") {
+        inside = line.hasSuffix("SUBCOMMANDS:")
+      } else if inside, line.dropFirst(2).first?.isLowercase == true {
+        names.append(String(line.dropFirst(2).prefix { $0 != " " }))
+      }
+    }
+    return names
+  }
+
+  /// README's command lists name exactly the commands `--help` shows (and every `setup` tool);
+  /// Install names every helper link and cargo's --cargo-plugin; each link has its man page, and
+  /// strivacity(1) a section for every command.
+  @Test func theReadmeListsEveryCommandAndLink() throws {
+    let root = TestEnvironment.repositoryRoot
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let commands = try #require(readme.components(separatedBy: "\n## Commands and exit codes\n").last)
+      .components(separatedBy: "\n## ")[0].split(separator: "\n").filter { $0.hasPrefix("strivacity ") }
+      .map { $0.split(separator: " ").map(String.init) }
+    let shown = try Self.listedCommands(["--help"])
+    #expect(shown.count == 15, "\(shown)")
+    #expect(Set(commands.map { $0[1] }.filter { !$0.hasPrefix("-") }) == Set(shown))
+    let tools = try Self.listedCommands(["setup", "--help"])
+    #expect(tools.count == 8, "\(tools)")
+    #expect(Set(commands.filter { $0[1] == "setup" && $0[2] != "TOOL" }.map { $0[2] }) == Set(tools))
+    let install = try #require(readme.components(separatedBy: "\n## Install\n").last).components(separatedBy: "\n## ")[
+      0]
+    let page = try String(contentsOf: root.appendingPathComponent("man/strivacity.1"), encoding: .utf8)
+    for link in ["git-credential-strivacity", "docker-credential-strivacity", "terraform-credentials-strivacity"] {
+      #expect(install.contains("`\(link)`"), "Install does not name \(link)")
+      #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("man/\(link).1").path))
+    }
+    #expect(install.contains("--cargo-plugin"))
+    for name in shown + tools.map({ "setup " + $0 }) {
+      #expect(page.contains("\n.Ss \(name)\n"), "strivacity(1) has no section for \(name)")
+    }
+  }
+
   @Test func profileNamesCompleteFromTheConfig() throws {
     let home = try ScratchDirectory("completion")
     try home.writeConfig(

@@ -80,4 +80,35 @@ import Testing
     let config = try Config.parse(added, path: "c")
     #expect(config.profile(named: "work")?.apis.map(\.name) == ["orders", "billing"])
   }
+
+  /// What the setup commands' --undo removes: keys of one table, or a whole table, every other
+  /// byte (comments, other tables, the keys of a table beneath) kept.
+  @Test func removesKeysOrATableKeepingTheRest() throws {
+    let text = """
+      # mine
+      [profiles.work]
+      tenant = "https://t.example/"
+      proxy = "http://p.example:3128"   # the office
+      proxy_user = "alice"
+
+      [profiles.work.apis.orders]
+      url = "https://o.example/"
+      proxy = "not this one"
+
+      [profiles.home]
+      tenant = "https://h.example/"
+
+      """
+    let keys = try ConfigWriter.removing(text, table: ["profiles", "work"], keys: ["proxy", "proxy_user"], path: "c")
+    #expect(
+      keys == text.replacing("proxy = \"http://p.example:3128\"   # the office\nproxy_user = \"alice\"\n", with: ""))
+    let table = try ConfigWriter.removing(text, table: ["profiles", "work", "apis", "orders"], keys: nil, path: "c")
+    #expect(
+      table
+        == text.replacing(
+          "[profiles.work.apis.orders]\nurl = \"https://o.example/\"\nproxy = \"not this one\"\n\n", with: ""))
+    let last = try ConfigWriter.removing(text, table: ["profiles", "home"], keys: nil, path: "c")
+    #expect(last.hasSuffix("proxy = \"not this one\"\n") && !last.contains("home"), "\(last)")
+    #expect(try ConfigWriter.removing(text, table: ["profiles", "none"], keys: nil, path: "c") == text)
+  }
 }

@@ -15,7 +15,7 @@ struct CargoCredential: ParsableCommand {
     commandName: "cargo-credential",
     abstract: "cargo credential provider: answer cargo's requests on stdin and stdout (protocol v1).",
     discussion: """
-      cargo runs it as `strivacity --cargo-plugin` (set it up with `strivacity setup-cargo \
+      cargo runs it as `strivacity --cargo-plugin` (set it up with `strivacity setup cargo \
       --registry NAME`). A `get` for a registry whose index URL is under the profile's tenant, \
       git_hosts, hosts or an API's url (the API's own token, as `strivacity curl` chooses) is \
       answered with `Bearer TOKEN`, cached by cargo until the token expires; any other registry \

@@ -17,7 +17,7 @@ struct Credential: ParsableCommand {
       access token as password (or as a Bearer credential when git offers \
       capability[]=authtype); for anything else it prints nothing, so git asks its next \
       helper. `store` is a no-op; `erase` drops the cached access token so the next `get` \
-      refreshes. Set it up with `strivacity setup-git --host HOST`.
+      refreshes. Set it up with `strivacity setup git --host HOST`.
       """)
 
   @OptionGroup var global: GlobalOptions

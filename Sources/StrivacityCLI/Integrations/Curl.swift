@@ -19,7 +19,7 @@ struct Curl: ParsableCommand {
       send a request elsewhere are passed (no -K, --next, --connect-to, --resolve, proxies, \
       --location-trusted, -u, -k); every other argument must be a full http(s) URL. curl's \
       exit status is strivacity's, but 2 when the API's refusal shows that the URL needs an API \
-      entry (the line names the setup-api command). For anything else, pipe `strivacity token --format curl` \
+      entry (the line names the `setup api` command). For anything else, pipe `strivacity token --format curl` \
       into `curl -K -`.
 
       -L follows redirects only where the token's places cover all of the URL's origin and \

@@ -25,7 +25,7 @@ struct DockerCredentialCommand: ParsableCommand {
       without a usable token it fails, naming the `strivacity login` to run. `store` refuses (the \
       tokens are strivacity's), `erase` expires the API's cached access token so the next `get` \
       refreshes it, `list` prints the address of every API that covers a whole host. Set a \
-      registry up with `strivacity setup-docker --registry HOST`.
+      registry up with `strivacity setup docker --registry HOST`.
       """)
 
   @Argument(
@@ -34,6 +34,12 @@ struct DockerCredentialCommand: ParsableCommand {
   var words: [String] = []
 
   func run() throws {
+    // Not the protocol's verbs: --help (as `strivacity help docker-credential`), and the version
+    // as docker-credential-helpers print theirs.
+    if ["--help", "-h"].contains(words.first) { throw CleanExit.helpRequest(Self.self) }
+    if ["version", "--version", "-v"].contains(words.first) {
+      return Console.writeStdout("docker-credential-strivacity (strivacity) \(strivacityVersion)\n")
+    }
     do {
       try answer()
     } catch let refusal as DockerCredentialError {

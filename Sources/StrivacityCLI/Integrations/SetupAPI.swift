@@ -1,4 +1,4 @@
-// `strivacity setup-api URL`: an `apis` entry from the API's own protected-resource metadata
+// `strivacity setup api URL`: an `apis` entry from the API's own protected-resource metadata
 // (RFC 9728): its resource identifier, which must be the URL given (§3.3), becomes the entry's
 // url and resource, its scopes_supported the scopes (or --scope's). The metadata is used only
 // when it names this profile's issuer among its authorization servers.
@@ -9,7 +9,7 @@ import StrivacityCore
 
 struct SetupAPI: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "setup-api",
+    commandName: "api",
     abstract: "Add an API to a profile from its protected-resource metadata (RFC 9728).",
     discussion: """
       Reads URL's metadata (/.well-known/oauth-protected-resource, after the host), checks that \
@@ -19,11 +19,11 @@ struct SetupAPI: ParsableCommand {
       URL, and scopes to its scopes_supported (or to --scope's). NAME is --name, else the \
       metadata's resource_name, else the URL's last path segment. `strivacity curl`, git and \
       `token --for` then get the API's own token for URLs under it. With --dry-run the entry is \
-      printed, not written.
+      printed, not written; --undo removes the API whose url is URL (or --name's).
 
       EXAMPLES:
-        strivacity setup-api https://api.example.com/orders/ --dry-run
-        strivacity setup-api --profile work --name orders --scope orders:read https://api.example.com/orders/
+        strivacity setup api https://api.example.com/orders/ --dry-run
+        strivacity setup api --profile work --name orders --scope orders:read https://api.example.com/orders/
       """)
 
   @OptionGroup var global: GlobalOptions
@@ -39,8 +39,7 @@ struct SetupAPI: ParsableCommand {
     help: ArgumentHelp("A scope its tokens carry (repeatable; default: the metadata's).", valueName: "scope"))
   var scopes: [String] = []
 
-  @Flag(name: .customLong("dry-run"), help: "Print the entry instead of writing it.")
-  var dryRun = false
+  @OptionGroup var change: SetupChange
 
   func validate() throws {
     if let name {
@@ -56,6 +55,16 @@ struct SetupAPI: ParsableCommand {
 
   func run() throws {
     let context = global.context()
+    if change.undo {
+      let profile = try context.configuredProfile(global).profile
+      let entry = try? HostEntry(admitting: url)
+      guard let api = profile.apis.first(where: { name.map($0.name.elementsEqual) ?? ($0.url == entry) }) else {
+        throw CLIFailure("profile \(profile.name) has no API \(name ?? "with url \(url)")", status: .usage)
+      }
+      try change.remove(context, table: ["profiles", profile.name, "apis", api.name], keys: nil)
+      change.note("API \(api.name) removed from profile \(profile.name) (\(context.paths.config))")
+      return
+    }
     let session = try TokenBroker.configured(context: context, options: global)
     guard let metadataURL = ResourceMetadata.wellKnownURL(for: url) else {
       throw CLIFailure("no metadata URL can be made from \(url)", status: .usage)
@@ -81,12 +90,8 @@ struct SetupAPI: ParsableCommand {
       ("url", .string(metadata.resource)), ("resource", .strings([metadata.resource])), ("scopes", .strings(chosen)),
     ]
     let table = ["profiles", session.name, "apis", apiName]
-    if dryRun {
-      Console.writeStdout(
-        ConfigWriter.headerLine(table) + "\n" + settings.map { "\($0.key) = \($0.value.toml)\n" }.joined())
-      return
-    }
-    try context.updateConfig(table: table, settings: settings)
+    try change.config(context, table: table, settings)
+    guard !change.dryRun else { return }
     Console.note(
       "API \(apiName) added to profile \(session.name): url = \(metadata.resource) (\(context.paths.config))")
     Console.note(session.signInNeeded(forResource: metadata.resource, scopes: chosen, apiName: apiName))

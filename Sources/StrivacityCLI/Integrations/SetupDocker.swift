@@ -1,4 +1,4 @@
-// `strivacity setup-docker`: make Docker (and podman and skopeo, through containers'
+// `strivacity setup docker`: make Docker (and podman and skopeo, through containers'
 // auth.json) ask docker-credential-strivacity for a registry: `credHelpers` in their JSON
 // configs, everything else in them kept. The registry's token is that of the profile's API whose
 // url covers its whole host (the helper's rule, `API.serving`: docker sends one credential to
@@ -11,7 +11,7 @@ import SystemIO
 
 struct SetupDocker: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "setup-docker",
+    commandName: "docker",
     abstract: "Make docker, podman and skopeo get a registry's token from strivacity (or --undo it).",
     discussion: """
       Writes "credHelpers": {"HOST": "strivacity"} into Docker's config ($DOCKER_CONFIG/config.json, \
@@ -21,11 +21,12 @@ struct SetupDocker: ParsableCommand {
       url covers the registry's whole host (the user name is the API's username, default \
       oauth2accesstoken); docker sends one credential to every path of a registry, so an API \
       whose url names a path is refused. When no API of the profile covers HOST, --api NAME adds \
-      [profiles.PROFILE.apis.NAME] with url = HOST (add its audience, resource or scopes as the \
-      registry's token service wants). --undo removes the two credHelpers entries; the API stays.
+      [profiles.PROFILE.apis.NAME] with url = HOST, and --audience and --scope as the \
+      registry's token service wants them. HOST may be given as https://HOST too. --undo removes the \
+      two credHelpers entries; the API stays.
 
       EXAMPLES:
-        strivacity setup-docker --registry registry.example.com --api registry
+        strivacity setup docker --registry registry.example.com --api registry
         docker pull registry.example.com/team/app:1.0
       """)
 
@@ -34,39 +35,34 @@ struct SetupDocker: ParsableCommand {
   @Option(help: ArgumentHelp("The registry (host or host:port, as in image names).", valueName: "host"))
   var registry: String
 
-  @Option(
-    help: ArgumentHelp("The profile's API whose token the registry gets (added if missing).", valueName: "name"),
-    completion: .custom { words, _, prefix in Context().apiNames(words).filter { $0.hasPrefix(prefix) } })
-  var api: String?
+  @OptionGroup var routed: RoutedAPI
 
-  @Flag(help: "Remove the credHelpers entries setup-docker added.")
-  var undo = false
+  @OptionGroup var change: SetupChange
 
   /// What docker, podman and skopeo are told to run: docker-credential-<this>.
   static let helperName = "strivacity"
 
   func validate() throws {
     _ = try entry()
-    if let api {
-      do { _ = try API.admitName(api) } catch { throw ValidationError("--api: \(error.description)") }
-    }
-    if undo && api != nil { throw ValidationError("--undo leaves the APIs alone: leave out --api") }
+    if change.undo && routed.api != nil { throw ValidationError("--undo leaves the APIs alone: leave out --api") }
   }
 
   /// --registry, admitted as every host of the config is (HostEntry), and a host: Docker names a
-  /// registry by host[:port] alone.
+  /// registry by host[:port] alone (https://HOST is taken as HOST).
   private func entry() throws -> HostEntry {
-    let entry: HostEntry
     do {
-      entry = try HostEntry(admitting: registry)
-    } catch {
+      let entry = try HostEntry(admitting: registry)
+      if case .prefix(let origin, let path) = entry.form, path.isEmpty {
+        return try HostEntry(admitting: String(origin.description.split(separator: "://")[1]))
+      }
+      guard case .host = entry.form else {
+        throw ValidationError(
+          "--registry: a registry is a host or host:port (as in image names; https://HOST too), without a path")
+      }
+      return entry
+    } catch let error as AdmissionError {
       throw ValidationError("--registry: \(error.description)")
     }
-    guard case .host = entry.form else {
-      throw ValidationError(
-        "--registry: a registry is a host or host:port (as in image names), without a scheme or path")
-    }
-    return entry
   }
 
   func run() throws {
@@ -79,15 +75,15 @@ struct SetupDocker: ParsableCommand {
     let entry = try entry()
     let host = entry.description
     let files = try Self.files(context.environment)
-    if undo {
-      try Self.write(Self.edits(files) { if $0[host] == .string(Self.helperName) { $0.removeValue(forKey: host) } })
-      Console.note("docker, podman and skopeo no longer ask strivacity for \(host) (\(files.joined(separator: ", ")))")
+    if change.undo {
+      try write(Self.edits(files) { if $0[host] == .string(Self.helperName) { $0.removeValue(forKey: host) } })
+      change.note("docker, podman and skopeo no longer ask strivacity for \(host) (\(files.joined(separator: ", ")))")
       return
     }
     // The helper answers with the first profile's API (config order): it must be the one this
     // profile's (covering, or --api's to be added) — checked before anything is written.
     let url = entry.gitURL + "/"
-    let wanted = (try? profile.api(for: url))??.name ?? api
+    let wanted = (try? profile.api(for: url))??.name ?? routed.api
     if let first = API.serving(url, in: try context.config()?.profiles ?? []),
       first.profile.name != resolved.name || first.api.name != wanted
     {
@@ -97,9 +93,10 @@ struct SetupDocker: ParsableCommand {
     }
     // The files read and edited (or refused) before --api's entry is added.
     let edits = try Self.edits(files) { $0[host] = .string(Self.helperName) }
-    let apiName = try chooseAPI(entry, profile: profile, context: context)
-    try Self.write(edits)
-    Console.note(
+    let apiName = try routed.choose(
+      entry, url: url, profile: profile, context: context, change: change, tool: "docker")
+    try write(edits)
+    change.note(
       "docker, podman and skopeo ask strivacity for \(host) (API \(apiName) of profile \(resolved.name)): "
         + "credHelpers in \(files.joined(separator: ", "))")
     if !isOnPath("docker-credential-\(Self.helperName)") {
@@ -107,51 +104,6 @@ struct SetupDocker: ParsableCommand {
         "docker-credential-\(Self.helperName) is not on PATH, so docker cannot run it: link it to strivacity, e.g. "
           + "ln -s '\(Executable.commandPath())' ~/.local/bin/docker-credential-\(Self.helperName)")
     }
-  }
-
-  /// The API of `profile` whose url covers the registry: --api's (added with url = HOST when
-  /// the profile has no API of that name), else the one that does.
-  private func chooseAPI(_ entry: HostEntry, profile: Profile, context: Context) throws -> String {
-    let url = entry.gitURL + "/"
-    let covering = try? profile.api(for: url)
-    switch (covering ?? nil, api) {
-    case (let found?, nil):
-      return found.name
-    case (let found?, let named?):
-      guard found.name == named else {
-        throw CLIFailure(
-          "\(entry) is under API \(found.name) of profile \(profile.name), not \(named): the helper gives "
-            + "\(found.name)'s token; leave out --api, or change the APIs' urls", status: .usage)
-      }
-      return named
-    case (nil, let named?):
-      if let existing = profile.api(named: named) {
-        if !existing.coversWholeHost { throw Self.onlyPart(existing, of: entry, profile: profile) }
-        throw CLIFailure(
-          "API \(named) of profile \(profile.name) has url \(existing.url), which does not cover \(entry)",
-          status: .usage)
-      }
-      try context.updateConfig(
-        table: ["profiles", profile.name, "apis", named], settings: [("url", .string(entry.description))])
-      Console.note(
-        "API \(named) added to profile \(profile.name): url = \(entry) (\(context.paths.config)); give it the "
-          + "audience, resource or scopes the registry's token service wants")
-      return named
-    case (nil, nil):
-      if let partial = profile.apiOnPartOfHost(of: url) { throw Self.onlyPart(partial, of: entry, profile: profile) }
-      throw CLIFailure(
-        "no API of profile \(profile.name) covers \(entry): name one to add with --api NAME, or add it with "
-          + "`strivacity setup-api` or a [profiles.\(profile.name).apis.NAME] section", status: .usage)
-    }
-  }
-
-  /// The refusal of an API on only a path of the registry's host: Docker sends one credential to
-  /// every path of a registry, so the helper never answers with such an API (`API.serving`).
-  private static func onlyPart(_ api: API, of entry: HostEntry, profile: Profile) -> CLIFailure {
-    CLIFailure(
-      "API \(api.name) of profile \(profile.name) covers only \(api.url), and docker sends one credential to "
-        + "every path of \(entry): the helper would not answer with it; give an API url = \"\(entry)\" "
-        + "(--api NAME adds one)", status: .usage)
   }
 
   /// Docker's config and containers' auth file, as their tools find them.
@@ -173,9 +125,12 @@ struct SetupDocker: ParsableCommand {
     try ToolConfigFile.open(paths).compactMap { file in try edited(file, change).map { (file, $0) } }
   }
 
-  /// Writes `edits` back atomically, 0600 (the files may hold other registries' passwords).
-  static func write(_ edits: [(EditedFile, [UInt8])]) throws {
-    for (file, bytes) in edits { try ToolConfigFile.write(bytes, to: file, mode: 0o600) }
+  /// Writes `edits` back atomically, 0600 (the files may hold other registries' passwords); on
+  /// --dry-run, says the credHelpers entry alone.
+  private func write(_ edits: [(EditedFile, [UInt8])]) throws {
+    let host = try entry().description
+    let shown = change.undo ? "remove credHelpers.\(host)" : "credHelpers.\(host) = \"\(Self.helperName)\""
+    for (file, bytes) in edits { try change.write(bytes, to: file, shown: [shown], mode: 0o600) }
   }
 
   /// The file's new bytes; nil when the change changes nothing.

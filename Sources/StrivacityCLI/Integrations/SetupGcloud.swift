@@ -1,4 +1,4 @@
-// `strivacity setup-gcloud`: a Google credential configuration (GOOGLE_APPLICATION_CREDENTIALS)
+// `strivacity setup gcloud`: a Google credential configuration (GOOGLE_APPLICATION_CREDENTIALS)
 // whose subject token is a profile's API token, from `strivacity token --format google-executable`
 // (the small binary answers it from the cache). The content is the core's
 // (`GoogleCredentialConfiguration`); here: the profile and API checked, the file written 0600
@@ -12,7 +12,7 @@ import SystemIO
 
 struct SetupGcloud: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "setup-gcloud",
+    commandName: "gcloud",
     abstract: "Write a Google credential configuration whose token comes from strivacity.",
     discussion: """
       Writes FILE (mode 0600, replaced atomically): an "external_account" credential \
@@ -27,10 +27,11 @@ struct SetupGcloud: ParsableCommand {
       error, naming the `strivacity login` to run.
 
       The clients run the command only when GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1. FILE is \
-      replaced only when it is such a configuration already (else --force).
+      replaced only when it is such a configuration already (else --force); --undo removes it \
+      (only such a configuration).
 
       EXAMPLES:
-        strivacity setup-gcloud --api gcp --audience "$WORKLOAD_IDENTITY_PROVIDER" \\
+        strivacity setup gcloud --api gcp --audience "$WORKLOAD_IDENTITY_PROVIDER" \\
           --output ~/.config/gcloud/strivacity.json
         export GOOGLE_APPLICATION_CREDENTIALS=~/.config/gcloud/strivacity.json
         export GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1
@@ -43,12 +44,12 @@ struct SetupGcloud: ParsableCommand {
     help: ArgumentHelp(
       "The identity pool provider (//iam.googleapis.com/projects/N/…/providers/ID).",
       valueName: "audience"))
-  var audience: String
+  var audience: String?
 
   @Option(
     help: ArgumentHelp("The profile's API whose token is the subject token.", valueName: "name"),
     completion: .custom { words, _, prefix in Context().apiNames(words).filter { $0.hasPrefix(prefix) } })
-  var api: String
+  var api: String?
 
   @Option(help: ArgumentHelp("The configuration file to write.", valueName: "file"), completion: .file())
   var output: String
@@ -67,7 +68,11 @@ struct SetupGcloud: ParsableCommand {
   @Flag(help: "Replace FILE even when it is not a configuration strivacity wrote.")
   var force = false
 
+  @OptionGroup var change: SetupChange
+
   func validate() throws {
+    if change.undo { return }
+    guard let audience, let api else { throw ValidationError("give --api and --audience (or --undo)") }
     do {
       try GoogleCredentialConfiguration.checkOptions(
         audience: audience, tokenURL: tokenURL, impersonationURL: impersonationURL)
@@ -78,35 +83,45 @@ struct SetupGcloud: ParsableCommand {
   }
 
   func configuration(binary: String, profile: String) -> GoogleCredentialConfiguration {
-    var command = GoogleCredentialConfiguration.command(binary: binary, api: api, profile: profile)
+    var command = GoogleCredentialConfiguration.command(binary: binary, api: api ?? "", profile: profile)
     if let config = global.config { command += ["--config", absolutePath(config)] }
     return GoogleCredentialConfiguration(
-      audience: audience, command: command, tokenURL: tokenURL, impersonationURL: impersonationURL)
+      audience: audience ?? "", command: command, tokenURL: tokenURL, impersonationURL: impersonationURL)
   }
 
   func run() throws {
+    let file = absolutePath(output)
+    let edited = try ToolConfigFile.open(file)
+    let ours = edited.bytes.map { GoogleCredentialConfiguration.isOurs(String(decoding: $0, as: UTF8.self)) }
+    if change.undo {
+      guard ours != false else {
+        throw CLIFailure("\(file) is not a credential configuration strivacity wrote: left as it is", status: .usage)
+      }
+      if ours == true { change.other("remove \(file)") { removeFile(file) } }
+      change.note(ours == true ? "\(file) removed" : "\(file) is not there")
+      return
+    }
     let context = global.context()
     let resolved = try context.configuredProfile(global)
     let profile = resolved.profile
-    guard profile.api(named: api) != nil else {
+    guard let api, let audience, profile.api(named: api) != nil else {
       throw CLIFailure(
-        profile.noAPI(named: api, adding: " with the audience the identity pool provider accepts"), status: .usage)
+        profile.noAPI(named: api ?? "", adding: " with the audience the identity pool provider accepts"), status: .usage
+      )
     }
-    let file = absolutePath(output)
     let configuration = configuration(binary: Executable.commandPath(), profile: resolved.name)
     do {
       try configuration.check()
     } catch {
       throw CLIFailure(error.description, status: .usage)
     }
-    let edited = try ToolConfigFile.open(file)
-    if let bytes = edited.bytes, !force, !GoogleCredentialConfiguration.isOurs(String(decoding: bytes, as: UTF8.self)) {
+    if ours == false, !force {
       throw CLIFailure(
         "\(file) is there and is not a credential configuration strivacity wrote: "
           + "name another file, or replace it with --force", status: .usage)
     }
-    try ToolConfigFile.write(Array(configuration.json.utf8), to: edited, mode: 0o600)
-    Console.note(
+    try change.write(Array(configuration.json.utf8), to: edited, mode: 0o600)
+    change.note(
       "wrote \(file): API \(api) of profile \(resolved.name) for \(audience); use it with "
         + "GOOGLE_APPLICATION_CREDENTIALS=\(file) GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1")
   }

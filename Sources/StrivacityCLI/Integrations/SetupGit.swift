@@ -1,4 +1,4 @@
-// `strivacity setup-git`: configure git to ask strivacity for a host's credentials, next to
+// `strivacity setup git`: configure git to ask strivacity for a host's credentials, next to
 // whatever other helpers the user has, and remember the host on the profile.
 import ArgumentParser
 import Broker
@@ -8,7 +8,7 @@ import SystemIO
 
 struct SetupGit: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "setup-git",
+    commandName: "git",
     abstract: "Make git use strivacity for a host's credentials (or --undo it).")
 
   @OptionGroup var global: GlobalOptions
@@ -22,8 +22,7 @@ struct SetupGit: ParsableCommand {
   @Flag(help: "Write this repository's git config.")
   var local = false
 
-  @Flag(help: "Remove what setup-git added.")
-  var undo = false
+  @OptionGroup var change: SetupChange
 
   func validate() throws {
     if globalScope && local { throw ValidationError("use either --global or --local") }
@@ -55,8 +54,11 @@ struct SetupGit: ParsableCommand {
     }
     let entry = try entry()
     var hosts = configured?.gitHosts ?? []
-    if undo { hosts.removeAll { $0 == entry } } else if !hosts.contains(entry) { hosts.append(entry) }
-    try context.updateConfig(profile: resolved.name, settings: [("git_hosts", .strings(hosts.map(\.description)))])
+    if change.undo { hosts.removeAll { $0 == entry } } else if !hosts.contains(entry) { hosts.append(entry) }
+    if hosts != configured?.gitHosts ?? [] {
+      try change.config(
+        context, table: ["profiles", resolved.name], [("git_hosts", .strings(hosts.map(\.description)))])
+    }
 
     // The parsed entry, never the text given: what git matches and what the user reads. (git
     // reads `…/org/` as a prefix of `…/org/x` only: a trailing slash given stays.)
@@ -68,15 +70,17 @@ struct SetupGit: ParsableCommand {
     // credential.useHttpPath (for that URL only).
     let pathKey = "credential.\(url).useHttpPath"
     let needsPath = entry.hasPath
-    if undo {
-      _ = try git(["config", scope, "--fixed-value", "--unset-all", key, helper])
-      if needsPath { _ = try git(["config", scope, "--unset-all", pathKey]) }
-      Console.writeStderr("strivacity: git no longer asks strivacity for \(url)\n")
+    let existing = try git(["config", scope, "--get-all", key]).output.split(separator: "\n").map(String.init)
+    if change.undo {
+      if existing.contains(helper) {
+        try change.run("git", ["config", scope, "--fixed-value", "--unset-all", key, helper]) { try git($0) }
+      }
+      if needsPath { try change.run("git", ["config", scope, "--unset-all", pathKey]) { try git($0) } }
+      change.note("git no longer asks strivacity for \(url)")
     } else {
-      let existing = try git(["config", scope, "--get-all", key]).output.split(separator: "\n").map(String.init)
-      if !existing.contains(helper) { _ = try git(["config", scope, "--add", key, helper]) }
-      if needsPath { _ = try git(["config", scope, pathKey, "true"]) }
-      Console.writeStderr("strivacity: git asks strivacity (profile \(resolved.name)) for \(url): \(key) = \(helper)\n")
+      if !existing.contains(helper) { try change.run("git", ["config", scope, "--add", key, helper]) { try git($0) } }
+      if needsPath { try change.run("git", ["config", scope, pathKey, "true"]) { try git($0) } }
+      change.note("git asks strivacity (profile \(resolved.name)) for \(url): \(key) = \(helper)")
     }
   }
 
@@ -89,7 +93,7 @@ struct SetupGit: ParsableCommand {
     return "!'\(me.replacing("'", with: "'\\''"))' credential"
   }
 
-  private func git(_ arguments: [String]) throws -> (status: Int32, output: String) {
+  @discardableResult private func git(_ arguments: [String]) throws -> (status: Int32, output: String) {
     let result = try runProgram(["git"] + arguments)
     if result.status != 0 && !(result.status == 1 || result.status == 5) {
       throw CLIFailure(

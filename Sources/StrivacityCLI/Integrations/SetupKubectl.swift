@@ -1,4 +1,4 @@
-// `strivacity setup-kubectl`: a kubeconfig user whose exec credential plugin is strivacity, written
+// `strivacity setup kubectl`: a kubeconfig user whose exec credential plugin is strivacity, written
 // with the real kubectl (`kubectl config set-credentials`), so no YAML is edited by hand here;
 // and the context's API server added to the profile's kube_clusters, the servers kubectl gets
 // the token for (ExecCredentialInfo.decision).
@@ -10,7 +10,7 @@ import SystemIO
 
 struct SetupKubectl: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "setup-kubectl",
+    commandName: "kubectl",
     abstract: "Make a kubeconfig user that gets its tokens from strivacity (or --undo it).",
     discussion: """
       Writes a kubeconfig user (default strivacity-PROFILE) whose exec plugin runs `strivacity \
@@ -42,8 +42,7 @@ struct SetupKubectl: ParsableCommand {
   )
   var context: String?
 
-  @Flag(help: "Remove the user instead (and empty the profile's kube_clusters).")
-  var undo = false
+  @OptionGroup var change: SetupChange
 
   @Option(
     help: ArgumentHelp("Give kubectl the token of this API of the profile (its audience).", valueName: "name"),
@@ -64,7 +63,7 @@ struct SetupKubectl: ParsableCommand {
     {
       throw ValidationError("--context must be a context's name (at most 1024 bytes, no control characters)")
     }
-    if undo && context != nil {
+    if change.undo && context != nil {
       throw ValidationError(
         "--undo removes the user and all of the profile's kube_clusters; to drop one API server, edit "
           + "kube_clusters in the config file"
@@ -77,18 +76,18 @@ struct SetupKubectl: ParsableCommand {
     let resolved = try context.configuredProfile(global)
     let name = user ?? "strivacity-\(resolved.name)"
     let file = kubeconfig.map { ["--kubeconfig", $0] } ?? []
-    if undo {
+    if change.undo {
       // The allow-list first: it goes even when the user is gone already.
       let clusters = resolved.profile.kubeClusters
       if !clusters.isEmpty {
-        try context.updateConfig(profile: resolved.name, settings: [("kube_clusters", .strings([]))])
-        Console.writeStderr(
-          "strivacity: profile \(resolved.name) no longer gives kubectl its token (kube_clusters emptied; it held "
-            + "\(clusters.map(\.description).joined(separator: ", ")))\n"
-        )
+        try change.config(context, table: ["profiles", resolved.name], [("kube_clusters", .strings([]))])
+        change.note(
+          "profile \(resolved.name) no longer gives kubectl its token (kube_clusters emptied; it held "
+            + "\(clusters.map(\.description).joined(separator: ", ")))")
       }
-      try kubectl(["config", "delete-user", name] + file)
-      Console.writeStderr("strivacity: kubectl user \(name) removed from \(kubeconfigDescription(context))\n")
+      try change.run("kubectl", ["config", "delete-user", name] + file, kubectl)
+      change.note("kubectl user \(name) removed from \(kubeconfigDescription(context))")
+      if change.dryRun { return }
       // Contexts are the person's own: say which still name the user, and leave them.
       if let contexts = try? runProgram(
         [
@@ -142,16 +141,18 @@ struct SetupKubectl: ParsableCommand {
     var clusters = resolved.profile.kubeClusters
     if !clusters.contains(target.server) {
       clusters.append(target.server)
-      try context.updateConfig(
-        profile: resolved.name, settings: [("kube_clusters", .strings(clusters.map(\.description)))])
+      try change.config(
+        context, table: ["profiles", resolved.name], [("kube_clusters", .strings(clusters.map(\.description)))])
     }
     // provideClusterInfo: kubectl names the API server on every call, checked against kube_clusters.
-    try kubectl(
+    try change.run(
+      "kubectl",
       [
         "config", "set-credentials", name, "--exec-api-version=\(ExecCredentialInfo.v1)",
         "--exec-interactive-mode=IfAvailable",
         "--exec-provide-cluster-info=true",
-      ] + settings + file)
+      ] + settings + file, kubectl)
+    if change.dryRun { return }
     let shownContext = Self.shown(target.context)
     Console.writeStderr(
       "strivacity: kubectl user \(name) written to \(kubeconfigDescription(context)): exec \(command) "

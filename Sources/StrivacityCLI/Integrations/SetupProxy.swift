@@ -1,4 +1,4 @@
-// `strivacity setup-proxy`: a profile's proxy settings written to its table, and the proxy
+// `strivacity setup proxy`: a profile's proxy settings written to its table, and the proxy
 // user's password kept beside its tokens (keyring, or the file store), checked first by
 // reaching the tenant through the proxy: a refused password is not kept. A tenant reached
 // directly (loopback, no_proxy) checks nothing: the password is kept, and said to be unchecked.
@@ -12,7 +12,7 @@ import StrivacityCore
 
 struct SetupProxy: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "setup-proxy",
+    commandName: "proxy",
     abstract: "Set a profile's proxy and keep the proxy's password (never shown).",
     discussion: """
       Writes proxy, proxy_user and proxy_auth (those given) to [profiles.PROFILE]. With \
@@ -22,11 +22,12 @@ struct SetupProxy: ParsableCommand {
       a password the proxy refuses is not kept (exit 4). A tenant on loopback (never proxied) \
       or in no_proxy is reached directly: the password is then kept unchecked, and the line \
       says so. STRIVACITY_PROXY_PASSWORD, when set, is used instead. `strivacity logout` \
-      deletes the kept password; `revoke` keeps it.
+      deletes the kept password; `revoke` keeps it. --undo removes proxy, proxy_user and \
+      proxy_auth from the profile (the kept password goes with `strivacity logout`).
 
       EXAMPLES:
-        strivacity setup-proxy --profile work --proxy http://proxy.corp.example:3128 --user alice --password-stdin
-        strivacity setup-proxy --profile work --proxy ""     # direct, whatever https_proxy says
+        strivacity setup proxy --profile work --proxy http://proxy.corp.example:3128 --user alice --password-stdin
+        strivacity setup proxy --profile work --proxy ""     # direct, whatever https_proxy says
       """)
 
   @OptionGroup var global: GlobalOptions
@@ -43,6 +44,8 @@ struct SetupProxy: ParsableCommand {
   @Flag(name: .customLong("password-stdin"), help: "Read the proxy user's password from stdin, check it, keep it.")
   var passwordStdin = false
 
+  @OptionGroup var change: SetupChange
+
   func validate() throws {
     do {
       if let proxy { _ = try ProxyEntry.admit(proxy) }
@@ -51,7 +54,10 @@ struct SetupProxy: ParsableCommand {
     } catch {
       throw ValidationError(error.description)
     }
-    if proxy == nil, user == nil, auth == nil, !passwordStdin {
+    if change.undo, proxy != nil || user != nil || auth != nil || passwordStdin {
+      throw ValidationError("--undo removes the profile's proxy settings: give nothing else")
+    }
+    if proxy == nil, user == nil, auth == nil, !passwordStdin, !change.undo {
       throw ValidationError("give --proxy, --user, --auth or --password-stdin")
     }
   }
@@ -59,15 +65,23 @@ struct SetupProxy: ParsableCommand {
   func run() throws {
     let context = global.context()
     let before = try TokenBroker.configured(context: context, options: global)
+    if change.undo {
+      try change.remove(context, table: ["profiles", before.name], keys: ["proxy", "proxy_user", "proxy_auth"])
+      change.note("proxy settings removed from profile \(before.name) (\(context.paths.config))")
+      return
+    }
     var settings: [(key: String, value: ConfigValue)] = []
     if let proxy { settings.append(("proxy", .string(proxy))) }
     if let user { settings.append(("proxy_user", .string(user))) }
     if let auth { settings.append(("proxy_auth", .string(auth))) }
     if !settings.isEmpty {
-      try context.updateConfig(profile: before.name, settings: settings)
-      Console.note("proxy settings written to profile \(before.name) (\(context.paths.config))")
+      try change.config(context, table: ["profiles", before.name], settings)
+      change.note("proxy settings written to profile \(before.name) (\(context.paths.config))")
     }
     guard passwordStdin else { return }
+    if change.dryRun {
+      return Console.writeStdout("would read the proxy password from stdin, try it through the proxy, and keep it\n")
+    }
     // The profile as the file now says, with the password typed: the tenant through the proxy.
     let session = try TokenBroker(context: global.context(), options: global)
     let choice = try session.proxy().choice

@@ -25,7 +25,7 @@ struct TerraformCredentialCommand: ParsableCommand {
       tokens are strivacity's: `terraform login` is not needed), `forget` expires the API's \
       cached access token so the next `get` refreshes it. A host with user info, a path or \
       anything but a host name and port is refused (exit 2). Set it up with `strivacity \
-      setup-terraform HOST`.
+      setup terraform HOST`.
       """)
 
   @Argument(
@@ -34,6 +34,8 @@ struct TerraformCredentialCommand: ParsableCommand {
   var words: [String] = []
 
   func run() throws {
+    // Not one of the protocol's verbs: as `strivacity help terraform-credential`.
+    if ["--help", "-h"].contains(words.first) { throw CleanExit.helpRequest(Self.self) }
     let prefix = TerraformCredentialProtocol.messagePrefix
     do {
       try answer()

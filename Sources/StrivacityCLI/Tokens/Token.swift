@@ -22,7 +22,7 @@ struct Token: ParsableCommand {
       eval), curl (for curl -K -), exec-credential (a Kubernetes ExecCredential, in the \
       apiVersion kubectl asks for: client.authentication.k8s.io/v1 or v1beta1), \
       google-executable (Google's executable-sourced credential response, for workload \
-      identity federation: see setup-gcloud).
+      identity federation: see `setup gcloud`).
 
       google-executable never signs in, --login or not, and says nothing on stderr when it \
       answers: a failure is the response's error shape on stdout, {"version":1,"success":false,\
