@@ -36,7 +36,8 @@ public struct Strivacity: ParsableCommand {
     version: "strivacity \(strivacityVersion)",
     subcommands: [
       Login.self, Token.self, Status.self, Doctor.self, Userinfo.self, Logout.self, Revoke.self, Credential.self,
-      DockerCredentialCommand.self, CargoCredential.self, TerraformCredentialCommand.self, SetupGit.self,
+      DockerCredentialCommand.self, CargoCredential.self, TerraformCredentialCommand.self,
+      AWSCredentialProcessCommand.self, SetupGit.self,
       SetupDocker.self, SetupCargo.self, SetupTerraform.self,
       SetupKubectl.self, SetupAPI.self, SetupProxy.self, SetupGcloud.self,
       Exec.self,
