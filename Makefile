@@ -112,6 +112,7 @@ bench: deps
 	bench/api-token $(BENCH_RUNS)
 	bench/docker-credential $(BENCH_RUNS)
 	bench/terraform-credential $(BENCH_RUNS)
+	bench/aws-credential-process $(BENCH_RUNS)
 	bench/config-scale 3000 $(BENCH_RUNS)
 	bench/refresh-storm
 	bench/machine-token $(BENCH_RUNS)
