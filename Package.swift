@@ -173,7 +173,7 @@ let package = Package(
     .testTarget(
       name: "FuzzRegressionTests",
       dependencies: [
-        "StrivacityConfig", "DockerCredential", "TerraformCredential",
+        "StrivacityConfig", "DockerCredential", "TerraformCredential", "AWSCredential",
         "StrivacityCore", "JourneyCore", "TerminalUI", "GitCredential", "LoopbackHTTP", "Agent",
         "StrivacityTestSupport",
       ]),
