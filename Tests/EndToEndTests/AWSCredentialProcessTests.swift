@@ -47,6 +47,11 @@ import Testing
     #expect(none.status == 2 && none.stdout.isEmpty && none.stderr.contains("has no API 'nope'"), "\(none.stderr)")
 
     try h.signIn()
+    // The token goes to no STS but over https (or to loopback): a plain-http endpoint is refused.
+    let plainHTTP = try run(
+      command("aws"), environment: h.environment.merging(["AWS_ENDPOINT_URL_STS": "http://sts.example.com/"]) { $1 })
+    #expect(plainHTTP.status == 2 && plainHTTP.stdout.isEmpty, "\(plainHTTP.stderr)")
+    #expect(plainHTTP.stderr.split(separator: "\n").count == 1 && plainHTTP.stderr.contains("AWS_ENDPOINT_URL_STS: "))
     let alone = try h.smallBinaryAlone(links: [])
     let directory = h.home.file("aws")
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
