@@ -89,6 +89,8 @@ test: deps lint
 	Scripts/fetch-kubectl >/dev/null
 	@# google-auth and botocore for CloudSDKTests, from PyPI into .build/tools (once; hash-pinned).
 	Scripts/fetch-pytools >/dev/null
+	@# The AWS CLI for AWSCredentialProcessTests (credential_process), the same way.
+	Scripts/fetch-awscli >/dev/null
 	@# The package check's release build, at the lowest priority beside the tests and the
 	@# fuzzers (Scripts/alongside): it takes the cores they leave idle while they wait on
 	@# processes, and check-package's own `make release` then finds it done. It stops when a step
@@ -110,6 +112,7 @@ bench: deps
 	bench/api-token $(BENCH_RUNS)
 	bench/docker-credential $(BENCH_RUNS)
 	bench/terraform-credential $(BENCH_RUNS)
+	bench/aws-credential-process $(BENCH_RUNS)
 	bench/config-scale 3000 $(BENCH_RUNS)
 	bench/refresh-storm
 	bench/machine-token $(BENCH_RUNS)

@@ -47,6 +47,9 @@ let package = Package(
     // Terraform's (and OpenTofu's) credentials helper protocol as data: the verb and the host in,
     // the JSON credentials object or the protocol's error out.
     .target(name: "TerraformCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
+    // AWS's credential_process as data: STS's AssumeRoleWithWebIdentity request and its XML
+    // answer admitted, the JSON credentials out, the kernel cache's record of them.
+    .target(name: "AWSCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
     // OAuth/OIDC values: PKCE (RFC 7636), JWT signing and verification, JWKS.
     .target(
       name: "OAuthCore",
@@ -91,7 +94,7 @@ let package = Package(
       dependencies: [
         "StrivacityCore", "StrivacityConfig", "JourneyCore", "OAuthCore", "CurlTransport", "SecretStore", "SystemIO",
         "TokenCache",
-        "Agent", "GitCredential",
+        "Agent", "GitCredential", "AWSCredential",
       ]),
 
     // MARK: command line
@@ -102,7 +105,7 @@ let package = Package(
       name: "Launcher",
       dependencies: [
         "StrivacityCore", "StrivacityConfig", "GitCredential", "DockerCredential", "TerraformCredential", "TokenCache",
-        "SystemIO", "Agent",
+        "SystemIO", "Agent", "AWSCredential",
       ]),
     .executableTarget(name: "strivacity", dependencies: ["Launcher", "StrivacityCore", "SystemIO"]),
     .target(
@@ -110,7 +113,8 @@ let package = Package(
       dependencies: [
         "Broker", "StrivacityCore", "StrivacityConfig", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport",
         "SecretStore",
-        "LoopbackHTTP", "GitCredential", "DockerCredential", "TerraformCredential", "SystemIO", "TokenCache", "Agent",
+        "LoopbackHTTP", "GitCredential", "DockerCredential", "TerraformCredential", "AWSCredential", "SystemIO",
+        "TokenCache", "Agent",
         "CBuildInfo",
         "CCurlShim", "CSecretShim",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -147,6 +151,7 @@ let package = Package(
       name: "DockerCredentialTests", dependencies: ["StrivacityConfig", "StrivacityCore", "DockerCredential"]),
     .testTarget(
       name: "TerraformCredentialTests", dependencies: ["StrivacityConfig", "StrivacityCore", "TerraformCredential"]),
+    .testTarget(name: "AWSCredentialTests", dependencies: ["StrivacityConfig", "StrivacityCore", "AWSCredential"]),
     // The broker in-process: a fake tenant, a store in memory, a clock that stands still.
     .testTarget(
       name: "BrokerTests",
@@ -168,7 +173,7 @@ let package = Package(
     .testTarget(
       name: "FuzzRegressionTests",
       dependencies: [
-        "StrivacityConfig", "DockerCredential", "TerraformCredential",
+        "StrivacityConfig", "DockerCredential", "TerraformCredential", "AWSCredential",
         "StrivacityCore", "JourneyCore", "TerminalUI", "GitCredential", "LoopbackHTTP", "Agent",
         "StrivacityTestSupport",
       ]),

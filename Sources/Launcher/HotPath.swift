@@ -33,6 +33,7 @@ public enum HotPath {
         || arguments == ["docker-credential", "get"]
         || arguments == ["cargo-credential"]
         || (arguments.count == 3 && arguments[0] == "terraform-credential" && arguments[1] == "get")
+        || arguments.first == "aws-credential-process"
     else {
       return .handOff(stdin: nil)
     }
@@ -44,6 +45,7 @@ public enum HotPath {
     // `--cargo-plugin`, as cargo runs a provider, is read as `cargo-credential` (commandLineArguments).
     if arguments.first == "cargo-credential" { return cargo(environment) }
     if arguments.first == "terraform-credential" { return terraformGet(arguments[2], environment) }
+    if arguments.first == "aws-credential-process" { return awsCredentialProcess(arguments.dropFirst(), environment) }
     if arguments.first == "exec" { return exec(arguments[...], environment) }
     return token(arguments[...], environment)
   }

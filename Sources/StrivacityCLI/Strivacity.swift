@@ -46,6 +46,7 @@ public struct Strivacity: ParsableCommand {
   static let toolProtocols = "Tool protocol"
   static let toolHelpers: [ParsableCommand.Type] = [
     Credential.self, DockerCredentialCommand.self, CargoCredential.self, TerraformCredentialCommand.self,
+    AWSCredentialProcessCommand.self,
   ]
 
   public init() {}

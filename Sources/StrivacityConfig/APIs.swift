@@ -33,10 +33,12 @@ public struct API: Sendable, Equatable {
   /// `username`: the user name a credential helper answers beside the token (Docker's
   /// `Username`), nil for the default (`defaultUsername`).
   public var username: String?
+  /// `aws_role_arn` and its companions: the AWS role its token is exchanged for (AWSRole.swift).
+  public var aws: AWSRole?
 
   public init(
     name: String, url: HostEntry, audience: String? = nil, resources: [String] = [], scopes: [Scope] = [],
-    username: String? = nil
+    username: String? = nil, aws: AWSRole? = nil
   ) {
     self.name = name
     self.url = url
@@ -44,6 +46,7 @@ public struct API: Sendable, Equatable {
     self.resources = resources
     self.scopes = scopes
     self.username = username
+    self.aws = aws
   }
 
   /// An API's name as a person gives it (--api, --name): what its token slot is named by.
@@ -270,7 +273,7 @@ public struct AdHocTarget: Sendable, Hashable {
 
   /// FNV-1a over 128 bits. Not a cryptographic hash, and it need not be one: the slot only keeps
   /// one person's own targets apart, and the small binary, which computes it too, has no crypto.
-  static func digest(_ text: String) -> String {
+  package static func digest(_ text: String) -> String {
     var hash: UInt128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d
     let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
     for byte in text.utf8 {
@@ -310,6 +313,7 @@ extension Config {
       var resources: [String] = []
       var scopes: [Scope] = []
       var username: String?
+      var aws: (role: String?, session: String?, endpoint: String?) = (nil, nil, nil)
       for item in fields.entries {
         switch item.key {
         case "url":
@@ -328,6 +332,12 @@ extension Config {
           username = try admittedString(item, path: path, in: section) { text throws(AdmissionError) in
             try API.admitUsername(text)
           }
+        case "aws_role_arn":
+          aws.role = try admittedString(item, path: path, in: section, AWSRole.admitRoleARN)
+        case "aws_session_name":
+          aws.session = try admittedString(item, path: path, in: section, AWSRole.admitSessionName)
+        case "aws_sts_endpoint":
+          aws.endpoint = try admittedString(item, path: path, in: section, AWSRole.admitEndpoint)
         default:
           warnings.append(
             .unknownKey(item.key, in: section, valid: ConfigKeys.api, path: path, position: item.position))
@@ -339,9 +349,15 @@ extension Config {
           message:
             "\(section) has no url: write the prefix its URLs start with, e.g. url = \"https://api.example.com/\"")
       }
+      if aws.role == nil && (aws.session != nil || aws.endpoint != nil) {
+        throw .invalid(
+          path: path, position: apiEntry.position,
+          message: "\(section) has aws_session_name or aws_sts_endpoint but no aws_role_arn: add the role's ARN")
+      }
       apis.append(
         API(
-          name: apiEntry.key, url: url, audience: audience, resources: resources, scopes: scopes, username: username))
+          name: apiEntry.key, url: url, audience: audience, resources: resources, scopes: scopes, username: username,
+          aws: aws.role.map { AWSRole(roleARN: $0, sessionName: aws.session, stsEndpoint: aws.endpoint) }))
     }
     return apis
   }

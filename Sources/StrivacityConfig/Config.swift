@@ -103,7 +103,10 @@ enum ConfigKeys {
       "tenant", "client_id", "scopes", "scope", "redirect_uri", "store", "sdk_mode", "ca_bundle", "git_hosts",
       "git_username", "hosts", "min_ttl", "kube_clusters", "apis", "sinks", "grant",
     ] + proxy + machine
-  static let api = ["url", "audience", "resource", "resources", "scopes", "scope", "username"]
+  static let api = [
+    "url", "audience", "resource", "resources", "scopes", "scope", "username", "aws_role_arn", "aws_session_name",
+    "aws_sts_endpoint",
+  ]
   static let sink = ["path", "api", "format", "mode"]
 }
 

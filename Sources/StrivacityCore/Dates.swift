@@ -49,6 +49,34 @@ public enum RFC3339 {
     let (year, month, day) = CivilDate.date(days: days)
     return "\(year)-\(CivilDate.two(month))-\(CivilDate.two(day))T\(CivilDate.clock(secondOfDay))Z"
   }
+
+  /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (UTC only, the fraction dropped) as seconds since the
+  /// epoch; nil for anything else, a day the month lacks among it.
+  public static func parse(_ text: String) -> Int64? {
+    var bytes = Array(text.utf8)
+    guard bytes.count >= 20, bytes.count <= 30, bytes.last == UInt8(ascii: "Z") else { return nil }
+    bytes.removeLast()
+    if bytes.count > 19 {
+      guard bytes[19] == UInt8(ascii: "."), bytes.count > 20, bytes[20...].allSatisfy(isDigit) else { return nil }
+      bytes.removeSubrange(19...)
+    }
+    let separators: [(Int, UInt8)] = [(4, 0x2D), (7, 0x2D), (10, 0x54), (13, 0x3A), (16, 0x3A)]
+    guard bytes.count == 19, separators.allSatisfy({ bytes[$0.0] == $0.1 || ($0.0 == 10 && bytes[10] == 0x74) })
+    else { return nil }
+    func number(_ range: Range<Int>) -> Int? {
+      guard bytes[range].allSatisfy(isDigit) else { return nil }
+      return bytes[range].reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+    guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+      let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month), day >= 1,
+      hour < 24, minute < 60, second < 61
+    else { return nil }
+    let days = CivilDate.days(year: year, month: month, day: day)
+    guard CivilDate.date(days: days) == (Int64(year), Int64(month), Int64(day)) else { return nil }
+    return days * 86400 + Int64(hour * 3600 + minute * 60 + second)
+  }
+
+  static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 }
 
 /// A server's `Date` header (RFC 9110 §5.6.7, IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`) as

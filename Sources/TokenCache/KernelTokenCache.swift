@@ -78,6 +78,25 @@ public enum KernelTokenCache {
 
   public static func drop(_ key: StoreKey) { _ = kc_drop(description(key)) }
 
+  /// Keeps a record of another kind than a token set under `key`'s name (a tool's credentials
+  /// made from a token: AWS's), for `seconds` (at most `maxLifetime`), as the tokens are kept:
+  /// this user's, gone at reboot. The caller admits what it reads back (`record`). Best effort.
+  @discardableResult
+  public static func putRecord(_ payload: [UInt8], for key: StoreKey, seconds: Int64) -> Bool {
+    guard seconds > 0, payload.count <= capacity else { return false }
+    let timeout = UInt32(min(seconds, maxLifetime))
+    return payload.withUnsafeBytes { kc_put(description(key), $0.baseAddress, $0.count, timeout) } == 0
+  }
+
+  /// The record `putRecord` kept for `key`, or nil; the caller wipes it.
+  public static func record(_ key: StoreKey) -> [UInt8]? {
+    var buffer = [UInt8](repeating: 0, count: capacity)
+    defer { buffer.wipe() }
+    let length = buffer.withUnsafeMutableBytes { kc_get(description(key), $0.baseAddress, $0.count) }
+    guard length > 0, length <= capacity else { return nil }
+    return Array(buffer[0..<length])
+  }
+
   /// Why the kernel refuses its keyrings here, or nil when it answers (one keyctl search for a
   /// name nobody uses): EPERM where a seccomp filter forbids keyctl (Docker's default profile),
   /// ENOSYS on a kernel without keys, EACCES where the user's keyring is closed to this process.

@@ -38,11 +38,12 @@ def check_subject_token(token, problems):
 
 class StandIn:
     """Serves `answer(path, form) -> (status, content_type, body)` on 127.0.0.1; `problems` and
-    `requests` are what it saw."""
+    `requests` are what it saw, `headers` the last request's (a signed call's Authorization)."""
 
     def __init__(self, answer):
         self.problems = []
         self.requests = 0
+        self.headers = {}
         self.issued = "standin-" + secrets.token_hex(12)
         outer = self
 
@@ -51,6 +52,7 @@ class StandIn:
                 length = int(self.headers.get("Content-Length") or 0)
                 form = dict(urllib.parse.parse_qsl(self.rfile.read(length).decode("utf-8")))
                 outer.requests += 1
+                outer.headers = self.headers
                 status, content_type, body = answer(outer, self.path, form)
                 data = body.encode("utf-8")
                 self.send_response(status)

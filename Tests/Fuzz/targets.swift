@@ -230,6 +230,35 @@ func helperProperties(_ bytes: [UInt8]) {
       "an error that is not one inert line")
   }
   terraformProperties(bytes, profiles)
+  awsProperties(bytes)
+}
+
+/// AWS STS's answer to AssumeRoleWithWebIdentity (credential_process): the bytes as a 200's
+/// body and a refusal's. Credentials admitted answer one JSON line of exactly their fields and
+/// read back from the cache's record; anything else is one inert line.
+func awsProperties(_ bytes: [UInt8]) {
+  let role = AWSRole(roleARN: "arn:aws:iam::123456789012:role/fuzz")
+  let token: BearerToken = "t"
+  for status in [200, 403] {
+    do {
+      let credentials = try AWSCredentialProcess.credentials(HTTPResponse(status: status, body: bytes), role: role)
+      let answer = AWSCredentialProcess.answer(credentials)
+      precondition(answer.filter { $0 == "\n" }.count == 1, "an answer of more than one line")
+      guard case .object(let fields)? = JSONValue.parse(answer), fields.count == 5,
+        fields["AccessKeyId"] == .string(credentials.accessKeyID)
+      else { preconditionFailure("an answer that is not the credentials' JSON") }
+      let record = AWSCredentialProcess.record(credentials, token: token)
+      let before = credentials.expiration - AWSCredentialProcess.margin - 1
+      precondition(
+        AWSCredentialProcess.cached(record, token: token, now: before) == credentials,
+        "a record that does not read back")
+    } catch {
+      precondition(
+        !error.message.contains("\n")
+          && !error.message.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) },
+        "a refusal not one inert line")
+    }
+  }
 }
 
 /// Terraform's helper: the bytes as the host argument (`get HOST`) and as what `store` reads:

@@ -1,5 +1,6 @@
 // What the fuzz targets (Tests/Fuzz/targets.swift, Scripts/fuzz) exercise, replayed for every
 // input kept in Tests/Fuzz/TARGET/: the seed corpus and any crash a fuzzing run saved there.
+import AWSCredential
 import Agent
 import DockerCredential
 import Foundation
@@ -61,6 +62,27 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
             && !line.dropLast().unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "\(name)")
       }
       terraform(name, bytes, profiles)
+      aws(name, bytes)
+    }
+  }
+
+  /// AWS STS's answer, as the fuzz target checks it (Tests/Fuzz/targets.swift, awsProperties).
+  func aws(_ name: String, _ bytes: [UInt8]) {
+    let role = AWSRole(roleARN: "arn:aws:iam::123456789012:role/fuzz")
+    let token: BearerToken = "t"
+    for status in [200, 403] {
+      do {
+        let credentials = try AWSCredentialProcess.credentials(HTTPResponse(status: status, body: bytes), role: role)
+        let answer = AWSCredentialProcess.answer(credentials)
+        #expect(JSONValue.parse(answer)?["AccessKeyId"]?.string == credentials.accessKeyID, "\(name)")
+        let before = credentials.expiration - AWSCredentialProcess.margin - 1
+        let record = AWSCredentialProcess.record(credentials, token: token)
+        #expect(AWSCredentialProcess.cached(record, token: token, now: before) == credentials, "\(name)")
+      } catch {
+        #expect(
+          !error.message.contains("\n")
+            && !error.message.unicodeScalars.contains { TerminalSafe.isUnsafe($0, multiline: false) }, "\(name)")
+      }
     }
   }
 
