@@ -1,7 +1,5 @@
-// `strivacity doctor`'s try of the credentials (the rest of doctor is the command line's,
-// StrivacityCLI/Doctor/): a machine's secret or key by one client-credentials request whose token
-// is not kept, a person's refresh token by one refresh through the broker's own path. Each answers
-// the `credentials` row. Nothing prompts: the keyring is asked under a short bound, never unlocked.
+// `strivacity doctor`'s try of the credentials, its `credentials` row (the rest of doctor is in
+// StrivacityCLI/Doctor/). Nothing prompts: the keyring is asked under a short bound, never unlocked.
 import OAuthCore
 import SecretStore
 import StrivacityConfig
@@ -10,48 +8,38 @@ import StrivacityCore
 extension TokenBroker {
   /// A keyring that never prompts, under doctor's short bound (not the user's 5 s).
   package static func quietKeyring() -> SecretServiceStore {
-    SecretServiceStore(
-      timeout: 2.0, prompts: KeyringPrompts(bound: 0.1, requestUnlock: false), noticeOnTerminal: false)
+    SecretServiceStore(timeout: 2.0, prompts: KeyringPrompts(bound: 0.1, requestUnlock: false), noticeOnTerminal: false)
   }
-
-  /// A row of doctor's, thrown where the try stops.
-  private struct Row: Error { let check: DoctorCheck }
 
   private func row(
     _ outcome: DoctorCheck.Outcome, _ detail: String, fix: String = "", status: ExitStatus = .failure
-  ) -> Row {
-    Row(check: DoctorCheck("credentials", outcome, detail, fix: fix, status: status))
-  }
+  ) -> DoctorCheck { DoctorCheck("credentials", outcome, detail, fix: fix, status: status) }
 
   private static func failure(_ error: any Error, else status: ExitStatus) -> CLIFailure {
     CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: status)
   }
 
-  /// A machine profile's credentials: where its secret or key comes from and that it is there
-  /// (read, never shown), then tried by one client-credentials request whose token is not kept.
-  /// `discovery`: the tenant's document (nil: not tried, for the reason `untried`).
-  package func triedMachineCredentials(
-    discovery: Discovery?, untried: String = "the tenant cannot be reached", progress: (any ProgressIndicator)? = nil
-  ) -> DoctorCheck {
+  /// A machine's secret or key, read (never shown), then tried by one client-credentials request
+  /// whose token is not kept; not tried, for the reason `untried`, without the tenant's `discovery`.
+  package func triedMachineCredentials(discovery: Discovery?, untried: String, progress: (any ProgressIndicator)?)
+    -> DoctorCheck
+  {
     do {
       let found = try machineProof()
       guard let discovery else { throw row(.skipped, "\(found); not tried: \(untried)") }
       // The document just fetched, so that the try is one request.
       tenantClient.keep(endpoints: discovery.cacheable)
-      let answer: (TokenEndpointOutcome, ClientAuthentication)
-      do {
-        progress?.start("trying the client's credentials…")
-        defer { progress?.stop() }
-        answer = try clientCredentialsAnswer()
-      } catch {
-        // Before the tenant answered: the secret or key as read, the network.
-        let problem = Self.failure(error, else: .failure)
+      progress?.start("trying the client's credentials…")
+      let answer = Result { try clientCredentialsAnswer() }.mapError { Self.failure($0, else: .failure) }
+      progress?.stop()
+      // A failure before the tenant answered: the secret or key as read, the network.
+      if case .failure(let problem) = answer {
         throw row(
           .fail, "\(found); the request failed: \(problem.message)",
           fix: problem.status == .transient ? "try again later" : "correct what the message names",
           status: problem.status)
       }
-      let (outcome, method) = answer
+      let (outcome, method) = try answer.get()
       do {
         _ = try machineAnswer(outcome, ask: nil, method: method)
       } catch {
@@ -66,11 +54,9 @@ extension TokenBroker {
           }
         throw row(.fail, problem.message, fix: fix, status: problem.status)
       }
-      return DoctorCheck(
-        "credentials", .pass,
-        "\(found): the tenant gave client \(clientID) a token for it (\(method); the token not kept)")
+      return row(.pass, "\(found): the tenant gave client \(clientID) a token for it (\(method); the token not kept)")
     } catch {
-      return (error as? Row)?.check ?? DoctorCheck("credentials", .fail, "\(error)")
+      return error as? DoctorCheck ?? row(.fail, "\(error)")
     }
   }
 
@@ -92,44 +78,51 @@ extension TokenBroker {
   /// What proves the client (the secret's source, or the key and its kid), read and there; else
   /// the row saying what was looked for and how to set it.
   private func machineProof() throws -> String {
-    if resolved.profile.machine?.auth == .privateKeyJWT {
-      let path = resolved.profile.machine?.privateKeyFile ?? ""
-      do {
-        let key = try signingKey()
-        return
-          "private key from \(path) (read, not shown), sent as kid \(assertionKeyID.value(for: key) ?? key.thumbprint)"
-      } catch {
-        throw row(
-          .fail, CLIFailure.describe(error), fix: "correct private_key_file as the message says", status: .usage)
-      }
-    }
-    if case .keyring? = secretSource, resolved.store != .file, heldSecret == nil { return try keptSecret() }
+    let keyed = resolved.profile.machine?.auth == .privateKeyJWT
+    if !keyed, case .keyring? = secretSource, resolved.store != .file, heldSecret == nil { return try keptSecret() }
     do {
-      _ = try clientSecret()
-      return "client secret from \(secretSource.map { "\($0)" } ?? "?") (read, not shown)"
+      guard keyed else {
+        _ = try clientSecret()
+        return "client secret from \(secretSource.map { "\($0)" } ?? "?") (read, not shown)"
+      }
+      let key = try signingKey()
+      return "private key from \(resolved.profile.machine?.privateKeyFile ?? "") (read, not shown), sent as kid "
+        + (assertionKeyID.value(for: key) ?? key.thumbprint)
     } catch {
-      throw row(.fail, CLIFailure.describe(error), fix: secretFix(), status: .usage)
+      let fix = keyed ? "correct private_key_file as the message says" : secretFix()
+      throw row(.fail, CLIFailure.describe(error), fix: fix, status: .usage)
     }
   }
 
-  /// Neither the environment nor the config gives a secret: the one `login --client-secret-stdin`
-  /// kept in the keyring, read only when the keyring gives it without asking anyone. What was
-  /// looked for is said first; the keyring's own advice only when a keyring is there.
+  /// No secret from the environment or the config: the one `login --client-secret-stdin` kept,
+  /// read only if the keyring gives it without asking anyone; what was looked for said first.
   private func keptSecret() throws -> String {
     let variable = SecretSource.defaultVariable
     let looked = "\(variable) is not set and [profiles.\(name)] names no client_secret_env or client_secret_file"
     let configure =
       "set \(variable) to client \(clientID)'s secret, or name client_secret_env or client_secret_file in "
       + "[profiles.\(name)] of \(context.paths.config)"
-    let kept: KeptSecretLook
+    // Looked for without a prompt (the keyring's inspection; the context's when a test replaced them).
+    let state: KeyringInspection.ItemState?
     do {
-      kept = try lookForKeptSecret()
+      if context.secrets != nil {
+        state = try secretStore().contains(secretKey) ? .present(lockedToUs: false) : .absent
+      } else {
+        let inspection = try KeyringSecretStore(Self.quietKeyring()).inspect([secretKey])
+        if inspection.locked {
+          throw row(
+            .fail,
+            "no client secret from the environment or the config (\(looked)); \(inspection.collection), where "
+              + "strivacity login --client-secret-stdin keeps one, is locked (not unlocked here)",
+            fix: "unlock it, or \(configure)", status: .keyringLocked)
+        }
+        state = inspection.items.first ?? nil
+      }
     } catch let error as StoreError {
       switch error {
       case .noSessionBus, .noSecretService:
         // No keyring here at all (a CI runner, a container): the secret is simply not given.
-        var what = "no Secret Service"
-        if case .noSessionBus = error { what = "no D-Bus session bus" }
+        let what = if case .noSessionBus = error { "no D-Bus session bus" } else { "no Secret Service" }
         throw row(
           .fail, "no client secret: \(looked), and no keyring is here to keep one (\(what))", fix: configure,
           status: .usage)
@@ -141,26 +134,18 @@ extension TokenBroker {
             + "--client-secret-stdin keeps one, cannot be looked in: \(problem.message)",
           fix: "\(configure); or make the keyring usable as its message says", status: problem.status)
       }
+    } catch let stop as DoctorCheck {
+      throw stop
     } catch {
       throw row(.fail, CLIFailure.describe(error), fix: configure, status: .store)
     }
-    switch kept {
-    case .absent:
-      throw row(
-        .fail, "no client secret: \(looked), and the keyring holds none kept by strivacity login",
-        fix: "strivacity login --profile \(name) --client-secret-stdin, or \(configure)", status: .usage)
-    case .locked(let what):
-      throw row(
-        .fail,
-        "no client secret from the environment or the config (\(looked)); \(what), where strivacity login "
-          + "--client-secret-stdin keeps one, is locked (not unlocked here)",
-        fix: "unlock it, or \(configure)", status: .keyringLocked)
-    case .lockedToUs:
+    switch state {
+    case .present(lockedToUs: true)?:
       throw row(
         .warn,
         "client secret kept in the keyring, locked to this process (access not allowed yet; not asked); not tried",
         fix: "strivacity token --profile \(name) asks for access")
-    case .readable:
+    case .present?:
       do {
         _ = try clientSecret()
         return "client secret kept in the keyring (read, not shown)"
@@ -168,34 +153,17 @@ extension TokenBroker {
         let problem = Self.failure(error, else: .store)
         throw row(.fail, problem.message, fix: secretFix(), status: problem.status)
       }
+    default:
+      throw row(
+        .fail, "no client secret: \(looked), and the keyring holds none kept by strivacity login",
+        fix: "strivacity login --profile \(name) --client-secret-stdin, or \(configure)", status: .usage)
     }
   }
 
-  private enum KeptSecretLook {
-    case absent, readable, lockedToUs
-    /// The collection is locked (its items cannot be searched): which one.
-    case locked(String)
-  }
-
-  /// The kept client secret looked for without a prompt (the keyring's inspection), in the
-  /// context's kept secrets when a test replaced them.
-  private func lookForKeptSecret() throws -> KeptSecretLook {
-    if context.secrets != nil { return try secretStore().contains(secretKey) ? .readable : .absent }
-    let inspection = try KeyringSecretStore(Self.quietKeyring()).inspect([secretKey])
-    if inspection.locked { return .locked(inspection.collection) }
-    switch inspection.items.first ?? nil {
-    case .present(lockedToUs: true)?: return .lockedToUs
-    case .present?: return .readable
-    default: return .absent
-    }
-  }
-
-  /// A person's refresh token (`held`: the profile's set as read), tried by one refresh through
-  /// the broker's own path (the refresh lock; the new set stored as every refresh stores it, the
-  /// agent told); or why it is not tried. A refused refresh token is dead: only a sign-in helps.
+  /// A person's refresh token (`held`: the set as read), tried by one refresh through the broker's
+  /// own path (its lock; the new set stored, the agent told), or why not; a refused one is dead.
   package func triedRefreshToken(
-    _ held: Result<TokenSet?, CLIFailure>, discovery: Discovery?, untried: String = "the tenant cannot be reached",
-    progress: (any ProgressIndicator)? = nil
+    _ held: Result<TokenSet?, CLIFailure>, discovery: Discovery?, untried: String, progress: (any ProgressIndicator)?
   ) -> DoctorCheck {
     let why: String? =
       switch held {
@@ -204,15 +172,14 @@ extension TokenBroker {
       case .success(let tokens?) where tokens.refreshToken == nil: "no refresh token is held"
       case .success: discovery == nil ? untried : nil
       }
-    if let why { return DoctorCheck("credentials", .skipped, "refresh token not tried: \(why)") }
+    if let why { return row(.skipped, "refresh token not tried: \(why)") }
     do {
       // Up to the profile's own time-out: on a terminal, said while it waits.
       progress?.start("trying the refresh token…")
       defer { progress?.stop() }
       let tokens = try freshTokens(Freshness(seconds: 0, explicit: false, force: true))
       let left = tokens.expiresAt.map { "; access token valid for \($0 - now()) s" } ?? ""
-      return DoctorCheck(
-        "credentials", .pass, "the tenant took the refresh token (one refresh; the new tokens are kept\(left))")
+      return row(.pass, "the tenant took the refresh token (one refresh; the new tokens are kept\(left))")
     } catch {
       let problem = Self.failure(error, else: .failure)
       let fix =
@@ -221,7 +188,7 @@ extension TokenBroker {
         case .transient: "try again later"
         default: "see the message"
         }
-      return DoctorCheck("credentials", .fail, problem.message, fix: fix, status: problem.status)
+      return row(.fail, problem.message, fix: fix, status: problem.status)
     }
   }
 }

@@ -30,12 +30,15 @@ private let unconfiguredMachineProfile = """
 
   /// The credentials row of the machine profile `ci`, the tenant reached or not.
   static func machineRow(_ bench: Bench, reached: Bool = true) throws -> DoctorCheck {
-    try bench.broker("ci").triedMachineCredentials(discovery: reached ? try discovery(bench) : nil)
+    try bench.broker("ci").triedMachineCredentials(
+      discovery: reached ? try discovery(bench) : nil, untried: "the tenant cannot be reached", progress: nil)
   }
 
   /// The credentials row of the person's profile `work` holding `held`, the tenant reached or not.
   static func personRow(_ bench: Bench, _ held: TokenSet?, reached: Bool = true) throws -> DoctorCheck {
-    try bench.broker("work").triedRefreshToken(.success(held), discovery: reached ? try discovery(bench) : nil)
+    try bench.broker("work").triedRefreshToken(
+      .success(held), discovery: reached ? try discovery(bench) : nil, untried: "the tenant cannot be reached",
+      progress: nil)
   }
 
   // MARK: a machine profile
