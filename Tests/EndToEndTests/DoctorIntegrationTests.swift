@@ -1,7 +1,7 @@
 // `strivacity doctor` examines every tool set up to ask strivacity (issue 47, point 4): the real
 // binary against the emulator, signed in, in a private HOME holding git's, Docker's and
-// containers', cargo's and Terraform's files as the setup commands write them. All well, then
-// each misconfiguration in turn: its ✘ row, the command that fixes it, and exit 2.
+// containers', cargo's, Terraform's and Google's files as the setup commands write them. All
+// well, then each misconfiguration in turn: its ✘ row, the command that fixes it, and exit 2.
 import Foundation
 import StrivacityConfig
 import StrivacityCore
@@ -162,6 +162,25 @@ import Testing
       "terraform", "has a credentials \"tfe.example.com\" block",
       fix: "remove the credentials \"tfe.example.com\" block from \(rc)")
     try s.write(".terraformrc", "credentials_helper \"strivacity\" {\n  args = []\n}\n")
+    // gcloud: the configuration setup-gcloud wrote, which Google's clients run only when allowed.
+    let google = home + "/gcloud.json"
+    let setup = try s.h.strivacity(
+      [
+        "setup-gcloud", "--profile", p, "--api", "tfe", "--audience", CloudSDKTests.provider, "--output", google,
+      ], environment: s.base)
+    #expect(setup.status == 0, "\(setup.stderr)")
+    let allowed = ["GOOGLE_APPLICATION_CREDENTIALS": google, "GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES": "1"]
+    let google1 = try s.doctor(allowed)
+    #expect(google1.status == 0, "\(google1.text)")
+    #expect(
+      google1.checks.contains {
+        $0["check"] == "gcloud" && $0["detail"]?.string == "Google's clients ask strivacity for API tfe (\(google))"
+      },
+      "\(google1.text)")
+    try s.expectFailure(
+      "gcloud", "GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES is not 1",
+      fix: "export GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1",
+      environment: ["GOOGLE_APPLICATION_CREDENTIALS": google])
     // The helper's link gone.
     try FileManager.default.removeItem(atPath: home + "/.terraform.d/plugins/terraform-credentials-strivacity")
     try s.expectFailure(

@@ -30,7 +30,8 @@ struct Doctor: ParsableCommand {
       request (its token is not kept), a person's refresh token by one refresh (the new tokens \
       are kept, as every refresh keeps them); the set-up of each tool found asking strivacity: git \
       and kubectl (from the profile), Docker and containers (credHelpers), cargo \
-      (credential-provider), Terraform and OpenTofu (credentials_helper): that its config names \
+      (credential-provider), Terraform and OpenTofu (credentials_helper), Google's clients (the \
+      configuration GOOGLE_APPLICATION_CREDENTIALS names): that its config names \
       strivacity, that nothing the tool takes first shadows it (another git helper, a saved login, a \
       TF_TOKEN_… variable), and that each host or registry it sends is under the profile's APIs or \
       places. Nothing is unlocked and no dialog is asked for. When the tenant cannot be reached, \

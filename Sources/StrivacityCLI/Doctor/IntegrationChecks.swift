@@ -1,5 +1,6 @@
 // doctor's rows for the tools set up to ask strivacity: git and kubectl (from the profile),
-// Docker and containers, cargo and Terraform (from their own configs, found where they are).
+// Docker and containers, cargo, Terraform and Google's clients (from their own configs, found
+// where they are), each shown only when it names strivacity.
 import Broker
 import DockerCredential
 import GitCredential
@@ -17,6 +18,7 @@ extension Examination {
     docker(session)
     cargo(session)
     terraform(session)
+    gcloud(session)
   }
 
   /// Each git host asks strivacity (`credential.URL.helper`), and no helper git asks first.
@@ -348,6 +350,39 @@ extension Examination {
     if !report.failed("terraform") {
       add("terraform", .pass, "terraform and tofu ask strivacity for \(hosts.joined(separator: ", "))")
     }
+  }
+
+  /// The Google credential configuration GOOGLE_APPLICATION_CREDENTIALS names, when strivacity
+  /// wrote it for this profile: Google's clients may run it, and it runs an API of the profile.
+  func gcloud(_ session: TokenBroker) {
+    let environment = context.environment
+    guard let path = environment["GOOGLE_APPLICATION_CREDENTIALS"], !path.isEmpty,
+      case .success(let bytes)? = toolFile(path), let text = String(validating: bytes, as: UTF8.self),
+      GoogleCredentialConfiguration.isOurs(text),
+      let command = JSONValue.parse(text)?["credential_source"]?["executable"]?["command"]?.string
+    else { return }
+    let words = command.split(whereSeparator: \.isWhitespace).map(String.init)
+    func value(_ flag: String) -> String? {
+      words.firstIndex(of: flag).flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
+    }
+    let defaultProfile = ((try? context.config(warn: false)) ?? nil)?.defaultProfile ?? session.name
+    guard (value("--profile") ?? defaultProfile) == session.name else { return }
+    let api = value("--api") ?? ""
+    let fix = "strivacity setup gcloud --api NAME --audience AUDIENCE --output \(path)\(session.profileFlag)"
+    if environment["GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES"] != "1" {
+      add(
+        "gcloud", .fail,
+        "GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES is not 1: Google's clients do not run "
+          + "strivacity for \(path)", fix: "export GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1", status: .usage)
+    }
+    if !isExecutable(words[0]) {
+      add("gcloud", .fail, "\(path) runs \(words[0]), which is not there", fix: fix, status: .usage)
+    }
+    if session.resolved.profile.api(named: api) == nil {
+      add(
+        "gcloud", .fail, "\(path) asks for API \(api), which profile \(session.name) has not", fix: fix, status: .usage)
+    }
+    if !report.failed("gcloud") { add("gcloud", .pass, "Google's clients ask strivacity for API \(api) (\(path))") }
   }
 }
 
