@@ -52,6 +52,21 @@ public enum DockerExamination {
     return file
   }
 
+  /// Docker's config.json, and every file podman and skopeo read, in their order (Docker's among
+  /// them); a variable that is not an absolute path is taken as unset.
+  public static func files(_ environment: [String: String]) -> (docker: String, containers: [String]) {
+    func variable(_ name: String) -> String? { environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil } }
+    let home = variable("HOME") ?? ""
+    let docker = (variable("DOCKER_CONFIG") ?? home + "/.docker") + "/config.json"
+    let primary = variable("REGISTRY_AUTH_FILE") ?? variable("XDG_RUNTIME_DIR").map { $0 + "/containers/auth.json" }
+    let configured = (variable("XDG_CONFIG_HOME") ?? home + "/.config") + "/containers/auth.json"
+    var files: [String] = []
+    for path in [primary, configured, docker, home + "/.dockercfg"] {
+      if let path, !files.contains(path) { files.append(path) }
+    }
+    return (docker, files)
+  }
+
   /// The registry an `auths` key is for: its host[:port], lowercased, without a scheme or a
   /// path (`https://index.docker.io/v1/` is docker.io's, as containers reads it).
   public static func registry(ofAuthKey key: String) -> String {

@@ -63,6 +63,19 @@ public enum CargoExamination {
     return keys.isEmpty ? nil : keys
   }
 
+  /// The config files cargo reads before $CARGO_HOME's when run in `directory`: its own and each
+  /// directory's above it, deepest first.
+  public static func projectConfigs(from directory: String) -> [String] {
+    var parts = directory.split(separator: "/").map(String.init)
+    var paths: [String] = []
+    while true {
+      let base = parts.isEmpty ? "" : "/" + parts.joined(separator: "/")
+      paths += [base + "/.cargo/config.toml", base + "/.cargo/config"]
+      guard !parts.isEmpty else { return paths }
+      parts.removeLast()
+    }
+  }
+
   /// Whether a provider's words run strivacity (its program's name is strivacity's).
   public static func isOurs(_ provider: [String]) -> Bool {
     guard let program = provider.first?.split(separator: "/").last else { return false }

@@ -29,6 +29,18 @@ public enum TerraformExamination {
     }
   }
 
+  /// The hosts (host or host:port) Terraform gets `profile`'s tokens for: those of its APIs that
+  /// cover a whole host and that no earlier profile's API serves (`API.serving`).
+  public static func hosts(of profile: Profile, in profiles: [Profile]) -> [String] {
+    profile.apis.filter(\.coversWholeHost).compactMap { api in
+      let url = api.url.gitURL
+      guard let parts = URLParts(url), let served = API.serving(url + "/", in: profiles),
+        served.profile.name == profile.name, served.api.name == api.name
+      else { return nil }
+      return parts.host + (parts.port.map { ":\($0)" } ?? "")
+    }
+  }
+
   /// The hosts (lowercased) a credentials.tfrc.json holds tokens for; nothing for bytes that
   /// are not its JSON.
   public static func savedHosts(_ bytes: [UInt8]) -> [String] {

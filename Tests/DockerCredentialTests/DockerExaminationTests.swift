@@ -10,6 +10,23 @@ import Testing
     try DockerExamination.read(Array(json.utf8), helper: "strivacity", legacy: legacy)
   }
 
+  /// containers' order: the primary file first (REGISTRY_AUTH_FILE, else the runtime
+  /// directory's), then the config home's, Docker's, ~/.dockercfg; a relative variable unset.
+  @Test func theFilesInContainersOrder() {
+    let plain = DockerExamination.files(["HOME": "/h"])
+    #expect(plain.docker == "/h/.docker/config.json")
+    #expect(plain.containers == ["/h/.config/containers/auth.json", "/h/.docker/config.json", "/h/.dockercfg"])
+    let set = DockerExamination.files([
+      "HOME": "/h", "XDG_RUNTIME_DIR": "/run/user/1", "XDG_CONFIG_HOME": "/c", "DOCKER_CONFIG": "relative",
+    ])
+    #expect(
+      set.containers == [
+        "/run/user/1/containers/auth.json", "/c/containers/auth.json", "/h/.docker/config.json", "/h/.dockercfg",
+      ])
+    let named = DockerExamination.files(["HOME": "/h", "REGISTRY_AUTH_FILE": "/h/.config/containers/auth.json"])
+    #expect(named.containers == ["/h/.config/containers/auth.json", "/h/.docker/config.json", "/h/.dockercfg"])
+  }
+
   @Test func routedRegistriesAndOtherEntries() throws {
     let file = try Self.file(
       #"{"credsStore":"desktop","credHelpers":{"b.example":"strivacity","a.example":"ecr-login","#

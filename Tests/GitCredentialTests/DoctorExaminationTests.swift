@@ -86,6 +86,15 @@ import Testing
     #expect(found.allSatisfy { $0.provider == nil })
   }
 
+  @Test func projectConfigsDeepestFirst() {
+    #expect(
+      CargoExamination.projectConfigs(from: "/work/app") == [
+        "/work/app/.cargo/config.toml", "/work/app/.cargo/config", "/work/.cargo/config.toml", "/work/.cargo/config",
+        "/.cargo/config.toml", "/.cargo/config",
+      ])
+    #expect(CargoExamination.projectConfigs(from: "/") == ["/.cargo/config.toml", "/.cargo/config"])
+  }
+
   @Test func theVariableThatShadowsAFile() {
     #expect(CargoExamination.providerVariable("my-registry") == "CARGO_REGISTRIES_MY_REGISTRY_CREDENTIAL_PROVIDER")
   }

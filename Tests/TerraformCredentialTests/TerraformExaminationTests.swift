@@ -1,5 +1,6 @@
 // doctor's reading of Terraform's set-up (TerraformExamination): which helper a CLI config
 // names, the hosts credentials.tfrc.json holds tokens for, the TF_TOKEN_… variables of a host.
+import StrivacityConfig
 import StrivacityCore
 import Testing
 
@@ -14,6 +15,30 @@ import Testing
     #expect(TerraformExamination.helper("# credentials_helper \"strivacity\" {}\n") == .none)
     #expect(TerraformExamination.helper("{\"credentials_helper\": {\"strivacity\": {}}}") == .unreadable)
     #expect(TerraformExamination.helper("credentials_helper \"strivacity\" {\n") == .unreadable)
+  }
+
+  /// The whole-host APIs of the profile that no earlier profile's API serves.
+  @Test func theHostsAProfileServes() throws {
+    let config = try Config.parse(
+      """
+      [profiles.first]
+      tenant = "https://a.example"
+      client_id = "a"
+      [profiles.first.apis.shared]
+      url = "shared.example.com"
+
+      [profiles.work]
+      tenant = "https://w.example"
+      client_id = "w"
+      [profiles.work.apis.tfe]
+      url = "tfe.example.com:8443"
+      [profiles.work.apis.part]
+      url = "https://part.example.com/v1/"
+      [profiles.work.apis.shared]
+      url = "https://shared.example.com"
+      """, path: "config.toml")
+    let work = try #require(config.profiles.first { $0.name == "work" })
+    #expect(TerraformExamination.hosts(of: work, in: config.profiles) == ["tfe.example.com:8443"])
   }
 
   @Test func savedHosts() {

@@ -1,13 +1,7 @@
 // doctor's first rows: the config file parses, and the profile in use resolves.
-import Agent
 import Broker
-import CurlTransport
-import OAuthCore
-import SecretStore
 import StrivacityConfig
 import StrivacityCore
-import SystemIO
-import TokenCache
 
 extension Examination {
   // MARK: 1. the config and the profile

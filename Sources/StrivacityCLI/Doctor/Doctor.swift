@@ -4,16 +4,10 @@
 // or access dialog), never prints a secret, and is bounded: the tenant is asked with short
 // time-outs, and when it cannot be reached the other network checks (and the credentials' try)
 // are skipped.
-import Agent
 import ArgumentParser
 import Broker
-import CurlTransport
-import OAuthCore
-import SecretStore
-import StrivacityConfig
 import StrivacityCore
 import TerminalUI
-import TokenCache
 
 struct Doctor: ParsableCommand {
   static let configuration = CommandConfiguration(

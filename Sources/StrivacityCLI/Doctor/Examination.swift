@@ -4,15 +4,9 @@
 // or access dialog), never shows a secret, and is bounded: the tenant is asked with short
 // time-outs, and when it cannot be reached the other network checks, and the credentials' try,
 // are skipped.
-import Agent
 import Broker
-import CurlTransport
-import OAuthCore
-import SecretStore
 import StrivacityConfig
 import StrivacityCore
-import SystemIO
-import TokenCache
 
 /// One run of the checks, in order, each adding its row.
 final class Examination {

@@ -117,17 +117,7 @@ extension Examination {
   /// strivacity is served by an API, and no saved login that podman or skopeo read first
   /// shadows it (DockerExamination); the helper is on PATH.
   func docker(_ session: TokenBroker) {
-    let environment = context.environment
-    let home = ToolConfigFile.home(environment)
-    func variable(_ name: String) -> String? { try? ToolConfigFile.environmentPath(name, environment) }
-    let dockerFile = (variable("DOCKER_CONFIG") ?? home + "/.docker") + "/config.json"
-    let configAuth = (variable("XDG_CONFIG_HOME") ?? home + "/.config") + "/containers/auth.json"
-    let primary = variable("REGISTRY_AUTH_FILE") ?? variable("XDG_RUNTIME_DIR").map { $0 + "/containers/auth.json" }
-    // containers' order; Docker reads dockerFile alone.
-    var paths: [String] = []
-    for path in [primary, configAuth, dockerFile, home + "/.dockercfg"].compactMap({ $0 }) where !paths.contains(path) {
-      paths.append(path)
-    }
+    let (dockerFile, paths) = DockerExamination.files(context.environment)
     var files: [DockerExamination.File?] = []
     var unreadable: [String] = []
     for path in paths {
@@ -232,7 +222,8 @@ extension Examination {
           "cargo", .fail, "\(variable) is set, and cargo runs it for registry \(name) instead",
           fix: "unset \(variable)", status: .usage)
       }
-      for project in projectCargoConfigs(besides: path) {
+      let projects = CargoExamination.projectConfigs(from: currentDirectory() ?? "/").filter { $0 != path }
+      for project in projects.compactMap({ p in (try? toolFile(p)?.get()).map { (path: p, bytes: $0) } }) {
         guard let other = CargoExamination.registries(project.bytes).first(where: { $0.name == name }),
           let theirs = other.provider, !CargoExamination.isOurs(theirs)
         else { continue }
@@ -267,21 +258,6 @@ extension Examination {
     }
   }
 
-  /// The cargo config files of this directory and those above it, which cargo reads before
-  /// $CARGO_HOME's (`besides`).
-  func projectCargoConfigs(besides home: String) -> [(path: String, bytes: [UInt8])] {
-    var found: [(String, [UInt8])] = []
-    var directory = currentDirectory() ?? "/"
-    while true {
-      for name in ["/.cargo/config.toml", "/.cargo/config"] {
-        let path = (directory == "/" ? "" : directory) + name
-        if path != home, case .success(let bytes)? = toolFile(path) { found.append((path, bytes)) }
-      }
-      guard directory != "/", let slash = directory.lastIndex(of: "/") else { return found }
-      directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
-    }
-  }
-
   /// Terraform's CLI config names strivacity's helper, the helper's link is there, and for each
   /// host an API of this profile serves, nothing Terraform takes first gives a token.
   func terraform(_ session: TokenBroker) {
@@ -299,11 +275,7 @@ extension Examination {
     let flag = session.profileFlag
     let profile = session.resolved.profile
     let profiles = allProfiles(session)
-    let hosts = profile.apis.filter(\.coversWholeHost).compactMap { api -> String? in
-      guard let parts = URLParts(api.url.gitURL), API.serving(api.url.gitURL + "/", in: profiles)?.api.name == api.name
-      else { return nil }
-      return parts.host + (parts.port.map { ":\($0)" } ?? "")
-    }
+    let hosts = TerraformExamination.hosts(of: profile, in: profiles)
     let fix = "strivacity setup terraform \(hosts.first ?? "HOST") --api NAME\(flag)"
     for (file, helper) in zip(texts, helpers) {
       if case .other(let name) = helper {

@@ -2,10 +2,7 @@
 // kernel's access-token cache, the agent and the token files it keeps.
 import Agent
 import Broker
-import CurlTransport
-import OAuthCore
 import SecretStore
-import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TokenCache

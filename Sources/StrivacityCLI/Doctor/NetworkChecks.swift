@@ -1,6 +1,5 @@
 // doctor's network rows: the CA and proxy in use, the tenant reached (DNS, TCP, TLS), its
 // discovery document, its JWKS, and the clock against the tenant's.
-import Agent
 import Broker
 import CurlTransport
 import OAuthCore
@@ -8,7 +7,6 @@ import SecretStore
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
-import TokenCache
 
 extension Examination {
   // MARK: 2. the connection to the tenant

@@ -1,13 +1,9 @@
 // doctor's rows for the profile's tokens and each API's (never the tokens themselves), and the
 // credentials, tried by the broker (TokenBroker.triedMachineCredentials, triedRefreshToken).
-import Agent
 import Broker
-import CurlTransport
 import OAuthCore
 import SecretStore
-import StrivacityConfig
 import StrivacityCore
-import SystemIO
 import TokenCache
 
 extension Examination {
