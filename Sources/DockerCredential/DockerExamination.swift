@@ -80,17 +80,20 @@ public enum DockerExamination {
 
   /// What podman and skopeo use for `registry` instead of strivacity's `credHelpers` entry in
   /// `files[routedIn]` (nil: a file not there): the first earlier file, in containers' order,
-  /// with an entry for it, and what that entry is; nil when none has one.
-  public static func shadowing(_ registry: String, routedIn: Int, files: [File?]) -> (file: Int, entry: String)? {
+  /// with an entry for it, what that entry is, and whether it is a saved login (else another
+  /// helper); nil when none has one.
+  public static func shadowing(_ registry: String, routedIn: Int, files: [File?]) -> (
+    file: Int, entry: String, saved: Bool
+  )? {
     let wanted = registry.lowercased()
     for (index, file) in files.prefix(routedIn).enumerated() {
       guard let file else { continue }
       if let entry = file.helpers.first(where: { $0.key.lowercased() == wanted }) {
         if file.routed.contains(entry.key) { return nil }
-        return (index, "credHelpers \"\(entry.key)\": \"\(entry.value)\"")
+        return (index, "credHelpers \"\(entry.key)\": \"\(entry.value)\"", false)
       }
       let keys = file.saved.filter { $0.registry == wanted }.map { "\"\($0.key)\"" }
-      if !keys.isEmpty { return (index, "a saved login (auths \(keys.joined(separator: ", ")))") }
+      if !keys.isEmpty { return (index, "a saved login (auths \(keys.joined(separator: ", ")))", true) }
     }
     return nil
   }

@@ -74,9 +74,9 @@ import Testing
     #expect(DockerExamination.shadowing("reg.example", routedIn: 0, files: [ours, login]) == nil)
     #expect(DockerExamination.shadowing("reg.example", routedIn: 2, files: [nil, unrelated, ours]) == nil)
     let saved = try #require(DockerExamination.shadowing("reg.example", routedIn: 2, files: [login, nil, ours]))
-    #expect(saved.file == 0 && saved.entry == #"a saved login (auths "reg.example/team")"#)
+    #expect(saved.file == 0 && saved.entry == #"a saved login (auths "reg.example/team")"# && saved.saved)
     let other = try #require(DockerExamination.shadowing("reg.example", routedIn: 1, files: [helper, ours]))
-    #expect(other.file == 0 && other.entry == #"credHelpers "REG.example": "pass""#)
+    #expect(other.file == 0 && other.entry == #"credHelpers "REG.example": "pass""# && !other.saved)
     // An earlier file naming strivacity too is ours.
     #expect(DockerExamination.shadowing("reg.example", routedIn: 1, files: [ours, ours]) == nil)
   }

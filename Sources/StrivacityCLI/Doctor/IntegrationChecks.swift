@@ -107,6 +107,14 @@ extension Examination {
     }
   }
 
+  /// The profile a helper whose command names none uses: as `token` resolves it, from the
+  /// environment the tool passes on (STRIVACITY_PROFILE), else the config's default.
+  func unnamedProfile() -> String {
+    let config = (try? context.config(warn: false)) ?? nil
+    return ResolvedProfile.requestedName(overrides: ProfileOverrides(), environment: context.environment)
+      ?? config?.defaultProfile ?? "default"
+  }
+
   /// Every API of every profile in the config (a helper that names no profile takes the first
   /// profile's API that covers the host), else the profile's own.
   func allProfiles(_ session: TokenBroker) -> [Profile] {
@@ -176,11 +184,13 @@ extension Examination {
         add("docker", .warn, "\(dockerFile) does not name strivacity for \(registry): docker does not ask it", fix: fix)
       }
       let routedIn = files.firstIndex { $0?.routed.contains(registry) == true } ?? 0
-      if let (index, shadow) = DockerExamination.shadowing(registry, routedIn: routedIn, files: files) {
+      if let (index, shadow, saved) = DockerExamination.shadowing(registry, routedIn: routedIn, files: files) {
         add(
           "docker", .fail,
-          "\(paths[index]) has \(shadow), which podman and skopeo use before strivacity's entry "
-            + "in \(paths[routedIn])", fix: "podman logout --authfile \(paths[index]) \(registry)", status: .usage)
+          "\(paths[index]) has \(shadow), which podman and skopeo use before strivacity's entry in \(paths[routedIn])",
+          fix: saved
+            ? "podman logout --authfile \(paths[index]) \(registry)"
+            : "remove \"\(registry)\" from credHelpers in \(paths[index])", status: .usage)
       }
     }
     if !report.failed("docker") {
@@ -194,7 +204,6 @@ extension Examination {
     let environment = context.environment
     guard let path = try? SetupCargo.cargoConfigPath(environment), let read = toolFile(path) else { return }
     guard case .success(let bytes) = read else { return }
-    let defaultProfile = ((try? context.config(warn: false)) ?? nil)?.defaultProfile ?? session.name
     var served: [String] = []
     for registry in CargoExamination.registries(bytes) {
       guard let provider = registry.provider, CargoExamination.isOurs(provider) else { continue }
@@ -208,7 +217,7 @@ extension Examination {
           fix: fix, status: .usage)
         continue
       }
-      guard (invocation.profile ?? defaultProfile) == session.name else { continue }
+      guard (invocation.profile ?? unnamedProfile()) == session.name else { continue }
       if !isExecutable(provider[0]) {
         add(
           "cargo", .fail, "registry \(name)'s credential-provider runs \(provider[0]), which is not there", fix: fix,
@@ -337,8 +346,7 @@ extension Examination {
     func value(_ flag: String) -> String? {
       words.firstIndex(of: flag).flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
     }
-    let defaultProfile = ((try? context.config(warn: false)) ?? nil)?.defaultProfile ?? session.name
-    guard (value("--profile") ?? defaultProfile) == session.name else { return }
+    guard (value("--profile") ?? unnamedProfile()) == session.name else { return }
     let api = value("--api") ?? ""
     let fix = "strivacity setup gcloud --api NAME --audience AUDIENCE --output \(path)\(session.profileFlag)"
     if environment["GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES"] != "1" {
