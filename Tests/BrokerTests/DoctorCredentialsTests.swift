@@ -1,7 +1,8 @@
-// `doctor` tries the credentials (issue 39, point 2), in-process against the fake tenant: a
-// machine profile's secret by one client-credentials request whose token is not kept, a
-// person's refresh token by one refresh through the broker's own path; refused credentials are
-// a failure quoting the tenant's error with the fix; what was not tried says why.
+// `doctor` tries the credentials (issue 39, point 2; TokenBroker's CredentialTry.swift), in-process
+// against the fake tenant: a machine profile's secret by one client-credentials request whose
+// token is not kept, a person's refresh token by one refresh through the broker's own path;
+// refused credentials are a failure quoting the tenant's error with the fix; what was not tried
+// says why.
 import Broker
 import Foundation
 import OAuthCore
@@ -21,37 +22,23 @@ private let unconfiguredMachineProfile = """
   """
 
 @Suite struct DoctorCredentialsTests {
-  /// The doctor's look at `profile` after the tenant answered with `discovery` (nil: not
-  /// reached), as `Examination.run` takes it: the credentials' rows.
-  static func examination(_ bench: Bench, _ profile: String) throws -> (Examination, TokenBroker) {
-    let broker = try bench.broker(profile)
-    let examination = Examination(
-      context: broker.context, overrides: ProfileOverrides(profile: profile), log: Log(verbose: false))
-    return (examination, broker)
-  }
-
   static func discovery(_ bench: Bench) throws -> Discovery {
     let document = try bench.tenant.send(
       HTTPRequest(url: bench.tenant.base + "/.well-known/openid-configuration", headers: []))
     return try Discovery(json: JSONValue.parse(document.body) ?? .null)
   }
 
-  static func credentials(_ examination: Examination) throws -> DoctorCheck {
-    try #require(examination.report.checks.first { $0.id == "credentials" })
-  }
-
   /// The credentials row of the machine profile `ci`, the tenant reached or not.
   static func machineRow(_ bench: Bench, reached: Bool = true) throws -> DoctorCheck {
-    let (examination, broker) = try Self.examination(bench, "ci")
-    examination.machineCredentials(broker, discovery: reached ? try discovery(bench) : nil)
-    return try credentials(examination)
+    try bench.broker("ci").triedMachineCredentials(
+      discovery: reached ? try discovery(bench) : nil, untried: "the tenant cannot be reached", progress: nil)
   }
 
   /// The credentials row of the person's profile `work` holding `held`, the tenant reached or not.
   static func personRow(_ bench: Bench, _ held: TokenSet?, reached: Bool = true) throws -> DoctorCheck {
-    let (examination, broker) = try Self.examination(bench, "work")
-    examination.refreshTried(broker, .success(held), discovery: reached ? try discovery(bench) : nil)
-    return try credentials(examination)
+    try bench.broker("work").triedRefreshToken(
+      .success(held), discovery: reached ? try discovery(bench) : nil, untried: "the tenant cannot be reached",
+      progress: nil)
   }
 
   // MARK: a machine profile

@@ -4,8 +4,9 @@
 // is made inert and bounded when the check is made, so neither rendering can carry an escape
 // sequence or a tenant's screenfuls.
 
-/// One check: what was looked at, how it went, what was seen, and what to do about it.
-public struct DoctorCheck: Sendable, Equatable {
+/// One check: what was looked at, how it went, what was seen, and what to do about it (thrown
+/// where a check stops early).
+public struct DoctorCheck: Sendable, Equatable, Error {
   public enum Outcome: String, Sendable, CaseIterable {
     case pass, warn, fail, skipped
 

@@ -1,18 +1,13 @@
-// `strivacity doctor`: one screen of checks, each with its fix, from the config to git's and
-// kubectl's set-up, wrapped to the terminal's width; or the same as JSON for a support ticket. It
-// never prompts (no keyring unlock or access dialog), never prints a secret, and is bounded: the
-// tenant is asked with short time-outs, and when it cannot be reached the other network checks
-// (and the credentials' try) are skipped.
-import Agent
+// `strivacity doctor`: one screen of checks, each with its fix, from the config to the set-up of
+// each tool that asks strivacity (Examination and its files beside this one), wrapped to the
+// terminal's width; or the same as JSON for a support ticket. It never prompts (no keyring unlock
+// or access dialog), never prints a secret, and is bounded: the tenant is asked with short
+// time-outs, and when it cannot be reached the other network checks (and the credentials' try)
+// are skipped.
 import ArgumentParser
 import Broker
-import CurlTransport
-import OAuthCore
-import SecretStore
-import StrivacityConfig
 import StrivacityCore
 import TerminalUI
-import TokenCache
 
 struct Doctor: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -27,17 +22,22 @@ struct Doctor: ParsableCommand {
       a token); the profile's tokens and each API's (never the tokens themselves); the \
       credentials, tried: a machine profile's client secret or key by one client-credentials \
       request (its token is not kept), a person's refresh token by one refresh (the new tokens \
-      are kept, as every refresh keeps them); git's and kubectl's set-up. Nothing is unlocked and \
-      no dialog is asked for. When the tenant cannot be reached, the whole report takes at most \
-      about 10 s.
+      are kept, as every refresh keeps them); the set-up of each tool found asking strivacity: git \
+      and kubectl (from the profile), Docker and containers (credHelpers), cargo \
+      (credential-provider), Terraform and OpenTofu (credentials_helper), Google's clients (the \
+      configuration GOOGLE_APPLICATION_CREDENTIALS names): that its config names \
+      strivacity, that nothing the tool takes first shadows it (another git helper, a saved login, a \
+      TF_TOKEN_… variable), and that each host or registry it sends is under the profile's APIs or \
+      places. Nothing is unlocked and no dialog is asked for. When the tenant cannot be reached, \
+      the whole report takes at most about 10 s.
 
       Long rows wrap to the terminal's width (80 columns when not on a terminal). --format json \
       prints the same for a support ticket, each detail whole: no token, password or client \
       secret is ever in it.
 
       Exits 0 when no check failed (warnings allowed); otherwise with the status of the first \
-      failed check: 2 the config, the profile, the CA bundle, the proxy, or a machine profile's \
-      secret or key not found; 4 the tenant cannot be reached; 5 its discovery document or JWKS \
+      failed check: 2 the config, the profile, the CA bundle, the proxy, a machine profile's \
+      secret or key not found, or a tool's set-up; 4 the tenant cannot be reached; 5 its discovery document or JWKS \
       is wrong; 6 the token store cannot be used; 7 the keyring is locked; 3 the profile is not \
       signed in, or the tenant refused its refresh token; 9 the tenant refused the machine \
       profile's client secret or key.
