@@ -4,7 +4,7 @@
 // `url-not-supported`, without loading the full command line. Anything else (a request that is
 // not cargo's, a token to renew, a challenge to answer, login and logout, any doubt) is handed
 // on with the request it came in, the hello already said (`CargoProtocol.helloSentVariable`).
-import GitCredential
+import ToolHelpers
 import StrivacityConfig
 import StrivacityCore
 import SystemIO

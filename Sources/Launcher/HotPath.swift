@@ -9,12 +9,10 @@
 // of the agent's) is handed to the full command line (Launcher.handOff), which gives the errors
 // and warnings.
 import Agent
-import DockerCredential
-import GitCredential
+import ToolHelpers
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
-import TerraformCredential
 import TokenCache
 
 public enum HotPath {

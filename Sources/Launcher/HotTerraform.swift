@@ -6,7 +6,7 @@
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
-import TerraformCredential
+import ToolHelpers
 
 extension HotPath {
   static func terraformGet(_ host: String, _ environment: [String: String]) -> Outcome {

@@ -5,7 +5,7 @@
 // in: cargo waits, so a refusal names the `strivacity login` to run.
 import ArgumentParser
 import Broker
-import GitCredential
+import ToolHelpers
 import StrivacityConfig
 import StrivacityCore
 import SystemIO

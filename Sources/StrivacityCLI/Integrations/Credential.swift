@@ -3,7 +3,7 @@
 // works. stdin and stdout belong to the protocol: every human word goes to stderr or /dev/tty.
 import ArgumentParser
 import Broker
-import GitCredential
+import ToolHelpers
 import StrivacityConfig
 import StrivacityCore
 import SystemIO

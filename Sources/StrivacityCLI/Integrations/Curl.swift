@@ -4,7 +4,7 @@
 // profile's tenant, git_hosts or hosts.
 import ArgumentParser
 import Broker
-import GitCredential
+import ToolHelpers
 import StrivacityConfig
 import StrivacityCore
 import SystemIO

@@ -6,7 +6,7 @@
 // exit 1 (docker shows it), plus one line on stderr; nobody is ever asked to sign in here.
 import ArgumentParser
 import Broker
-import DockerCredential
+import ToolHelpers
 import StrivacityConfig
 import StrivacityCore
 import SystemIO

@@ -3,7 +3,7 @@
 // byte of the file (CargoConfig), or --undo it.
 import ArgumentParser
 import Broker
-import GitCredential
+import ToolHelpers
 import StrivacityConfig
 import StrivacityCore
 import SystemIO

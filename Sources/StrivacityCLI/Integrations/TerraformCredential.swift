@@ -10,7 +10,7 @@ import Broker
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
-import TerraformCredential
+import ToolHelpers
 
 struct TerraformCredentialCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
