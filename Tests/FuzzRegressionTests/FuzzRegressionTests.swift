@@ -1,7 +1,6 @@
 // What the fuzz targets (Tests/Fuzz/targets.swift, Scripts/fuzz) exercise, replayed for every
 // input kept in Tests/Fuzz/TARGET/: the seed corpus and any crash a fuzzing run saved there.
 import Agent
-import ToolHelpers
 import Foundation
 import JourneyCore
 import LoopbackHTTP
@@ -10,6 +9,7 @@ import StrivacityCore
 import StrivacityTestSupport
 import TerminalUI
 import Testing
+import ToolHelpers
 
 func corpus(_ target: String) throws -> [(String, [UInt8])] {
   let directory = TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Fuzz/\(target)")

@@ -4,11 +4,11 @@
 // profile's tenant, git_hosts or hosts.
 import ArgumentParser
 import Broker
-import ToolHelpers
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TerminalUI
+import ToolHelpers
 
 struct Curl: ParsableCommand {
   static let configuration = CommandConfiguration(

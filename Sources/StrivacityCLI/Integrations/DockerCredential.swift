@@ -1,15 +1,15 @@
 // Docker's credential helper: `strivacity docker-credential get|store|erase|list`, installed as
 // `docker-credential-strivacity` (a link to `strivacity`), so `"credHelpers": {"HOST":
 // "strivacity"}` in ~/.docker/config.json (or containers' auth.json) makes docker, podman and
-// skopeo ask it. The small `strivacity` answers a cached `get` itself (HotPath.dockerGet); this
+// skopeo ask it. The small `strivacity` answers a cached `get` itself (HotPath.helper); this
 // is the rest. stdin and stdout belong to the protocol: a failure is its message on stdout and
 // exit 1 (docker shows it), plus one line on stderr; nobody is ever asked to sign in here.
 import ArgumentParser
 import Broker
-import ToolHelpers
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
+import ToolHelpers
 
 struct DockerCredentialCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -67,12 +67,9 @@ struct DockerCredentialCommand: ParsableCommand {
       guard input.count <= DockerCredentialProtocol.maxInput else { throw DockerCredentialError.tooLarge }
       throw DockerCredentialError.storeRefused
     case .get:
-      let request = try DockerCredentialProtocol.serverURL(input)
-      let found = try DockerCredentialProtocol.api(for: request.url, in: profiles)
-      // A fresh token, never through a sign-in.
-      let token = try broker(found, context: context).helperToken(
-        found.api, prefix: DockerCredentialProtocol.messagePrefix)
-      Console.writeStdout(DockerCredentialProtocol.answer(address: request.address, api: found.api, token: token))
+      // As the small binary answers it (HelperGet.route), with a fresh token, never a sign-in.
+      let status = try HelperAnswer.get(DockerHelper.self, words, input, context: context) ?? .failure
+      if status != .ok { exitProcess(status.rawValue) }
     case .erase:
       let request = try DockerCredentialProtocol.serverURL(input)
       // The client says the credential failed (or `docker logout`): the next `get` refreshes.

@@ -80,9 +80,10 @@ struct SetupDocker: ParsableCommand {
     let host = entry.description
     let files = try Self.files(context.environment)
     if undo {
-      try Self.write(Self.edits(files) { bytes throws(DockerConfig.Refusal) in
-        try DockerConfig.removingHelper(bytes, host: host)
-      })
+      try Self.write(
+        Self.edits(files) { bytes throws(DockerConfig.Refusal) in
+          try DockerConfig.removingHelper(bytes, host: host)
+        })
       Console.note("docker, podman and skopeo no longer ask strivacity for \(host) (\(files.joined(separator: ", ")))")
       return
     }
