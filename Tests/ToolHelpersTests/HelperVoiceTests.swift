@@ -30,7 +30,8 @@ import Testing
   }
 
   func cargoLine(_ url: String, kind: String = "get") -> String {
-    #"{"v":1,"kind":"\#(kind)","operation":"read","registry":{"index-url":"\#(url)","name":"team"},"args":["--profile","work"]}"#
+    #"{"v":1,"kind":"\#(kind)","operation":"read","registry":{"index-url":"\#(url)","name":"team"},"#
+      + #""args":["--profile","work"]}"#
   }
 
   @Test func theRegistryNamesEveryHelperOnce() {
