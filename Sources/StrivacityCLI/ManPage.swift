@@ -37,17 +37,13 @@ enum ManPage {
   /// Every page: the command's, each tool helper's link's (ToolHelpers.all), the emulator's.
   static var pages: [String] { ["strivacity"] + ToolHelpers.all.compactMap { $0.names.link } + ["strivacity-emulator"] }
 
-  /// The page of a helper's link: its header from the registry, its body by tool.
+  /// The page of a helper's link (ToolHelpers.all), by its tool.
   static func helper(_ helper: any ToolHelper.Type) -> String {
-    let link = helper.names.link ?? "strivacity"
-    let body: String =
-      switch helper.names.tool {
-      case "git": gitCredential()
-      case "docker": dockerCredential()
-      case "terraform": terraformCredential()
-      default: ".Sh DESCRIPTION\nSee\n.Xr strivacity 1 .\n"
-      }
-    return header(name: link.uppercased(), title: link, description: helper.names.summary) + body
+    switch helper.names.tool {
+    case "git": gitCredential()
+    case "docker": dockerCredential()
+    default: terraformCredential()
+    }
   }
 
   /// Release date shown in the pages; set with the version.
@@ -373,97 +369,103 @@ enum ManPage {
   }
 
   static func dockerCredential() -> String {
-    """
-    .Sh SYNOPSIS
-    .Nm
-    .Cm get | store | erase | list
-    .Sh DESCRIPTION
-    .Nm
-    is
-    .Xr strivacity 1
-    under another name: docker, podman and skopeo run it for a registry whose
-    .Ql credHelpers
-    entry is
-    .Ql strivacity ,
-    and it behaves as
-    .Ql strivacity docker-credential .
-    .Cm get
-    reads the registry's address on stdin; for a registry under the url of one of a
-    profile's APIs (the first such profile in the configuration file) it answers
-    .Ql {"ServerURL","Username","Secret"}
-    with a fresh token of that API and the API's username (default oauth2accesstoken).
-    For any other registry it answers
-    .Ql credentials not found in native keychain
-    and exits 1, so the client goes on without credentials.
-    It never signs in: without a usable token it fails, naming the
-    .Ql strivacity login
-    to run.
-    .Cm store
-    refuses (the tokens are strivacity's);
-    .Cm erase
-    expires the API's cached access token, so the next
-    .Cm get
-    refreshes it;
-    .Cm list
-    prints every API's address with its user name.
-    Every failure is its message on stdout and exit status 1, as the protocol wants.
-    Set a registry up with
-    .Ql strivacity setup-docker --registry HOST .
-    .Sh SEE ALSO
-    .Xr strivacity 1 ,
-    .Xr docker-login 1
+    header(
+      name: "DOCKER-CREDENTIAL-STRIVACITY", title: "docker-credential-strivacity",
+      description: "Docker credential helper for Strivacity tokens")
+        + """
+        .Sh SYNOPSIS
+        .Nm
+        .Cm get | store | erase | list
+        .Sh DESCRIPTION
+        .Nm
+        is
+        .Xr strivacity 1
+        under another name: docker, podman and skopeo run it for a registry whose
+        .Ql credHelpers
+        entry is
+        .Ql strivacity ,
+        and it behaves as
+        .Ql strivacity docker-credential .
+        .Cm get
+        reads the registry's address on stdin; for a registry under the url of one of a
+        profile's APIs (the first such profile in the configuration file) it answers
+        .Ql {"ServerURL","Username","Secret"}
+        with a fresh token of that API and the API's username (default oauth2accesstoken).
+        For any other registry it answers
+        .Ql credentials not found in native keychain
+        and exits 1, so the client goes on without credentials.
+        It never signs in: without a usable token it fails, naming the
+        .Ql strivacity login
+        to run.
+        .Cm store
+        refuses (the tokens are strivacity's);
+        .Cm erase
+        expires the API's cached access token, so the next
+        .Cm get
+        refreshes it;
+        .Cm list
+        prints every API's address with its user name.
+        Every failure is its message on stdout and exit status 1, as the protocol wants.
+        Set a registry up with
+        .Ql strivacity setup-docker --registry HOST .
+        .Sh SEE ALSO
+        .Xr strivacity 1 ,
+        .Xr docker-login 1
 
-    """
+        """
   }
 
   static func terraformCredential() -> String {
-    """
-    .Sh SYNOPSIS
-    .Nm
-    .Cm get | store | forget
-    .Ar host
-    .Sh DESCRIPTION
-    .Nm
-    is
-    .Xr strivacity 1
-    under another name: Terraform and OpenTofu run it, from
-    .Pa ~/.terraform.d/plugins ,
-    when their CLI configuration has a
-    .Ql credentials_helper \\(dqstrivacity\\(dq
-    block, and it behaves as
-    .Ql strivacity terraform-credential .
-    .Cm get
-    prints
-    .Ql {"token":"…"}
-    with a fresh token of the API whose url covers all of
-    .Li https:// Ns Ar host Ns Li /
-    (of the first such profile in the configuration file), and
-    .Ql {}
-    for any other host, exit 0, so Terraform goes on without credentials.
-    It never signs in: without a usable token it fails (exit 3), naming the
-    .Ql strivacity login
-    to run.
-    .Cm store
-    reads what Terraform sends and refuses it (exit 2: the tokens are strivacity's, so
-    .Ql terraform login
-    is not needed);
-    .Cm forget
-    expires the API's cached access token, so the next
-    .Cm get
-    refreshes it.
-    A host with user info, a path, or anything but a host name and port, and any other verb,
-    are refused (exit 2).
-    Every failure is one line on standard error and nothing on standard output, with the
-    exit status of
-    .Xr strivacity 1 .
-    Set it up with
-    .Ql strivacity setup-terraform HOST .
-    .Sh SEE ALSO
-    .Xr strivacity 1 ,
-    .Xr terraform 1 ,
-    .Xr tofu 1
+    header(
+      name: "TERRAFORM-CREDENTIALS-STRIVACITY", title: "terraform-credentials-strivacity",
+      description: "Terraform and OpenTofu credentials helper for Strivacity tokens")
+        + """
+        .Sh SYNOPSIS
+        .Nm
+        .Cm get | store | forget
+        .Ar host
+        .Sh DESCRIPTION
+        .Nm
+        is
+        .Xr strivacity 1
+        under another name: Terraform and OpenTofu run it, from
+        .Pa ~/.terraform.d/plugins ,
+        when their CLI configuration has a
+        .Ql credentials_helper \\(dqstrivacity\\(dq
+        block, and it behaves as
+        .Ql strivacity terraform-credential .
+        .Cm get
+        prints
+        .Ql {"token":"…"}
+        with a fresh token of the API whose url covers all of
+        .Li https:// Ns Ar host Ns Li /
+        (of the first such profile in the configuration file), and
+        .Ql {}
+        for any other host, exit 0, so Terraform goes on without credentials.
+        It never signs in: without a usable token it fails (exit 3), naming the
+        .Ql strivacity login
+        to run.
+        .Cm store
+        reads what Terraform sends and refuses it (exit 2: the tokens are strivacity's, so
+        .Ql terraform login
+        is not needed);
+        .Cm forget
+        expires the API's cached access token, so the next
+        .Cm get
+        refreshes it.
+        A host with user info, a path, or anything but a host name and port, and any other verb,
+        are refused (exit 2).
+        Every failure is one line on standard error and nothing on standard output, with the
+        exit status of
+        .Xr strivacity 1 .
+        Set it up with
+        .Ql strivacity setup-terraform HOST .
+        .Sh SEE ALSO
+        .Xr strivacity 1 ,
+        .Xr terraform 1 ,
+        .Xr tofu 1
 
-    """
+        """
   }
 
   /// The local tenant's page (its own binary has no page generator; DocsTests checks that every
@@ -541,36 +543,39 @@ enum ManPage {
   }
 
   static func gitCredential() -> String {
-    """
-    .Sh SYNOPSIS
-    .Nm
-    .Cm get | store | erase
-    .Sh DESCRIPTION
-    .Nm
-    is
-    .Xr strivacity 1
-    under another name: git runs it as the helper of
-    .Ql credential.helper=strivacity ,
-    and it behaves as
-    .Ql strivacity credential .
-    For a host (or URL prefix) listed in a profile's git_hosts,
-    .Cm get
-    answers a username (git_username, default oauth2) and a fresh access token as the
-    password, or, when git offers capability[]=authtype, a Bearer credential.
-    For other hosts it prints nothing, so git asks its next helper.
-    .Cm store
-    does nothing;
-    .Cm erase
-    of the current token makes the next
-    .Cm get
-    refresh it.
-    Set a host up with
-    .Ql strivacity setup-git --host HOST .
-    .Sh SEE ALSO
-    .Xr strivacity 1 ,
-    .Xr gitcredentials 7
+    header(
+      name: "GIT-CREDENTIAL-STRIVACITY", title: "git-credential-strivacity",
+      description: "git credential helper for Strivacity tokens")
+        + """
+        .Sh SYNOPSIS
+        .Nm
+        .Cm get | store | erase
+        .Sh DESCRIPTION
+        .Nm
+        is
+        .Xr strivacity 1
+        under another name: git runs it as the helper of
+        .Ql credential.helper=strivacity ,
+        and it behaves as
+        .Ql strivacity credential .
+        For a host (or URL prefix) listed in a profile's git_hosts,
+        .Cm get
+        answers a username (git_username, default oauth2) and a fresh access token as the
+        password, or, when git offers capability[]=authtype, a Bearer credential.
+        For other hosts it prints nothing, so git asks its next helper.
+        .Cm store
+        does nothing;
+        .Cm erase
+        of the current token makes the next
+        .Cm get
+        refresh it.
+        Set a host up with
+        .Ql strivacity setup-git --host HOST .
+        .Sh SEE ALSO
+        .Xr strivacity 1 ,
+        .Xr gitcredentials 7
 
-    """
+        """
   }
 
   private static func header(name: String, title: String, description: String) -> String {

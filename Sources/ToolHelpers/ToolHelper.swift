@@ -20,8 +20,6 @@ public struct HelperNames: Sendable, Equatable {
   /// Said before each of the helper's lines on stderr, so a person reading the tool's output
   /// knows whose it is.
   public var messagePrefix: String
-  /// The man page's one-line description, for the link's page.
-  public var summary: String
 }
 
 /// One tool's credential helper.

@@ -5,7 +5,7 @@ import StrivacityCore
 public enum CargoHelper: ToolHelper {
   public static let names = HelperNames(
     tool: "cargo", subcommand: "cargo-credential", link: nil, flag: "--cargo-plugin",
-    messagePrefix: CargoInvocation.messagePrefix, summary: "cargo credential provider for Strivacity tokens")
+    messagePrefix: CargoInvocation.messagePrefix)
 
   /// cargo's requests come on stdin, one a line: the provider itself is the `get`.
   public static func asksForToken(_ words: [String]) -> Bool { words.isEmpty }

@@ -5,7 +5,7 @@ import StrivacityCore
 public enum DockerHelper: ToolHelper {
   public static let names = HelperNames(
     tool: "docker", subcommand: "docker-credential", link: "docker-credential-strivacity", flag: nil,
-    messagePrefix: DockerCredentialProtocol.messagePrefix, summary: "Docker credential helper for Strivacity tokens")
+    messagePrefix: DockerCredentialProtocol.messagePrefix)
 
   public static func asksForToken(_ words: [String]) -> Bool { words == ["get"] }
   public static var maxInput: Int { DockerCredentialProtocol.maxInput }

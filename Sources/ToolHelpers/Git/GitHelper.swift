@@ -5,7 +5,7 @@ import StrivacityCore
 public enum GitHelper: ToolHelper {
   public static let names = HelperNames(
     tool: "git", subcommand: "credential", link: "git-credential-strivacity", flag: nil,
-    messagePrefix: CredentialInvocation.messagePrefix, summary: "git credential helper for Strivacity tokens")
+    messagePrefix: CredentialInvocation.messagePrefix)
 
   public static func asksForToken(_ words: [String]) -> Bool { words == ["get"] }
   public static var maxInput: Int { CredentialProtocol.maxInput }

@@ -5,8 +5,7 @@ import StrivacityCore
 public enum TerraformHelper: ToolHelper {
   public static let names = HelperNames(
     tool: "terraform", subcommand: "terraform-credential", link: "terraform-credentials-strivacity", flag: nil,
-    messagePrefix: TerraformCredentialProtocol.messagePrefix,
-    summary: "Terraform and OpenTofu credentials helper for Strivacity tokens")
+    messagePrefix: TerraformCredentialProtocol.messagePrefix)
 
   public static func asksForToken(_ words: [String]) -> Bool { words.count == 2 && words[0] == "get" }
   public static var maxInput: Int { TerraformCredentialProtocol.maxInput }
