@@ -25,18 +25,17 @@ public enum HotPath {
 
   /// Answers `arguments` (argv without the program name, as `commandLineArguments`) if it can.
   public static func answer(_ arguments: [String]) -> Outcome {
-    let words = Array(arguments.dropFirst())
-    let tool = arguments.first.flatMap(ToolHelpers.get)
-    guard arguments.first == "token" || arguments.first == "exec" || tool.map({ $0.asksForToken(words) }) == true
-    else {
-      return .handOff(stdin: nil)
+    guard let first = arguments.first else { return .handOff(stdin: nil) }
+    if first == "token" || first == "exec" {
+      // As in the full command line: a token in this process's memory never goes to a core file.
+      forbidCoreDumps()
+      let environment = processEnvironment()
+      return first == "exec" ? exec(arguments[...], environment) : token(arguments[...], environment)
     }
-    // As in the full command line: a token in this process's memory never goes to a core file.
+    let words = Array(arguments.dropFirst())
+    guard let tool = ToolHelpers.named(first), tool.asksForToken(words) else { return .handOff(stdin: nil) }
     forbidCoreDumps()
-    let environment = processEnvironment()
-    if let tool { return helper(tool, words, environment) }
-    if arguments.first == "exec" { return exec(arguments[...], environment) }
-    return token(arguments[...], environment)
+    return helper(tool, words, processEnvironment())
   }
 
   enum Current {

@@ -86,10 +86,3 @@ extension HelperGet {
     return .token(TokenAsk(resolved: resolved, api: found.api, answer: answer))
   }
 }
-
-extension ToolHelpers {
-  /// The helper whose subcommand is `name`, with its `get`.
-  public static func get(_ subcommand: String) -> (any HelperGet.Type)? {
-    named(subcommand) as? any HelperGet.Type
-  }
-}

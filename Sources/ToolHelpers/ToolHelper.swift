@@ -109,12 +109,12 @@ extension ToolHelper {
 
 public enum ToolHelpers {
   /// Every helper, in the order their pages and subcommands are listed.
-  public static var all: [any ToolHelper.Type] {
+  public static var all: [any HelperGet.Type] {
     [GitHelper.self, DockerHelper.self, CargoHelper.self, TerraformHelper.self]
   }
 
   /// The helper whose subcommand is `name`.
-  public static func named(_ subcommand: String) -> (any ToolHelper.Type)? {
+  public static func named(_ subcommand: String) -> (any HelperGet.Type)? {
     all.first { $0.names.subcommand == subcommand }
   }
 

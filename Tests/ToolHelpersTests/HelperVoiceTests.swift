@@ -42,7 +42,7 @@ import Testing
     #expect(Set(subcommands).count == subcommands.count)
     #expect(links == ["git-credential-strivacity", "docker-credential-strivacity", "terraform-credentials-strivacity"])
     let docker = ToolHelpers.named("docker-credential").map { ObjectIdentifier($0) }
-    let cargo = ToolHelpers.get("cargo-credential").map { ObjectIdentifier($0) }
+    let cargo = ToolHelpers.named("cargo-credential").map { ObjectIdentifier($0) }
     #expect(docker == ObjectIdentifier(DockerHelper.self))
     #expect(cargo == ObjectIdentifier(CargoHelper.self))
     #expect(ToolHelpers.named("token") == nil)

@@ -64,7 +64,7 @@ struct Credential: ParsableCommand {
     else { return }  // parsed and matched above: not ours is said there
     let tokens: TokenSet
     do {
-      tokens = try HelperAnswer.token(GitHelper.self, ask, context: context, options: global)
+      tokens = try HelperAnswer.token(GitHelper.self, ask, context: context, options: global, attended: true)
     } catch let failure as CLIFailure where failure.status == .signInRequired {
       guard TTY() != nil else {
         HelperAnswer.write(GitHelper.reply(.notSignedIn(profile: ask.resolved.name, why: failure.message)))
@@ -73,7 +73,7 @@ struct Credential: ParsableCommand {
       Console.writeStderr("strivacity: \(failure.message)\n")
       let login = try Login.parse(["--profile", ask.resolved.name] + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
-      tokens = try HelperAnswer.token(GitHelper.self, ask, context: context, options: global)
+      tokens = try HelperAnswer.token(GitHelper.self, ask, context: context, options: global, attended: true)
     } catch {
       HelperAnswer.write(GitHelper.reply(HelperAnswer.failure(error, profile: ask.resolved.name)))
       return

@@ -34,11 +34,12 @@ enum HelperAnswer {
     }
   }
 
-  /// The token `ask` needs, never through a sign-in (the tool waits, and may have no terminal); a
-  /// margin the tenant's tokens cannot meet said with the helper's prefix.
-  static func token(_ helper: any ToolHelper.Type, _ ask: TokenAsk, context: Context, options: GlobalOptions?) throws
-    -> TokenSet
-  {
+  /// The token `ask` needs, never through a sign-in (the tool waits, and may have no terminal)
+  /// unless `attended` (git's, on a terminal); a margin the tenant's tokens cannot meet said with
+  /// the helper's prefix.
+  static func token(
+    _ helper: any ToolHelper.Type, _ ask: TokenAsk, context: Context, options: GlobalOptions?, attended: Bool = false
+  ) throws -> TokenSet {
     let session: TokenBroker
     if var options {
       options.profile = ask.resolved.name
@@ -47,8 +48,10 @@ enum HelperAnswer {
       session = try TokenBroker(
         context: context, overrides: ProfileOverrides(profile: ask.resolved.name), log: Log(verbose: false))
     }
-    session.signIn = nil
-    session.progress = nil
+    if !attended {
+      session.signIn = nil
+      session.progress = nil
+    }
     let freshness = ask.freshness
     let tokens = try session.helperTokens(api: ask.api, challenge: ask.challenge, freshness)
     session.sayShortfall(tokens, freshness, prefix: helper.names.messagePrefix)
