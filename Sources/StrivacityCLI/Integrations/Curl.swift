@@ -8,7 +8,6 @@ import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TerminalUI
-import ToolHelpers
 
 struct Curl: ParsableCommand {
   static let configuration = CommandConfiguration(

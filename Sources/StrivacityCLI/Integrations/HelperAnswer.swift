@@ -34,6 +34,19 @@ enum HelperAnswer {
     }
   }
 
+  /// The tool says the credential failed (`erase`, `forget`): the kept access token of the API
+  /// that would answer the request expires, its refresh token and the sign-in stay, so the next
+  /// `get` refreshes. False: the request is no API's (nothing to drop).
+  static func forget(_ helper: any HelperGet.Type, _ words: [String], _ input: [UInt8], context: Context) throws
+    -> Bool
+  {
+    let route = helper.route(words, input, config: try context.config(), environment: context.environment)
+    guard case .token(let ask)? = route, let api = ask.api else { return false }
+    try TokenBroker(context: context, overrides: ProfileOverrides(profile: ask.resolved.name), log: Log(verbose: false))
+      .expireKept(api)
+    return true
+  }
+
   /// The token `ask` needs, never through a sign-in (the tool waits, and may have no terminal)
   /// unless `attended` (git's, on a terminal); a margin the tenant's tokens cannot meet said with
   /// the helper's prefix.

@@ -34,15 +34,15 @@ struct TerraformCredentialCommand: ParsableCommand {
   var words: [String] = []
 
   func run() throws {
-    let prefix = TerraformCredentialProtocol.messagePrefix
     do {
       try answer()
-    } catch let refusal as TerraformCredentialError {
-      Console.error(prefix + refusal.message)
-      exitProcess(refusal.status.rawValue)
     } catch {
-      Console.error(prefix + CLIFailure.describe(error))
-      exitProcess((CLIFailure(recognising: error)?.status ?? .failure).rawValue)
+      // One line on stderr, nothing on stdout, the refusal's status.
+      let refusal = error as? TerraformCredentialError
+      let status = refusal?.status ?? CLIFailure(recognising: error)?.status ?? .failure
+      let reply = TerraformHelper.reply(.refused(refusal?.message ?? CLIFailure.describe(error), status: status))
+      HelperAnswer.write(reply)
+      exitProcess(reply.status.rawValue)
     }
   }
 
@@ -60,14 +60,8 @@ struct TerraformCredentialCommand: ParsableCommand {
       if status != .ok { exitProcess(status.rawValue) }
       return
     }
-    // `forget` (`terraform logout`): the API's stored access token expires, its refresh token
-    // and the sign-in stay, so the next `get` refreshes. Nothing of ours: nothing to drop.
-    guard let found = TerraformCredentialProtocol.api(for: request, in: try context.config()?.profiles ?? []) else {
-      return
-    }
-    try TokenBroker(
-      context: context, overrides: ProfileOverrides(profile: found.profile.name), log: Log(verbose: false)
-    ).expireKept(found.api)
+    // `forget` (`terraform logout`): the next `get` refreshes. Nothing of ours: nothing to drop.
+    _ = try HelperAnswer.forget(TerraformHelper.self, words, input, context: context)
   }
 
   /// All of stdin: its first `maxInput` + 1 bytes kept, the rest read and dropped (zeroed).
