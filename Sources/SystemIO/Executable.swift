@@ -12,7 +12,7 @@ public func commandLineArguments() -> [String] { ToolHelpers.arguments(CommandLi
 
 public enum Executable {
   /// The `strivacity` that hands off to this full command line (when this process is one): what
-  /// git's config should name, so that git reaches the hot path. nil when there is none, or its
+  /// a tool's config should name, so that the tool reaches the hot path. nil when there is none, or its
   /// path is not UTF-8 text.
   public static func front() -> String? {
     guard let me = path() else { return nil }
@@ -26,14 +26,14 @@ public enum Executable {
     return nil
   }
 
-  /// What git's and kubectl's configs should run: the small `strivacity` by absolute path, else
+  /// What the tools' configs should run: the small `strivacity` by absolute path, else
   /// this very binary (a helper still, only without the hot path), else the name.
   public static func commandPath() -> String {
     front() ?? path().flatMap { String(validating: $0, as: UTF8.self) } ?? "strivacity"
   }
 
-  /// The real path of this process's binary, as bytes (links resolved: a link named
-  /// git-credential-strivacity finds the directory of the binary it points to).
+  /// The real path of this process's binary, as bytes (links resolved: a helper's link
+  /// finds the directory of the binary it points to).
   public static func path() -> [UInt8]? {
     var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
     let n = buffer.withUnsafeMutableBytes {
