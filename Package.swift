@@ -38,18 +38,11 @@ let package = Package(
     .target(name: "StrivacityConfig", dependencies: ["StrivacityCore"]),
     // The Journey-flow API as data: screens in, prompts and request bodies out (protocol §4–§9).
     .target(name: "JourneyCore", dependencies: ["StrivacityCore"]),
-    // git's credential protocol (git-credential(1)) and cargo's credential provider protocol v1
-    // as data: requests in, answers out.
-    .target(name: "GitCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
-    // Docker's credential helper protocol (docker-credential-helpers) as data: the verb and the
-    // registry's address in, the JSON answer or the protocol's error out.
-    .target(name: "DockerCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
-    // Terraform's (and OpenTofu's) credentials helper protocol as data: the verb and the host in,
-    // the JSON credentials object or the protocol's error out.
-    .target(name: "TerraformCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
-    // AWS's credential_process as data: STS's AssumeRoleWithWebIdentity request and its XML
-    // answer admitted, the JSON credentials out, the kernel cache's record of them.
-    .target(name: "AWSCredential", dependencies: ["StrivacityCore", "StrivacityConfig"]),
+    // Every tool strivacity is a credential helper for, a folder each (Git/, Cargo/, Docker/,
+    // Terraform/): the names a helper answers to, its protocol as data (requests in, answers and
+    // failures out, in one voice) and its tool's config file edited as bytes. The registry is
+    // ToolHelpers.all (ToolHelper.swift).
+    .target(name: "ToolHelpers", dependencies: ["StrivacityCore", "StrivacityConfig"]),
     // OAuth/OIDC values: PKCE (RFC 7636), JWT signing and verification, JWKS.
     .target(
       name: "OAuthCore",
@@ -79,7 +72,7 @@ let package = Package(
     // The environment, whole files, stdin, and writes to stdout, stderr and the terminal; every
     // kernel call of the broker and the command line (which import no Glibc): clocks, processes,
     // programs started, file status, locks, pipes, threads, signals.
-    .target(name: "SystemIO", dependencies: ["StrivacityCore", "StrivacityConfig"]),
+    .target(name: "SystemIO", dependencies: ["StrivacityCore", "StrivacityConfig", "ToolHelpers"]),
     // Drawing screens as lines (pure) and talking to /dev/tty (hidden input, Ctrl-C, spinner).
     .target(name: "TerminalUI", dependencies: ["JourneyCore", "SystemIO"]),
     // Small HTTP/1.1 server on loopback sockets: the login redirect listener, the emulator, test servers.
@@ -94,7 +87,7 @@ let package = Package(
       dependencies: [
         "StrivacityCore", "StrivacityConfig", "JourneyCore", "OAuthCore", "CurlTransport", "SecretStore", "SystemIO",
         "TokenCache",
-        "Agent", "GitCredential", "AWSCredential",
+        "Agent", "ToolHelpers",
       ]),
 
     // MARK: command line
@@ -104,8 +97,7 @@ let package = Package(
     .target(
       name: "Launcher",
       dependencies: [
-        "StrivacityCore", "StrivacityConfig", "GitCredential", "DockerCredential", "TerraformCredential", "TokenCache",
-        "SystemIO", "Agent", "AWSCredential",
+        "StrivacityCore", "StrivacityConfig", "ToolHelpers", "TokenCache", "SystemIO", "Agent",
       ]),
     .executableTarget(name: "strivacity", dependencies: ["Launcher", "StrivacityCore", "SystemIO"]),
     .target(
@@ -113,8 +105,7 @@ let package = Package(
       dependencies: [
         "Broker", "StrivacityCore", "StrivacityConfig", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport",
         "SecretStore",
-        "LoopbackHTTP", "GitCredential", "DockerCredential", "TerraformCredential", "AWSCredential", "SystemIO",
-        "TokenCache", "Agent",
+        "LoopbackHTTP", "ToolHelpers", "SystemIO", "TokenCache", "Agent",
         "CBuildInfo",
         "CCurlShim", "CSecretShim",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -146,12 +137,7 @@ let package = Package(
         "OAuthCore", .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]),
-    .testTarget(name: "GitCredentialTests", dependencies: ["StrivacityConfig", "GitCredential"]),
-    .testTarget(
-      name: "DockerCredentialTests", dependencies: ["StrivacityConfig", "StrivacityCore", "DockerCredential"]),
-    .testTarget(
-      name: "TerraformCredentialTests", dependencies: ["StrivacityConfig", "StrivacityCore", "TerraformCredential"]),
-    .testTarget(name: "AWSCredentialTests", dependencies: ["StrivacityConfig", "StrivacityCore", "AWSCredential"]),
+    .testTarget(name: "ToolHelpersTests", dependencies: ["StrivacityConfig", "StrivacityCore", "ToolHelpers"]),
     // The broker in-process: a fake tenant, a store in memory, a clock that stands still.
     .testTarget(
       name: "BrokerTests",
@@ -173,8 +159,7 @@ let package = Package(
     .testTarget(
       name: "FuzzRegressionTests",
       dependencies: [
-        "StrivacityConfig", "DockerCredential", "TerraformCredential", "AWSCredential",
-        "StrivacityCore", "JourneyCore", "TerminalUI", "GitCredential", "LoopbackHTTP", "Agent",
+        "StrivacityConfig", "ToolHelpers", "StrivacityCore", "JourneyCore", "TerminalUI", "LoopbackHTTP", "Agent",
         "StrivacityTestSupport",
       ]),
     // The built binary driven through a pseudo-terminal against the emulator and the real keyring.

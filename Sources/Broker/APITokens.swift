@@ -179,7 +179,7 @@ extension TokenBroker {
 }
 
 extension TokenBroker {
-  /// A tool helper's token for `api` (Docker's `get`, Terraform's): with the profile's margin,
+  /// A tool helper's token for `api` (a registry's `get`): with the profile's margin,
   /// never through a sign-in (a refused refresh, or no sign-in yet, is a failure naming
   /// `strivacity login`); a margin the tenant's tokens cannot meet is said with `prefix`.
   package func helperToken(_ api: API, prefix: String) throws -> BearerToken {
@@ -189,7 +189,7 @@ extension TokenBroker {
     return tokens.accessToken
   }
 
-  /// Makes `api`'s kept access token expired (a tool's helper said it failed: Docker's `erase`),
+  /// Makes `api`'s kept access token expired (a tool's helper said it failed: `erase`),
   /// its refresh token kept, so that the next ask renews it; under the profile's refresh lock.
   package func expireKept(_ api: API) throws {
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)

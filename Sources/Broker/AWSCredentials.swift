@@ -3,7 +3,7 @@
 // the same HTTP client as every tenant request (libcurl, the profile's proxy and trust), and kept
 // in the kernel's keyring until shortly before they expire — never in a file. What is sent and
 // read is AWSCredentialProcess's; the small binary answers the kept ones itself (HotAWS.swift).
-import AWSCredential
+import ToolHelpers
 import StrivacityConfig
 import StrivacityCore
 import TokenCache

@@ -151,7 +151,7 @@ extension TokenBroker {
       + (maxAge.map { " --max-age \($0)" } ?? "")
   }
 
-  /// The token a tool's credential helper hands out (cargo's provider), never through a
+  /// The token a tool's credential helper hands out (a package manager's provider), never through a
   /// sign-in: the tool waits, and may have no terminal. A challenge the tool passed on is
   /// answered as `strivacity curl` answers one (`tokens(answering:)`); a step-up, or scopes for
   /// a URL under no API entry, is a failure naming the command that gets the right token.

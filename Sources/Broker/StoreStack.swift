@@ -216,8 +216,8 @@ package final class KernelCachingStore: TokenStore {
 /// The store of record of a machine profile (`StoreKind.kernel`): its access tokens in the
 /// kernel's per-user keyring only, for as long as each lives, where the small binary answers
 /// `token` from as it does for a signed-in profile. Nothing on disk, no D-Bus: a container
-/// without either works. Where the kernel refuses keyrings (Docker's default seccomp profile
-/// forbids keyctl), in private files (MachineTokenFiles), which the small binary reads then. A
+/// without either works. Where the kernel refuses keyrings (a container runtime's default seccomp
+/// profile forbids keyctl), in private files (MachineTokenFiles), which the small binary reads then. A
 /// machine gets a new token with its client credentials at any time, so STRIVACITY_TOKEN_CACHE=off
 /// (or files that cannot be written) only means a request per call. A note per profile lists the
 /// slots written, so that `logout` and `revoke` find ad hoc targets' entries too (the files are

@@ -4,7 +4,7 @@
 // than AWSCredentialProcess.margin left. Anything else — no such API or role, no kept
 // credentials, a token due, a config with something to say — is the full command line's, which
 // asks STS or says on stderr what is wrong.
-import AWSCredential
+import ToolHelpers
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
@@ -25,12 +25,12 @@ extension HotPath {
       let endpoint = try? AWSCredentialProcess.endpoint(role, environment: environment),
       let key = try? resolved.storeKey(configPath: paths.config)
     else { return .handOff(stdin: nil) }
-    switch apiTokens(
-      (resolved.profile, api), config: config, environment: environment, paths: paths,
-      prefix: AWSCredentialProcess.messagePrefix, stdin: nil)
-    {
-    case .handOff(let outcome): return outcome
+    let freshness = Freshness.asked(nil, profile: resolved.profile)
+    let found = current(
+      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths, api: api)
+    switch found {
     case .tokens(let tokens):
+      sayShortfall(tokens, freshness, profile: resolved.name, prefix: AWSCredentialProcess.messagePrefix)
       let cacheKey = AWSCredentialProcess.cacheKey(
         key, api: api, role: role, profile: resolved.name, endpoint: endpoint)
       guard var record = KernelTokenCache.record(cacheKey) else { return .handOff(stdin: nil) }
@@ -39,6 +39,7 @@ extension HotPath {
       else { return .handOff(stdin: nil) }
       writeStdout(AWSCredentialProcess.answer(credentials))
       return .answered
+    default: return handOffPast(found, stdin: nil)
     }
   }
 }

@@ -1,21 +1,18 @@
-// `strivacity token` and git's `credential get` from the access-token cache (KernelTokenCache;
-// a machine profile's private files where the kernel refuses keyrings, MachineTokenFiles), or
-// from `strivacity agent` when it is enabled, answered by the small `strivacity` binary itself:
-// no argument parser, no libsecret, no D-Bus, none of the full command line's code loaded. Only
-// the plain forms are answered here — `token` with --profile, --format, --min-ttl, --api, --for
-// and an ad hoc API (--audience, --resource, --scope);
-// `credential get` without options — and only with a token that is not due for refresh and a
-// config that parses without a word to say; everything else (and any doubt, and every refusal
-// of the agent's) is handed to the full command line (Launcher.handOff), which gives the errors
-// and warnings.
+// `strivacity token`, and every tool's credential helper asking for a token (HotHelper.swift),
+// from the access-token cache (KernelTokenCache; a machine profile's private files where the
+// kernel refuses keyrings, MachineTokenFiles), or from `strivacity agent` when it is enabled,
+// answered by the small `strivacity` binary itself: no argument parser, no libsecret, no D-Bus,
+// none of the full command line's code loaded. Only the plain forms are answered here — `token`
+// with --profile, --format, --min-ttl, --api, --for and an ad hoc API (--audience, --resource,
+// --scope); a helper's `get` without options — and only with a token that is not due for
+// refresh and a config that parses without a word to say; everything else (and any doubt) is
+// handed to the full command line (Launcher.handOff), which gives the errors and warnings.
 import Agent
-import DockerCredential
-import GitCredential
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
-import TerraformCredential
 import TokenCache
+import ToolHelpers
 
 public enum HotPath {
   public enum Outcome {
@@ -28,136 +25,21 @@ public enum HotPath {
 
   /// Answers `arguments` (argv without the program name, as `commandLineArguments`) if it can.
   public static func answer(_ arguments: [String]) -> Outcome {
-    guard
-      arguments.first == "token" || arguments.first == "exec" || arguments == ["credential", "get"]
-        || arguments == ["docker-credential", "get"]
-        || arguments == ["cargo-credential"]
-        || (arguments.count == 3 && arguments[0] == "terraform-credential" && arguments[1] == "get")
-        || arguments.first == "aws-credential-process"
-    else {
-      return .handOff(stdin: nil)
+    guard let first = arguments.first else { return .handOff(stdin: nil) }
+    if first == "token" || first == "exec" {
+      // As in the full command line: a token in this process's memory never goes to a core file.
+      forbidCoreDumps()
+      let environment = processEnvironment()
+      return first == "exec" ? exec(arguments[...], environment) : token(arguments[...], environment)
     }
-    // As in the full command line: a token in this process's memory never goes to a core file.
+    if first == "aws-credential-process" {
+      forbidCoreDumps()
+      return awsCredentialProcess(arguments.dropFirst(), processEnvironment())
+    }
+    let words = Array(arguments.dropFirst())
+    guard let tool = ToolHelpers.named(first), tool.asksForToken(words) else { return .handOff(stdin: nil) }
     forbidCoreDumps()
-    let environment = processEnvironment()
-    if arguments.first == "credential" { return credentialGet(environment) }
-    if arguments.first == "docker-credential" { return dockerGet(environment) }
-    // `--cargo-plugin`, as cargo runs a provider, is read as `cargo-credential` (commandLineArguments).
-    if arguments.first == "cargo-credential" { return cargo(environment) }
-    if arguments.first == "terraform-credential" { return terraformGet(arguments[2], environment) }
-    if arguments.first == "aws-credential-process" { return awsCredentialProcess(arguments.dropFirst(), environment) }
-    if arguments.first == "exec" { return exec(arguments[...], environment) }
-    return token(arguments[...], environment)
-  }
-
-  /// git's `get`: for a host of a profile's git_hosts, with a cached access token; for a host
-  /// of none, nothing (git asks its next helper), as the full command line would answer.
-  static func credentialGet(_ environment: [String: String]) -> Outcome {
-    // git writes the request and closes stdin; a person who typed the command gets told.
-    if isTerminal(0) {
-      writeTerminal(2, "strivacity: reading a git credential request (key=value lines), end it with Ctrl-D\n")
-    }
-    var input = readStdin(limit: CredentialProtocol.maxInput)
-    let paths = Paths(environment: environment)
-    let config: Config?
-    do {
-      config = try loadConfig(paths.config, .whole)
-    } catch {
-      return .handOff(stdin: input)  // handed on whole; the full command line zeroes it
-    }
-    guard let request = try? CredentialProtocol.parse(input), config?.warnings.isEmpty ?? true else {
-      return .handOff(stdin: input)
-    }
-    let invocation = CredentialInvocation(request: request)
-    guard let config, let profile = invocation.matchingProfile(in: config.profiles) else {
-      input.wipe()
-      return .answered
-    }
-    guard
-      let resolved = try? ResolvedProfile.resolve(
-        config: config, overrides: ProfileOverrides(profile: profile.name), environment: environment)
-    else { return .handOff(stdin: input) }
-    let freshness = invocation.freshness(resolved.profile)
-    let found = current(
-      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
-      api: invocation.api(of: resolved.profile))
-    if case .refused(let status, let message) = found, status != .signInRequired {
-      // As the full command line says it to git: one line on stderr, nothing on stdout.
-      input.wipe()
-      let line = TerminalSafe.text(message, multiline: false)
-      writeTerminal(2, "strivacity: error: \(CredentialInvocation.messagePrefix)\(line)\n")
-      return .answered
-    }
-    // Sign in again: the full command line's to handle (on a terminal, it signs in).
-    guard case .tokens(let tokens) = found else { return handOffPast(found, stdin: input) }
-    input.wipe()
-    sayShortfall(tokens, freshness, profile: resolved.name, prefix: CredentialInvocation.messagePrefix)
-    writeStdout(invocation.answer(tokens, profile: profile))
-    return .answered
-  }
-
-  /// Docker's `get` (docker-credential-strivacity): for a registry under a profile's API, that
-  /// API's cached token as {"ServerURL","Username","Secret"}; for a registry of no API the
-  /// protocol's "not found" (exit 1), as the full command line answers it; a refused address
-  /// likewise in the protocol's shape. Everything else (a token due, the agent's trouble, a
-  /// config with something to say) is the full command line's, handed the address read.
-  static func dockerGet(_ environment: [String: String]) -> Outcome {
-    if isTerminal(0) {
-      writeTerminal(2, "strivacity: reading a registry's address (Docker's credential helper), end it with Ctrl-D\n")
-    }
-    let input = readStdin(limit: DockerCredentialProtocol.maxInput + 1)
-    let paths = Paths(environment: environment)
-    guard let config = try? loadConfig(paths.config, .whole), config.warnings.isEmpty else {
-      return .handOff(stdin: input)
-    }
-    let address: String
-    let found: (profile: Profile, api: API)
-    do {
-      let request = try DockerCredentialProtocol.serverURL(input)
-      address = request.address
-      found = try DockerCredentialProtocol.api(for: request.url, in: config.profiles)
-    } catch {
-      // Refused or not ours: said alike by both binaries (the full command line adds its stderr line).
-      if error != .notFound { return .handOff(stdin: input) }
-      writeData(1, DockerCredentialProtocol.errorOutput(error))
-      return .failed(status: .failure)
-    }
-    switch apiTokens(
-      found, config: config, environment: environment, paths: paths, prefix: DockerCredentialProtocol.messagePrefix,
-      stdin: input)
-    {
-    case .tokens(let tokens):
-      writeData(1, DockerCredentialProtocol.answer(address: address, api: found.api, token: tokens.accessToken))
-      return .answered
-    case .handOff(let outcome): return outcome
-    }
-  }
-
-  /// A helper's API tokens, or the outcome that hands the call to the full command line (an enum
-  /// of its own, not a generic Result: its metadata is not built at run time on the hot path).
-  enum HelperTokens {
-    case tokens(TokenSet)
-    case handOff(Outcome)
-  }
-
-  /// For a helper's answer (Docker's, Terraform's): the current tokens of `found`'s API, not due
-  /// for refresh by the profile's margin, a shortfall said with `prefix`; else the hand-off to
-  /// the full command line, with `stdin` what was read.
-  static func apiTokens(
-    _ found: (profile: Profile, api: API), config: Config, environment: [String: String], paths: Paths,
-    prefix: String, stdin: [UInt8]?
-  ) -> HelperTokens {
-    guard
-      let resolved = try? ResolvedProfile.resolve(
-        config: config, overrides: ProfileOverrides(profile: found.profile.name), environment: environment)
-    else { return .handOff(.handOff(stdin: stdin)) }
-    let freshness = Freshness.asked(nil, profile: resolved.profile)
-    let current = current(
-      config: config, resolved: resolved, freshness: freshness, environment: environment, paths: paths,
-      api: found.api)
-    guard case .tokens(let tokens) = current else { return .handOff(handOffPast(current, stdin: stdin)) }
-    sayShortfall(tokens, freshness, profile: resolved.name, prefix: prefix)
-    return .tokens(tokens)
+    return helper(tool, words, processEnvironment())
   }
 
   enum Current {

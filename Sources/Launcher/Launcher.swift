@@ -1,7 +1,7 @@
 // Two binaries, one command. `strivacity` is small: it answers the hot path (HotPath) and hands
 // everything else to the full command line, `strivacity-cli`, by exec in the same process (same
 // pid, argv, environment, terminal and signals), so that `strivacity token` in a shell prompt or
-// on every git fetch does not load the code of every other command. The full binary is found
+// on every helper's `get` does not load the code of every other command. The full binary is found
 // next to the real path of this one (build trees), else in ../libexec/strivacity (Debian, RPM,
 // `make install`) or ../lib/strivacity (Arch); never through PATH or the environment.
 import Glibc
@@ -33,7 +33,7 @@ public enum Launcher {
   public static func handOff(stdin: [UInt8]?) -> Never {
     guard let me = Executable.path() else { fail("cannot read /proc/self/exe: \(String(cString: strerror(errno)))") }
     if let bytes = stdin, !bytes.isEmpty, let failed = replaceStdin(with: bytes) {
-      fail("cannot hand git's request on: \(failed)")
+      fail("cannot hand the request on: \(failed)")
     }
     if let name = secretVariable, let raw = getenv(name),
       let fd = SecretHandover.socket(name: name, value: String(cString: raw))

@@ -4,28 +4,48 @@
 import ArgumentParser
 import Broker
 import StrivacityCore
+import ToolHelpers
 
 struct GenerateMan: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "generate-man", abstract: "Print a man page (for packaging).", shouldDisplay: false)
 
-  @Argument(
-    help: "strivacity, git-credential-strivacity, docker-credential-strivacity or terraform-credentials-strivacity.")
+  @Argument(help: "strivacity, a tool helper's link (--list names them) or strivacity-emulator.")
   var page = "strivacity"
 
+  @Flag(help: "Print the names of the pages, one a line.")
+  var list = false
+
   func run() throws {
+    if list {
+      Console.writeStdout(ManPage.pages.map { $0 + "\n" }.joined())
+      return
+    }
     switch page {
     case "strivacity": Console.writeStdout(ManPage.roff(try ManPage.strivacity()))
-    case "git-credential-strivacity": Console.writeStdout(ManPage.roff(ManPage.gitCredential()))
-    case "docker-credential-strivacity": Console.writeStdout(ManPage.roff(ManPage.dockerCredential()))
-    case "terraform-credentials-strivacity": Console.writeStdout(ManPage.roff(ManPage.terraformCredential()))
     case "strivacity-emulator": Console.writeStdout(ManPage.roff(ManPage.emulator()))
-    default: throw ValidationError("no man page \(page)")
+    default:
+      guard let helper = ToolHelpers.all.first(where: { $0.names.link == page }) else {
+        throw ValidationError("no man page \(page)")
+      }
+      Console.writeStdout(ManPage.roff(ManPage.helper(helper)))
     }
   }
 }
 
 enum ManPage {
+  /// Every page: the command's, each tool helper's link's (ToolHelpers.all), the emulator's.
+  static var pages: [String] { ["strivacity"] + ToolHelpers.all.compactMap { $0.names.link } + ["strivacity-emulator"] }
+
+  /// The page of a helper's link (ToolHelpers.all), by its tool.
+  static func helper(_ helper: any ToolHelper.Type) -> String {
+    switch helper.names.tool {
+    case "git": gitCredential()
+    case "docker": dockerCredential()
+    default: terraformCredential()
+    }
+  }
+
   /// Release date shown in the pages; set with the version.
   static let date = "November 22, 2026"
 
@@ -339,9 +359,7 @@ enum ManPage {
       only the expected path and state.
       The file store is used only when chosen and refuses files others can read.
       .Sh SEE ALSO
-      .Xr git-credential-strivacity 1 ,
-      .Xr docker-credential-strivacity 1 ,
-      .Xr terraform-credentials-strivacity 1 ,
+      \(ToolHelpers.all.compactMap { $0.names.link }.map { ".Xr \($0) 1 ," }.joined(separator: "\n"))
       .Xr curl 1 ,
       .Xr git-credential 1 ,
       .Xr secret-tool 1

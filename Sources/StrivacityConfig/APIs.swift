@@ -30,8 +30,8 @@ public struct API: Sendable, Equatable {
   public var resources: [String]
   /// The scopes a token for it must carry.
   public var scopes: [Scope]
-  /// `username`: the user name a credential helper answers beside the token (Docker's
-  /// `Username`), nil for the default (`defaultUsername`).
+  /// `username`: the user name a credential helper answers beside the token (a
+  /// registry's `Username`), nil for the default (`defaultUsername`).
   public var username: String?
   /// `aws_role_arn` and its companions: the AWS role its token is exchanged for (AWSRole.swift).
   public var aws: AWSRole?
@@ -77,7 +77,7 @@ public struct API: Sendable, Equatable {
     return text
   }
 
-  /// The API a tool's helper that names no profile (Docker's, Terraform's) answers `url` with.
+  /// The API a tool's helper that names no profile (ToolHelpers) answers `url` with.
   /// Such a tool keeps one credential per host and sends it to every path there, so the path of
   /// `url` does not count: only an API covering the root of its origin (a host, or a prefix
   /// without a path) answers. Of the first profile in the config's order whose `helperDecision`
@@ -127,7 +127,7 @@ public struct API: Sendable, Equatable {
   }
 }
 
-/// What a tool's credential helper does about a URL it is asked for (Docker's registry, cargo's
+/// What a tool's credential helper does about a URL it is asked for (a registry, a package
 /// index): `Profile.helperDecision`, the one rule of every helper protocol.
 public enum HelperDecision: Sendable, Equatable {
   /// A token: `api`'s (the API the URL is under), nil for the profile's own.

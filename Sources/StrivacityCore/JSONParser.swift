@@ -1,6 +1,6 @@
 // RFC 8259 JSON text read into a JSONValue in one pass over its bytes: what JSONValue.parse runs.
 // Foundation's JSONDecoder did this before, through JSONValue's Decodable conformance, which
-// tries each type in turn; on the hot path (a cargo request, say) that cost more than the rest
+// tries each type in turn; on the hot path (a package manager's request, say) that cost more than the rest
 // of the answer together. It reads what the decoder read, no more and no less: RFC 8259's
 // grammar (no comments, leading zeros, bare words) with the decoder's two allowances, a comma
 // after the last element of an array or object and a UTF-8 byte-order mark before the text;

@@ -1,30 +1,18 @@
 // Where this program is and how it was called: what the small `strivacity` needs to hand over,
-// and what the full command line needs to name itself in git's and kubectl's configs. Here, not
+// and what the full command line needs to name itself in the tools' configs. Here, not
 // in the small binary's library, so the full command line does not import it.
 import Glibc
+import ToolHelpers
 
-/// The command line; as `git-credential-strivacity` (a link to `strivacity`) it is git's
-/// credential helper: `git-credential-strivacity get` means `strivacity credential get`; as
-/// `docker-credential-strivacity`, Docker's: `docker-credential-strivacity get` means
-/// `strivacity docker-credential get`; as `terraform-credentials-strivacity`, Terraform's and
-/// OpenTofu's: `terraform-credentials-strivacity get HOST` means `strivacity terraform-credential
-/// get HOST`. Run as cargo runs a credential provider, `strivacity
-/// --cargo-plugin`, it is `strivacity cargo-credential` (cargo passes its other words in the
-/// request, never in argv).
-public func commandLineArguments() -> [String] {
-  let rest = Array(CommandLine.arguments.dropFirst())
-  let name = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
-  switch name {
-  case "git-credential-strivacity": return ["credential"] + rest
-  case "docker-credential-strivacity": return ["docker-credential"] + rest
-  case "terraform-credentials-strivacity": return ["terraform-credential"] + rest
-  default: return rest == ["--cargo-plugin"] ? ["cargo-credential"] : rest
-  }
-}
+/// The command line, as the full command line reads it: run under a tool helper's link name
+/// (`TOOL-…-strivacity`, a link to `strivacity`) it is that helper's subcommand, and run with a
+/// helper's flag alone, as a tool runs a provider, it is that subcommand alone
+/// (`ToolHelpers.arguments`, from the registry).
+public func commandLineArguments() -> [String] { ToolHelpers.arguments(CommandLine.arguments) }
 
 public enum Executable {
   /// The `strivacity` that hands off to this full command line (when this process is one): what
-  /// git's config should name, so that git reaches the hot path. nil when there is none, or its
+  /// a tool's config should name, so that the tool reaches the hot path. nil when there is none, or its
   /// path is not UTF-8 text.
   public static func front() -> String? {
     guard let me = path() else { return nil }
@@ -38,14 +26,14 @@ public enum Executable {
     return nil
   }
 
-  /// What git's and kubectl's configs should run: the small `strivacity` by absolute path, else
+  /// What the tools' configs should run: the small `strivacity` by absolute path, else
   /// this very binary (a helper still, only without the hot path), else the name.
   public static func commandPath() -> String {
     front() ?? path().flatMap { String(validating: $0, as: UTF8.self) } ?? "strivacity"
   }
 
-  /// The real path of this process's binary, as bytes (links resolved: a link named
-  /// git-credential-strivacity finds the directory of the binary it points to).
+  /// The real path of this process's binary, as bytes (links resolved: a helper's link
+  /// finds the directory of the binary it points to).
   public static func path() -> [UInt8]? {
     var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
     let n = buffer.withUnsafeMutableBytes {

@@ -112,7 +112,7 @@ package func writeAll(_ fd: Int32, _ text: String) {
 public func readStdin(limit: Int) -> [UInt8] { (try? readAll(0, limit: limit).get()) ?? [] }
 
 /// Lines from a descriptor, one at a time, for a protocol whose peer writes a line and waits
-/// for the answer (cargo's credential provider): each `next` reads until a newline, end of file,
+/// for the answer (a package manager's credential provider): each `next` reads until a newline, end of file,
 /// or `limit` bytes without one. What a read brings past the newline is kept for the next line;
 /// every buffer left behind is zeroed, since a line may hold a secret.
 public struct LineReader {

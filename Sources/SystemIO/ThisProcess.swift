@@ -55,7 +55,7 @@ public func setEnvironmentVariable(_ name: String, _ value: String) { setenv(nam
 public func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
 
 /// Whether a program named `name` is on this process's PATH (what a tool that runs it by name,
-/// git or docker, would find).
+/// a tool whose helper strivacity is, would find).
 public func isOnPath(_ name: String) -> Bool {
   (environmentVariable("PATH") ?? "").split(separator: ":").contains { isExecutable("\($0)/\(name)") }
 }

@@ -98,7 +98,7 @@ public enum KernelTokenCache {
   }
 
   /// Why the kernel refuses its keyrings here, or nil when it answers (one keyctl search for a
-  /// name nobody uses): EPERM where a seccomp filter forbids keyctl (Docker's default profile),
+  /// name nobody uses): EPERM where a seccomp filter forbids keyctl (a container runtime's default),
   /// ENOSYS on a kernel without keys, EACCES where the user's keyring is closed to this process.
   public static func refusal() -> String? {
     switch -kc_get("strivacity:probe", nil, 0) {

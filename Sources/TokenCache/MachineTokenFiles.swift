@@ -1,4 +1,4 @@
-// Where the kernel refuses its keyrings (a container under Docker's default seccomp profile
+// Where the kernel refuses its keyrings (a container under its runtime's default seccomp profile
 // forbids keyctl, add_key and request_key), a machine profile's access tokens are kept in
 // private files instead, so that a job's calls still make one token request, not one each.
 // Each file holds what the kernel's entry would (CacheRecord, read without Foundation, by the

@@ -73,7 +73,11 @@ extension Harness {
       let other = try h.dockerHelper(["get"], address)
       #expect(other.status == 1)
       #expect(other.stdout == Self.notFound)
-      #expect(other.stderr.isEmpty, "\(other.stderr)")
+      // One line says why, and what fixes it (skopeo would only say "invalid username/password").
+      #expect(
+        other.stderr == "strivacity: error: docker credential: no API covers \(address) (the APIs are "
+          + "registry.example.com): run `strivacity setup docker --registry "
+          + "\(address) --api NAME`\n", "\(other.stderr)")
     }
   }
 

@@ -1,17 +1,14 @@
 // What the fuzz targets (Tests/Fuzz/targets.swift, Scripts/fuzz) exercise, replayed for every
 // input kept in Tests/Fuzz/TARGET/: the seed corpus and any crash a fuzzing run saved there.
-import AWSCredential
+import ToolHelpers
 import Agent
-import DockerCredential
 import Foundation
-import GitCredential
 import JourneyCore
 import LoopbackHTTP
 import StrivacityConfig
 import StrivacityCore
 import StrivacityTestSupport
 import TerminalUI
-import TerraformCredential
 import Testing
 
 func corpus(_ target: String) throws -> [(String, [UInt8])] {

@@ -25,6 +25,19 @@ import Testing
     #expect(fresh.stdout == committed, "\(file) is out of date: run Scripts/generate-docs")
   }
 
+  /// The pages come from the registry of tool helpers: each one listed is committed, and each
+  /// committed one is listed (so each is checked above).
+  @Test func everyListedPageIsCommittedAndChecked() throws {
+    let listed = try run([TestEnvironment.binary("strivacity"), "generate-man", "--list"], environment: [:])
+    #expect(listed.status == 0)
+    let pages = Set(listed.stdout.split(separator: "\n").map { "man/\($0).1" })
+    let committed = try FileManager.default.contentsOfDirectory(
+      atPath: TestEnvironment.repositoryRoot.appendingPathComponent("man").path
+    ).filter { $0.hasSuffix(".1") }.map { "man/\($0)" }
+    #expect(pages == Set(committed))
+    #expect(pages == Set(Self.generated.map(\.file).filter { $0.hasPrefix("man/") }))
+  }
+
   @Test(arguments: [
     "man/strivacity.1", "man/git-credential-strivacity.1", "man/docker-credential-strivacity.1",
     "man/terraform-credentials-strivacity.1", "man/strivacity-emulator.1",

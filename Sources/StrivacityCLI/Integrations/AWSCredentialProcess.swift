@@ -4,7 +4,7 @@
 // API's token exchanged at STS (TokenBroker.awsCredentials). stdout is the protocol's; a failure
 // is one line on stderr and a documented non-zero status, nothing on stdout; nobody is asked to
 // sign in here.
-import AWSCredential
+import ToolHelpers
 import ArgumentParser
 import Broker
 import StrivacityConfig

@@ -5,10 +5,10 @@
 // in: cargo waits, so a refusal names the `strivacity login` to run.
 import ArgumentParser
 import Broker
-import GitCredential
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
+import ToolHelpers
 
 struct CargoCredential: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -39,81 +39,35 @@ struct CargoCredential: ParsableCommand {
     } else {
       takeFromEnvironment(CargoProtocol.helloSentVariable)
     }
+    let context = global.context()
+    context.attended = false  // cargo waits: a keyring prompt gets the short bound
     var reader = LineReader(fd: 0)
     while var line = reader.next(limit: CargoProtocol.maxLine) {
       defer { line.wipe() }
+      if line.last == 10 { line.removeLast() }
       let request: CargoRequest
       do {
-        if line.last == 10 { line.removeLast() }
         request = try CargoProtocol.parse(line)
       } catch {
         // Not cargo's protocol: said in its error shape, and the stream ends (exit 2).
         Console.writeStdout(CargoProtocol.errorAnswer(.other, message: error.description))
         throw CLIFailure(CargoInvocation.messagePrefix + error.description, status: .usage)
       }
-      Console.writeStdout(answer(request))
-    }
-  }
-
-  /// The answer line to one admitted request; a failure is also said on stderr, in one line.
-  private func answer(_ request: CargoRequest) -> String {
-    func refused(_ message: String, _ kind: CargoProtocol.ErrorKind = .other) -> String {
-      Console.error(CargoInvocation.messagePrefix + message)
-      return CargoProtocol.errorAnswer(kind, message: message)
-    }
-    // The kind first: `cargo login -- ARGS` passes its words (a token, maybe) in a login request,
-    // and they are never read, let alone named in an error.
-    switch request.kind {
-    case .get: break
-    case .login:
-      return CargoProtocol.errorAnswer(
-        .operationNotSupported, message: "strivacity signs in with `strivacity login`, not `cargo login`")
-    case .logout:
-      return CargoProtocol.errorAnswer(
-        .operationNotSupported, message: "strivacity signs out with `strivacity logout`, not `cargo logout`")
-    case .other(let kind):
-      return CargoProtocol.errorAnswer(
-        .operationNotSupported, message: "strivacity does not know cargo's '\(HostEntry.shown(kind))' requests")
-    }
-    let invocation: CargoInvocation
-    do {
-      invocation = try CargoInvocation(request: request)
-    } catch {
-      return refused(error.description)
-    }
-    do {
-      return try get(invocation)
-    } catch {
-      return refused(CLIFailure.describe(error))
-    }
-  }
-
-  private func get(_ invocation: CargoInvocation) throws -> String {
-    var options = global
-    if let profile = invocation.profile { options.profile = profile }
-    let context = global.context()
-    context.attended = false  // cargo waits: a keyring prompt gets the short bound
-    let resolved = try context.resolveProfile(options)
-    guard resolved.isConfigured else {
-      // A profile named in cargo's config must be there; with none named, nothing of ours is.
-      guard invocation.profile == nil else {
-        throw ConfigError.profileNotConfigured(
-          name: resolved.name, path: context.paths.config, configured: resolved.configuredNames)
+      // As the small binary answers it (HelperGet.route), with a fresh token, never a sign-in; a
+      // challenge cargo passed on answered as `strivacity curl` answers one.
+      do {
+        if try HelperAnswer.get(CargoHelper.self, [], line, context: context, options: global) == nil {
+          // The profile cargo's config names is not in ours.
+          let named = (try? CargoInvocation(request: request))?.profile
+          var options = global
+          options.profile = named
+          let resolved = try context.resolveProfile(options)
+          throw ConfigError.profileNotConfigured(
+            name: resolved.name, path: context.paths.config, configured: resolved.configuredNames)
+        }
+      } catch {
+        HelperAnswer.write(CargoHelper.reply(HelperAnswer.failure(error, profile: global.profile ?? "default")))
       }
-      return CargoProtocol.errorAnswer(.urlNotSupported)
     }
-    let api: API?
-    switch invocation.decision(for: resolved.profile, tenant: resolved.profile.tenant ?? "") {
-    case .notOurs: return CargoProtocol.errorAnswer(.urlNotSupported)
-    case .refused(let reason): throw CLIFailure(reason, status: .usage)
-    case .token(let chosen): api = chosen
-    }
-    let session = try TokenBroker(context: context, options: options, profile: resolved.name)
-    session.signIn = nil  // never a sign-in: cargo is waiting, and may have no terminal
-    session.progress = nil
-    let freshness = invocation.freshness(session.resolved.profile)
-    let tokens = try session.helperTokens(api: api, challenge: invocation.challenge, freshness)
-    session.sayShortfall(tokens, freshness, prefix: CargoInvocation.messagePrefix)
-    return CargoProtocol.tokenAnswer(tokens.accessToken, expiresAt: tokens.expiresAt)
   }
 }

@@ -3,11 +3,11 @@
 // works. stdin and stdout belong to the protocol: every human word goes to stderr or /dev/tty.
 import ArgumentParser
 import Broker
-import GitCredential
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TerminalUI
+import ToolHelpers
 
 struct Credential: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -41,7 +41,7 @@ struct Credential: ParsableCommand {
     context.attended = false  // git waits: a keyring prompt gets the short bound
     guard let profile = try matchingProfile(request, context: context) else { return }  // not ours: silent
     switch action {
-    case "get": try get(request, profile: profile, context: context)
+    case "get": try get(input, context: context)
     case "erase": try erase(request, profile: profile, context: context)
     default: return  // store, and actions of future gits: nothing to do
     }
@@ -53,36 +53,32 @@ struct Credential: ParsableCommand {
       in: try context.config()?.profiles ?? [])
   }
 
-  private func get(_ request: CredentialRequest, profile: Profile, context: Context) throws {
-    let invocation = CredentialInvocation(request: request, profile: global.profile)
-    let session = try TokenBroker(context: context, options: global, profile: profile.name)
-    let freshness = invocation.freshness(profile)
-    // The API the URL is under gets its own token; else the profile's.
-    let api = invocation.api(of: session.resolved.profile)
-    func fresh() throws -> TokenSet {
-      try api.map { try session.apiTokens($0, freshness) } ?? session.freshTokens(freshness)
-    }
+  /// `get`, routed as the small binary routes it (HelperGet.route); a sign-in on the terminal if
+  /// there is one, else one line in the helpers' voice (git shows a helper's stderr) and nothing
+  /// on stdout, so git moves on to its next helper or prompt.
+  private func get(_ input: [UInt8], context: Context) throws {
+    let words = global.profile.map { ["--profile", $0] } ?? []
+    guard
+      case .token(let ask)? = GitHelper.route(
+        words, input, config: try context.config(), environment: context.environment)
+    else { return }  // parsed and matched above: not ours is said there
     let tokens: TokenSet
     do {
-      tokens = try fresh()
+      tokens = try HelperAnswer.token(GitHelper.self, ask, context: context, options: global, attended: true)
     } catch let failure as CLIFailure where failure.status == .signInRequired {
-      // Sign in on the terminal if there is one; otherwise one line says why (git shows a
-      // helper's stderr) and nothing on stdout, so git moves on to its next helper or prompt.
       guard TTY() != nil else {
-        Console.error(CredentialInvocation.messagePrefix + failure.message)
+        HelperAnswer.write(GitHelper.reply(.notSignedIn(profile: ask.resolved.name, why: failure.message)))
         return
       }
       Console.writeStderr("strivacity: \(failure.message)\n")
-      let login = try Login.parse(["--profile", profile.name] + (global.config.map { ["--config", $0] } ?? []))
+      let login = try Login.parse(["--profile", ask.resolved.name] + (global.config.map { ["--config", $0] } ?? []))
       try login.run()
-      tokens = try fresh()
+      tokens = try HelperAnswer.token(GitHelper.self, ask, context: context, options: global, attended: true)
     } catch {
-      // git shows nothing of ours on stdout; one line on stderr says why we had no answer.
-      Console.error(CredentialInvocation.messagePrefix + ((CLIFailure(recognising: error)?.message) ?? "\(error)"))
+      HelperAnswer.write(GitHelper.reply(HelperAnswer.failure(error, profile: ask.resolved.name)))
       return
     }
-    session.sayShortfall(tokens, freshness, prefix: CredentialInvocation.messagePrefix)
-    Console.writeStdout(invocation.answer(tokens, profile: profile))
+    Console.writeStdout(ask.answer(tokens))
   }
 
   /// git says the credential failed: if it is our current access token, forget it (expire it),

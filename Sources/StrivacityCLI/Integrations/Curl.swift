@@ -4,7 +4,6 @@
 // profile's tenant, git_hosts or hosts.
 import ArgumentParser
 import Broker
-import GitCredential
 import StrivacityConfig
 import StrivacityCore
 import SystemIO

@@ -1,15 +1,15 @@
 // Docker's credential helper: `strivacity docker-credential get|store|erase|list`, installed as
 // `docker-credential-strivacity` (a link to `strivacity`), so `"credHelpers": {"HOST":
 // "strivacity"}` in ~/.docker/config.json (or containers' auth.json) makes docker, podman and
-// skopeo ask it. The small `strivacity` answers a cached `get` itself (HotPath.dockerGet); this
+// skopeo ask it. The small `strivacity` answers a cached `get` itself (HotPath.helper); this
 // is the rest. stdin and stdout belong to the protocol: a failure is its message on stdout and
 // exit 1 (docker shows it), plus one line on stderr; nobody is ever asked to sign in here.
 import ArgumentParser
 import Broker
-import DockerCredential
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
+import ToolHelpers
 
 struct DockerCredentialCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -42,19 +42,15 @@ struct DockerCredentialCommand: ParsableCommand {
     }
     do {
       try answer()
-    } catch let refusal as DockerCredentialError {
-      fail(refusal, line: refusal == .notFound ? nil : refusal.message)
     } catch {
-      let message = CLIFailure.describe(error)
-      fail(DockerCredentialError(TerminalSafe.text(message, multiline: false)), line: message)
+      // The protocol's failure: its message on stdout, exit 1, and one line on stderr (none for
+      // its own "not found", which says it all).
+      let refusal = error as? DockerCredentialError
+      var reply = DockerHelper.reply(.refused(refusal?.message ?? CLIFailure.describe(error), status: .failure))
+      if refusal == .notFound { reply.stderr = nil }
+      HelperAnswer.write(reply)
+      exitProcess(reply.status.rawValue)
     }
-  }
-
-  /// The protocol's failure: its message on stdout, exit 1; `line`, when given, on stderr too.
-  private func fail(_ refusal: DockerCredentialError, line: String?) -> Never {
-    Console.writeStdout(DockerCredentialProtocol.errorOutput(refusal))
-    if let line { Console.error(DockerCredentialProtocol.messagePrefix + line) }
-    exitProcess(ExitStatus.failure.rawValue)
   }
 
   private func answer() throws {
@@ -65,31 +61,22 @@ struct DockerCredentialCommand: ParsableCommand {
     defer { input.wipe() }
     let context = Context(configPath: nil)
     context.attended = false  // the client waits: a keyring prompt gets the short bound
-    let profiles = try context.config()?.profiles ?? []
     switch verb {
     case .list:
-      Console.writeStdout(DockerCredentialProtocol.list(profiles))
+      Console.writeStdout(DockerCredentialProtocol.list(try context.config()?.profiles ?? []))
     case .store:
       guard input.count <= DockerCredentialProtocol.maxInput else { throw DockerCredentialError.tooLarge }
       throw DockerCredentialError.storeRefused
     case .get:
-      let request = try DockerCredentialProtocol.serverURL(input)
-      let found = try DockerCredentialProtocol.api(for: request.url, in: profiles)
-      // A fresh token, never through a sign-in.
-      let token = try broker(found, context: context).helperToken(
-        found.api, prefix: DockerCredentialProtocol.messagePrefix)
-      Console.writeStdout(DockerCredentialProtocol.answer(address: request.address, api: found.api, token: token))
+      // As the small binary answers it (HelperGet.route), with a fresh token, never a sign-in.
+      let status = try HelperAnswer.get(DockerHelper.self, words, input, context: context) ?? .failure
+      if status != .ok { exitProcess(status.rawValue) }
     case .erase:
-      let request = try DockerCredentialProtocol.serverURL(input)
       // The client says the credential failed (or `docker logout`): the next `get` refreshes.
-      let found = try DockerCredentialProtocol.api(for: request.url, in: profiles)
-      try broker(found, context: context).expireKept(found.api)
+      _ = try DockerCredentialProtocol.serverURL(input)
+      guard try HelperAnswer.forget(DockerHelper.self, words, input, context: context) else {
+        throw DockerCredentialError.notFound
+      }
     }
-  }
-
-  /// The broker of the profile the registry's API is in.
-  private func broker(_ found: (profile: Profile, api: API), context: Context) throws -> TokenBroker {
-    try TokenBroker(
-      context: context, overrides: ProfileOverrides(profile: found.profile.name), log: Log(verbose: false))
   }
 }

@@ -3,10 +3,10 @@
 // byte of the file (CargoConfig), or --undo it.
 import ArgumentParser
 import Broker
-import GitCredential
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
+import ToolHelpers
 
 struct SetupCargo: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -8,6 +8,7 @@ import Broker
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
+import ToolHelpers
 
 struct SetupDocker: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -39,8 +40,7 @@ struct SetupDocker: ParsableCommand {
 
   @OptionGroup var change: SetupChange
 
-  /// What docker, podman and skopeo are told to run: docker-credential-<this>.
-  static let helperName = "strivacity"
+  static var helperName: String { DockerConfig.helperName }
 
   func validate() throws {
     _ = try entry()
@@ -76,7 +76,10 @@ struct SetupDocker: ParsableCommand {
     let host = entry.description
     let files = try Self.files(context.environment)
     if change.undo {
-      try write(Self.edits(files) { if $0[host] == .string(Self.helperName) { $0.removeValue(forKey: host) } })
+      try write(
+        Self.edits(files) { bytes throws(DockerConfig.Refusal) in
+          try DockerConfig.removingHelper(bytes, host: host)
+        })
       change.note("docker, podman and skopeo no longer ask strivacity for \(host) (\(files.joined(separator: ", ")))")
       return
     }
@@ -92,7 +95,9 @@ struct SetupDocker: ParsableCommand {
           + "\(context.paths.config): docker would get its token; nothing written", status: .usage)
     }
     // The files read and edited (or refused) before --api's entry is added.
-    let edits = try Self.edits(files) { $0[host] = .string(Self.helperName) }
+    let edits = try Self.edits(files) { bytes throws(DockerConfig.Refusal) in
+      try DockerConfig.settingHelper(bytes, host: host)
+    }
     let apiName = try routed.choose(
       entry, url: url, profile: profile, context: context, change: change, tool: "docker")
     try write(edits)
@@ -116,13 +121,19 @@ struct SetupDocker: ParsableCommand {
     return [docker + "/config.json", containers]
   }
 
-  /// Changes the `credHelpers` object of each JSON file at `paths` (missing: an empty object),
-  /// all else kept: the files opened and their new bytes (those the change changes), for
-  /// `write`. A file that is refused or is not a JSON object is said, and nothing is written.
-  static func edits(_ paths: [String], _ change: (inout [String: JSONValue]) -> Void) throws
+  /// Each JSON file at `paths` (missing: an empty object) as `change` makes it (DockerConfig):
+  /// the files opened and their new bytes (those the change changes), for `write`. A file that
+  /// is refused or is not a JSON object is said, and nothing is written.
+  static func edits(_ paths: [String], _ change: ([UInt8]?) throws(DockerConfig.Refusal) -> [UInt8]?) throws
     -> [(EditedFile, [UInt8])]
   {
-    try ToolConfigFile.open(paths).compactMap { file in try edited(file, change).map { (file, $0) } }
+    try ToolConfigFile.open(paths).compactMap { file -> (EditedFile, [UInt8])? in
+      do {
+        return try change(file.bytes).map { (file, $0) }
+      } catch let refusal as DockerConfig.Refusal {
+        throw CLIFailure(refusal.sentence(file.path), status: .failure)
+      }
+    }
   }
 
   /// Writes `edits` back atomically, 0600 (the files may hold other registries' passwords); on
@@ -131,38 +142,5 @@ struct SetupDocker: ParsableCommand {
     let host = try entry().description
     let shown = change.undo ? "remove credHelpers.\(host)" : "credHelpers.\(host) = \"\(Self.helperName)\""
     for (file, bytes) in edits { try change.write(bytes, to: file, shown: [shown], mode: 0o600) }
-  }
-
-  /// The file's new bytes; nil when the change changes nothing.
-  private static func edited(_ file: EditedFile, _ change: (inout [String: JSONValue]) -> Void) throws -> [UInt8]? {
-    let path = file.path
-    var document: [String: JSONValue] = [:]
-    if let bytes = file.bytes {
-      let blank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-      if !blank {
-        guard case .object(let object)? = JSONValue.parse(bytes) else {
-          throw CLIFailure("\(path) is not a JSON object: left as it is; fix it, then run this again", status: .failure)
-        }
-        document = object
-      }
-    }
-    var helpers: [String: JSONValue] = [:]
-    if let existing = document["credHelpers"] {
-      guard case .object(let object) = existing else {
-        throw CLIFailure("\(path): credHelpers is not a JSON object: left as it is", status: .failure)
-      }
-      helpers = object
-    }
-    let before = helpers
-    change(&helpers)
-    if helpers == before { return nil }
-    if helpers.isEmpty {
-      document.removeValue(forKey: "credHelpers")
-    } else {
-      document["credHelpers"] = .object(helpers)
-    }
-    // An emptied file reads `{}` (the encoder's pretty form of an empty object has a blank line).
-    let text = document.isEmpty ? Array("{}".utf8) : JSONValue.object(document).serialized(pretty: true)
-    return text + [0x0A]
   }
 }

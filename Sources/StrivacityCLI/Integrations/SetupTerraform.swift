@@ -8,7 +8,7 @@ import Broker
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
-import TerraformCredential
+import ToolHelpers
 
 struct SetupTerraform: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@
 // HOST`, installed as `terraform-credentials-strivacity` (a link to `strivacity` in Terraform's
 // plugin directory, ~/.terraform.d/plugins), which `credentials_helper "strivacity" {}` in the
 // CLI config makes Terraform run. The small `strivacity` answers a cached `get` (and `{}` for a
-// host of no API) itself (HotPath.terraformGet); this is the rest. stdout belongs to the
+// host of no API) itself (HotPath.helper); this is the rest. stdout belongs to the
 // protocol; a failure is one line on stderr and a documented non-zero status, nothing on stdout;
 // nobody is ever asked to sign in here.
 import ArgumentParser
@@ -10,7 +10,7 @@ import Broker
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
-import TerraformCredential
+import ToolHelpers
 
 struct TerraformCredentialCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -36,15 +36,15 @@ struct TerraformCredentialCommand: ParsableCommand {
   func run() throws {
     // Not one of the protocol's verbs: as `strivacity help terraform-credential`.
     if ["--help", "-h"].contains(words.first) { throw CleanExit.helpRequest(Self.self) }
-    let prefix = TerraformCredentialProtocol.messagePrefix
     do {
       try answer()
-    } catch let refusal as TerraformCredentialError {
-      Console.error(prefix + refusal.message)
-      exitProcess(refusal.status.rawValue)
     } catch {
-      Console.error(prefix + CLIFailure.describe(error))
-      exitProcess((CLIFailure(recognising: error)?.status ?? .failure).rawValue)
+      // One line on stderr, nothing on stdout, the refusal's status.
+      let refusal = error as? TerraformCredentialError
+      let status = refusal?.status ?? CLIFailure(recognising: error)?.status ?? .failure
+      let reply = TerraformHelper.reply(.refused(refusal?.message ?? CLIFailure.describe(error), status: status))
+      HelperAnswer.write(reply)
+      exitProcess(reply.status.rawValue)
     }
   }
 
@@ -56,27 +56,14 @@ struct TerraformCredentialCommand: ParsableCommand {
     if request.verb == .store { throw TerraformCredentialProtocol.storeRefusal(input) }
     let context = Context(configPath: nil)
     context.attended = false  // Terraform waits: a keyring prompt gets the short bound
-    let profiles = try context.config()?.profiles ?? []
-    guard let found = TerraformCredentialProtocol.api(for: request, in: profiles) else {
-      // Nothing of ours for the host: `get` says so, `forget` has nothing to drop.
-      if request.verb == .get { Console.writeStdout(TerraformCredentialProtocol.noCredentials) }
+    if request.verb == .get {
+      // As the small binary answers it (HelperGet.route), with a fresh token, never a sign-in.
+      let status = try HelperAnswer.get(TerraformHelper.self, words, input, context: context) ?? .failure
+      if status != .ok { exitProcess(status.rawValue) }
       return
     }
-    let session = try TokenBroker(
-      context: context, overrides: ProfileOverrides(profile: found.profile.name), log: Log(verbose: false))
-    switch request.verb {
-    case .get:
-      // Never a sign-in (the broker has none): a refused refresh or a profile never signed in
-      // is a failure naming `strivacity login`.
-      let token = try session.helperToken(found.api, prefix: TerraformCredentialProtocol.messagePrefix)
-      Console.writeStdout(TerraformCredentialProtocol.answer(token))
-    case .forget:
-      // `terraform logout`: the API's stored access token expires, its refresh token and the
-      // sign-in stay, so the next `get` refreshes.
-      try session.expireKept(found.api)
-    case .store:
-      break
-    }
+    // `forget` (`terraform logout`): the next `get` refreshes. Nothing of ours: nothing to drop.
+    _ = try HelperAnswer.forget(TerraformHelper.self, words, input, context: context)
   }
 
   /// All of stdin: its first `maxInput` + 1 bytes kept, the rest read and dropped (zeroed).

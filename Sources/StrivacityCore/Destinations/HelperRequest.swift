@@ -1,8 +1,8 @@
-// What a tool's credential helper is asked about when it names a host (Docker's registry,
-// Terraform's host), read as the URL the destination rule compares (TokenDestination): the one
+// What a tool's credential helper is asked about when it names a host (a registry's
+// address, a service host), read as the URL the destination rule compares (TokenDestination): the one
 // way in for those hosts, so a registry with user info or a path trick is refused here as curl's
-// URLs and git's requests are. cargo's index URL is a URL already: TokenDestination admits it
-// itself (CargoInvocation.decision).
+// URLs and git's requests are. A package index's URL is a URL already: TokenDestination admits it
+// itself (ToolHelpers).
 
 public enum HelperRequest {
   /// Most bytes of one address: what a registry's or a host's name may be, with room to spare.
@@ -10,7 +10,7 @@ public enum HelperRequest {
 
   /// The URL that `text` names: an http(s) URL as given, or a host, `host:port` or `host/path`
   /// with https put before it (plain http on loopback, as `HostEntry.gitURL` reads a host);
-  /// surrounding spaces and line breaks are dropped (Docker's helpers trim them). Throws for
+  /// surrounding spaces and line breaks are dropped (the container tools' helpers trim them). Throws for
   /// anything TokenTarget does not read one way: user info, a query or fragment, an encoded dot
   /// or slash, spaces, control or non-ASCII characters, another scheme.
   public static func url(admitting text: String) throws(AdmissionError) -> String {

@@ -3,7 +3,7 @@
 import StrivacityCore
 import Testing
 
-@testable import DockerCredential
+@testable import ToolHelpers
 
 @Suite struct DockerExaminationTests {
   static func file(_ json: String, legacy: Bool = false) throws -> DockerExamination.File {

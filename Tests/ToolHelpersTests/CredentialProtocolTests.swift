@@ -2,7 +2,7 @@ import StrivacityConfig
 import StrivacityCore
 import Testing
 
-@testable import GitCredential
+@testable import ToolHelpers
 
 @Suite struct CredentialProtocolTests {
   func parse(_ text: String) throws -> CredentialRequest { try CredentialProtocol.parse(Array(text.utf8)) }

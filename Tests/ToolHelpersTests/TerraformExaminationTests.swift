@@ -4,7 +4,7 @@ import StrivacityConfig
 import StrivacityCore
 import Testing
 
-@testable import TerraformCredential
+@testable import ToolHelpers
 
 @Suite struct TerraformExaminationTests {
   @Test func theHelperAFileNames() {

@@ -3,7 +3,7 @@
 // malformed and unrelated lines.
 import Testing
 
-@testable import GitCredential
+@testable import ToolHelpers
 
 @Suite struct GitExaminationTests {
   static let url = "https://git.example.com"

@@ -2,7 +2,7 @@ import StrivacityConfig
 import StrivacityCore
 import Testing
 
-@testable import GitCredential
+@testable import ToolHelpers
 
 @Suite struct CargoProtocolTests {
   func parse(_ text: String) throws(CargoParseError) -> CargoRequest { try CargoProtocol.parse(Array(text.utf8)) }

@@ -5,7 +5,7 @@ import StrivacityConfig
 import StrivacityCore
 import Testing
 
-@testable import TerraformCredential
+@testable import ToolHelpers
 
 @Suite struct TerraformCredentialProtocolTests {
   static let config = """

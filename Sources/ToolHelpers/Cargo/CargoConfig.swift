@@ -6,6 +6,7 @@
 // know which lines are table headers and where one key's value ends. Anything it cannot place
 // for certain (the registry's table written as dotted keys or an inline table, an unbalanced
 // file) is refused, with the lines to add by hand.
+import StrivacityConfig
 import StrivacityCore
 
 public enum CargoConfig {

@@ -1,6 +1,7 @@
 import StrivacityConfig
 import StrivacityCore
 import Testing
+import ToolHelpers
 
 @Suite struct CargoConfigTests {
   let provider = ["/usr/bin/strivacity", "--profile", "work"]

@@ -1,6 +1,7 @@
 import StrivacityConfig
 import StrivacityCore
 import Testing
+import ToolHelpers
 
 @Suite struct TerraformConfigTests {
   let block = "credentials_helper \"strivacity\" {\n  args = []\n}\n"

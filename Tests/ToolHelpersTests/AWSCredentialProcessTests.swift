@@ -5,7 +5,7 @@ import StrivacityConfig
 import StrivacityCore
 import Testing
 
-@testable import AWSCredential
+@testable import ToolHelpers
 
 @Suite struct AWSCredentialProcessTests {
   static let role = AWSRole(roleARN: "arn:aws:iam::123456789012:role/ci/deploy")

@@ -2,7 +2,7 @@ import StrivacityConfig
 import StrivacityCore
 import Testing
 
-@testable import DockerCredential
+@testable import ToolHelpers
 
 @Suite struct DockerCredentialProtocolTests {
   static let config = """
