@@ -6,20 +6,21 @@ import Testing
 
 @Suite struct DocsTests {
   static let generated: [(file: String, arguments: [String])] = [
-    ("completions/strivacity.bash", ["--generate-completion-script", "bash"]),
-    ("completions/_strivacity", ["--generate-completion-script", "zsh"]),
-    ("completions/strivacity.fish", ["--generate-completion-script", "fish"]),
-    ("man/strivacity.1", ["generate-man", "strivacity"]),
-    ("man/git-credential-strivacity.1", ["generate-man", "git-credential-strivacity"]),
-    ("man/docker-credential-strivacity.1", ["generate-man", "docker-credential-strivacity"]),
-    ("man/terraform-credentials-strivacity.1", ["generate-man", "terraform-credentials-strivacity"]),
-    ("man/strivacity-emulator.1", ["generate-man", "strivacity-emulator"]),
+    ("completions/strivacity.bash", ["strivacity", "--generate-completion-script", "bash"]),
+    ("completions/_strivacity", ["strivacity", "--generate-completion-script", "zsh"]),
+    ("completions/strivacity.fish", ["strivacity", "--generate-completion-script", "fish"]),
+    ("man/strivacity.1", ["strivacity-docs", "man", "strivacity"]),
+    ("man/git-credential-strivacity.1", ["strivacity-docs", "man", "git-credential-strivacity"]),
+    ("man/docker-credential-strivacity.1", ["strivacity-docs", "man", "docker-credential-strivacity"]),
+    ("man/terraform-credentials-strivacity.1", ["strivacity-docs", "man", "terraform-credentials-strivacity"]),
+    ("man/strivacity-emulator.1", ["strivacity-docs", "man", "strivacity-emulator"]),
   ]
 
   @Test(arguments: generated.map(\.file))
   func committedFilesAreCurrent(_ file: String) throws {
     let arguments = try #require(Self.generated.first { $0.file == file }?.arguments)
-    let fresh = try run([TestEnvironment.binary("strivacity")] + arguments, environment: ["HOME": "/nonexistent"])
+    let fresh = try run(
+      [TestEnvironment.binary(arguments[0])] + arguments.dropFirst(), environment: ["HOME": "/nonexistent"])
     #expect(fresh.status == 0, "\(fresh.stderr)")
     let committed = try String(contentsOf: TestEnvironment.repositoryRoot.appendingPathComponent(file), encoding: .utf8)
     #expect(fresh.stdout == committed, "\(file) is out of date: run Scripts/generate-docs")

@@ -7,8 +7,8 @@ import StrivacityTestSupport
 import Testing
 
 @Suite struct HelpGoldenTests {
-  /// Every command but the hidden ones (generate-man, the old setup-TOOL names); a new one fails
-  /// DocsTests until listed.
+  /// Every command but the hidden ones (the old setup-TOOL names); a new one fails DocsTests
+  /// until listed.
   static let commands = [
     "", "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "curl", "exec", "agent", "setup",
     "setup git", "setup docker", "setup cargo", "setup terraform", "setup kubectl", "setup gcloud", "setup api",
