@@ -111,6 +111,13 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .executableTarget(name: "strivacity-cli", dependencies: ["StrivacityCLI"]),
+    // The man pages, printed from the command definitions for Scripts/generate-docs: a tool of
+    // the build, not a product (nothing ships it).
+    .executableTarget(
+      name: "strivacity-docs",
+      dependencies: [
+        "StrivacityCLI", "Broker", "StrivacityCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
 
     // MARK: the local tenant
     .target(

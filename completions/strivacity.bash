@@ -173,13 +173,13 @@ _strivacity() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|token|status|doctor|userinfo|logout|revoke|curl|exec|agent|setup|credential|docker-credential|cargo-credential|terraform-credential|help)
+    login|token|status|doctor|userinfo|logout|revoke|curl|exec|agent|setup|credential|docker-credential|cargo-credential|terraform-credential|aws-credential-process|help)
         # Offer subcommand argument completions
         "_strivacity_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke curl exec agent setup credential docker-credential cargo-credential terraform-credential help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke curl exec agent setup credential docker-credential cargo-credential terraform-credential aws-credential-process help' -- "${cur}"))
         ;;
     esac
 }
@@ -900,6 +900,33 @@ _strivacity_terraform-credential() {
     case "${positional_number}" in
     *)
         __strivacity_add_completions -W 'get'$'\n''store'$'\n''forget'
+        return
+        ;;
+    esac
+}
+
+_strivacity_aws-credential-process() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --store --config --api)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion aws-credential-process -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--api')
         return
         ;;
     esac

@@ -70,6 +70,8 @@ function __strivacity_parse_tokens -S
             __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'version' 'h/help'
         case 'terraform-credential'
             __strivacity_parse_subcommand -r 1 'version' 'h/help'
+        case 'aws-credential-process'
+            __strivacity_parse_subcommand 0 'profile=' 'store=' 'config=' 'v/verbose' 'api=' 'version' 'h/help'
         case 'help'
             __strivacity_parse_subcommand -r 1 'version'
         end
@@ -142,6 +144,7 @@ complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positiona
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'docker-credential' -d 'Docker credential helper: answer get/store/erase/list on stdin and stdout.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'cargo-credential' -d 'cargo credential provider: answer cargo\'s requests on stdin and stdout (protocol v1).'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'terraform-credential' -d 'Terraform/OpenTofu credentials helper: answer get/store/forget HOST.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'aws-credential-process' -d 'AWS credential_process: credentials for an API\'s AWS role.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion login -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity login" store' -l 'store' -d 'Where tokens are kept: the Secret Service keyring, or a 0600 file.' -rfka 'secret-service file'
@@ -368,4 +371,11 @@ complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_positional "strivacity terraform-credential" -ge 1' -fka 'get store forget'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity terraform-credential" version' -l 'version' -d 'Show the version.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity terraform-credential" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity aws-credential-process" profile' -l 'profile' -d 'Profile to use.' -rfka '(__strivacity_custom_completion ---completion aws-credential-process -- --profile (count (__strivacity_tokens -pc)) (__strivacity_tokens -tC))'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity aws-credential-process" store' -l 'store' -d 'Where tokens are kept: the Secret Service keyring, or a 0600 file.' -rfka 'secret-service file'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity aws-credential-process" config' -l 'config' -d 'Config file (default: $XDG_CONFIG_HOME/strivacity/config.toml).' -rF
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity aws-credential-process" v verbose' -l 'verbose' -s 'v' -d 'Describe each step on stderr (secrets are redacted).'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity aws-credential-process" api' -l 'api' -d 'The API whose token is exchanged (its table names aws_role_arn).' -rfka ''
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity aws-credential-process" version' -l 'version' -d 'Show the version.'
+complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity aws-credential-process" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'strivacity' -n '__strivacity_should_offer_completions_for_flags_or_options "strivacity help" version' -l 'version' -d 'Show the version.'

@@ -457,8 +457,8 @@ extension CorporateProxyTests {
   static let tokenRows = """
     ✔ tokens        none kept yet (strivacity token asks for one)
     - api orders    no token yet (strivacity token --api orders)
-    - git           not set up (strivacity setup-git --host HOST)
-    - kubectl       not set up (strivacity setup-kubectl)
+    - git           not set up (strivacity setup git --host HOST)
+    - kubectl       not set up (strivacity setup kubectl)
 
     """
 
@@ -492,7 +492,7 @@ extension CorporateProxyTests {
         + """
         ✔ ca            the CA bundle CA (from ca_bundle in the config)
         ! proxy         http://proxy.corp.test:3128 (from https_proxy); user corp-user, no password
-                        → set STRIVACITY_PROXY_PASSWORD, or run strivacity setup-proxy --password-stdin to keep it
+                        → set STRIVACITY_PROXY_PASSWORD, or run strivacity setup proxy --password-stdin to keep it
         ✘ tenant        proxy authentication: the proxy http://proxy.corp.test:3128 (from https_proxy) refused\
          the credentials of corp-user (it answered 401);
                         → no password was found for it: set STRIVACITY_PROXY_PASSWORD or run strivacity setup-\

@@ -68,14 +68,14 @@ import Testing
         ✔ credentials   the tenant took the refresh token (one refresh; the new tokens are kept; access token \
         valid for N s)
         ✔ api orders    valid for N s; scopes orders:read
-        - git           not set up (strivacity setup-git --host HOST)
-        - kubectl       not set up (strivacity setup-kubectl)
+        - git           not set up (strivacity setup git --host HOST)
+        - kubectl       not set up (strivacity setup kubectl)
         all checks passed
 
         """, "\(result.stdout)")
   }
 
-  /// After setup-git and setup-kubectl, their rows say what asks strivacity; before, a warning
+  /// After setup git and setup kubectl, their rows say what asks strivacity; before, a warning
   /// with the command that sets it up.
   @Test func gitAndKubectlSetUpAreChecked() throws {
     let h = try Harness(journey: "password")
@@ -83,7 +83,7 @@ import Testing
     let kubeconfig = h.home.file("kubeconfig")
     let environment = ["KUBECONFIG": kubeconfig, "STRIVACITY_AGENT": "0"]
     let git = try h.strivacity(
-      ["setup-git", "--profile", h.profile, "--host", "git.example.com"], environment: environment)
+      ["setup", "git", "--profile", h.profile, "--host", "git.example.com"], environment: environment)
     #expect(git.status == 0, "\(git.stderr)")
     var result = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
     #expect(
@@ -96,7 +96,7 @@ import Testing
       #expect(
         try run(["/usr/bin/kubectl"] + arguments, environment: h.environment.merging(environment) { $1 }).status == 0)
     }
-    let kubectl = try h.strivacity(["setup-kubectl", "--profile", h.profile], environment: environment)
+    let kubectl = try h.strivacity(["setup", "kubectl", "--profile", h.profile], environment: environment)
     #expect(kubectl.status == 0, "\(kubectl.stderr)")
     result = try h.strivacity(["doctor", "--profile", h.profile], environment: environment)
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
@@ -114,7 +114,7 @@ import Testing
     #expect(result.status == 0)
     #expect(
       result.stdout.contains("! kubectl       no kubeconfig user runs strivacity for this profile"), "\(result.stdout)")
-    #expect(result.stdout.contains("→ strivacity setup-kubectl --profile \(h.profile)"), "\(result.stdout)")
+    #expect(result.stdout.contains("→ strivacity setup kubectl --profile \(h.profile)"), "\(result.stdout)")
   }
 
   /// The tenant's clock two minutes behind: a warning with the number, exit 0.

@@ -7,12 +7,13 @@ import StrivacityTestSupport
 import Testing
 
 @Suite struct HelpGoldenTests {
-  /// Every command but the hidden ones (generate-man, the old setup-TOOL names); a new one fails
-  /// DocsTests until listed.
+  /// Every command but the hidden ones (the old setup-TOOL names); a new one fails DocsTests
+  /// until listed.
   static let commands = [
     "", "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "curl", "exec", "agent", "setup",
     "setup git", "setup docker", "setup cargo", "setup terraform", "setup kubectl", "setup gcloud", "setup api",
     "setup proxy", "credential", "docker-credential", "cargo-credential", "terraform-credential",
+    "aws-credential-process",
   ]
 
   @Test(arguments: commands, [80, 40, 200])
@@ -37,7 +38,9 @@ import Testing
     let typed = [
       "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "curl", "exec", "agent", "setup",
     ]
-    let protocols = ["credential", "docker-credential", "cargo-credential", "terraform-credential"]
+    let protocols = [
+      "credential", "docker-credential", "cargo-credential", "terraform-credential", "aws-credential-process",
+    ]
     let help = try Sandbox().strivacity(["--help"]).stdout
     let sections = help.components(separatedBy: "TOOL PROTOCOL SUBCOMMANDS:")
     #expect(sections.count == 2, "\(help)")

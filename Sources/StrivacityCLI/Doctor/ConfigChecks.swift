@@ -23,7 +23,7 @@ extension Examination {
       add(
         "config", .fail, message(error),
         fix: "correct [profiles.\(other)] in \(path); the profile in use, '\(inUse)', parses, but commands that "
-          + "read every profile (status --all, setup-*) fail until then", status: .usage)
+          + "read every profile (status --all, setup) fail until then", status: .usage)
       return profile(in: narrowed, path: path)
     }
     guard let config else {

@@ -23,7 +23,7 @@ extension Examination {
   func git(_ session: TokenBroker) {
     let hosts = session.resolved.profile.gitHosts
     guard !hosts.isEmpty else {
-      add("git", .skipped, "not set up (strivacity setup-git --host HOST)")
+      add("git", .skipped, "not set up (strivacity setup git --host HOST)")
       return
     }
     // Every file's helpers, in the order git reads them (status 1: none).
@@ -60,16 +60,16 @@ extension Examination {
     } else {
       add(
         "git", .warn, "git does not ask strivacity for \(missing.joined(separator: ", "))",
-        fix: "strivacity setup-git --profile \(session.name) --host \(missing[0])")
+        fix: "strivacity setup git --profile \(session.name) --host \(missing[0])")
     }
   }
 
   func kubectl(_ session: TokenBroker) {
     guard !session.resolved.profile.kubeClusters.isEmpty else {
-      add("kubectl", .skipped, "not set up (strivacity setup-kubectl)")
+      add("kubectl", .skipped, "not set up (strivacity setup kubectl)")
       return
     }
-    let fix = "strivacity setup-kubectl --profile \(session.name)"
+    let fix = "strivacity setup kubectl --profile \(session.name)"
     // kubectl's own view of the merged kubeconfig, with its secrets redacted.
     guard let answer = try? runProgram(["kubectl", "config", "view", "-o", "json"], quiet: true), answer.status == 0,
       let view = JSONValue.parse(Array(answer.output.utf8))

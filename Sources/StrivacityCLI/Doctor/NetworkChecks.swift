@@ -33,7 +33,7 @@ extension Examination {
       if passwordMissing {
         add(
           "proxy", .warn, detail,
-          fix: "set STRIVACITY_PROXY_PASSWORD, or run strivacity setup-proxy --password-stdin to keep it")
+          fix: "set STRIVACITY_PROXY_PASSWORD, or run strivacity setup proxy --password-stdin to keep it")
       } else {
         add("proxy", .pass, detail)
       }
@@ -96,7 +96,7 @@ extension Examination {
       if let given = try context.proxyPassword(for: proxy, key: nil, store: nil) {
         source = given.source
       } else {
-        source = kept ? "the password setup-proxy kept" : "no password"
+        source = kept ? "the password setup proxy kept" : "no password"
         missing = !kept
       }
       detail += "; user \(user), \(source)"
@@ -105,7 +105,7 @@ extension Examination {
     return (detail, missing)
   }
 
-  /// Whether the proxy's password is one `setup-proxy` kept, and can be read without a prompt:
+  /// Whether the proxy's password is one `setup proxy` kept, and can be read without a prompt:
   /// neither the proxy's URL nor the environment gives one, and the item is there, open to us.
   func keptProxyPassword(_ proxy: ProxyChoice, _ session: TokenBroker) -> Bool {
     guard proxy.user != nil, (try? context.proxyPassword(for: proxy, key: nil, store: nil)) ?? nil == nil else {
