@@ -5,6 +5,7 @@
 import ArgumentParser
 import Broker
 import GitCredential
+import SignIn
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
