@@ -12,8 +12,10 @@ import TerminalUI
 
 /// What `strivacity login` was asked: its options as values.
 package struct LoginRequest {
-  /// --profile, --store, --tenant, --client-id.
+  /// --profile and --store.
   package var overrides: ProfileOverrides
+  package var tenant: String?
+  package var clientID: String?
   package var log: Log
   /// --scope, split at spaces.
   package var scopes: [String]?
@@ -39,13 +41,15 @@ package struct LoginRequest {
   package var clientSecret: ((_ clientID: String) throws -> ClientSecret)?
 
   package init(
-    overrides: ProfileOverrides, log: Log, scopes: [String]?, redirectURI: String?, sdkMode: String?,
-    loginHint: String?, prompt: String?, uiLocales: String?, browserOnly: Bool, openBrowser: Bool,
+    overrides: ProfileOverrides, tenant: String?, clientID: String?, log: Log, scopes: [String]?, redirectURI: String?,
+    sdkMode: String?, loginHint: String?, prompt: String?, uiLocales: String?, browserOnly: Bool, openBrowser: Bool,
     browserTimeout: Double?, extras: SignInExtras, fields: [(id: String, value: String)],
     fieldEnvironment: [(id: String, value: String)], actions: [String],
     clientSecret: ((_ clientID: String) throws -> ClientSecret)?
   ) {
     self.overrides = overrides
+    self.tenant = tenant
+    self.clientID = clientID
     self.log = log
     self.scopes = scopes
     self.redirectURI = redirectURI
@@ -68,6 +72,9 @@ package struct LoginRequest {
   /// just saved to the config.
   package func run(context makeContext: () -> Context) throws {
     let context = makeContext()
+    var overrides = overrides
+    overrides.tenant = tenant
+    overrides.clientID = clientID
     var resolved = try ResolvedProfile.resolve(
       config: context.config(), overrides: overrides, environment: context.environment)
     // Without a person, `login` checks the client's own credentials (and may keep its secret).
@@ -212,8 +219,8 @@ package struct LoginRequest {
   /// Saves the flags given on this command line to the profile.
   private func rememberFlags(context: Context, profile: String, fileStoreChosen: Bool = false) throws {
     var settings: [(key: String, value: ConfigValue)] = []
-    if let tenant = overrides.tenant { settings.append(("tenant", .string(tenant))) }
-    if let clientID = overrides.clientID { settings.append(("client_id", .string(clientID))) }
+    if let tenant { settings.append(("tenant", .string(tenant))) }
+    if let clientID { settings.append(("client_id", .string(clientID))) }
     if let scopes { settings.append(("scopes", .strings(scopes))) }
     if let redirectURI { settings.append(("redirect_uri", .string(redirectURI))) }
     if let sdkMode { settings.append(("sdk_mode", .string(sdkMode))) }

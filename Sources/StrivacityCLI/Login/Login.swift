@@ -155,12 +155,10 @@ struct Login: ParsableCommand {
   }
 
   func run() throws {
-    var overrides = global.overrides
-    overrides.tenant = tenant
-    overrides.clientID = clientID
     let secret: ((String) throws -> ClientSecret)? = clientSecretStdin ? { try Self.readSecret(clientID: $0) } : nil
     try LoginRequest(
-      overrides: overrides, log: global.log, scopes: scope.map { $0.split(separator: " ").map(String.init) },
+      overrides: global.overrides, tenant: tenant, clientID: clientID, log: global.log,
+      scopes: scope.map { $0.split(separator: " ").map(String.init) },
       redirectURI: redirectURI, sdkMode: sdkMode, loginHint: loginHint, prompt: prompt, uiLocales: uiLocales,
       browserOnly: browser, openBrowser: !noBrowser, browserTimeout: timeout, extras: try extras,
       fields: fields.map(Self.split), fieldEnvironment: fieldEnvironment.map(Self.split), actions: actions,
