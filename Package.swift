@@ -81,13 +81,24 @@ let package = Package(
     // MARK: the broker
     // Tokens at work after sign-in, without a terminal or an argument parser: the profile's store
     // stack, fresh tokens (one refresh however many ask), API tokens, machine tokens, the tenant
-    // client, the agent's server and sinks. The sign-in itself is the command line's, passed in.
+    // client, the agent's server and sinks. The sign-in itself is SignIn's, passed in.
     .target(
       name: "Broker",
       dependencies: [
         "StrivacityCore", "StrivacityConfig", "JourneyCore", "OAuthCore", "CurlTransport", "SecretStore", "SystemIO",
         "TokenCache",
         "Agent", "ToolHelpers",
+      ]),
+
+    // MARK: the sign-in
+    // A person's sign-in as a library, without an argument parser: the journey on the terminal
+    // or from given answers, the browser fallback and its loopback redirect listener (RFC 8252),
+    // the tokens stored; `login`'s work (LoginRequest) and the sign-in again the broker is handed.
+    .target(
+      name: "SignIn",
+      dependencies: [
+        "Broker", "StrivacityCore", "StrivacityConfig", "JourneyCore", "OAuthCore", "TerminalUI", "LoopbackHTTP",
+        "SecretStore", "SystemIO",
       ]),
 
     // MARK: command line
@@ -103,9 +114,8 @@ let package = Package(
     .target(
       name: "StrivacityCLI",
       dependencies: [
-        "Broker", "StrivacityCore", "StrivacityConfig", "JourneyCore", "OAuthCore", "TerminalUI", "CurlTransport",
-        "SecretStore",
-        "LoopbackHTTP", "ToolHelpers", "SystemIO", "TokenCache", "Agent",
+        "Broker", "SignIn", "StrivacityCore", "StrivacityConfig", "JourneyCore", "OAuthCore", "TerminalUI",
+        "CurlTransport", "SecretStore", "ToolHelpers", "SystemIO", "TokenCache", "Agent",
         "CBuildInfo",
         "CCurlShim", "CSecretShim",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),

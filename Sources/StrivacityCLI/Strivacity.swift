@@ -1,6 +1,7 @@
 // The command tree and the entry point.
 import ArgumentParser
 import Broker
+import SignIn
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
@@ -205,8 +206,6 @@ enum StoreChoice: String, ExpressibleByArgument, CaseIterable {
 
   var kind: StoreKind { self == .file ? .file : .secretService }
 }
-
-extension Spinner: ProgressIndicator {}
 
 extension TokenBroker {
   /// The broker for the profile the global options (and `profile`) name.

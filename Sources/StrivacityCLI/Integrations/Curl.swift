@@ -4,6 +4,7 @@
 // profile's tenant, git_hosts or hosts.
 import ArgumentParser
 import Broker
+import SignIn
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
