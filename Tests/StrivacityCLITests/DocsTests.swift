@@ -104,10 +104,10 @@ import Testing
       .components(separatedBy: "\n## ")[0].split(separator: "\n").filter { $0.hasPrefix("strivacity ") }
       .map { $0.split(separator: " ").map(String.init) }
     let shown = try Self.listedCommands(["--help"])
-    #expect(shown.count == 15, "\(shown)")
+    #expect(shown.count == 16, "\(shown)")
     #expect(Set(commands.map { $0[1] }.filter { !$0.hasPrefix("-") }) == Set(shown))
     let tools = try Self.listedCommands(["setup", "--help"])
-    #expect(tools.count == 8, "\(tools)")
+    #expect(tools.count == 9, "\(tools)")
     #expect(Set(commands.filter { $0[1] == "setup" && $0[2] != "TOOL" }.map { $0[2] }) == Set(tools))
     let install = try #require(readme.components(separatedBy: "\n## Install\n").last).components(separatedBy: "\n## ")[
       0]

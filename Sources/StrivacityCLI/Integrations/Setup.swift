@@ -11,7 +11,7 @@ struct Setup: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "setup",
     abstract:
-      "Make git, docker, cargo, terraform, kubectl, gcloud or aws get tokens from strivacity; add an API or a proxy.",
+      "Make git, docker, cargo, terraform, kubectl, gcloud or aws use strivacity; add an API or a proxy.",
     discussion: """
       Each writes the tool's own config (keeping everything else in it) and what the profile \
       needs in strivacity's config. --dry-run prints what would be written or run (nothing is \

@@ -32,8 +32,8 @@ struct SetupAWS: ParsableCommand {
       stays.
 
       EXAMPLES:
-        strivacity setup aws --profile work --api aws --role-arn arn:aws:iam::123456789012:role/dev \\
-          --audience sts.amazonaws.com
+        strivacity setup aws --api aws --audience sts.amazonaws.com \\
+          --role-arn arn:aws:iam::123456789012:role/dev --profile work
         aws sts get-caller-identity --profile work
       """)
 
