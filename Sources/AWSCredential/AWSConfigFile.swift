@@ -234,7 +234,7 @@ struct INI {
       let newline = bytes[start...].firstIndex(of: 0x0A)
       let end = newline.map { $0 + 1 } ?? bytes.count
       var textEnd = newline ?? bytes.count
-      if textEnd > start, bytes[textEnd - 1] == 0x0D { textEnd -= 1 }
+      if newline != nil, textEnd > start, bytes[textEnd - 1] == 0x0D { textEnd -= 1 }
       let text = bytes[start..<textEnd]
       let isSpace = { (b: UInt8) in b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0B || b == 0x0C }
       let indent = text.prefix(while: isSpace).count

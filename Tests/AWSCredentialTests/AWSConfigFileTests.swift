@@ -144,4 +144,35 @@ import Testing
       ).count == 1)
     #expect(AWSConfigFile.shadowing([:], profile: "other", credentials: credentials, credentialsPath: "c").isEmpty)
   }
+
+  /// Files made of INI's own bytes and hostile ones, at random (seeded), half of them after a
+  /// section of the profile: an edit never breaks, it leaves the line the SDKs read, and undo
+  /// gives back a file that ended with a newline (as editors leave them) byte for byte.
+  @Test func randomFilesKeepTheirBytes() throws {
+    let alphabet =
+      Array("[]profile work default=:#; \t\r\n\n\ncredential_process aws_access_key_id".utf8) + [0x00, 0xFF, 0x1B]
+    var seed: UInt64 = 0x5EED
+    var (edits, restored) = (0, 0)
+    for _ in 0..<3000 {
+      var file: [UInt8] = []
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      for _ in 0..<Int(seed >> 58) * 4 {
+        seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        file.append(alphabet[Int(seed >> 33) % alphabet.count])
+      }
+      if (seed >> 40) & 1 == 1 { file.append(0x0A) }
+      let prefixed = (seed >> 41) & 1 == 1
+      if prefixed { file = Array("[profile work]\nregion = x\n".utf8) + file }
+      guard let edited = try? AWSConfigFile.setting(file, profile: "work", command: Self.command) else { continue }
+      edits += 1
+      #expect(AWSConfigFile.process(edited, profile: "work") == Self.command, "\(file)")
+      let undone = try AWSConfigFile.removing(edited, profile: "work", api: "aws")
+      #expect(undone != nil, "\(file)")
+      if file.isEmpty || file.last == 0x0A, prefixed || (try? INI(file).section("work")) == .some(nil) {
+        #expect(undone == file, "\(file)")
+        restored += 1
+      }
+    }
+    #expect(edits > 1000 && restored > 500, "\(edits) \(restored)")
+  }
 }
