@@ -94,7 +94,8 @@ struct SetupAWS: ParsableCommand {
     let bytes = file.bytes ?? []
     let table = ["profiles", resolved.name, "apis", apiName]
     if change.undo {
-      if let edited = try edit(path, { try AWSConfigFile.removing(bytes, profile: awsProfile, api: apiName) }) {
+      let edited = try edit(path) { try AWSConfigFile.removing(bytes, profile: awsProfile, api: apiName) }
+      if let edited {
         try change.write(edited, to: file, shown: ["remove credential_process from \(section)"])
       } else if AWSConfigFile.process(bytes, profile: awsProfile) != nil {
         Console.warning("\(section) of \(path) runs another credential_process: left as it is")
@@ -106,7 +107,10 @@ struct SetupAWS: ParsableCommand {
           Console.warning("API \(apiName) keeps aws_role_arn: its aws_sts_endpoint needs one (remove both by hand)")
         }
       }
-      change.note("the AWS CLI and SDKs no longer ask strivacity for \(section) (\(path))")
+      change.note(
+        edited == nil
+          ? "\(section) of \(path) has no credential_process of strivacity's for API \(apiName)"
+          : "the AWS CLI and SDKs no longer ask strivacity for \(section) (\(path))")
       return
     }
     let role = roleARN ?? ""
