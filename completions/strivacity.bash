@@ -529,13 +529,13 @@ _strivacity_setup() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    git|docker|cargo|terraform|kubectl|gcloud|api|proxy)
+    git|docker|cargo|terraform|kubectl|gcloud|aws|api|proxy)
         # Offer subcommand argument completions
         "_strivacity_setup_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'git docker cargo terraform kubectl gcloud api proxy' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'git docker cargo terraform kubectl gcloud aws api proxy' -- "${cur}"))
         ;;
     esac
 }
@@ -749,6 +749,49 @@ _strivacity_setup_gcloud() {
         return
         ;;
     '--service-account-impersonation-url')
+        return
+        ;;
+    esac
+}
+
+_strivacity_setup_aws() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose -v --undo --dry-run --version -h --help)
+    repeating_options=(--scope)
+    non_repeating_options=(--profile --store --config --api --audience --role-arn --session-name --aws-profile)
+    __strivacity_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup aws -- --profile "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--store')
+        __strivacity_add_completions -W 'secret-service'$'\n''file'
+        return
+        ;;
+    '--config')
+        __strivacity_add_completions -f
+        return
+        ;;
+    '--api')
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion setup aws -- --api "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--audience')
+        return
+        ;;
+    '--scope')
+        return
+        ;;
+    '--role-arn')
+        return
+        ;;
+    '--session-name')
+        return
+        ;;
+    '--aws-profile')
         return
         ;;
     esac

@@ -111,4 +111,76 @@ import Testing
       #expect(after.status != 0 && after.stdout.isEmpty, "\(program): \(after.stdout)")
     }
   }
+
+  /// `strivacity setup aws` writes the role and the AWS config's credential_process, the real
+  /// AWS CLI then gets the role's credentials through it, and --undo gives the AWS config back
+  /// byte for byte.
+  @Test func setupAWSMakesTheAWSCLIGetTheRolesCredentialsAndUndoRestoresTheFile() throws {
+    let site = try #require(Self.site, "awscli: Scripts/fetch-awscli could not install it from PyPI")
+    let h = try Harness(journey: "password")
+    try h.writeProfile(CloudSDKTests.api(h.profile, "aws", url: "https://aws.sts.example.com/"))
+    let directory = h.home.file("aws")
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let config = directory + "/config"
+    let original =
+      "# mine\r\n[default]\r\nregion = eu-west-1\r\n\r\n[profile work]\r\nregion = us-east-1\r\n"
+      + "output = json\r\n\r\n[profile keys]\r\naws_access_key_id = AKIAEXAMPLE\r\n; \u{1b}]0;x\u{07} \u{ff}\r\n"
+    try Data(original.utf8).write(to: URL(fileURLWithPath: config))
+    let environment = h.environment.merging([
+      "AWS_CONFIG_FILE": config, "AWS_SHARED_CREDENTIALS_FILE": directory + "/credentials",
+      "AWS_ACCESS_KEY_ID": "AKIAFROMTHEENVIRONMENT",
+    ]) { _, new in new }
+    func setup(_ arguments: [String]) throws -> ProcessResult {
+      try run(
+        [TestEnvironment.binary("strivacity"), "setup", "aws", "--profile", h.profile] + arguments,
+        environment: environment)
+    }
+    func configText() throws -> String {
+      String(decoding: try Data(contentsOf: URL(fileURLWithPath: config)), as: UTF8.self)
+    }
+
+    // A section with keys of its own is refused, and nothing written; an API to add, shown.
+    let refused = try setup(["--api", "aws", "--role-arn", Self.role, "--aws-profile", "keys"])
+    #expect(refused.status == 2 && refused.stderr.contains("[profile keys] has aws_access_key_id"), "\(refused.stderr)")
+    #expect(try configText() == original)
+    let adding = try setup(["--api", "new", "--role-arn", Self.role, "--audience", "sts.amazonaws.com", "--dry-run"])
+    #expect(adding.status == 0 && adding.stdout.contains("url = \"https://sts.amazonaws.com/\""), "\(adding.stderr)")
+    #expect(adding.stdout.contains("[profile \(h.profile)]") && adding.stdout.contains("aws_role_arn"))
+    #expect(try configText() == original)
+
+    let done = try setup(["--api", "aws", "--role-arn", Self.role, "--session-name", "alice", "--aws-profile", "work"])
+    #expect(done.status == 0, "\(done.stderr)")
+    #expect(done.stderr.contains("AWS_ACCESS_KEY_ID is set"), "\(done.stderr)")
+    // The small strivacity by its real path, after the section's last key; every other byte kept.
+    let parts = original.components(separatedBy: "output = json\r\n")
+    let written = try configText()
+    #expect(written.hasPrefix(parts[0] + "output = json\r\ncredential_process = /"), "\(written)")
+    #expect(written.hasSuffix("/strivacity aws-credential-process --api aws --profile \(h.profile)\r\n" + parts[1]))
+    let toml = try h.home.readConfig()
+    #expect(toml.contains("aws_role_arn = \"\(Self.role)\"") && toml.contains("aws_session_name = \"alice\""))
+
+    try h.signIn()
+    let driven = try run(
+      [
+        "/usr/bin/env", "python3", "-I", "-S", "-B", CloudSDKTests.fixture("awscli_driver.py"), site,
+        #"[["aws", "work"]]"#,
+      ],
+      environment: h.environment.merging([
+        "EXPECT_ISS": h.emulator.issuer, "EXPECT_AUD": CloudSDKTests.apiAudience, "EXPECT_ROLE": Self.role,
+        "DRIVER_DIR": directory, "DRIVER_CONFIG": config,
+      ]) { _, new in new }, timeout: 600)
+    let line = try #require(driven.stdout.split(separator: "\n").last, "no output; stderr: \(driven.stderr)")
+    let found = try #require(JSONValue.parse(String(line)), "\(driven.stdout) \(driven.stderr)")
+    #expect(found["problems"]?.array == [], "\(found)")
+    let step = try #require(found["steps"]?.array?.first)
+    #expect(step["status"]?.int == 0 && step["assumed"]?.int == 1, "\(step)")
+    let identity = JSONValue.parse(step["stdout"]?.string ?? "")
+    #expect(identity?["Arn"]?.string == "arn:aws:sts::123456789012:assumed-role/strivacity-ci/alice", "\(step)")
+
+    let undone = try setup(["--api", "aws", "--aws-profile", "work", "--undo"])
+    #expect(undone.status == 0, "\(undone.stderr)")
+    #expect(try configText() == original)
+    let after = try h.home.readConfig()
+    #expect(!after.contains("aws_role_arn") && !after.contains("aws_session_name") && after.contains("[profiles."))
+  }
 }

@@ -2,7 +2,8 @@
 # `strivacity aws-credential-process` (credential_process), against a stand-in for AWS STS:
 #   python3 -I -S -B awscli_driver.py SITE STEPS_JSON
 # starts the stand-in (AWS_ENDPOINT_URL_STS points the CLI and strivacity at it), writes an AWS
-# config whose profiles name the commands in PROCESS_* (profile `good`: PROCESS_GOOD, …), then
+# config whose profiles name the commands in PROCESS_* (profile `good`: PROCESS_GOOD, …), or
+# uses the one DRIVER_CONFIG names (written by `strivacity setup aws`), then
 # runs each step: ["aws", PROFILE] is `aws sts get-caller-identity --profile PROFILE`, any other
 # argv is run as it is; and prints one JSON line: each step's status, stdout, stderr and the
 # number of AssumeRoleWithWebIdentity calls so far, what the stand-in issued, and what it found
@@ -100,11 +101,13 @@ def answer(standin, path, form):
 def main():
     standin = StandIn(answer)
     directory = os.environ["DRIVER_DIR"]
-    config = os.path.join(directory, "aws-config")
-    with open(config, "w", encoding="utf-8") as out:
-        for name, value in sorted(os.environ.items()):
-            if name.startswith("PROCESS_"):
-                out.write("[profile %s]\ncredential_process = %s\nregion = us-east-1\n\n" % (name[8:].lower(), value))
+    config = os.environ.get("DRIVER_CONFIG") or os.path.join(directory, "aws-config")
+    if not os.environ.get("DRIVER_CONFIG"):
+        with open(config, "w", encoding="utf-8") as out:
+            for name, value in sorted(os.environ.items()):
+                if name.startswith("PROCESS_"):
+                    out.write("[profile %s]\ncredential_process = %s\nregion = us-east-1\n\n"
+                              % (name[8:].lower(), value))
     for name in list(os.environ):
         if name.startswith("AWS_"):
             os.environ.pop(name)

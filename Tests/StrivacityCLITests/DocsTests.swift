@@ -121,7 +121,7 @@ import Testing
     #expect(shown.count == 16, "\(shown)")
     #expect(Set(commands.map { $0[1] }.filter { !$0.hasPrefix("-") }) == Set(shown))
     let tools = try Self.listedCommands(["setup", "--help"])
-    #expect(tools.count == 8, "\(tools)")
+    #expect(tools.count == 9, "\(tools)")
     #expect(Set(commands.filter { $0[1] == "setup" && $0[2] != "TOOL" }.map { $0[2] }) == Set(tools))
     let install = try #require(readme.components(separatedBy: "\n## Install\n").last).components(separatedBy: "\n## ")[
       0]

@@ -11,8 +11,8 @@ import Testing
   /// until listed.
   static let commands = [
     "", "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "curl", "exec", "agent", "setup",
-    "setup git", "setup docker", "setup cargo", "setup terraform", "setup kubectl", "setup gcloud", "setup api",
-    "setup proxy", "credential", "docker-credential", "cargo-credential", "terraform-credential",
+    "setup git", "setup docker", "setup cargo", "setup terraform", "setup kubectl", "setup gcloud", "setup aws",
+    "setup api", "setup proxy", "credential", "docker-credential", "cargo-credential", "terraform-credential",
     "aws-credential-process",
   ]
 
@@ -61,7 +61,10 @@ import Testing
   }
 
   /// `help X` and `X --help` say the same, the protocols whose words are passed through too.
-  @Test(arguments: ["docker-credential", "terraform-credential", "credential", "cargo-credential", "setup git"])
+  @Test(arguments: [
+    "docker-credential", "terraform-credential", "credential", "cargo-credential", "aws-credential-process",
+    "setup git", "setup aws",
+  ])
   func helpAgrees(command: String) throws {
     let words = command.split(separator: " ").map(String.init)
     let asked = try Sandbox().strivacity(["help"] + words)

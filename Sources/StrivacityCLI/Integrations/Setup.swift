@@ -11,7 +11,7 @@ struct Setup: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "setup",
     abstract:
-      "Make git, docker, cargo, terraform, kubectl or gcloud get tokens from strivacity; add an API or a proxy.",
+      "Make git, docker, cargo, terraform, kubectl, gcloud or aws use strivacity; add an API or a proxy.",
     discussion: """
       Each writes the tool's own config (keeping everything else in it) and what the profile \
       needs in strivacity's config. --dry-run prints what would be written or run (nothing is \
@@ -26,11 +26,12 @@ struct Setup: ParsableCommand {
 
   static let tools: [ParsableCommand.Type] = [
     SetupGit.self, SetupDocker.self, SetupCargo.self, SetupTerraform.self, SetupKubectl.self, SetupGcloud.self,
-    SetupAPI.self, SetupProxy.self,
+    SetupAWS.self, SetupAPI.self, SetupProxy.self,
   ]
 
-  /// `setup-git` … `setup-proxy`, the names before `setup TOOL`: hidden, kept for a release.
-  static let renamed = tools.map { $0.renamed }
+  /// `setup-git` … `setup-proxy`, the names before `setup TOOL` (aws came after): hidden, kept for
+  /// a release.
+  static let renamed = tools.filter { $0 != SetupAWS.self }.map { $0.renamed }
 }
 
 extension ParsableCommand {
@@ -182,13 +183,7 @@ struct RoutedAPI: ParsableArguments {
           "API \(named) of profile \(profile.name) has url \(existing.url), which does not cover \(entry)",
           status: .usage)
       }
-      var settings: [(key: String, value: ConfigValue)] = [("url", .string(entry.description))]
-      if let audience { settings.append(("audience", .string(audience))) }
-      if !scopes.isEmpty { settings.append(("scopes", .strings(scopes))) }
-      try change.config(context, table: ["profiles", profile.name, "apis", named], settings)
-      change.note(
-        "API \(named) added to profile \(profile.name): url = \(entry) (\(context.paths.config))"
-          + (audience == nil && scopes.isEmpty ? "; give it the audience or scopes the token service wants" : ""))
+      try add(named, url: entry, profile: profile, context: context, change: change)
       return named
     case (nil, nil):
       if wholeHost, let partial = profile.apiOnPartOfHost(of: url) {
@@ -200,8 +195,23 @@ struct RoutedAPI: ParsableArguments {
     }
   }
 
+  /// API `named` added to `profile` (through `change`): url = `entry`, --audience, --scope, and
+  /// `settings`.
+  func add(
+    _ named: String, url entry: HostEntry, profile: Profile, context: Context, change: SetupChange,
+    _ settings: [(key: String, value: ConfigValue)] = []
+  ) throws {
+    var table: [(key: String, value: ConfigValue)] = [("url", .string(entry.description))]
+    if let audience { table.append(("audience", .string(audience))) }
+    if !scopes.isEmpty { table.append(("scopes", .strings(scopes))) }
+    try change.config(context, table: ["profiles", profile.name, "apis", named], table + settings)
+    change.note(
+      "API \(named) added to profile \(profile.name): url = \(entry) (\(context.paths.config))"
+        + (audience == nil && scopes.isEmpty ? "; give it the audience or scopes the token service wants" : ""))
+  }
+
   /// --audience or --scope for an API that is there already: its table is the user's to change.
-  private static func notAdded(_ api: API, profile: Profile) -> CLIFailure {
+  static func notAdded(_ api: API, profile: Profile) -> CLIFailure {
     CLIFailure(
       "profile \(profile.name) has API \(api.name) already: --audience and --scope are for an API --api adds; "
         + "change its table in the config file instead", status: .usage)
