@@ -61,14 +61,9 @@ extension TokenBroker {
   /// Call it without holding the profile's refresh lock: the new set is stored under it.
   package func signInAgain(_ extras: SignInExtras, reason: String) throws {
     let command = loginCommand(extras, usual: wholeProfile())
-    func refusal(offered: Bool) -> CLIFailure {
-      var failure = CLIFailure("\(reason); run \(command)", status: .signInRequired)
-      failure.signInOffered = offered
-      return failure
-    }
     switch try signIn?(self, extras, reason) ?? .nobodyToAsk {
-    case .nobodyToAsk: throw refusal(offered: false)
-    case .declined: throw refusal(offered: true)
+    case .nobodyToAsk: throw BrokerError.signInNeeded(reason: reason, command: command, offered: false)
+    case .declined: throw BrokerError.signInNeeded(reason: reason, command: command, offered: true)
     case .signedIn: return
     }
   }

@@ -43,7 +43,8 @@ extension HotPath {
     let paths = Paths(environment: environment)
     let overrides = ProfileOverrides(profile: invocation.profile)
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: environment)
-    guard let config = try? loadConfig(paths.config, .profile(named, apis: .all)), config.warnings.isEmpty,
+    guard let config = try? Config.load(paths.config, .profile(named, apis: .all), read: { readFile($0) }),
+      config.warnings.isEmpty,
       let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: environment),
       resolved.isConfigured
     else { return nil }

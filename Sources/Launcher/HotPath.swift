@@ -59,7 +59,7 @@ public enum HotPath {
     let paths = Paths(environment: environment)
     let config: Config?
     do {
-      config = try loadConfig(paths.config, .whole)
+      config = try Config.load(paths.config, .whole, read: { readFile($0) })
     } catch {
       return .handOff(stdin: input)  // handed on whole; the full command line zeroes it
     }
@@ -105,7 +105,7 @@ public enum HotPath {
     }
     let input = readStdin(limit: DockerCredentialProtocol.maxInput + 1)
     let paths = Paths(environment: environment)
-    guard let config = try? loadConfig(paths.config, .whole), config.warnings.isEmpty else {
+    guard let config = try? Config.load(paths.config, .whole, read: { readFile($0) }), config.warnings.isEmpty else {
       return .handOff(stdin: input)
     }
     let address: String
@@ -258,7 +258,7 @@ public enum HotPath {
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: environment)
     // Only the API tables the call needs, as the full command line reads them.
     let scope = ConfigScope.profile(named, apis: invocation.apiTables)
-    guard let config = try? loadConfig(paths.config, scope), config.warnings.isEmpty else {
+    guard let config = try? Config.load(paths.config, scope, read: { readFile($0) }), config.warnings.isEmpty else {
       return .handOff(stdin: nil)
     }
     guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: environment)

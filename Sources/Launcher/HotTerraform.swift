@@ -11,7 +11,7 @@ import TerraformCredential
 extension HotPath {
   static func terraformGet(_ host: String, _ environment: [String: String]) -> Outcome {
     let paths = Paths(environment: environment)
-    guard let config = try? loadConfig(paths.config, .whole), config.warnings.isEmpty,
+    guard let config = try? Config.load(paths.config, .whole, read: { readFile($0) }), config.warnings.isEmpty,
       let request = try? TerraformCredentialProtocol.request(["get", host])
     else { return .handOff(stdin: nil) }
     guard let found = TerraformCredentialProtocol.api(for: request, in: config.profiles) else {

@@ -65,7 +65,7 @@ struct Credential: ParsableCommand {
     let tokens: TokenSet
     do {
       tokens = try fresh()
-    } catch let failure as CLIFailure where failure.status == .signInRequired {
+    } catch let failure as BrokerError where failure.status == .signInRequired {
       // Sign in on the terminal if there is one; otherwise one line says why (git shows a
       // helper's stderr) and nothing on stdout, so git moves on to its next helper or prompt.
       guard TTY() != nil else {
