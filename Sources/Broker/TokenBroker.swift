@@ -62,7 +62,11 @@ package final class TokenBroker {
       if let transport = context.transport { return transport() }
       return try context.httpClient(for: resolved.profile, config: config, key: key, store: resolved.store)
     }
-    renewer = resolved.renewal == .clientCredentials ? ClientCredentialsRenewer() : RefreshTokenRenewer()
+    renewer =
+      switch resolved.renewal {
+      case .refreshToken: RefreshTokenRenewer()
+      case .clientCredentials: ClientCredentialsRenewer()
+      }
     secretSource = resolved.secretSource(environment: secretEnvironment)
     if case .environment(let name) = secretSource {
       heldSecret = secretEnvironment[name]
