@@ -135,7 +135,7 @@ extension TokenBroker {
     let outcome = try tenantClient.send(request, to: url)
     let now = now()
     guard case .tokens(let response) = outcome else {
-      throw BrokerError(outcome, asking: .api(label: ask.label, target))
+      throw BrokerError(outcome, asking: .api(label: ask.label, target.narrowed))
     }
     // The rotated refresh token first: whatever becomes of this answer, it is not lost.
     if let rotated = response.refreshToken, rotated != signIn.refreshToken {

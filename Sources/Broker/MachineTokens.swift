@@ -170,12 +170,10 @@ extension TokenBroker {
     _ outcome: TokenEndpointOutcome, ask: APIAsk?, method: ClientAuthentication
   ) throws -> TokenSet {
     guard case .tokens(let response) = outcome else {
-      let scopes = ask.map { $0.target.scopes.map(\.value) } ?? resolved.profile.scopes ?? []
+      let asked = ask?.target.narrowed ?? TokenAsk.Narrowed(scopes: resolved.profile.scopes ?? [])
       throw BrokerError(
         outcome,
-        asking: .client(
-          label: ask?.label ?? "profile \(name)", clientID: clientID, ask?.target, scopes: scopes,
-          proof: clientProof(method)))
+        asking: .client(label: ask?.label ?? "profile \(name)", clientID: clientID, asked, proof: clientProof(method)))
     }
     if let ask, let mismatch = ask.target.mismatch(accessToken: response.accessToken, responseScope: response.scope) {
       throw BrokerError.notForTarget(label: ask.label, mismatch: mismatch)

@@ -126,7 +126,7 @@ package final class TenantClient {
     } catch let failure as DiscoveryFailure {
       switch failure {
       case .answer(let response):
-        throw BrokerError.discoveryFailed(http: response.status)
+        throw BrokerError.discoveryFailed(http: response.status, status: response.failureStatus)
       case .unusable(let error, _):
         throw BrokerError.tenantUnusable("the tenant's discovery document is unusable: \(error)")
       case .otherIssuer:

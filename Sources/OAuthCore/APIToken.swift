@@ -17,6 +17,11 @@ public struct APITarget: Sendable, Equatable {
     self.scopes = scopes
   }
 
+  /// As a refusal names it (`TokenAsk`).
+  public var narrowed: TokenAsk.Narrowed {
+    TokenAsk.Narrowed(audience: audience, resources: resources, scopes: scopes.map(\.value))
+  }
+
   /// The token-endpoint parameters (RFC 8707 §2.2: a refresh grant narrowed to the API):
   /// `audience`, each `resource`, then `scope` when there are scopes.
   public var parameters: [FormParameter] {
