@@ -47,7 +47,7 @@ let package = Package(
     .target(
       name: "OAuthCore",
       dependencies: [
-        "StrivacityCore", "StrivacityConfig",
+        "StrivacityCore",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]),

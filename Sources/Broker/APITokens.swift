@@ -70,52 +70,60 @@ extension TokenBroker {
   /// signed in again asking for them and the token asked for once more; anyone else (and a
   /// second refusal) gets one line naming the API, the parameter and the tenant's error, exit 3.
   package func apiTokens(_ ask: APIAsk, _ freshness: Freshness) throws -> TokenSet {
-    // A machine asks with its client credentials: no sign-in to offer (MachineTokens.swift).
-    switch renewal {
-    case .clientCredentials: return try machineTokens(ask, freshness)
-    case .refreshToken: break
-    }
+    try renewer.apiTokens(self, ask, freshness)
+  }
+
+  /// A person's: the sign-in's refresh token narrowed to the API (RefreshTokenRenewer).
+  func refreshedAPITokens(_ ask: APIAsk, _ freshness: Freshness) throws -> TokenSet {
     let target = ask.target
     do {
       return try apiTokensOnce(ask, freshness)
-    } catch let refused as APIRefusal {
+    } catch let refused as BrokerError where refused.signInMayCure {
       // The first attempt's lock is released here: the sign-in stores its set under it.
       try signInAgain(
         SignInExtras(scopes: target.scopes, resources: target.resources, audience: target.audience),
         reason: refused.message)
       do {
         return try apiTokensOnce(ask, freshness)
-      } catch let again as APIRefusal {
-        var failure = CLIFailure("\(again.message), even after signing in again asking for it", status: .signInRequired)
-        failure.signInOffered = true
-        throw failure
+      } catch let again as BrokerError where again.signInMayCure {
+        throw BrokerError.stillRefused(again)
       }
     }
   }
 
-  /// The tenant's refusal of an API's target or scopes: what a sign-in asking for them may cure.
-  private struct APIRefusal: Error {
-    package var message: String
+  private func apiTokensOnce(_ ask: APIAsk, _ freshness: Freshness) throws -> TokenSet {
+    try keptOrRenewed(ask, freshness) { try narrowedRefresh(ask) }
   }
 
-  private func apiTokensOnce(_ ask: APIAsk, _ freshness: Freshness) throws -> TokenSet {
-    if asksAgent, !freshness.force, let tokens = try agentTokens(freshness, idToken: false, target: ask.wire) {
+  /// The token kept for `ask` (nil: the profile's own) if it serves `freshness`, else `renew`'s,
+  /// under the profile's refresh lock: one request however many processes ask. From the agent
+  /// first when it is enabled and answers.
+  func keptOrRenewed(_ ask: APIAsk?, _ freshness: Freshness, renew: () throws -> TokenSet) throws -> TokenSet {
+    if asksAgent, !freshness.force,
+      let tokens = try agentTokens(freshness, idToken: false, target: ask?.wire ?? .signIn)
+    {
       return tokens
     }
-    let apiKey = key(for: ask.slot)
-    if !freshness.force, let kept = try store.load(apiKey), ask.serves(kept, freshness, now: now()) { return kept }
+    let slotKey = ask.map { key(for: $0.slot) } ?? key
+    func serves(_ kept: TokenSet) -> Bool {
+      ask?.serves(kept, freshness, now: now()) ?? !kept.needsRefresh(now: now(), freshness)
+    }
+    if !freshness.force, let kept = try store.load(slotKey), serves(kept) { return kept }
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
     defer { withExtendedLifetime(lock) {} }
-    // Someone may have fetched it while we waited.
-    if !freshness.force, let kept = try store.reload(apiKey), ask.serves(kept, freshness, now: now()) {
-      log.note("another process renewed \(name)'s token for \(ask.label)")
+    // Someone may have asked while we waited.
+    if !freshness.force, let kept = try store.reload(slotKey), serves(kept) {
+      log.note("another process got \(name)'s token\(ask.map { " for \($0.label)" } ?? "")")
       return kept
     }
+    return try renew()
+  }
+
+  /// A new token for `ask` by the sign-in's refresh token narrowed to it (RFC 8707 §2.2).
+  private func narrowedRefresh(_ ask: APIAsk) throws -> TokenSet {
     guard let signIn = try store.reload(key) else { throw notSignedIn }
-    guard var request = renewalRequest(for: signIn) else {
-      throw CLIFailure(
-        "no refresh token is held for \(name), so no token for \(ask.label) can be asked for: run strivacity login",
-        status: .signInRequired)
+    guard var request = refreshRequest(for: signIn) else {
+      throw BrokerError.noRefreshToken(profile: name, .api(ask.label))
     }
     request.additionalParameters += ask.target.parameters
     let url = try tenantClient.endpoint(\.tokenEndpoint, "token endpoint")
@@ -126,55 +134,36 @@ extension TokenBroker {
     let target = ask.target
     let outcome = try tenantClient.send(request, to: url)
     let now = now()
-    switch outcome {
-    case .tokens(let response):
-      // The rotated refresh token first: whatever becomes of this answer, it is not lost.
-      if let rotated = response.refreshToken, rotated != signIn.refreshToken {
-        var kept = signIn
-        kept.refreshToken = rotated
-        try store.save(kept, for: key)
-      }
-      if let mismatch = target.mismatch(accessToken: response.accessToken, responseScope: response.scope) {
-        throw CLIFailure("\(ask.label): \(mismatch); it was not kept", status: .server)
-      }
-      let tokens = TokenSet(
-        accessToken: response.accessToken, tokenType: response.tokenType, scope: response.scope,
-        expiresAt: response.expiresIn.map { now + $0 }, obtainedAt: now)
-      try store.save(tokens, for: key(for: ask.slot))
-      log.note("got \(name)'s token for \(ask.label)")
-      return tokens
-    case .serverError(200, let error):
-      let reason = error.map { "\($0)" } ?? "HTTP 200"
-      throw CLIFailure("the answer for \(ask.label) is unusable: \(reason)", status: outcome.failureStatus)
-    case _ where outcome.isTransient:
-      throw CLIFailure(
-        "a token for \(ask.label) failed with HTTP \(outcome.status); stored tokens are unchanged",
-        status: outcome.failureStatus)
-    case _ where outcome.error != nil:
-      throw refusal(outcome.error!, for: ask)
-    default:
-      throw CLIFailure("a token for \(ask.label) failed with HTTP \(outcome.status)", status: outcome.failureStatus)
+    guard case .tokens(let response) = outcome else {
+      throw BrokerError(outcome, asking: .api(label: ask.label, target.narrowed))
     }
+    // The rotated refresh token first: whatever becomes of this answer, it is not lost.
+    if let rotated = response.refreshToken, rotated != signIn.refreshToken {
+      var kept = signIn
+      kept.refreshToken = rotated
+      try store.save(kept, for: key)
+    }
+    if let mismatch = target.mismatch(accessToken: response.accessToken, responseScope: response.scope) {
+      throw BrokerError.notForTarget(label: ask.label, mismatch: mismatch)
+    }
+    let tokens = TokenSet(
+      accessToken: response.accessToken, tokenType: response.tokenType, scope: response.scope,
+      expiresAt: response.expiresIn.map { now + $0 }, obtainedAt: now)
+    try store.save(tokens, for: key(for: ask.slot))
+    log.note("got \(name)'s token for \(ask.label)")
+    return tokens
+  }
+}
+
+extension APITarget {
+  /// An API's, with `extraScopes` (a challenge's `scope=`, `--scope`) added after its own.
+  package init(_ api: API, extraScopes: [Scope] = []) {
+    self.init(audience: api.audience, resources: api.resources, scopes: Self.union(api.scopes, extraScopes))
   }
 
-  /// The tenant's refusal of a token for `api`, in one line naming the API, the parameter and the
-  /// tenant's error. A target or scope it refuses needs a sign-in that asks for it: an
-  /// `APIRefusal` (what `apiTokens` answers with `signInAgain`).
-  private func refusal(_ error: OAuthError, for ask: APIAsk) -> any Error {
-    let target = ask.target
-    guard case .server(let code, _, _) = error else {
-      return CLIFailure("a token for \(ask.label) failed: \(error)", status: .server)
-    }
-    let parameter: String
-    switch code {
-    case "invalid_target":
-      parameter = target.audience.map { "audience \($0)" } ?? "resource \(target.resources.joined(separator: " "))"
-    case "invalid_scope", "invalid_grant":
-      parameter = "scope \(target.scopes.map(\.value).joined(separator: " "))"
-    default:
-      return CLIFailure("the tenant refused a token for \(ask.label): \(error)", status: .server)
-    }
-    return APIRefusal(message: "the tenant refused a token for \(ask.label) (\(parameter)): \(error)")
+  /// An ad hoc target's (`token --audience/--resource/--scope`).
+  package init(_ adHoc: AdHocTarget) {
+    self.init(audience: adHoc.audience, resources: adHoc.resources, scopes: adHoc.scopes)
   }
 }
 
@@ -205,11 +194,11 @@ extension TokenBroker {
   /// a person's sign-in consented to the resources of the APIs configured when it asked
   /// (RFC 8707 §2.1), so a new resource, or a scope it was not granted, needs a new one.
   package func signInNeeded(forResource resource: String, scopes: [String], apiName: String) -> String {
-    switch renewal {
-    case .clientCredentials:
-      return "no sign-in needed: a machine profile asks for its tokens with its own credentials"
-    case .refreshToken: break
-    }
+    renewer.signInNeeded(self, resource: resource, scopes: scopes, apiName: apiName)
+  }
+
+  /// A person's: whether the current sign-in consented to `resource` and `scopes`.
+  func consentNeeded(forResource resource: String, scopes: [String], apiName: String) -> String {
     let login = "strivacity login\(profileFlag)"
     let signIn: TokenSet?
     do {

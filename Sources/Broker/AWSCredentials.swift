@@ -1,12 +1,12 @@
+import StrivacityConfig
+import StrivacityCore
+import TokenCache
 // AWS credentials for an API's AWS role (`strivacity aws-credential-process`): the API's token,
 // as every helper gets it (never a sign-in), exchanged at STS (AssumeRoleWithWebIdentity) through
 // the same HTTP client as every tenant request (libcurl, the profile's proxy and trust), and kept
 // in the kernel's keyring until shortly before they expire — never in a file. What is sent and
 // read is AWSCredentialProcess's; the small binary answers the kept ones itself (HotAWS.swift).
 import ToolHelpers
-import StrivacityConfig
-import StrivacityCore
-import TokenCache
 
 extension TokenBroker {
   /// Credentials for `role`, whose web identity is `api`'s token: the kept ones while they were

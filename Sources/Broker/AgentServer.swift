@@ -66,7 +66,7 @@ package final class AgentServer: @unchecked Sendable {
       do {
         listener = try AgentSocket.listen(environment)
       } catch {
-        throw CLIFailure(error.description, status: .failure)
+        throw BrokerError.system(error.description)
       }
     }
     let path = AgentSocket.path(environment) ?? ""
@@ -113,15 +113,18 @@ package final class AgentServer: @unchecked Sendable {
     }
     sinks?.stop(deadline: deadline)
     if ownsSocket { removeFile(path) }
-    Console.writeStderr("strivacity: agent: \(reason); exiting\n")
+    Self.say("\(reason); exiting")
     exitProcess(0)
   }
+
+  /// One line of the agent's journal (its stderr): `strivacity: agent: LINE`.
+  static func say(_ line: String) { Console.writeStderr("strivacity: agent: \(line)\n") }
 
   /// The peer is checked before a byte is read: another uid is closed on at once.
   private func admit(_ client: Int32) {
     guard let peer = AgentSocket.peer(client), peer.uid == userID() else {
       let who = AgentSocket.peer(client).map { "uid \($0.uid), pid \($0.pid)" } ?? "an unknown peer"
-      Console.writeStderr("strivacity: agent: refused a connection from \(who)\n")
+      AgentServer.say("refused a connection from \(who)")
       closeDescriptor(client)
       return
     }
@@ -291,7 +294,7 @@ package final class AgentServer: @unchecked Sendable {
         context: context, overrides: overrides, log: Log(verbose: false), apis: .named(name))
       // Not the profile's (any more): the client's own reading says so, listing the names.
       guard let api = session.resolved.profile.api(named: name) else {
-        throw CLIFailure("profile \(profile) has no API \(name)", status: .usage)
+        throw BrokerError.configuration("profile \(profile) has no API \(name)")
       }
       let freshness = freshness ?? Freshness.asked(nil, profile: session.resolved.profile)
       return (

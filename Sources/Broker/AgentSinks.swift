@@ -72,7 +72,7 @@ package final class SinkKeeper: @unchecked Sendable {
     if startDetachedThread({ [self] in loop() }) {
       state.withLock { $0.running = true }
     } else {
-      Console.writeStderr("strivacity: agent: cannot start the thread that keeps token files; none is kept\n")
+      AgentServer.say("cannot start the thread that keeps token files; none is kept")
     }
   }
 
@@ -141,9 +141,9 @@ package final class SinkKeeper: @unchecked Sendable {
     configStamp = stamp
     let config: Config?
     do {
-      config = try loadConfig(configPath, .whole)
+      config = try Config.load(configPath, .whole, read: { readFile($0) })
     } catch {
-      Console.writeStderr("strivacity: agent: token files: \(error.description); keeping them as they were\n")
+      AgentServer.say("token files: \(error.description); keeping them as they were")
       return
     }
     var wanted: [Kept] = []
@@ -166,9 +166,9 @@ package final class SinkKeeper: @unchecked Sendable {
     for kept in dropped where kept.written { Self.empty(kept) }
     if wanted.count != before || (!quietly && !wanted.isEmpty) {
       let count = wanted.count
-      Console.writeStderr(
-        "strivacity: agent: keeping \(count) token file\(count == 1 ? "" : "s") fresh"
-          + (count == 0 ? "" : " (the agent does not stop when idle)") + "\n")
+      AgentServer.say(
+        "keeping \(count) token file\(count == 1 ? "" : "s") fresh"
+          + (count == 0 ? "" : " (the agent does not stop when idle)"))
     }
   }
 
@@ -181,7 +181,7 @@ package final class SinkKeeper: @unchecked Sendable {
       kept.attempts += 1
       kept.dueAt = now + KeepFresh.backoff(after: kept.attempts)
       if kept.lastProblem != refusal {
-        Console.writeStderr("strivacity: agent: \(kept.label) refused: \(refusal); not written (the others go on)\n")
+        AgentServer.say("\(kept.label) refused: \(refusal); not written (the others go on)")
         kept.lastProblem = refusal
       }
       return kept
@@ -193,8 +193,7 @@ package final class SinkKeeper: @unchecked Sendable {
       keeper.expired()
       kept.keeper = keeper
       write(&kept, tokens: nil)
-      Console.writeStderr(
-        "strivacity: agent: \(kept.label): the token expired unrenewed: the file is empty until a renewal succeeds\n")
+      AgentServer.say("\(kept.label): the token expired unrenewed: the file is empty until a renewal succeeds")
       kept.dueAt = keeper.next(now: now)?.at ?? now + 60
       return kept
     }
@@ -212,7 +211,7 @@ package final class SinkKeeper: @unchecked Sendable {
       }
       kept.attempts = 0
       kept.lastProblem = nil
-      if recovered { Console.writeStderr("strivacity: agent: \(kept.label) is written again\n") }
+      if recovered { AgentServer.say("\(kept.label) is written again") }
       // A token that does not say when it expires is looked at again every 10 minutes.
       kept.dueAt = kept.keeper?.next(now: TokenBroker.now())?.at ?? TokenBroker.now() + 600
     } catch {
@@ -221,8 +220,7 @@ package final class SinkKeeper: @unchecked Sendable {
         keeper.failed()
         kept.keeper = keeper
         let until = keeper.emptied ? "the file stays empty" : "the file keeps the current token until it expires"
-        Console.writeStderr(
-          "strivacity: agent: \(kept.label): could not renew the token (\(failure.message)); \(until); retrying\n")
+        AgentServer.say("\(kept.label): could not renew the token (\(failure.message)); \(until); retrying")
         kept.lastProblem = failure.message
         kept.dueAt = keeper.next(now: now)?.at ?? now + 60
       } else {
@@ -230,7 +228,7 @@ package final class SinkKeeper: @unchecked Sendable {
         if kept.attempts == 0 { write(&kept, tokens: nil) }
         kept.attempts += 1
         if kept.lastProblem != failure.message {
-          Console.writeStderr("strivacity: agent: \(kept.label): no token (\(failure.message)); retrying\n")
+          AgentServer.say("\(kept.label): no token (\(failure.message)); retrying")
           kept.lastProblem = failure.message
         }
         kept.dueAt = now + KeepFresh.backoff(after: kept.attempts)
@@ -250,7 +248,7 @@ package final class SinkKeeper: @unchecked Sendable {
     } catch {
       let problem = "cannot write it: \(error.detail)"
       if kept.lastProblem != problem {
-        Console.writeStderr("strivacity: agent: \(kept.label): \(problem)\n")
+        AgentServer.say("\(kept.label): \(problem)")
         kept.lastProblem = problem
       }
       kept.attempts += 1

@@ -30,15 +30,3 @@ package enum Console {
     writeStderr("strivacity: \(TerminalSafe.text(message, multiline: false))\n")
   }
 }
-
-/// Spans of time as people read them: "12 s", "5 min", "3 h", "2 days".
-package enum Elapsed {
-  package static func describe(seconds: Int64) -> String {
-    switch seconds {
-    case ..<120: return "\(seconds) s"
-    case ..<7200: return "\(seconds / 60) min"
-    case ..<172_800: return "\(seconds / 3600) h"
-    default: return "\(seconds / 86400) days"
-    }
-  }
-}

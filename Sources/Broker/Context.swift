@@ -63,7 +63,7 @@ package final class Context {
   }
 
   private func readConfig(_ scope: ConfigScope, warn: Bool) throws(ConfigError) -> Config? {
-    let config = try loadConfig(paths.config, scope)
+    let config = try Config.load(paths.config, scope, read: { readFile($0) })
     if warn, let config { for warning in config.warnings { Console.warning(warning.description) } }
     return config
   }
@@ -98,7 +98,7 @@ package final class Context {
     do {
       return try EnvironmentLimits.admit(environment)
     } catch {
-      throw CLIFailure(error.description, status: .usage)
+      throw BrokerError.configuration(error.description)
     }
   }
 
@@ -110,7 +110,7 @@ package final class Context {
     do {
       trust = try CATrust.resolve(profile: profile, config: config, environment: environment)
     } catch {
-      throw CLIFailure(error.description, status: .usage)
+      throw BrokerError.configuration(error.description)
     }
     switch trust.kind {
     case .system: break
@@ -118,18 +118,17 @@ package final class Context {
       switch readFile(path, limit: 16 * 1_048_576) {
       case .contents(let bytes):
         guard String(decoding: bytes, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
-          throw CLIFailure(
-            "the CA bundle \(path) (from \(trust.source)) holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
-            status: .usage)
+          throw BrokerError.configuration(
+            "the CA bundle \(path) (from \(trust.source)) holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
         }
       case .missing:
-        throw CLIFailure("the CA bundle \(path) (from \(trust.source)) does not exist", status: .usage)
+        throw BrokerError.configuration("the CA bundle \(path) (from \(trust.source)) does not exist")
       case .failed(let why):
-        throw CLIFailure("cannot read the CA bundle \(path) (from \(trust.source)): \(why)", status: .usage)
+        throw BrokerError.configuration("cannot read the CA bundle \(path) (from \(trust.source)): \(why)")
       }
     case .directory(let path):
       guard case .success(let info) = FileStatus.of(path), info.kind == .directory else {
-        throw CLIFailure("the CA directory \(path) (from \(trust.source)) is not a directory", status: .usage)
+        throw BrokerError.configuration("the CA directory \(path) (from \(trust.source)) is not a directory")
       }
     }
     return trust
@@ -141,7 +140,7 @@ package final class Context {
     do {
       return try ProxyChoice.resolve(profile: profile, config: config, environment: environment)
     } catch {
-      throw CLIFailure(error.description, status: .usage)
+      throw BrokerError.configuration(error.description)
     }
   }
 
@@ -157,8 +156,8 @@ package final class Context {
     }
     if let value = environment["STRIVACITY_PROXY_PASSWORD"], !value.isEmpty {
       guard Self.isProxyPassword(value) else {
-        throw CLIFailure(
-          "STRIVACITY_PROXY_PASSWORD must be at most 1024 bytes of text without control characters", status: .usage)
+        throw BrokerError.configuration(
+          "STRIVACITY_PROXY_PASSWORD must be at most 1024 bytes of text without control characters")
       }
       return (value, "the password in STRIVACITY_PROXY_PASSWORD")
     }

@@ -165,15 +165,13 @@ extension TokenBroker {
     case .scopes(let scopes)?:
       let shown = scopes.map(\.value).joined(separator: " ")
       guard let api else {
-        throw CLIFailure(
+        throw BrokerError.configuration(
           "\(whose) needs scope \(shown) (insufficient_scope): give it an API entry, strivacity setup-api"
-            + "\(profileFlag) URL", status: .usage)
+            + "\(profileFlag) URL")
       }
       return try tokens(answering: .scopes(scopes), reason: "\(whose) needs scope \(shown)", api: api, freshness)
     case .stepUp(let acrValues, let maxAge)?:
-      throw CLIFailure(
-        "\(whose) asks for a stronger sign-in: run \(stepUpCommand(acrValues: acrValues, maxAge: maxAge))",
-        status: .signInRequired)
+      throw BrokerError.stepUpNeeded(whose: whose, command: stepUpCommand(acrValues: acrValues, maxAge: maxAge))
     }
   }
 
@@ -206,10 +204,10 @@ extension TokenBroker {
     do {
       response = try tenantClient.send(HTTPRequest(url: url, timeout: 5, maxBodyBytes: ResourceMetadata.maxBytes))
     } catch  where quiet {
-      throw CLIFailure("the API's metadata could not be read", status: .transient)
+      throw BrokerError.metadataUnreadable(transient: true)
     }
     guard response.status == 200 else {
-      if quiet { throw CLIFailure("the API's metadata could not be read", status: .server) }
+      if quiet { throw BrokerError.metadataUnreadable(transient: false) }
       throw AdmissionError("HTTP \(response.status) from \(url)")
     }
     return try ResourceMetadata.admit(response.body, requestURL: requestURL, issuer: tenant)

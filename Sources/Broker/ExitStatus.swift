@@ -5,23 +5,10 @@ import StrivacityConfig
 import StrivacityCore
 import SystemIO
 
-/// Why a sign-in failed, with the exit code it means.
-package struct LoginFailure: Error {
-  package var message: String
-  package var status: ExitStatus
-  package init(message: String, status: ExitStatus) {
-    self.message = message
-    self.status = status
-  }
-}
-
 /// An error for people: a one-line message and the exit code.
 package struct CLIFailure: Error {
   package var message: String
   package var status: ExitStatus
-  /// A sign-in was offered to the person at the terminal already (`signInAgain`) and declined or
-  /// did not help: whoever offers one on a `.signInRequired` failure need not ask again.
-  package var signInOffered = false
 
   package init(_ message: String, status: ExitStatus) {
     self.message = message
@@ -40,6 +27,8 @@ package struct CLIFailure: Error {
     switch error {
     case let failure as CLIFailure:
       self = failure
+    case let error as BrokerError:
+      self.init(error.message, status: error.status)
     case let error as ProgramFailure:
       self.init(error.description, status: .failure)
     case let error as ConfigError:
@@ -52,8 +41,6 @@ package struct CLIFailure: Error {
       case .denied, .promptUnanswered: self.init(error.description, status: .keyringDenied)
       default: self.init(error.description, status: .store)
       }
-    case let error as LoginFailure:
-      self.init(error.message, status: error.status)
     case let error as JourneyError:
       switch error {
       case .missingFields: self.init(error.description, status: .usage)

@@ -43,10 +43,10 @@ extension TokenBroker {
           clientID: clientID, tokenEndpoint: tokenEndpoint, key: try signingKey(), keyID: assertionKeyID,
           now: now())
         return .privateKeyJWT(clientID: clientID, assertion: assertion)
-      } catch let failure as CLIFailure {
+      } catch let failure as BrokerError {
         throw failure
       } catch {
-        throw CLIFailure("private_key_file: \(error)", status: .usage)
+        throw BrokerError.configuration("private_key_file: \(error)")
       }
     }
   }
@@ -59,8 +59,8 @@ extension TokenBroker {
   /// unusable file is a configuration error naming it.
   package func signingKey() throws -> ClientAssertion.SigningKey {
     guard let path = resolved.profile.machine?.privateKeyFile else {
-      throw CLIFailure(
-        "profile \(name) has token_endpoint_auth = \"private_key_jwt\" but no private_key_file", status: .usage)
+      throw BrokerError.configuration(
+        "profile \(name) has token_endpoint_auth = \"private_key_jwt\" but no private_key_file")
     }
     Self.holdSecrets()
     do {
@@ -69,7 +69,7 @@ extension TokenBroker {
       let message =
         error.description.hasPrefix("private_key_file")
         ? error.description : "private_key_file \(path): \(error.description)"
-      throw CLIFailure(message, status: .usage)
+      throw BrokerError.configuration(message)
     }
   }
 
@@ -80,29 +80,27 @@ extension TokenBroker {
     switch secretSource {
     case .environment(let variable)?:
       guard let held = heldSecret, !held.isEmpty else {
-        throw CLIFailure(
-          "profile \(name) takes its client secret from the environment variable \(variable), which is not set",
-          status: .usage)
+        throw BrokerError.configuration(
+          "profile \(name) takes its client secret from the environment variable \(variable), which is not set")
       }
       return try admitSecret(held, from: "the environment variable \(variable)")
     case .file(let path)?:
       do {
         return try SecretFile.read(path, environment: context.environment)
       } catch {
-        throw CLIFailure(error.description, status: .usage)
+        throw BrokerError.configuration(error.description)
       }
     case .keyring?:
       if let held = heldSecret { return try admitSecret(held, from: "standard input") }
       guard let stored = try storedSecret() else {
-        throw CLIFailure(
+        throw BrokerError.configuration(
           "profile \(name) has no client secret: set \(SecretSource.defaultVariable), or client_secret_env or "
-            + "client_secret_file in its config, or store one: "
-            + "strivacity login --profile \(name) --client-secret-stdin",
-          status: .usage)
+            + "client_secret_file in its config, or store one: strivacity login --profile \(name) --client-secret-stdin"
+        )
       }
       return stored
     case nil:
-      throw CLIFailure("profile \(name) signs with its private key and has no client secret", status: .usage)
+      throw BrokerError.configuration("profile \(name) signs with its private key and has no client secret")
     }
   }
 
@@ -110,7 +108,7 @@ extension TokenBroker {
     do {
       return try ClientSecret(admitting: text)
     } catch {
-      throw CLIFailure("the client secret from \(source): \(error.description)", status: .usage)
+      throw BrokerError.configuration("the client secret from \(source): \(error.description)")
     }
   }
 
@@ -126,9 +124,7 @@ extension TokenBroker {
     guard var bytes = try secretStore().load(secretKey) else { return nil }
     defer { bytes.wipe() }
     guard let text = String(validating: bytes, as: UTF8.self), let secret = try? ClientSecret(admitting: text) else {
-      throw CLIFailure(
-        "the client secret stored for \(name) does not read: store it again with strivacity login --profile \(name) "
-          + "--client-secret-stdin", status: .store)
+      throw BrokerError.storedSecretUnreadable(profile: name)
     }
     return secret
   }
@@ -144,28 +140,13 @@ extension TokenBroker {
   /// The profile's own token (`ask` nil: its `scopes`), or one for an API, with at least
   /// `freshness` left: the one kept, else a new one; one request however many processes ask.
   package func machineTokens(_ ask: APIAsk?, _ freshness: Freshness) throws -> TokenSet {
-    if asksAgent, !freshness.force,
-      let tokens = try agentTokens(freshness, idToken: false, target: ask?.wire ?? .signIn)
-    {
+    try keptOrRenewed(ask, freshness) {
+      let (outcome, method) = try clientCredentialsAnswer(ask)
+      let tokens = try machineAnswer(outcome, ask: ask, method: method)
+      try store.save(tokens, for: ask.map { key(for: $0.slot) } ?? key)
+      log.note("got \(name)'s token for \(ask?.label ?? "profile \(name)") by client credentials (\(method))")
       return tokens
     }
-    let slotKey = ask.map { key(for: $0.slot) } ?? key
-    func serves(_ kept: TokenSet) -> Bool {
-      ask?.serves(kept, freshness, now: now()) ?? !kept.needsRefresh(now: now(), freshness)
-    }
-    if !freshness.force, let kept = try store.load(slotKey), serves(kept) { return kept }
-    let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
-    defer { withExtendedLifetime(lock) {} }
-    // Someone may have asked while we waited.
-    if !freshness.force, let kept = try store.reload(slotKey), serves(kept) {
-      log.note("another process got \(name)'s token\(ask.map { " for \($0.label)" } ?? "")")
-      return kept
-    }
-    let (outcome, method) = try clientCredentialsAnswer(ask)
-    let tokens = try machineAnswer(outcome, ask: ask, method: method)
-    try store.save(tokens, for: slotKey)
-    log.note("got \(name)'s token for \(ask?.label ?? "profile \(name)") by client credentials (\(method))")
-    return tokens
   }
 
   /// One client-credentials request (the profile's scopes, or the API's parameters) and the
@@ -188,67 +169,45 @@ extension TokenBroker {
   package func machineAnswer(
     _ outcome: TokenEndpointOutcome, ask: APIAsk?, method: ClientAuthentication
   ) throws -> TokenSet {
-    let label = ask?.label ?? "profile \(name)"
-    switch outcome {
-    case .tokens(let response):
-      if let ask, let mismatch = ask.target.mismatch(accessToken: response.accessToken, responseScope: response.scope) {
-        throw CLIFailure("\(ask.label): \(mismatch); it was not kept", status: .server)
-      }
-      let now = now()
-      return TokenSet(
-        accessToken: response.accessToken, tokenType: response.tokenType, scope: response.scope,
-        expiresAt: response.expiresIn.map { now + $0 }, obtainedAt: now)
-    case .clientRefused(let error) where error.code == "invalid_client":
-      throw CLIFailure(clientRefusal(error, method: method), status: .clientRefused)
-    case .clientRefused(let error):
-      throw CLIFailure(
-        "the tenant does not let client \(clientID) use the client-credentials grant (\(error)): allow it for the "
-          + "client at the tenant", status: .clientRefused)
-    case .serverError(let status, nil) where status == 401 || status == 403:
-      // No OAuth error at all (glewlwyd answers a wrong secret with a bare 403): for this grant
-      // the client is what the tenant can be refusing.
-      throw CLIFailure(clientRefusal(nil, method: method, status: status), status: .clientRefused)
-    case .serverError(200, let error):
-      let reason = error.map { "\($0)" } ?? "HTTP 200"
-      throw CLIFailure("the answer for \(label) is unusable: \(reason)", status: outcome.failureStatus)
-    case _ where outcome.isTransient:
-      throw CLIFailure(
-        "a token for \(label) failed with HTTP \(outcome.status); try again later", status: outcome.failureStatus)
-    case _ where outcome.error != nil:
-      let target = ask?.target
-      var parameter = ""
-      switch outcome.error!.code {
-      case "invalid_target":
-        parameter =
-          target.map {
-            " (\($0.audience.map { "audience \($0)" } ?? "resource \($0.resources.joined(separator: " "))"))"
-          } ?? ""
-      case "invalid_scope", "invalid_grant":
-        let scopes = target.map { $0.scopes.map(\.value) } ?? resolved.profile.scopes ?? []
-        parameter = scopes.isEmpty ? "" : " (scope \(scopes.joined(separator: " ")))"
-      default: break
-      }
-      throw CLIFailure(
-        "the tenant refused a token for \(label)\(parameter) to client \(clientID): \(outcome.error!)",
-        status: outcome.failureStatus)
-    default:
-      throw CLIFailure("a token for \(label) failed with HTTP \(outcome.status)", status: outcome.failureStatus)
+    guard case .tokens(let response) = outcome else {
+      let asked = ask?.target.narrowed ?? EndpointAsk.Narrowed(scopes: resolved.profile.scopes ?? [])
+      throw BrokerError(
+        outcome,
+        asking: .client(label: ask?.label ?? "profile \(name)", clientID: clientID, asked, proof: clientProof(method)))
     }
+    if let ask, let mismatch = ask.target.mismatch(accessToken: response.accessToken, responseScope: response.scope) {
+      throw BrokerError.notForTarget(label: ask.label, mismatch: mismatch)
+    }
+    let now = now()
+    return TokenSet(
+      accessToken: response.accessToken, tokenType: response.tokenType, scope: response.scope,
+      expiresAt: response.expiresIn.map { now + $0 }, obtainedAt: now)
   }
 
-  /// "the tenant refused the client secret", naming where the secret came from (never itself).
-  private func clientRefusal(_ error: OAuthError?, method: ClientAuthentication, status: Int = 401) -> String {
-    let why =
-      error.map { " (\($0))" }
-      ?? " (HTTP \(status) without an OAuth error: a wrong secret, or a grant or scope this client may not have)"
+  /// How the client proved itself, as a refusal names it: where the secret came from (never
+  /// itself), or the key and its kid.
+  private func clientProof(_ method: ClientAuthentication) -> ClientProof {
     if case .privateKeyJWT = method {
-      let path = resolved.profile.machine?.privateKeyFile ?? ""
-      let kid = (try? signingKey()).flatMap { assertionKeyID.value(for: $0) }.map { " with kid \($0)" } ?? ""
-      return "the tenant refused the client's key assertion for \(clientID)\(why): check that \(path) is the key "
-        + "registered for the client\(kid) (strivacity status --profile \(name) --jwk prints it)"
+      let kid = (try? signingKey()).flatMap { assertionKeyID.value(for: $0) }
+      return .key(path: resolved.profile.machine?.privateKeyFile ?? "", keyID: kid, profile: name)
     }
-    let source = secretSource.map { "\($0)" } ?? "its source"
-    return "the tenant refused the client secret for \(clientID)\(why), sent as \(method): check the secret in "
-      + "\(source)"
+    return .secret(method: "\(method)", source: secretSource.map { "\($0)" } ?? "its source")
+  }
+}
+
+/// A machine's tokens, asked anew with the client's own proof each time one is due (no refresh
+/// token, no person to sign in).
+struct ClientCredentialsRenewer: Renewer {
+  func tokens(_ broker: TokenBroker, _ freshness: Freshness, idToken: Bool) throws -> TokenSet {
+    try broker.machineTokens(nil, freshness)
+  }
+  func apiTokens(_ broker: TokenBroker, _ ask: TokenBroker.APIAsk, _ freshness: Freshness) throws -> TokenSet {
+    try broker.machineTokens(ask, freshness)
+  }
+  func revocationClient(_ broker: TokenBroker) throws -> ClientAuthentication {
+    try broker.machineClient(tokenEndpoint: try broker.tenantClient.endpoint(\.tokenEndpoint, "token endpoint"))
+  }
+  func signInNeeded(_ broker: TokenBroker, resource: String, scopes: [String], apiName: String) -> String {
+    "no sign-in needed: a machine profile asks for its tokens with its own credentials"
   }
 }

@@ -22,13 +22,11 @@ package final class RefreshLock {
     } catch {
       switch error {
       case .cannotOpen(let detail):
-        throw CLIFailure("cannot open the lock file \(path): \(detail)", status: .failure)
+        throw BrokerError.system("cannot open the lock file \(path): \(detail)")
       case .cannotLock(let detail):
-        throw CLIFailure("cannot lock \(path): \(detail)", status: .failure)
+        throw BrokerError.system("cannot lock \(path): \(detail)")
       case .timedOut:
-        throw CLIFailure(
-          "another strivacity has been refreshing profile \(profile) for over \(Int(timeout)) s; try again",
-          status: .transient)
+        throw BrokerError.busy(profile: profile, seconds: Int(timeout))
       }
     }
   }
@@ -43,21 +41,21 @@ package final class RefreshLock {
     do {
       try PrivateFiles.makeDirectories(path)
     } catch {
-      throw CLIFailure("cannot create \(error)", status: .failure)
+      throw BrokerError.system("cannot create \(error)")
     }
     guard case .success(let info) = FileStatus.of(path, followingLinks: false), info.kind == .directory,
       info.owner == effectiveUserID()
     else {
-      throw CLIFailure("refusing to use \(path): not a directory of this user", status: .failure)
+      throw BrokerError.system("refusing to use \(path): not a directory of this user")
     }
     if info.permissions & 0o077 != 0 { PrivateFiles.changeMode(path, to: 0o700) }
     if let fault = PrivateFiles.unsafeChain(path, privateMode: true) { throw refusal(path, fault) }
   }
 
   /// One line: the directory refused, the one at fault and why, and the fix.
-  private static func refusal(_ path: String, _ fault: FileError) -> CLIFailure {
-    CLIFailure(
+  private static func refusal(_ path: String, _ fault: FileError) -> BrokerError {
+    .configuration(
       "refusing \(path) for the refresh locks: \(fault); set XDG_RUNTIME_DIR or XDG_STATE_HOME to a directory "
-        + "of yours (mkdir -m 700) below directories only you or root may write", status: .usage)
+        + "of yours (mkdir -m 700) below directories only you or root may write")
   }
 }

@@ -61,14 +61,9 @@ extension TokenBroker {
   /// Call it without holding the profile's refresh lock: the new set is stored under it.
   package func signInAgain(_ extras: SignInExtras, reason: String) throws {
     let command = loginCommand(extras, usual: wholeProfile())
-    func refusal(offered: Bool) -> CLIFailure {
-      var failure = CLIFailure("\(reason); run \(command)", status: .signInRequired)
-      failure.signInOffered = offered
-      return failure
-    }
     switch try signIn?(self, extras, reason) ?? .nobodyToAsk {
-    case .nobodyToAsk: throw refusal(offered: false)
-    case .declined: throw refusal(offered: true)
+    case .nobodyToAsk: throw BrokerError.signInNeeded(reason: reason, command: command, offered: false)
+    case .declined: throw BrokerError.signInNeeded(reason: reason, command: command, offered: true)
     case .signedIn: return
     }
   }
@@ -95,18 +90,6 @@ extension TokenBroker {
     if let audience = extras.audience { words += ["--audience", audience] }
     if let acr = extras.acrValues { words += ["--acr-values", acr] }
     if let maxAge = extras.maxAge { words += ["--max-age", String(maxAge)] }
-    return words.map(Self.shellWord).joined(separator: " ")
-  }
-
-  /// A word as a POSIX shell reads it back: as is when plain, else in single quotes.
-  package static func shellWord(_ word: String) -> String {
-    let plain =
-      !word.isEmpty
-      && word.utf8.allSatisfy { byte in
-        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-          || "_-./:@%+=,".utf8.contains(byte)
-      }
-    if plain { return word }
-    return "'" + word.replacing("'", with: "'\\''") + "'"
+    return words.map(Shell.word).joined(separator: " ")
   }
 }

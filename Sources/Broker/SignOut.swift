@@ -45,7 +45,7 @@ extension TokenBroker {
         if hadSecret { report.deleted.append("the stored client secret") }
         if keptProxy { report.deleted.append("the kept proxy password") }
       } catch {
-        report.secretsKept = CLIFailure(recognising: error)?.message ?? "\(error)"
+        report.secretsKept = CLIFailure.describe(error)
       }
     }
     return report
@@ -69,12 +69,7 @@ extension TokenBroker {
           let what = api ?? (hint == .refreshToken ? "refresh token" : "access token")
           do {
             // A machine proves itself here too (RFC 7009 §2.1), with a new assertion each time.
-            let client: ClientAuthentication =
-              switch renewal {
-              case .clientCredentials:
-                try machineClient(tokenEndpoint: try tenant.endpoint(\.tokenEndpoint, "token endpoint"))
-              case .refreshToken: .none(clientID: clientID)
-              }
+            let client = try renewer.revocationClient(self)
             let revocation = RevocationRequest(token: token, hint: hint, client: client)
             let response = try tenant.send(revocation.httpRequest(url: endpoint))
             if response.status == 200 {

@@ -109,7 +109,7 @@ package final class TenantClient {
   }
 
   /// The document for the broker commands: the kept endpoints if they still name this tenant as
-  /// issuer, else the tenant's (fetched once); failures as CLIFailures.
+  /// issuer, else the tenant's (fetched once); failures as BrokerErrors.
   package func discovery() throws -> Discovery {
     if let currentDiscovery { return currentDiscovery }
     if let keptEndpoints, let kept = try? Discovery(cached: keptEndpoints),
@@ -126,13 +126,11 @@ package final class TenantClient {
     } catch let failure as DiscoveryFailure {
       switch failure {
       case .answer(let response):
-        throw CLIFailure(
-          "the tenant's discovery document failed with HTTP \(response.status)",
-          status: response.failureStatus)
+        throw BrokerError.discoveryFailed(http: response.status, status: response.failureStatus)
       case .unusable(let error, _):
-        throw CLIFailure("the tenant's discovery document is unusable: \(error)", status: .server)
+        throw BrokerError.tenantUnusable("the tenant's discovery document is unusable: \(error)")
       case .otherIssuer:
-        throw CLIFailure("the tenant's discovery document names another issuer; refusing it", status: .server)
+        throw BrokerError.tenantUnusable("the tenant's discovery document names another issuer; refusing it")
       }
     }
   }
@@ -147,7 +145,7 @@ package final class TenantClient {
   /// An advertised endpoint, only if it is on the tenant's own origin: tokens go nowhere else.
   package func endpoint(_ field: KeyPath<Discovery, String?>, _ what: String) throws -> String {
     guard let url = try discovery()[keyPath: field] else {
-      throw CLIFailure("the tenant advertises no \(what)", status: .server)
+      throw BrokerError.tenantUnusable("the tenant advertises no \(what)")
     }
     try requireTenantOrigin(url, what)
     return url
@@ -168,7 +166,7 @@ package final class TenantClient {
 
   private func requireTenantOrigin(_ url: String, _ what: String) throws {
     if let (shown, tenantOrigin) = offOrigin(url) {
-      throw CLIFailure("refusing the tenant's \(what) on \(shown): tokens go only to \(tenantOrigin)", status: .server)
+      throw BrokerError.tenantUnusable("refusing the tenant's \(what) on \(shown): tokens go only to \(tenantOrigin)")
     }
   }
 }

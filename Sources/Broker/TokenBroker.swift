@@ -32,6 +32,8 @@ package final class TokenBroker {
   package var signIn: SignIn?
   /// What says a slow request is under way (the command line's spinner); nil: nothing does.
   package var progress: (any ProgressIndicator)?
+  /// How its tokens are renewed without a person, chosen once from the profile's grant.
+  package let renewer: any Renewer
 
   /// `apis`: which of the profile's API tables are read from the config (`token` needs few).
   package init(
@@ -60,6 +62,11 @@ package final class TokenBroker {
       if let transport = context.transport { return transport() }
       return try context.httpClient(for: resolved.profile, config: config, key: key, store: resolved.store)
     }
+    renewer =
+      switch resolved.renewal {
+      case .refreshToken: RefreshTokenRenewer()
+      case .clientCredentials: ClientCredentialsRenewer()
+      }
     secretSource = resolved.secretSource(environment: secretEnvironment)
     if case .environment(let name) = secretSource {
       heldSecret = secretEnvironment[name]
@@ -67,8 +74,8 @@ package final class TokenBroker {
     }
   }
 
-  /// How the profile's tokens are renewed without a person (ResolvedProfile.renewal): where a
-  /// profile that signs in and a machine profile differ, this is asked.
+  /// How the profile's tokens are renewed without a person (ResolvedProfile.renewal), for the
+  /// command line's words; the broker's work goes through `renewer`.
   package var renewal: Renewal { resolved.renewal }
 
   /// The CAs its requests trust, checked (Context.trust), for the curl `strivacity curl` runs too.
@@ -83,35 +90,28 @@ package final class TokenBroker {
 
   package var name: String { resolved.name }
 
-  package var notSignedIn: CLIFailure {
-    CLIFailure(
-      "not signed in to \(name): run strivacity login\(profileFlag)",
-      status: .signInRequired)
-  }
+  package var notSignedIn: BrokerError { .notSignedIn(profile: name) }
 
   /// Tokens whose access token lives at least the refresh margin more (`freshness`: an explicit
-  /// one as asked, the default at most half the token's lifetime), refreshed if needed or forced:
-  /// one refresh however many processes ask. From the agent when it is enabled and answers (then
-  /// without a refresh token; the ID token only with `idToken`); a forced refresh is done here.
+  /// one as asked, the default at most half the token's lifetime), by the profile's `renewer`.
   package func freshTokens(_ freshness: Freshness, idToken: Bool = false) throws -> TokenSet {
-    switch renewal {
-    case .clientCredentials: return try machineTokens(nil, freshness)
-    case .refreshToken: break
-    }
+    try renewer.tokens(self, freshness, idToken: idToken)
+  }
+
+  /// A person's tokens, refreshed if needed or forced: one refresh however many processes ask.
+  /// From the agent when it is enabled and answers (then without a refresh token; the ID token
+  /// only with `idToken`); a forced refresh is done here.
+  fileprivate func refreshedTokens(_ freshness: Freshness, idToken: Bool) throws -> TokenSet {
     if asksAgent, !freshness.force, let tokens = try agentTokens(freshness, idToken: idToken) { return tokens }
     // Forced: from the store itself (a cached copy may be older than what it holds).
     guard let tokens = try freshness.force ? store.reload(key) : store.load(key) else { throw notSignedIn }
     tenantClient.keep(endpoints: tokens.endpoints)
     if !tokens.needsRefresh(now: now(), freshness) { return tokens }
-    guard renewalRequest(for: tokens) != nil else {
+    guard refreshRequest(for: tokens) != nil else {
       if freshness.force, (tokens.secondsLeft(now: now()) ?? 1) > 0 {
-        throw CLIFailure(
-          "no refresh token is held for \(name), so it cannot be refreshed: run strivacity login for new tokens",
-          status: .signInRequired)
+        throw BrokerError.noRefreshToken(profile: name, .forced)
       }
-      throw CLIFailure(
-        "the access token for \(name) has expired and no refresh token is held: run strivacity login",
-        status: .signInRequired)
+      throw BrokerError.noRefreshToken(profile: name, .expired)
     }
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
     defer { withExtendedLifetime(lock) {} }
@@ -155,7 +155,9 @@ package final class TokenBroker {
       if let tokens = answer.tokenSet { return tokens }
       // The tenant's or the network's word is final (AgentMessage.finalRefusal); what may be the
       // agent's own (its keyring, its config) is tried here, as without an agent.
-      if let refusal = answer.finalRefusal { throw CLIFailure(refusal.message, status: refusal.status) }
+      if let refusal = answer.finalRefusal {
+        throw BrokerError.agentRefused(message: refusal.message, status: refusal.status)
+      }
       log.note("the agent could not (\(answer["message"] ?? "an answer that does not read")); doing without it")
       return nil
     case .unreachable(let why), .failed(let why):
@@ -164,17 +166,11 @@ package final class TokenBroker {
     }
   }
 
-  /// How a stored set is renewed without a person, by the profile's `renewal`: its refresh
-  /// token, when one is held. nil: only a sign-in renews it; and never for a machine profile,
-  /// whose set is not renewed from itself (machineTokens asks anew with the client's proof).
-  package func renewalRequest(for tokens: TokenSet) -> TokenRequest? {
-    switch renewal {
-    case .refreshToken:
-      guard let refreshToken = tokens.refreshToken else { return nil }
-      return TokenRequest(grant: .refreshToken(refreshToken), client: .none(clientID: clientID))
-    case .clientCredentials:
-      return nil
-    }
+  /// How a person's stored set is renewed: its refresh token, when one is held. nil: only a
+  /// sign-in renews it.
+  package func refreshRequest(for tokens: TokenSet) -> TokenRequest? {
+    guard let refreshToken = tokens.refreshToken else { return nil }
+    return TokenRequest(grant: .refreshToken(refreshToken), client: .none(clientID: clientID))
   }
 
   private func refresh(_ current: TokenSet) throws -> TokenSet {
@@ -195,7 +191,7 @@ package final class TokenBroker {
   /// Sends the refresh and stores its answer, the previous ID token kept for now; returns the
   /// stored set and the new ID token, not yet verified.
   private func exchangeRefreshToken(_ current: TokenSet) throws -> (TokenSet, IDToken?) {
-    guard let body = renewalRequest(for: current) else { throw notSignedIn }
+    guard let body = refreshRequest(for: current) else { throw notSignedIn }
     // Where to send it is settled first (a discovery request, if needed, is no reason to hold
     // Ctrl-C); interrupts are held from sending to storing the answer.
     var url = try tenantClient.endpoint(\.tokenEndpoint, "token endpoint")
@@ -223,35 +219,22 @@ package final class TokenBroker {
       log.note("the kept token endpoint answered HTTP \(outcome.status); fetching discovery again")
       return nil
     }
-    switch outcome {
-    case .tokens(let parsed):
-      var admitted = parsed
-      admitted.idToken = nil  // the one verified before stays until the new one verifies
-      var next = admitted.tokenSet(now: now(), previous: current)
-      if let discovery = tenantClient.currentDiscovery { next.endpoints = discovery.cacheable }
-      try store.save(next, for: key)
-      log.note("refreshed \(name)")
-      return (next, parsed.idToken)
-    case .serverError(200, let error):
-      let reason = error.map { "\($0)" } ?? "HTTP 200"
-      throw CLIFailure(
-        "the refresh answer is unusable: \(reason); stored tokens are unchanged", status: outcome.failureStatus)
-    case .deadGrant(let error):
-      // The refresh token is dead (expired, revoked, or rotated elsewhere): forget it.
-      var dead = current
-      dead.refreshToken = nil
-      try store.save(dead, for: key)
-      throw CLIFailure(
-        "the tenant refused the refresh token for \(name) (\(error)); it was discarded: run strivacity login",
-        status: .signInRequired)
-    case _ where outcome.status == 400 || outcome.status == 401:
-      let reason = outcome.error.map { "\($0)" } ?? "HTTP \(outcome.status)"
-      throw CLIFailure("the refresh failed: \(reason); stored tokens are unchanged", status: outcome.failureStatus)
-    default:
-      throw CLIFailure(
-        "the refresh failed with HTTP \(outcome.status); stored tokens are unchanged",
-        status: outcome.failureStatus)
+    guard case .tokens(let parsed) = outcome else {
+      if case .deadGrant = outcome {
+        // The refresh token is dead (expired, revoked, or rotated elsewhere): forget it.
+        var dead = current
+        dead.refreshToken = nil
+        try store.save(dead, for: key)
+      }
+      throw BrokerError(outcome, asking: .refresh(profile: name))
     }
+    var admitted = parsed
+    admitted.idToken = nil  // the one verified before stays until the new one verifies
+    var next = admitted.tokenSet(now: now(), previous: current)
+    if let discovery = tenantClient.currentDiscovery { next.endpoints = discovery.cacheable }
+    try store.save(next, for: key)
+    log.note("refreshed \(name)")
+    return (next, parsed.idToken)
   }
 
   /// Why an ID token from a refresh cannot be stored, or nil when it verifies like the
@@ -271,7 +254,7 @@ package final class TokenBroker {
     } catch let failure as IDTokenCheck.Failure {
       if case .invalid(let error) = failure { return "\(error)" }
       return "\(failure)"
-    } catch let failure as CLIFailure {
+    } catch let failure as BrokerError {
       return failure.message
     } catch {
       return "\(error)"
@@ -283,4 +266,33 @@ package final class TokenBroker {
 
   /// Unix seconds now, for code that has no broker.
   package static func now() -> Int64 { wallClockSeconds() }
+}
+
+/// How a profile's tokens are renewed without a person, chosen once from its grant in
+/// `TokenBroker.init`: a new grant is one new conforming type, in a file of its own.
+package protocol Renewer {
+  /// The profile's own tokens with at least `freshness` left (the ID token only with `idToken`).
+  func tokens(_ broker: TokenBroker, _ freshness: Freshness, idToken: Bool) throws -> TokenSet
+  /// A token for one of the profile's APIs (or an ad hoc one).
+  func apiTokens(_ broker: TokenBroker, _ ask: TokenBroker.APIAsk, _ freshness: Freshness) throws -> TokenSet
+  /// How the client proves itself at the revocation endpoint (RFC 7009 §2.1).
+  func revocationClient(_ broker: TokenBroker) throws -> ClientAuthentication
+  /// Whether a sign-in is needed before an API entry just added (`resource`, `scopes`) gets
+  /// tokens, and the command that does it.
+  func signInNeeded(_ broker: TokenBroker, resource: String, scopes: [String], apiName: String) -> String
+}
+
+/// A person's sign-in, renewed by its refresh token (narrowed to an API for the API's token:
+/// APITokens.swift); a refused target or scope offers a sign-in again.
+struct RefreshTokenRenewer: Renewer {
+  func tokens(_ broker: TokenBroker, _ freshness: Freshness, idToken: Bool) throws -> TokenSet {
+    try broker.refreshedTokens(freshness, idToken: idToken)
+  }
+  func apiTokens(_ broker: TokenBroker, _ ask: TokenBroker.APIAsk, _ freshness: Freshness) throws -> TokenSet {
+    try broker.refreshedAPITokens(ask, freshness)
+  }
+  func revocationClient(_ broker: TokenBroker) -> ClientAuthentication { .none(clientID: broker.clientID) }
+  func signInNeeded(_ broker: TokenBroker, resource: String, scopes: [String], apiName: String) -> String {
+    broker.consentNeeded(forResource: resource, scopes: scopes, apiName: apiName)
+  }
 }

@@ -94,14 +94,5 @@ extension Journey {
 
   /// `text` as one shell word: as it is when it holds only characters no shell treats specially,
   /// else in single quotes (a quote inside as `'\''`), so a secret can be pasted into a command.
-  static func shellWord(_ text: String) -> String {
-    let plain =
-      !text.isEmpty
-      && text.unicodeScalars.allSatisfy { scalar in
-        scalar.isASCII
-          && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-            || "-_.,:/+=@%^".unicodeScalars.contains(scalar))
-      }
-    return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
-  }
+  static func shellWord(_ text: String) -> String { Shell.word(text) }
 }

@@ -1,3 +1,7 @@
+import StrivacityConfig
+import StrivacityCore
+import SystemIO
+import TokenCache
 // AWS's credential_process (`strivacity aws-credential-process --api NAME [--profile P]`) in the
 // small binary: the credentials kept in the kernel's keyring for the API's role, when they were
 // made from the API's current token (itself from the cache or the agent, not due) and have more
@@ -5,10 +9,6 @@
 // credentials, a token due, a config with something to say — is the full command line's, which
 // asks STS or says on stderr what is wrong.
 import ToolHelpers
-import StrivacityConfig
-import StrivacityCore
-import SystemIO
-import TokenCache
 
 extension HotPath {
   static func awsCredentialProcess(_ arguments: ArraySlice<String>, _ environment: [String: String]) -> Outcome {
@@ -18,7 +18,7 @@ extension HotPath {
     let paths = Paths(environment: environment)
     let overrides = ProfileOverrides(profile: asked.profile)
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: environment)
-    guard let config = try? loadConfig(paths.config, .profile(named, apis: .named(asked.api))),
+    guard let config = try? Config.load(paths.config, .profile(named, apis: .named(asked.api)), read: { readFile($0) }),
       config.warnings.isEmpty,
       let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: environment),
       let api = resolved.profile.api(named: asked.api), let role = api.aws,

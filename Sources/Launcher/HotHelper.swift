@@ -64,7 +64,7 @@ extension HotPath {
       }
     let config: Config?
     do {
-      config = try loadConfig(paths.config, scope)
+      config = try Config.load(paths.config, scope, read: { readFile($0) })
     } catch {
       return .handOff(.unknown(askedAgent: false))
     }

@@ -3,7 +3,6 @@
 // and scopes; a JWT access token must name the audience (or a resource) in `aud` and carry the
 // scopes, an opaque one the token response's `scope` must cover them. A tenant that ignores
 // `audience` must not yield, silently, a token the API rejects or one meant for another API.
-import StrivacityConfig
 import StrivacityCore
 
 /// The parameters that aim a token at an API.
@@ -18,14 +17,9 @@ public struct APITarget: Sendable, Equatable {
     self.scopes = scopes
   }
 
-  /// An API's, with `extraScopes` (a challenge's `scope=`, `--scope`) added after its own.
-  public init(_ api: API, extraScopes: [Scope] = []) {
-    self.init(audience: api.audience, resources: api.resources, scopes: Self.union(api.scopes, extraScopes))
-  }
-
-  /// An ad hoc target's (`token --audience/--resource/--scope`).
-  public init(_ adHoc: AdHocTarget) {
-    self.init(audience: adHoc.audience, resources: adHoc.resources, scopes: adHoc.scopes)
+  /// As a refusal names it (`EndpointAsk`).
+  public var narrowed: EndpointAsk.Narrowed {
+    EndpointAsk.Narrowed(audience: audience, resources: resources, scopes: scopes.map(\.value))
   }
 
   /// The token-endpoint parameters (RFC 8707 §2.2: a refresh grant narrowed to the API):
@@ -38,14 +32,14 @@ public struct APITarget: Sendable, Equatable {
     return out
   }
 
-  /// The resources of every API, for the authorization request (RFC 8707 §2.1: consent covers
-  /// them all), each once, in the order first named.
-  public static func authorizationResources(_ apis: [API]) -> [FormParameter] {
+  /// The resources of every API (`resources`: theirs in order), for the authorization request
+  /// (RFC 8707 §2.1: consent covers them all), each once, in the order first named.
+  public static func authorizationResources(_ resources: [String]) -> [FormParameter] {
     var seen: Set<String> = []
-    return apis.flatMap(\.resources).filter { seen.insert($0).inserted }.map { FormParameter("resource", $0) }
+    return resources.filter { seen.insert($0).inserted }.map { FormParameter("resource", $0) }
   }
 
-  static func union(_ first: [Scope], _ second: [Scope]) -> [Scope] {
+  public static func union(_ first: [Scope], _ second: [Scope]) -> [Scope] {
     var seen: Set<String> = []
     return (first + second).filter { seen.insert($0.value).inserted }
   }

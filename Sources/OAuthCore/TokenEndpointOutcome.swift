@@ -93,3 +93,35 @@ extension HTTPResponse {
   /// journey's): read as the token endpoint's are (`TokenEndpointOutcome.failureStatus`).
   public var failureStatus: ExitStatus { TokenEndpointOutcome.failure(self).failureStatus }
 }
+
+extension BrokerError {
+  /// The one reading of a token endpoint's answer that brought no tokens, for `ask`.
+  public init(_ outcome: TokenEndpointOutcome, asking ask: EndpointAsk) {
+    let http = outcome.status
+    switch (outcome, ask) {
+    case (.deadGrant(let error), .refresh(let profile)):
+      self = .refreshRefused(profile: profile, error)
+    case (.clientRefused(let error), .client(_, let clientID, _, let proof)):
+      self =
+        error.code == "invalid_client"
+        ? .clientRefused(clientID: clientID, error, http: http, proof: proof)
+        : .grantRefused(clientID: clientID, error)
+    case (.serverError(401, nil), .client(_, let clientID, _, let proof)),
+      (.serverError(403, nil), .client(_, let clientID, _, let proof)):
+      // No OAuth error at all (glewlwyd answers a wrong secret with a bare 403): for this grant
+      // the client is what the tenant can be refusing.
+      self = .clientRefused(clientID: clientID, nil, http: http, proof: proof)
+    case (.serverError(200, _), _), (.tokens, _):
+      self = .unusableAnswer(ask, outcome.error)
+    case (.transient, _):
+      self = .failed(ask, http: http, transient: true)
+    case (_, .refresh):
+      self =
+        http == 400 || http == 401
+        ? .refused(ask, outcome.error, http: http) : .failed(ask, http: http, transient: false)
+    default:
+      self =
+        outcome.error == nil ? .failed(ask, http: http, transient: false) : .refused(ask, outcome.error, http: http)
+    }
+  }
+}

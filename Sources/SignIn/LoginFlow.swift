@@ -65,7 +65,7 @@ final class LoginFlow {
 
   func run() throws -> LoginResult {
     guard let tenant = URLParts(settings.tenant) else {
-      throw LoginFailure(message: "the tenant URL is not an absolute URL", status: .usage)
+      throw CLIFailure("the tenant URL is not an absolute URL", status: .usage)
     }
     tenantOrigin = tenant.origin
     discovery = try fetchDiscovery()
@@ -81,8 +81,7 @@ final class LoginFlow {
         return try exchange(code: code, request: request)
       } catch JourneyError.sessionExpired where attempts < 3 {
         guard prompter.interactive, confirm("The sign-in session expired. Start over?") else {
-          throw LoginFailure(
-            message: "the sign-in session expired; run strivacity login again", status: .signInRequired)
+          throw CLIFailure("the sign-in session expired; run strivacity login again", status: .signInRequired)
         }
       }
     }
@@ -100,23 +99,22 @@ final class LoginFlow {
       switch failure {
       case .answer(let response): throw httpFailure(response, what: "the discovery document")
       case .unusable(_, json: false):
-        throw LoginFailure(message: "the tenant's discovery document is not JSON", status: .server)
-      case .unusable(let error, json: true): throw LoginFailure(message: error.description, status: .server)
+        throw CLIFailure("the tenant's discovery document is not JSON", status: .server)
+      case .unusable(let error, json: true): throw CLIFailure(error.description, status: .server)
       case .otherIssuer:
-        throw LoginFailure(
-          message: "the tenant's discovery document names another issuer; refusing it "
+        throw CLIFailure(
+          "the tenant's discovery document names another issuer; refusing it "
             + "(the tenant URL must be the issuer, \(tenantOrigin!))",
           status: .server)
       }
     }
     for (name, endpoint) in [("authorization", discovery.authorizationEndpoint), ("token", discovery.tokenEndpoint)] {
       guard tenantClient.isOnTenantOrigin(endpoint) else {
-        throw LoginFailure(
-          message: "the tenant's \(name) endpoint is not on \(tenantOrigin!); refusing it", status: .server)
+        throw CLIFailure("the tenant's \(name) endpoint is not on \(tenantOrigin!); refusing it", status: .server)
       }
     }
     if let jwksURI = discovery.jwksURI, (try? URLPolicy.check(jwksURI)) == nil {
-      throw LoginFailure(message: "the tenant's jwks_uri is not https; refusing it", status: .server)
+      throw CLIFailure("the tenant's jwks_uri is not https; refusing it", status: .server)
     }
     return discovery
   }
@@ -150,7 +148,7 @@ final class LoginFlow {
       switch response.status {
       case 301, 302, 303, 307, 308:
         guard let location = response.header("Location") else {
-          throw LoginFailure(message: "the tenant redirected without a Location", status: .server)
+          throw CLIFailure("the tenant redirected without a Location", status: .server)
         }
         let next = Self.resolve(location, against: url)
         if listener.isOurs(next) || URLParts(next)?.scheme.hasPrefix("http") == false { return next }
@@ -160,12 +158,12 @@ final class LoginFlow {
         if URLParts(body) != nil { return body }
         // An error page on the tenant carries the error in its own URL (protocol §3.3).
         if URLParts(url)?.pathAndQuery.hasPrefix("/oauth2/error") == true { return url }
-        throw LoginFailure(message: "the tenant's authorization answer is not a URL", status: .server)
+        throw CLIFailure("the tenant's authorization answer is not a URL", status: .server)
       default:
         throw httpFailure(response, what: "the authorization request")
       }
     }
-    throw LoginFailure(message: "the tenant redirected too many times", status: .server)
+    throw CLIFailure("the tenant redirected too many times", status: .server)
   }
 
   // MARK: the journey
@@ -184,7 +182,7 @@ final class LoginFlow {
         let action = try prompter.fill(&machine, plan: plan, ask: ask)
         let body = machine.body(for: action.formID)
         if let stop = budget.submit(screen: machine.screen?.id, formID: action.formID, body: body) {
-          throw LoginFailure(message: stop, status: .server)
+          throw CLIFailure(stop, status: .server)
         }
         response = try journeyPost(
           "flow/api/v1/form/" + action.formID, sessionID: sessionID, body: body, label: "Checking",
@@ -228,7 +226,7 @@ final class LoginFlow {
   /// Location or a 200 body (protocol §10.1).
   private func finalize(_ url: String, sessionID: String) throws -> String {
     guard tenantClient.isOnTenantOrigin(url) else {
-      throw LoginFailure(message: "the tenant's finalize URL is not on \(tenantOrigin!); refusing it", status: .server)
+      throw CLIFailure("the tenant's finalize URL is not on \(tenantOrigin!); refusing it", status: .server)
     }
     let session = try admitSession(sessionID)
     let response = try send(
@@ -237,7 +235,7 @@ final class LoginFlow {
     switch response.status {
     case 301, 302, 303, 307, 308:
       guard let location = response.header("Location") else {
-        throw LoginFailure(message: "the finalize answer has no Location", status: .server)
+        throw CLIFailure("the finalize answer has no Location", status: .server)
       }
       return Self.resolve(location, against: url)
     case 200:
@@ -252,7 +250,7 @@ final class LoginFlow {
     do {
       return try BearerToken(admitting: sessionID, what: "journey session id")
     } catch {
-      throw LoginFailure(message: "\(error.description); refusing it", status: .server)
+      throw CLIFailure("\(error.description); refusing it", status: .server)
     }
   }
 
@@ -264,17 +262,16 @@ final class LoginFlow {
     do {
       url = try BrowserURL(admitting: rawURL, origin: tenantOrigin)
     } catch {
-      throw LoginFailure(
-        message: "\(error.description); refusing to open it (\(TerminalSafe.text(reason, multiline: false)))",
+      throw CLIFailure(
+        "\(error.description); refusing to open it (\(TerminalSafe.text(reason, multiline: false)))",
         status: .server)
     }
     Console.writeStderr("strivacity: continuing in the browser: \(reason)\n")
     Console.writeStderr("  \(url.value)\n")
     // Without a terminal nothing is started behind the caller's back where no browser can run.
     if !prompter.interactive && !Self.browserAvailable(environment) {
-      throw LoginFailure(
-        message:
-          "this step needs a browser (\(TerminalSafe.text(reason, multiline: false))), and there is no terminal "
+      throw CLIFailure(
+        "this step needs a browser (\(TerminalSafe.text(reason, multiline: false))), and there is no terminal "
           + "and no $BROWSER, $DISPLAY or $WAYLAND_DISPLAY; run strivacity login on a terminal or with $BROWSER "
           + "set (the address above is where the step continues)",
         status: .signInRequired)
@@ -289,8 +286,8 @@ final class LoginFlow {
       Console.writeStderr("Waiting for the browser…\n")
     }
     guard let callback = listener.wait(timeout: settings.browserTimeout, terminal: prompter.terminal) else {
-      throw LoginFailure(
-        message: "no answer from the browser within \(Int(settings.browserTimeout)) s; run strivacity login again",
+      throw CLIFailure(
+        "no answer from the browser within \(Int(settings.browserTimeout)) s; run strivacity login again",
         status: .signInRequired)
     }
     log.note("browser redirect received")
@@ -311,21 +308,21 @@ final class LoginFlow {
       let fix = error == "invalid_client" || error == "unauthorized_client" ? "; check the client id (--client-id)" : ""
       // "…this tenant.; check": the tenant's full stop gives way to what follows it.
       let said = !fix.isEmpty && text.hasSuffix(".") ? String(text.dropLast()) : text
-      throw LoginFailure(
-        message: "the tenant refused the sign-in: \(said)\(fix)",
+      throw CLIFailure(
+        "the tenant refused the sign-in: \(said)\(fix)",
         status: error == "access_denied" ? .interrupted : .server)
     }
     guard listener.isOurs(url) else {
-      throw LoginFailure(
-        message: "the sign-in ended at an address that is not this client's redirect URI; refusing it", status: .server)
+      throw CLIFailure(
+        "the sign-in ended at an address that is not this client's redirect URI; refusing it", status: .server)
     }
     guard query["state"] == request.state else {
-      throw LoginFailure(
-        message: "the sign-in redirect carries the wrong state; refusing it (possible cross-site request forgery)",
+      throw CLIFailure(
+        "the sign-in redirect carries the wrong state; refusing it (possible cross-site request forgery)",
         status: .server)
     }
     guard let code = query["code"], !code.isEmpty else {
-      throw LoginFailure(message: "the sign-in redirect carries no authorization code", status: .server)
+      throw CLIFailure("the sign-in redirect carries no authorization code", status: .server)
     }
     return code
   }
@@ -340,20 +337,20 @@ final class LoginFlow {
     switch try tenantClient.send(exchange, to: discovery.tokenEndpoint, "Getting tokens") {
     case .tokens(let response): tokens = response
     case .serverError(200, let error?):
-      throw LoginFailure(message: "the token response is unusable: \(error)", status: .server)
+      throw CLIFailure("the token response is unusable: \(error)", status: .server)
     case let failure: throw httpFailure(failure, what: "the token request")
     }
     let now = wallClockSeconds()
     var claims: [String: JSONValue] = [:]
     if settings.scopes.contains("openid") {
       guard let idToken = tokens.idToken else {
-        throw LoginFailure(message: "the tenant sent no ID token although openid was requested", status: .server)
+        throw CLIFailure("the tenant sent no ID token although openid was requested", status: .server)
       }
       claims = try validate(idToken, nonce: request.nonce, now: now)
     } else if settings.extras.maxAge != nil || settings.extras.acrValues != nil {
       // Nothing would say whether the step-up happened.
-      throw LoginFailure(
-        message: "--max-age and --acr-values need the openid scope (the ID token says how the user signed in)",
+      throw CLIFailure(
+        "--max-age and --acr-values need the openid scope (the ID token says how the user signed in)",
         status: .usage)
     }
     try checkAuthentication(claims, now: now)
@@ -371,8 +368,8 @@ final class LoginFlow {
     } catch let failure as IDTokenCheck.Failure {
       switch failure {
       case .jwksAnswer(let response): throw httpFailure(response, what: "the JWKS")
-      case .invalid: throw LoginFailure(message: "\(failure); nothing was stored", status: .server)
-      default: throw LoginFailure(message: "\(failure)", status: .server)
+      case .invalid: throw CLIFailure("\(failure); nothing was stored", status: .server)
+      default: throw CLIFailure("\(failure)", status: .server)
       }
     }
   }
@@ -385,7 +382,7 @@ final class LoginFlow {
       do {
         try AuthenticationCheck.authTime(claims, maxAge: maxAge, now: now)
       } catch {
-        throw LoginFailure(message: "the ID token failed validation: \(error); nothing was stored", status: .server)
+        throw CLIFailure("the ID token failed validation: \(error); nothing was stored", status: .server)
       }
     }
     guard let asked = settings.extras.acrValues else { return }
@@ -406,21 +403,21 @@ final class LoginFlow {
   }
 
   /// A failed answer, with the tenant's words when it said any (an OAuth error, a page's text).
-  private func httpFailure(_ response: HTTPResponse, what: String) -> LoginFailure {
+  private func httpFailure(_ response: HTTPResponse, what: String) -> CLIFailure {
     let words = TenantWords.of(response.body, contentType: response.header("Content-Type"))
-    return LoginFailure(
-      message: "\(what) failed with HTTP \(response.status)" + (words.map { ": the tenant says \($0)" } ?? ""),
+    return CLIFailure(
+      "\(what) failed with HTTP \(response.status)" + (words.map { ": the tenant says \($0)" } ?? ""),
       status: TokenEndpointOutcome.failure(response).failureStatus)
   }
 
   /// A failed answer in the sign-in's words: transient or a server error (a dead code is the
   /// tenant's refusal of this sign-in, not a reason to sign in again).
-  private func httpFailure(_ outcome: TokenEndpointOutcome, what: String) -> LoginFailure {
+  private func httpFailure(_ outcome: TokenEndpointOutcome, what: String) -> CLIFailure {
     let status = outcome.failureStatus
     if let oauth = outcome.error, let words = TenantWords.quoted(oauth.description) {
-      return LoginFailure(message: "\(what) failed: \(words)", status: status)
+      return CLIFailure("\(what) failed: \(words)", status: status)
     }
-    return LoginFailure(message: "\(what) failed with HTTP \(outcome.status)", status: status)
+    return CLIFailure("\(what) failed with HTTP \(outcome.status)", status: status)
   }
 
   private func confirm(_ question: String) -> Bool {
@@ -507,7 +504,7 @@ extension LoginSettings {
       if let value, !value.isEmpty { extra.append(FormParameter(key, value)) }
     }
     // The configured APIs' resources, then this sign-in's own, each once (RFC 8707 §2.1).
-    var resources = APITarget.authorizationResources(apis).map(\.value)
+    var resources = APITarget.authorizationResources(apis.flatMap(\.resources)).map(\.value)
     for resource in extras.resources where !resources.contains(resource) { resources.append(resource) }
     extra += resources.map { FormParameter("resource", $0) }
     if let audience = extras.audience { extra.append(FormParameter("audience", audience)) }

@@ -250,7 +250,7 @@ extension LoginFlow {
     let lock: RefreshLock?
     do {
       lock = try RefreshLock(directory: context.paths.runtimeDir, profile: profile, timeout: 45)
-    } catch let failure as CLIFailure {
+    } catch let failure as BrokerError {
       Console.warning("\(failure.message); storing the new tokens without the refresh lock")
       lock = nil
     }

@@ -317,6 +317,27 @@ public struct Config: Sendable, Equatable {
       || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
   }
 
+  /// The config file at `path`, its bytes as `read` gives them (SystemIO's `readFile`: this
+  /// target reads no file), parsed; nil when it does not exist. Warnings are the caller's.
+  public static func load(
+    _ path: String, _ scope: ConfigScope, read: (String) -> FileRead
+  ) throws(ConfigError) -> Config? {
+    switch read(path) {
+    case .missing:
+      return nil
+    case .failed(let detail):
+      throw .unreadable(path: path, detail: detail)
+    case .contents(let bytes):
+      guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw .unreadable(path: path, detail: "not UTF-8 text")
+      }
+      switch scope {
+      case .whole: return try parse(text, path: path)
+      case .profile(let name, let apis): return try parse(text, path: path, onlyProfile: name, apis: apis)
+      }
+    }
+  }
+
   /// Parses the text of a config file. `path` is used in messages only.
   public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
     try parse(text, path: path, sinkAPIsRead: true)
@@ -615,4 +636,12 @@ public struct Config: Sendable, Equatable {
     }
     return kind
   }
+}
+
+/// How much of the config file to parse: all of it, or only one profile's table (the named one,
+/// else the default one), so that `token` costs the same among thousands of profiles.
+public enum ConfigScope: Sendable {
+  case whole
+  /// One profile's table, with those of its `apis` tables that `apis` says.
+  case profile(String?, apis: APITables = .all)
 }

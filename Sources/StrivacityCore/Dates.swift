@@ -105,3 +105,15 @@ public enum HTTPDate {
     return "\(weekday), \(CivilDate.two(day)) \(months[Int(month) - 1]) \(year) \(CivilDate.clock(secondOfDay)) GMT"
   }
 }
+
+/// Spans of time as people read them: "12 s", "5 min", "3 h", "2 days".
+public enum Elapsed {
+  public static func describe(seconds: Int64) -> String {
+    switch seconds {
+    case ..<120: return "\(seconds) s"
+    case ..<7200: return "\(seconds / 60) min"
+    case ..<172_800: return "\(seconds / 3600) h"
+    default: return "\(seconds / 86400) days"
+    }
+  }
+}

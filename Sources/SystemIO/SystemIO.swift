@@ -29,12 +29,6 @@ public func processEnvironment() -> [String: String] {
   return result
 }
 
-public enum FileRead {
-  case contents([UInt8])
-  case missing
-  case failed(String)
-}
-
 /// Reads a whole (small) file.
 public func readFile(_ path: String, limit: Int = 1_048_576) -> FileRead {
   let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -154,31 +148,5 @@ public struct LineReader {
     pending.wipe()
     pending = rest
     return line
-  }
-}
-
-/// How much of the config file to parse: all of it, or only one profile's table (the named one,
-/// else the default one), so that `token` costs the same among thousands of profiles.
-public enum ConfigScope: Sendable {
-  case whole
-  /// One profile's table, with those of its `apis` tables that `apis` says.
-  case profile(String?, apis: APITables = .all)
-}
-
-/// The config file at `path`, parsed; nil when it does not exist. Warnings are the caller's.
-public func loadConfig(_ path: String, _ scope: ConfigScope) throws(ConfigError) -> Config? {
-  switch readFile(path) {
-  case .missing:
-    return nil
-  case .failed(let detail):
-    throw .unreadable(path: path, detail: detail)
-  case .contents(let bytes):
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw .unreadable(path: path, detail: "not UTF-8 text")
-    }
-    switch scope {
-    case .whole: return try Config.parse(text, path: path)
-    case .profile(let name, let apis): return try Config.parse(text, path: path, onlyProfile: name, apis: apis)
-    }
   }
 }

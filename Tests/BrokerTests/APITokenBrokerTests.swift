@@ -61,7 +61,7 @@ import Testing
     let token = Self.jwt(claims)
     let bench = try bench { _ in FakeTenant.tokens(token) }
     let broker = try bench.broker("work")
-    let failure = try #require(throws: CLIFailure.self) { try broker.apiTokens(try orders(broker), Self.fresh) }
+    let failure = try #require(throws: BrokerError.self) { try broker.apiTokens(try orders(broker), Self.fresh) }
     #expect(failure.status == .server)
     #expect(failure.message.contains(said), "\(failure.message)")
     #expect(failure.message.hasSuffix("it was not kept"))
@@ -71,7 +71,7 @@ import Testing
   @Test func aRefusedScopeWithNobodyToAskNamesTheLogin() throws {
     let bench = try bench { _ in FakeTenant.error("invalid_scope") }
     let broker = try bench.broker("work")
-    let failure = try #require(throws: CLIFailure.self) { try broker.apiTokens(try orders(broker), Self.fresh) }
+    let failure = try #require(throws: BrokerError.self) { try broker.apiTokens(try orders(broker), Self.fresh) }
     #expect(failure.status == .signInRequired)
     #expect(!failure.signInOffered)
     let refusal = "the tenant refused a token for API orders (scope orders:read): invalid_scope"
@@ -103,7 +103,7 @@ import Testing
     let bench = try bench { _ in FakeTenant.error("invalid_target") }
     let broker = try bench.broker("work")
     broker.signIn = { _, _, _ in .declined }
-    let failure = try #require(throws: CLIFailure.self) { try broker.apiTokens(try orders(broker), Self.fresh) }
+    let failure = try #require(throws: BrokerError.self) { try broker.apiTokens(try orders(broker), Self.fresh) }
     #expect(failure.status == .signInRequired)
     #expect(failure.signInOffered)
   }
@@ -134,7 +134,7 @@ import Testing
 
   @Test func aRefusedSecretNamesWhereItCameFromNeverItself() throws {
     let bench = try bench { _ in FakeTenant.error("invalid_client", status: 401) }
-    let failure = try #require(throws: CLIFailure.self) { try bench.broker("ci").freshTokens(Self.fresh) }
+    let failure = try #require(throws: BrokerError.self) { try bench.broker("ci").freshTokens(Self.fresh) }
     #expect(failure.status == .clientRefused)
     #expect(failure.message.contains("the tenant refused the client secret for ci-bot (invalid_client)"))
     #expect(failure.message.contains("CI_SECRET"))
@@ -143,7 +143,7 @@ import Testing
 
   @Test func aMissingSecretAsksNothingOfTheTenant() throws {
     let bench = try Bench(profile: machineProfile, tenant: FakeTenant { _ in FakeTenant.tokens("x") })
-    let failure = try #require(throws: CLIFailure.self) { try bench.broker("ci").freshTokens(Self.fresh) }
+    let failure = try #require(throws: BrokerError.self) { try bench.broker("ci").freshTokens(Self.fresh) }
     #expect(failure.message.contains("CI_SECRET"))
     #expect(bench.tenant.tokenRequests.isEmpty)
   }

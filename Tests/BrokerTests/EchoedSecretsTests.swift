@@ -32,7 +32,7 @@ import Testing
       TokenSet(
         accessToken: "at-1", refreshToken: "rt-secret-1", expiresAt: bench.now + 10, obtainedAt: bench.now - 3590),
       "work")
-    let failure = try #require(throws: CLIFailure.self) {
+    let failure = try #require(throws: BrokerError.self) {
       try bench.broker("work").freshTokens(Freshness(seconds: 60, explicit: false))
     }
     Self.expectQuotedWithout(failure.message, ["rt-secret-1"])
@@ -43,7 +43,7 @@ import Testing
     let bench = try Bench(
       profile: machineProfile + "token_endpoint_auth = \"client_secret_post\"\n", tenant: Self.echoingTenant(),
       environment: ["CI_SECRET": secret])
-    let failure = try #require(throws: CLIFailure.self) {
+    let failure = try #require(throws: BrokerError.self) {
       try bench.broker("ci").freshTokens(Freshness(seconds: 60, explicit: false))
     }
     Self.expectQuotedWithout(failure.message, [secret])

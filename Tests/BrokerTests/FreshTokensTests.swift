@@ -74,7 +74,7 @@ import Testing
     let bench = try bench { _ in FakeTenant.error("invalid_grant") }
     try held(bench, obtained: bench.now - 3590)
     let broker = try bench.broker("work")
-    let failure = try #require(throws: CLIFailure.self) { try broker.freshTokens(Self.fresh) }
+    let failure = try #require(throws: BrokerError.self) { try broker.freshTokens(Self.fresh) }
     #expect(failure.status == .signInRequired)
     #expect(failure.message.contains("the tenant refused the refresh token for work (invalid_grant)"))
     let kept = try #require(try bench.store.load(broker.key))
@@ -95,7 +95,7 @@ import Testing
     let bench = try bench { _ in answer }
     try held(bench, obtained: bench.now - 3590)
     let broker = try bench.broker("work")
-    let failure = try #require(throws: CLIFailure.self) { try broker.freshTokens(Self.fresh) }
+    let failure = try #require(throws: BrokerError.self) { try broker.freshTokens(Self.fresh) }
     #expect(failure.status == status, "\(failure.message)")
     #expect(failure.message.contains("stored tokens are unchanged"))
     let kept = try #require(try bench.store.load(broker.key))
@@ -106,7 +106,7 @@ import Testing
   @Test func anExpiredSetWithoutARefreshTokenAsksForASignIn() throws {
     let bench = try bench { _ in HTTPResponse(status: 500) }
     try held(bench, obtained: bench.now - 4000, refresh: nil)
-    let failure = try #require(throws: CLIFailure.self) { try bench.broker("work").freshTokens(Self.fresh) }
+    let failure = try #require(throws: BrokerError.self) { try bench.broker("work").freshTokens(Self.fresh) }
     #expect(failure.status == .signInRequired)
     #expect(
       failure.message == "the access token for work has expired and no refresh token is held: run strivacity login")
@@ -115,7 +115,7 @@ import Testing
 
   @Test func nothingStoredIsNotSignedIn() throws {
     let bench = try bench { _ in HTTPResponse(status: 500) }
-    let failure = try #require(throws: CLIFailure.self) { try bench.broker("work").freshTokens(Self.fresh) }
+    let failure = try #require(throws: BrokerError.self) { try bench.broker("work").freshTokens(Self.fresh) }
     #expect(failure.status == .signInRequired)
     #expect(failure.message == "not signed in to work: run strivacity login --profile work")
   }
@@ -138,7 +138,7 @@ import Testing
   @Test func aTokenEndpointElsewhereIsRefused() throws {
     let bench = try bench { _ in FakeTenant.tokens("at-2") }
     try heldDue(bench, keptTokenEndpoint: "https://elsewhere.example/token")
-    let failure = try #require(throws: CLIFailure.self) { try bench.broker("work").freshTokens(Self.fresh) }
+    let failure = try #require(throws: BrokerError.self) { try bench.broker("work").freshTokens(Self.fresh) }
     #expect(failure.status == .server)
     #expect(!bench.tenant.requests.contains { $0.url.hasPrefix("https://elsewhere.example") })
   }

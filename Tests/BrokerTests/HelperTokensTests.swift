@@ -22,12 +22,12 @@ import Testing
   @Test func aStepUpOrScopesForNoAPINameTheCommandAndAskNothing() throws {
     let bench = try bench()
     let broker = try bench.broker("work")
-    let stepUp = try #require(throws: CLIFailure.self) {
+    let stepUp = try #require(throws: BrokerError.self) {
       try broker.helperTokens(api: nil, challenge: .stepUp(acrValues: "mfa", maxAge: 300), Self.fresh)
     }
     #expect(stepUp.status == .signInRequired)
     #expect(stepUp.message.hasSuffix("run strivacity login --profile work --acr-values 'mfa' --max-age 300"))
-    let scopes = try #require(throws: CLIFailure.self) {
+    let scopes = try #require(throws: BrokerError.self) {
       try broker.helperTokens(api: nil, challenge: .scopes([try Scope(admitting: "r:write")]), Self.fresh)
     }
     #expect(scopes.status == .usage && scopes.message.contains("strivacity setup-api --profile work URL"))
@@ -52,7 +52,7 @@ import Testing
     try refused.signedIn(
       TokenSet(accessToken: "at-1", refreshToken: "rt-1", expiresAt: refused.now + 3600, obtainedAt: refused.now),
       "work")
-    let failure = try #require(throws: CLIFailure.self) {
+    let failure = try #require(throws: BrokerError.self) {
       try refused.broker("work").helperToken(orders, prefix: "")
     }
     #expect(failure.status == .signInRequired && failure.message.contains("strivacity login --profile work"))

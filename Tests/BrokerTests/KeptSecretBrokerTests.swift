@@ -43,7 +43,7 @@ private let keptMachineProfile = """
 
   @Test func noKeptSecretNamesTheWayToKeepOne() throws {
     let bench = try Bench(profile: keptMachineProfile, tenant: FakeTenant { _ in FakeTenant.tokens("x") })
-    let failure = try #require(throws: CLIFailure.self) { try bench.broker("ci").freshTokens(Self.fresh) }
+    let failure = try #require(throws: BrokerError.self) { try bench.broker("ci").freshTokens(Self.fresh) }
     #expect(failure.message.contains("strivacity login --profile ci --client-secret-stdin"), "\(failure.message)")
     #expect(bench.tenant.tokenRequests.isEmpty)
   }

@@ -1,35 +1,19 @@
 import Testing
 
 @testable import OAuthCore
-@testable import StrivacityConfig
 @testable import StrivacityCore
 
 /// A token for one API: what it is asked with (RFC 8707 §2.1, §2.2) and whether the tenant's
 /// answer is for it (issue 27, point 4).
 @Suite struct APITargetTests {
-  static let orders = API(
-    name: "orders", url: try! HostEntry(admitting: "https://api.example.com/orders"),
+  static let orders = APITarget(
     audience: "https://api.example.com/orders",
     resources: ["https://api.example.com/orders/", "urn:example:orders"], scopes: ["orders:read"])
 
-  @Test func theRefreshGrantIsNarrowedToTheAPI() throws {
-    let target = APITarget(Self.orders, extraScopes: ["orders:write", "orders:read"])
-    let request = TokenRequest(
-      grant: .refreshToken("rt"), client: .none(clientID: "c"), additionalParameters: target.parameters)
-    #expect(
-      FormURLEncoding.encode(request.parameters.map { ($0.name, $0.value) })
-        == "grant_type=refresh_token&refresh_token=rt&client_id=c&audience=https%3A%2F%2Fapi.example.com%2Forders"
-        + "&resource=https%3A%2F%2Fapi.example.com%2Forders%2F&resource=urn%3Aexample%3Aorders"
-        + "&scope=orders%3Aread%20orders%3Awrite")
-    #expect(APITarget().parameters == [])
-  }
-
   @Test func theAuthorizationRequestAsksForEveryResourceOnce() {
-    let billing = API(
-      name: "billing", url: try! HostEntry(admitting: "https://api.example.com/billing"),
-      resources: ["urn:example:orders", "https://billing.example/"])
+    let billing = ["urn:example:orders", "https://billing.example/"]
     #expect(
-      APITarget.authorizationResources([Self.orders, billing]).map(\.value) == [
+      APITarget.authorizationResources(Self.orders.resources + billing).map(\.value) == [
         "https://api.example.com/orders/", "urn:example:orders", "https://billing.example/",
       ])
   }
@@ -40,7 +24,7 @@ import Testing
   }
 
   @Test func aJWTMustBeForTheAudienceWithTheScopes() {
-    let target = APITarget(Self.orders)
+    let target = Self.orders
     let good = Self.jwt(["aud": ["https://api.example.com/orders", "x"], "scope": "openid orders:read"])
     #expect(target.mismatch(accessToken: good, responseScope: nil) == nil)
     let other = Self.jwt(["aud": "https://api.example.com/billing", "scope": "orders:read"])
@@ -60,7 +44,7 @@ import Testing
   }
 
   @Test func anOpaqueTokenIsJudgedByTheResponsesScope() {
-    let target = APITarget(Self.orders)
+    let target = Self.orders
     #expect(target.mismatch(accessToken: "opaque-token", responseScope: "orders:read") == nil)
     #expect(target.mismatch(accessToken: "opaque-token", responseScope: "openid")?.contains("orders:read") == true)
     #expect(target.mismatch(accessToken: "opaque-token", responseScope: nil) == nil)  // RFC 6749 §5.1
@@ -71,7 +55,7 @@ import Testing
 
   @Test func hostileClaimsAreShownInert() {
     let hostile = Self.jwt(["aud": "\u{1B}]52;c;eA==\u{7}evil"])
-    let message = APITarget(Self.orders).mismatch(accessToken: hostile, responseScope: nil) ?? ""
+    let message = Self.orders.mismatch(accessToken: hostile, responseScope: nil) ?? ""
     #expect(!message.unicodeScalars.contains { TerminalSafe.isUnsafe($0) })
   }
 }

@@ -1,3 +1,8 @@
+import ArgumentParser
+import Broker
+import StrivacityConfig
+import StrivacityCore
+import SystemIO
 // AWS's credential_process: `credential_process = strivacity aws-credential-process --api NAME`
 // in ~/.aws/config makes the AWS CLI and every AWS SDK run it for credentials. The small
 // `strivacity` answers kept ones itself (HotPath.awsCredentialProcess); this is the rest: the
@@ -5,11 +10,6 @@
 // is one line on stderr and a documented non-zero status, nothing on stdout; nobody is asked to
 // sign in here.
 import ToolHelpers
-import ArgumentParser
-import Broker
-import StrivacityConfig
-import StrivacityCore
-import SystemIO
 
 struct AWSCredentialProcessCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

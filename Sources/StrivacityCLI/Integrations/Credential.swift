@@ -65,7 +65,7 @@ struct Credential: ParsableCommand {
     let tokens: TokenSet
     do {
       tokens = try HelperAnswer.token(GitHelper.self, ask, context: context, options: global, attended: true)
-    } catch let failure as CLIFailure where failure.status == .signInRequired {
+    } catch let failure as BrokerError where failure.status == .signInRequired {
       guard TTY() != nil else {
         HelperAnswer.write(GitHelper.reply(.notSignedIn(profile: ask.resolved.name, why: failure.message)))
         return

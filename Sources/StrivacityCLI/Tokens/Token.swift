@@ -228,7 +228,7 @@ struct Token: ParsableCommand {
     let tokens: TokenSet
     do {
       tokens = try fresh()
-    } catch let failure as CLIFailure where failure.status == .signInRequired {
+    } catch let failure as BrokerError where failure.status == .signInRequired {
       // kubectl with interactiveMode Never (or no terminal to offer): at once, naming the command.
       guard !failure.signInOffered, !unattended, session.renewal.personSignsIn, exec.interactive != false,
         signInAllowed(failure, profile: session.name)
@@ -263,7 +263,7 @@ struct Token: ParsableCommand {
   }
 
   /// With --login, or when the person at the terminal agrees.
-  private func signInAllowed(_ failure: CLIFailure, profile: String) -> Bool {
+  private func signInAllowed(_ failure: BrokerError, profile: String) -> Bool {
     guard let tty = TTY() else { return false }
     if login { return true }
     guard isTerminal(2) else { return false }
