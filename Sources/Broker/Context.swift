@@ -167,7 +167,7 @@ package final class Context {
     guard let kept = try? secretStore(for: store).load(SecretKey(key, .proxyPassword)),
       let text = String(validating: kept, as: UTF8.self), Self.isProxyPassword(text)
     else { return nil }
-    return (text, "the password setup-proxy kept (run it again to replace it)")
+    return (text, "the password setup proxy kept (run it again to replace it)")
   }
 
   /// A proxy password as every source must give it: at most 1024 bytes of text without control

@@ -92,7 +92,7 @@ extension TokenBroker {
     if api == nil, let metadata, let wants, demand == .nothing || demand == .newToken {
       return .configure(
         "\(whose) refused the profile's token (HTTP \(head.status)); its metadata names \(wants): run strivacity "
-          + "setup-api\(profileFlag) \(metadata.resource), then sign in again if it says so")
+          + "setup api\(profileFlag) \(metadata.resource), then sign in again if it says so")
     }
     switch demand {
     case .nothing:
@@ -121,7 +121,7 @@ extension TokenBroker {
         // apis entry.
         let api = metadata?.resource ?? "URL"
         return .configure(
-          "\(whose) needs scope \(shown) (insufficient_scope): run strivacity setup-api\(profileFlag) \(api)")
+          "\(whose) needs scope \(shown) (insufficient_scope): run strivacity setup api\(profileFlag) \(api)")
       }
       let command = "strivacity token\(profileFlag) --api \(api.name)" + scopes.map { " --scope \($0.value)" }.joined()
       guard replayable else {
@@ -166,7 +166,7 @@ extension TokenBroker {
       let shown = scopes.map(\.value).joined(separator: " ")
       guard let api else {
         throw BrokerError.configuration(
-          "\(whose) needs scope \(shown) (insufficient_scope): give it an API entry, strivacity setup-api"
+          "\(whose) needs scope \(shown) (insufficient_scope): give it an API entry, strivacity setup api"
             + "\(profileFlag) URL")
       }
       return try tokens(answering: .scopes(scopes), reason: "\(whose) needs scope \(shown)", api: api, freshness)

@@ -186,7 +186,7 @@ public final class CurlHTTPClient: HTTPClient, @unchecked Sendable {
       return .proxyAuthentication(
         proxy: named, status: connectCode, user: TerminalSafe.text(user, multiline: false),
         fix: options.proxyPassword == nil
-          ? "no password was found for it: set STRIVACITY_PROXY_PASSWORD or run strivacity setup-proxy --password-stdin"
+          ? "no password was found for it: set STRIVACITY_PROXY_PASSWORD or run strivacity setup proxy --password-stdin"
           : "check \(source)")
     case 300...:
       return .proxyRefused(proxy: named, host: "\(parts.origin)", status: connectCode)

@@ -88,7 +88,7 @@ import Testing
       #expect(
         line
           == "the API at https://api.example.com refused the profile's token (HTTP 401); its metadata names resource "
-          + "\(resource) with scopes orders:read: run strivacity setup-api --profile work \(resource), then sign in "
+          + "\(resource) with scopes orders:read: run strivacity setup api --profile work \(resource), then sign in "
           + "again if it says so")
     }
     #expect(bench.tenant.tokenRequests.isEmpty)

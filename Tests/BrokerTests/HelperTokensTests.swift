@@ -30,7 +30,7 @@ import Testing
     let scopes = try #require(throws: BrokerError.self) {
       try broker.helperTokens(api: nil, challenge: .scopes([try Scope(admitting: "r:write")]), Self.fresh)
     }
-    #expect(scopes.status == .usage && scopes.message.contains("strivacity setup-api --profile work URL"))
+    #expect(scopes.status == .usage && scopes.message.contains("strivacity setup api --profile work URL"))
     #expect(bench.tenant.tokenRequests.isEmpty)
     // No challenge: the kept token, no request.
     #expect(try broker.helperTokens(api: nil, challenge: nil, Self.fresh).accessToken.value == "at-1")

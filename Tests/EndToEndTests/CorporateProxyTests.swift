@@ -495,7 +495,7 @@ extension CorporateProxyTests {
                         → set STRIVACITY_PROXY_PASSWORD, or run strivacity setup proxy --password-stdin to keep it
         ✘ tenant        proxy authentication: the proxy http://proxy.corp.test:3128 (from https_proxy) refused\
          the credentials of corp-user (it answered 401);
-                        → no password was found for it: set STRIVACITY_PROXY_PASSWORD or run strivacity setup-\
+                        → no password was found for it: set STRIVACITY_PROXY_PASSWORD or run strivacity setup \
         proxy --password-stdin
 
         """ + Self.unreachedRows + Self.reportTail(reached: false) + "1 failed, 1 warning; exit status 4\n",

@@ -154,7 +154,7 @@ import Testing
     #expect(
       result.stderr
         == "strivacity: error: the API at \(api.base) needs scope orders:write (insufficient_scope): "
-        + "run strivacity setup-api --profile \(h.profile) URL\n")
+        + "run strivacity setup api --profile \(h.profile) URL\n")
     #expect(api.tokens.count == 1)
   }
 
@@ -346,7 +346,7 @@ import Testing
     #expect(
       result.stderr.hasPrefix(
         "strivacity: error: the API at \(h.emulator.issuer.dropLast()) refused the profile's token ")
-        && result.stderr.contains("run strivacity setup-api --profile \(h.profile) \(base)"), "\(result.stderr)")
+        && result.stderr.contains("run strivacity setup api --profile \(h.profile) \(base)"), "\(result.stderr)")
     #expect((try h.stats()["grants"]?["refresh_token"]?.int ?? 0) == grants, "no renewal spent")
     let setup = try h.strivacity(["setup-api", "--profile", h.profile, base])
     #expect(setup.status == 0, "\(setup.stderr)")

@@ -186,7 +186,7 @@ import Testing
     #expect(
       own.stderr.contains(
         "the API at \(api.base) refused the profile's token (HTTP 401); its metadata names resource "
-          + "\(api.base)/orders/ with scopes orders:read orders:write: run strivacity setup-api --profile "
+          + "\(api.base)/orders/ with scopes orders:read orders:write: run strivacity setup api --profile "
           + "\(h.profile) \(api.base)/orders/"),
       "\(own.stderr)")
     // Another authorization server: named.

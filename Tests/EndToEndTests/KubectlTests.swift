@@ -283,7 +283,7 @@ import Testing
         other.stderr.contains(
           "strivacity: error: refusing the token to kubectl for https://localhost:\(cluster.port): profile "
             + "\(h.profile) allows only its kube_clusters "
-            + "(https://127.0.0.1:\(cluster.port)); to allow the context's API server: strivacity setup-kubectl "
+            + "(https://127.0.0.1:\(cluster.port)); to allow the context's API server: strivacity setup kubectl "
             + "--profile \(h.profile) --context CONTEXT"
         ),
         "cache \(cache): \(other.stderr)")

@@ -130,7 +130,7 @@ extension Harness {
       #expect(!result.stderr.contains("xxxxxxxx"))
     }
     let store = try h.terraformHelper(["store", "tfe.example.com"], "{\"token\":\"t\"}")
-    #expect(store.status == 2 && store.stderr.contains("strivacity setup-terraform"), "\(store.stderr)")
+    #expect(store.status == 2 && store.stderr.contains("strivacity setup terraform"), "\(store.stderr)")
   }
 
   /// Never a sign-in: a profile not signed in fails at once (exit 3), one stderr line naming

@@ -88,7 +88,7 @@ import Testing
     }
     #expect(message.hasPrefix("refusing the token to kubectl"), "\(message)")
     #expect(
-      message.contains("strivacity setup-kubectl --profile work --context CONTEXT"), "says how to allow it: \(message)")
+      message.contains("strivacity setup kubectl --profile work --context CONTEXT"), "says how to allow it: \(message)")
     #expect(!message.contains("\n"))
   }
 
@@ -127,7 +127,7 @@ import Testing
       return
     }
     #expect(message.contains("provideClusterInfo: false"), "\(message)")
-    #expect(message.contains("run strivacity setup-kubectl --profile work --context CONTEXT again"), "\(message)")
+    #expect(message.contains("run strivacity setup kubectl --profile work --context CONTEXT again"), "\(message)")
     // kubectl names a server and the profile lists none: refused (nothing allows it there).
     guard case .refuse(let none) = try kubectl(server: "https://k.example:6443").decision(clusters: [], profile: "work")
     else {
@@ -137,7 +137,7 @@ import Testing
     #expect(
       none
         == "refusing the token to kubectl for https://k.example:6443: profile work lists no kube_clusters; to "
-        + "allow the context's API server: strivacity setup-kubectl --profile work --context CONTEXT"
+        + "allow the context's API server: strivacity setup kubectl --profile work --context CONTEXT"
     )
   }
 
@@ -149,7 +149,7 @@ import Testing
         == .refuse(
           "refusing the token to kubectl for https://b.example: profile work allows only its kube_clusters "
             + "(https://a.example:6443, https://c.example); "
-            + "to allow the context's API server: strivacity setup-kubectl --profile work --context CONTEXT"))
+            + "to allow the context's API server: strivacity setup kubectl --profile work --context CONTEXT"))
   }
 
   /// The config admits only plain API server URLs, with a one-line error naming the line.

@@ -60,7 +60,7 @@ extension ExecCredentialInfo {
   ///   token, as for `strivacity token`: it goes to whoever runs it.
   public func decision(clusters listed: [KubeServer], profile: String) -> KubeClusterDecision {
     guard fromKubectl else { return .allow }
-    let advice = "strivacity setup-kubectl --profile \(profile) --context CONTEXT"
+    let advice = "strivacity setup kubectl --profile \(profile) --context CONTEXT"
     guard let server else {
       if listed.isEmpty { return .allow }
       return .refuse(

@@ -30,7 +30,7 @@ public struct DockerCredentialError: Error, Equatable, Sendable {
   /// `store`: the tokens are strivacity's, renewed by it; nothing given is kept.
   public static let storeRefused = DockerCredentialError(
     "strivacity does not store registry credentials: `get` hands out a fresh token of the registry's API "
-      + "each time (run `strivacity setup-docker --registry HOST` instead of `docker login`)")
+      + "each time (run `strivacity setup docker --registry HOST` instead of `docker login`)")
 }
 
 public enum DockerCredentialProtocol {

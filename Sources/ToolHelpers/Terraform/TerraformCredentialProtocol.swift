@@ -43,7 +43,7 @@ public struct TerraformCredentialError: Error, Equatable, Sendable {
   /// `store`: the tokens are strivacity's, renewed by it; nothing given is kept.
   public static let storeRefused = TerraformCredentialError(
     "strivacity does not store Terraform tokens: `get` hands out a fresh token of the host's API each time "
-      + "(run `strivacity setup-terraform HOST` instead of `terraform login`)")
+      + "(run `strivacity setup terraform HOST` instead of `terraform login`)")
 }
 
 /// One request of Terraform's, admitted.
