@@ -112,3 +112,43 @@ extension DesignMapTests {
     #expect(checked > 50, "the section was not read (\(checked) names)")
   }
 }
+
+extension DesignMapTests {
+  /// Where DESIGN.md pairs a type with a file — "`Type` (Dir/File.swift" or "Dir/File.swift
+  /// `Type`" — the type is declared (or extended) in that file: moving a type without the map
+  /// fails here.
+  @Test func theTypesDesignPlacesLiveInTheirFiles() throws {
+    let root = TestEnvironment.repositoryRoot
+    let text = try String(contentsOf: root.appendingPathComponent("DESIGN.md"), encoding: .utf8)
+    var files: [String] = []
+    let walker = FileManager.default.enumerator(atPath: root.appendingPathComponent("Sources").path)
+    while let path = walker?.nextObject() as? String {
+      if path.hasSuffix(".swift") { files.append(path) }
+    }
+    let path = #"((?:[A-Za-z][A-Za-z0-9_-]*/)*[A-Za-z][A-Za-z0-9_+-]*\.swift)"#
+    let typeThenFile = try Regex("`([A-Z][A-Za-z0-9_]*)` \\(" + path)
+    let fileThenType = try Regex(path + ":? `([A-Z][A-Za-z0-9_]*)[`.(]")
+    var pairs: [(type: String, file: String)] = []
+    for match in text.matches(of: typeThenFile) {
+      if let type = match.output[1].substring, let file = match.output[2].substring {
+        pairs.append((String(type), String(file)))
+      }
+    }
+    for match in text.matches(of: fileThenType) {
+      if let file = match.output[1].substring, let type = match.output[2].substring {
+        pairs.append((String(type), String(file)))
+      }
+    }
+    #expect(pairs.count > 8, "the pairs were not read (\(pairs.count))")
+    for (type, file) in pairs {
+      let candidates = files.filter { $0 == file || $0.hasSuffix("/" + file) }
+      #expect(!candidates.isEmpty, "DESIGN.md names \(file), which is not under Sources")
+      let declaration = try Regex("(struct|enum|class|protocol|typealias|actor|extension) \(type)\\b")
+      let declared = try candidates.contains { candidate in
+        try String(contentsOf: root.appendingPathComponent("Sources/" + candidate), encoding: .utf8)
+          .contains(declaration)
+      }
+      #expect(declared, "DESIGN.md places \(type) in \(file), which does not declare it")
+    }
+  }
+}
