@@ -3,12 +3,12 @@
 // added, through RoutedAPI, when missing), and `credential_process = strivacity
 // aws-credential-process --api NAME --profile P` in the AWS profile's section of the AWS config
 // (AWSConfigFile keeps every other byte; the file opened once, through ToolConfigFile).
-import ToolHelpers
 import ArgumentParser
 import Broker
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
+import ToolHelpers
 
 struct SetupAWS: ParsableCommand {
   static let configuration = CommandConfiguration(
