@@ -24,7 +24,7 @@ extension TerraformHelper: ToolExamination {
             + "asks that one, not strivacity", fix: "remove that block from \(file.path), then \(fix)")
       }
     }
-    let link = home + "/.terraform.d/plugins/terraform-credentials-\(TerraformConfig.helperName)"
+    let link = TerraformSetup.link(home: home)
     if !(machine.linkTarget(link).map { CargoExamination.isOurs([$0]) } ?? false) || !machine.isExecutable(link) {
       rows.fail("\(link) is not a link to strivacity: terraform cannot run the helper", fix: fix)
     }
@@ -34,7 +34,7 @@ extension TerraformHelper: ToolExamination {
           + "host: every host gets no token", fix: fix)
       return rows.checks
     }
-    let saved = home + "/.terraform.d/credentials.tfrc.json"
+    let saved = TerraformSetup.savedTokens(home: home)
     let savedHosts = machine.file(saved)?.bytes.map(TerraformExamination.savedHosts) ?? []
     for host in hosts {
       for file in texts where TerraformConfig.credentialsHosts(file.text).contains(where: { $0.lowercased() == host }) {
