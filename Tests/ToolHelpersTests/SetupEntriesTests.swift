@@ -3,6 +3,7 @@
 // (GitConfigEntry), Terraform's link and what it takes before the helper (TerraformSetup). The
 // real kubectl, git and terraform run them end to end (KubectlTests, GitAndCurlTests,
 // TerraformCredentialTests).
+import StrivacityConfig
 import StrivacityCore
 import Testing
 
@@ -117,5 +118,51 @@ import Testing
       TerraformSetup.earlierTokens(
         "tfe.example.com", credentialsBlocks: [], environment: [:], saved: Array("not json".utf8), savedPath: "s"
       ).isEmpty)
+  }
+}
+
+@Suite struct CargoAndDockerSetupTests {
+  @Test func cargosProviderAndConfig() throws {
+    #expect(CargoSetup.provider(program: "/usr/bin/strivacity", profile: nil) == ["/usr/bin/strivacity"])
+    #expect(CargoSetup.provider(program: "/s", profile: "work") == ["/s", "--profile", "work"])
+    #expect(CargoSetup.configPaths(cargoHome: nil, home: "/h") == ("/h/.cargo/config.toml", "/h/.cargo/config"))
+    #expect(CargoSetup.configPaths(cargoHome: "/c", home: "/h").current == "/c/config.toml")
+  }
+
+  @Test func whetherTheProfileServesTheIndex() throws {
+    let profile = try #require(
+      try StrivacityConfig.Config.parse(
+        """
+        [profiles.work]
+        tenant = "https://work.example.com"
+        client_id = "cli"
+        hosts = ["crates.example.com"]
+        """, path: "config.toml"
+      ).profiles.first)
+    let text = """
+      [registries.internal]
+      index = "sparse+https://crates.example.com/index/"
+
+      [registries.elsewhere]
+      index = "sparse+https://crates.elsewhere.example/"
+
+      [registries.bare]
+      """
+    let served = CargoSetup.index(text, registry: "internal", profile: profile)
+    #expect(served == .init(index: "sparse+https://crates.example.com/index/", url: served.url, unserved: false))
+    #expect(served.url?.hasPrefix("https://crates.example.com/") == true)
+    #expect(CargoSetup.index(text, registry: "elsewhere", profile: profile).unserved)
+    #expect(CargoSetup.index(text, registry: "bare", profile: profile) == .init(index: nil, url: nil, unserved: false))
+    #expect(
+      CargoSetup.unserved(registry: "elsewhere", index: "sparse+https://x.example/", profile: "work")
+        == "registry elsewhere's index (sparse+https://x.example/) is under none of profile work's places: add it to "
+        + "hosts (--add-host), or give it an API (--api NAME)")
+  }
+
+  @Test func aRegistryIsAHost() throws {
+    #expect(try DockerSetup.admitRegistry("registry.example.com:5000").description == "registry.example.com:5000")
+    #expect(try DockerSetup.admitRegistry("https://registry.example.com").description == "registry.example.com")
+    #expect(throws: AdmissionError.self) { try DockerSetup.admitRegistry("https://registry.example.com/v2") }
+    #expect(DockerSetup.linkMissing(program: "/s").hasSuffix("ln -s '/s' ~/.local/bin/docker-credential-strivacity"))
   }
 }

@@ -70,8 +70,7 @@ extension CargoHelper: ToolExamination {
   static func configPath(_ machine: some ExaminedMachine) -> String? {
     let named = machine.environment["CARGO_HOME"] ?? ""
     guard named.isEmpty || named.hasPrefix("/") else { return nil }
-    let home = named.isEmpty ? machine.home + "/.cargo" : named
-    let (current, older) = (home + "/config.toml", home + "/config")
+    let (current, older) = CargoSetup.configPaths(cargoHome: named.isEmpty ? nil : named, home: machine.home)
     return machine.file(current) == nil && machine.file(older) != nil ? older : current
   }
 }
