@@ -65,9 +65,6 @@ extension ExaminedMachine {
   public func path(_ variable: String) -> String? {
     environment[variable].flatMap { $0.hasPrefix("/") ? $0 : nil }
   }
-
-  /// Whether `variable` is set to something.
-  public func given(_ variable: String) -> Bool { environment[variable].map { !$0.isEmpty } ?? false }
 }
 
 /// A tool doctor examines.
