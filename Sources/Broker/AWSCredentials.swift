@@ -1,11 +1,11 @@
-import StrivacityConfig
-import StrivacityCore
-import TokenCache
 // AWS credentials for an API's AWS role (`strivacity aws-credential-process`): the API's token,
 // as every helper gets it (never a sign-in), exchanged at STS (AssumeRoleWithWebIdentity) through
 // the same HTTP client as every tenant request (libcurl, the profile's proxy and trust), and kept
 // in the kernel's keyring until shortly before they expire — never in a file. What is sent and
 // read is AWSCredentialProcess's; the small binary answers the kept ones itself (HotAWS.swift).
+import StrivacityConfig
+import StrivacityCore
+import TokenCache
 import ToolHelpers
 
 extension TokenBroker {

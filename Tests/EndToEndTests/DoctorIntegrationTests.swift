@@ -1,6 +1,6 @@
 // `strivacity doctor` examines every tool set up to ask strivacity (issue 47, point 4): the real
 // binary against the emulator, signed in, in a private HOME holding git's, Docker's and
-// containers', cargo's, Terraform's and Google's files as the setup commands write them. All
+// containers', cargo's, Terraform's, Google's and AWS's files as the setup commands write them. All
 // well, then each misconfiguration in turn: its ✘ row, the command that fixes it, and exit 2.
 import Foundation
 import StrivacityConfig
@@ -181,6 +181,14 @@ import Testing
       "gcloud", "GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES is not 1",
       fix: "export GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES=1",
       environment: ["GOOGLE_APPLICATION_CREDENTIALS": google])
+    // aws: a credential_process of strivacity's for an API without a role.
+    let aws = try s.write(
+      ".aws/config", "[profile dev]\ncredential_process = \(s.binary) aws-credential-process --api tfe --profile \(p)\n"
+    )
+    try s.expectFailure(
+      "aws", "[profile dev] of \(aws) asks for API tfe, which has no aws_role_arn",
+      fix: "strivacity setup aws --api tfe --role-arn ARN --aws-profile dev --profile \(p)")
+    try FileManager.default.removeItem(atPath: aws)
     // The helper's link gone.
     try FileManager.default.removeItem(atPath: home + "/.terraform.d/plugins/terraform-credentials-strivacity")
     try s.expectFailure(

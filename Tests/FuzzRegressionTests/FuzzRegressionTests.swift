@@ -1,3 +1,5 @@
+// What the fuzz targets (Tests/Fuzz/targets.swift, Scripts/fuzz) exercise, replayed for every
+// input kept in Tests/Fuzz/TARGET/: the seed corpus and any crash a fuzzing run saved there.
 import Agent
 import Foundation
 import JourneyCore
@@ -7,8 +9,6 @@ import StrivacityCore
 import StrivacityTestSupport
 import TerminalUI
 import Testing
-// What the fuzz targets (Tests/Fuzz/targets.swift, Scripts/fuzz) exercise, replayed for every
-// input kept in Tests/Fuzz/TARGET/: the seed corpus and any crash a fuzzing run saved there.
 import ToolHelpers
 
 func corpus(_ target: String) throws -> [(String, [UInt8])] {

@@ -25,11 +25,12 @@ struct Doctor: ParsableCommand {
       are kept, as every refresh keeps them); the set-up of each tool found asking strivacity: git \
       and kubectl (from the profile), Docker and containers (credHelpers), cargo \
       (credential-provider), Terraform and OpenTofu (credentials_helper), Google's clients (the \
-      configuration GOOGLE_APPLICATION_CREDENTIALS names): that its config names \
-      strivacity, that nothing the tool takes first shadows it (another git helper, a saved login, a \
-      TF_TOKEN_… variable), and that each host or registry it sends is under the profile's APIs or \
-      places. Nothing is unlocked and no dialog is asked for. When the tenant cannot be reached, \
-      the whole report takes at most about 10 s.
+      configuration GOOGLE_APPLICATION_CREDENTIALS names), the AWS CLI and SDKs (credential_process \
+      in the AWS config): that its config names strivacity, that nothing the tool takes first \
+      shadows it (another git helper, a saved login, a TF_TOKEN_… variable, AWS keys), and that \
+      each host or registry it sends is under the profile's APIs or places (each API it names is \
+      there, with its role for AWS). Nothing is unlocked and no dialog is asked for. When the \
+      tenant cannot be reached, the whole report takes at most about 10 s.
 
       Long rows wrap to the terminal's width (80 columns when not on a terminal). --format json \
       prints the same for a support ticket, each detail whole: no token, password or client \

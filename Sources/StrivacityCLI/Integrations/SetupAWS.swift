@@ -1,13 +1,13 @@
-import ArgumentParser
-import Broker
-import StrivacityConfig
-import StrivacityCore
-import SystemIO
 // `strivacity setup aws`: make the AWS CLI and SDKs get a role's credentials from strivacity:
 // the role (aws_role_arn, aws_session_name) in the API's table of strivacity's config (the API
 // added, through RoutedAPI, when missing), and `credential_process = strivacity
 // aws-credential-process --api NAME --profile P` in the AWS profile's section of the AWS config
 // (AWSConfigFile keeps every other byte; the file opened once, through ToolConfigFile).
+import ArgumentParser
+import Broker
+import StrivacityConfig
+import StrivacityCore
+import SystemIO
 import ToolHelpers
 
 struct SetupAWS: ParsableCommand {

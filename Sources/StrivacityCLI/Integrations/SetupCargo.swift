@@ -58,11 +58,10 @@ struct SetupCargo: ParsableCommand {
     let path = try Self.cargoConfigPath(context.environment)
     let file = try ToolConfigFile.open(path)
     let text = try ToolConfigFile.text(file) ?? ""
-    // The profile asked for (--profile, or STRIVACITY_PROFILE) is written down: cargo runs the
-    // provider with its own environment, where neither may be.
+    // The profile asked for (--profile, or STRIVACITY_PROFILE) is written down.
     let asked = ResolvedProfile.requestedName(
       overrides: ProfileOverrides(profile: global.profile), environment: context.environment)
-    let provider = [Executable.commandPath()] + (asked.map { _ in ["--profile", resolved.name] } ?? [])
+    let provider = CargoSetup.provider(program: Executable.commandPath(), profile: asked.map { _ in resolved.name })
     let edited: String?
     do {
       edited =
@@ -85,15 +84,12 @@ struct SetupCargo: ParsableCommand {
       return
     }
     // The registry's index URL, when the file names it: said plainly if the profile will not serve it.
-    let index = CargoConfig.index(edited, registry: registry)
-    let invocation = index.flatMap {
-      try? CargoInvocation(request: CargoRequest(kind: .get(operation: "read"), indexURL: $0))
-    }
-    let notOurs = invocation?.decision(for: resolved.profile, tenant: resolved.profile.tenant ?? "") == .notOurs
+    let found = CargoSetup.index(edited, registry: registry, profile: resolved.profile)
+    let (index, notOurs) = (found.index, found.unserved)
     // What --add-host or --api adds, checked before anything is written.
     var place: HostEntry?
     if addHost || routed.api != nil {
-      guard let url = invocation?.registryURL, let entry = try? HostEntry(admitting: url) else {
+      guard let url = found.url, let entry = try? HostEntry(admitting: url) else {
         throw CLIFailure(
           "registry \(registry) has no https index in \(path) to add: write index = \"sparse+https://…\" in "
             + "[registries.\(registry)] first; nothing written", status: .usage)
@@ -112,9 +108,7 @@ struct SetupCargo: ParsableCommand {
       try change.config(context, table: ["profiles", resolved.name], [("hosts", .strings(hosts))])
       change.note("\(place) added to profile \(resolved.name)'s hosts (\(context.paths.config))")
     } else if place == nil, let index, notOurs {
-      Console.warning(
-        "registry \(registry)'s index (\(HostEntry.shown(index))) is under none of profile \(resolved.name)'s "
-          + "places: add it to hosts (--add-host), or give it an API (--api NAME)")
+      Console.warning(CargoSetup.unserved(registry: registry, index: index, profile: resolved.name))
     } else if index == nil {
       Console.note("add the registry's index to [registries.\(registry)] in \(path): index = \"sparse+https://…\"")
     }
@@ -130,10 +124,8 @@ struct SetupCargo: ParsableCommand {
   /// cargo's own config file: $CARGO_HOME (else ~/.cargo)/config.toml, or the older `config`
   /// when only that one is there (cargo reads it then).
   static func cargoConfigPath(_ environment: [String: String]) throws -> String {
-    let home =
-      try ToolConfigFile.environmentPath("CARGO_HOME", environment) ?? ToolConfigFile.home(environment) + "/.cargo"
-    let current = home + "/config.toml"
-    let older = home + "/config"
+    let (current, older) = CargoSetup.configPaths(
+      cargoHome: try ToolConfigFile.environmentPath("CARGO_HOME", environment), home: ToolConfigFile.home(environment))
     // Whether each is there, by stat(2) alone (a FIFO put there is not opened): EditedFile reads.
     if case .failure(let error) = FileStatus.of(current), error.isNoSuchFile, case .success = FileStatus.of(older) {
       return older

@@ -47,20 +47,11 @@ struct SetupDocker: ParsableCommand {
     if change.undo && routed.api != nil { throw ValidationError("--undo leaves the APIs alone: leave out --api") }
   }
 
-  /// --registry, admitted as every host of the config is (HostEntry), and a host: Docker names a
-  /// registry by host[:port] alone (https://HOST is taken as HOST).
+  /// --registry, as Docker names a registry (DockerSetup).
   private func entry() throws -> HostEntry {
     do {
-      let entry = try HostEntry(admitting: registry)
-      if case .prefix(let origin, let path) = entry.form, path.isEmpty {
-        return try HostEntry(admitting: String(origin.description.split(separator: "://")[1]))
-      }
-      guard case .host = entry.form else {
-        throw ValidationError(
-          "--registry: a registry is a host or host:port (as in image names; https://HOST too), without a path")
-      }
-      return entry
-    } catch let error as AdmissionError {
+      return try DockerSetup.admitRegistry(registry)
+    } catch {
       throw ValidationError("--registry: \(error.description)")
     }
   }
@@ -104,11 +95,7 @@ struct SetupDocker: ParsableCommand {
     change.note(
       "docker, podman and skopeo ask strivacity for \(host) (API \(apiName) of profile \(resolved.name)): "
         + "credHelpers in \(files.joined(separator: ", "))")
-    if !isOnPath("docker-credential-\(Self.helperName)") {
-      Console.warning(
-        "docker-credential-\(Self.helperName) is not on PATH, so docker cannot run it: link it to strivacity, e.g. "
-          + "ln -s '\(Executable.commandPath())' ~/.local/bin/docker-credential-\(Self.helperName)")
-    }
+    if !isOnPath(DockerSetup.link) { Console.warning(DockerSetup.linkMissing(program: Executable.commandPath())) }
   }
 
   /// Docker's config and containers' auth file, as their tools find them.

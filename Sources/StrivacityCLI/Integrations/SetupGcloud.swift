@@ -1,14 +1,15 @@
 // `strivacity setup gcloud`: a Google credential configuration (GOOGLE_APPLICATION_CREDENTIALS)
 // whose subject token is a profile's API token, from `strivacity token --format google-executable`
-// (the small binary answers it from the cache). The content is the core's
-// (`GoogleCredentialConfiguration`); here: the profile and API checked, the file written 0600
-// atomically where it was read (ToolConfigFile), and a file that is not such a configuration left
-// alone without --force.
+// (the small binary answers it from the cache). The content is ToolHelpers'
+// (`GoogleCredentialConfiguration`, Google/GcloudCredentialFile.swift); here: the profile and
+// API checked, the file written 0600 atomically where it was read (ToolConfigFile), and a file
+// that is not such a configuration left alone without --force.
 import ArgumentParser
 import Broker
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
+import ToolHelpers
 
 struct SetupGcloud: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -83,8 +84,8 @@ struct SetupGcloud: ParsableCommand {
   }
 
   func configuration(binary: String, profile: String) -> GoogleCredentialConfiguration {
-    var command = GoogleCredentialConfiguration.command(binary: binary, api: api ?? "", profile: profile)
-    if let config = global.config { command += ["--config", absolutePath(config)] }
+    let command = GoogleCredentialConfiguration.command(
+      binary: binary, api: api ?? "", profile: profile, config: global.config.map(absolutePath))
     return GoogleCredentialConfiguration(
       audience: audience ?? "", command: command, tokenURL: tokenURL, impersonationURL: impersonationURL)
   }

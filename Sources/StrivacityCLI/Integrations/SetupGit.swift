@@ -1,10 +1,12 @@
 // `strivacity setup git`: configure git to ask strivacity for a host's credentials, next to
-// whatever other helpers the user has, and remember the host on the profile.
+// whatever other helpers the user has, and remember the host on the profile (what is written:
+// GitConfigEntry).
 import ArgumentParser
 import Broker
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
+import ToolHelpers
 
 struct SetupGit: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -60,16 +62,11 @@ struct SetupGit: ParsableCommand {
         context, table: ["profiles", resolved.name], [("git_hosts", .strings(hosts.map(\.description)))])
     }
 
-    // The parsed entry, never the text given: what git matches and what the user reads. (git
-    // reads `…/org/` as a prefix of `…/org/x` only: a trailing slash given stays.)
-    let url = entry.gitURL + (entry.hasPath && host.hasSuffix("/") ? "/" : "")
-    let key = "credential.\(url).helper"
-    let helper = Self.helperCommand()
+    let written = GitConfigEntry(entry, given: host)
+    let (url, key, pathKey, needsPath) = (written.url, written.helperKey, written.pathKey, written.needsPath)
+    let helper = GitConfigEntry.helper(
+      linkOnPath: isOnPath("git-credential-strivacity"), program: Executable.commandPath())
     let scope = local ? "--local" : "--global"
-    // A URL prefix with a path can only be matched when git sends the path, which it does with
-    // credential.useHttpPath (for that URL only).
-    let pathKey = "credential.\(url).useHttpPath"
-    let needsPath = entry.hasPath
     let existing = try git(["config", scope, "--get-all", key]).output.split(separator: "\n").map(String.init)
     if change.undo {
       if existing.contains(helper) {
@@ -82,15 +79,6 @@ struct SetupGit: ParsableCommand {
       if needsPath { try change.run("git", ["config", scope, pathKey, "true"]) { try git($0) } }
       change.note("git asks strivacity (profile \(resolved.name)) for \(url): \(key) = \(helper)")
     }
-  }
-
-  /// `strivacity` when `git-credential-strivacity` is on PATH (git finds it), else the
-  /// absolute path of the `strivacity` that runs this full command line (the one that answers
-  /// the hot path itself).
-  static func helperCommand() -> String {
-    if isOnPath("git-credential-strivacity") { return "strivacity" }
-    let me = Executable.commandPath()
-    return "!'\(me.replacing("'", with: "'\\''"))' credential"
   }
 
   @discardableResult private func git(_ arguments: [String]) throws -> (status: Int32, output: String) {

@@ -1,12 +1,13 @@
 // `strivacity setup kubectl`: a kubeconfig user whose exec credential plugin is strivacity, written
 // with the real kubectl (`kubectl config set-credentials`), so no YAML is edited by hand here;
 // and the context's API server added to the profile's kube_clusters, the servers kubectl gets
-// the token for (ExecCredentialInfo.decision).
+// the token for (ExecCredentialInfo.decision). What is written and read: KubeconfigEntry.
 import ArgumentParser
 import Broker
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
+import ToolHelpers
 
 struct SetupKubectl: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -50,18 +51,11 @@ struct SetupKubectl: ParsableCommand {
   var api: String?
 
   func validate() throws {
-    // A kubeconfig name: what kubectl shows and takes back on its command line.
-    if let user,
-      user.isEmpty || user.count > 128
-        || !user.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-@:".contains($0)) })
-    {
-      throw ValidationError("--user must be letters, digits, '.', '_', '-', '@' or ':' (at most 128)")
-    }
-    if let context,
-      context.isEmpty || context.utf8.count > 1024
-        || context.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-    {
-      throw ValidationError("--context must be a context's name (at most 1024 bytes, no control characters)")
+    do {
+      _ = try user.map(KubeconfigEntry.admitUser)
+      _ = try context.map(KubeconfigEntry.admitContext)
+    } catch {
+      throw ValidationError(error.description)
     }
     if change.undo && context != nil {
       throw ValidationError(
@@ -74,7 +68,7 @@ struct SetupKubectl: ParsableCommand {
   func run() throws {
     let context = global.context()
     let resolved = try context.configuredProfile(global)
-    let name = user ?? "strivacity-\(resolved.name)"
+    let name = user ?? KubeconfigEntry.defaultUser(profile: resolved.name)
     let file = kubeconfig.map { ["--kubeconfig", $0] } ?? []
     if change.undo {
       // The allow-list first: it goes even when the user is gone already.
@@ -107,13 +101,6 @@ struct SetupKubectl: ParsableCommand {
     // The context's API server, read before anything is written: a context that cannot be used
     // changes nothing.
     let target = try contextCluster(file)
-    // The small `strivacity` by absolute path (kubectl's PATH may differ from this shell's). A
-    // config file other than the default goes in by absolute path as STRIVACITY_CONFIG, not as
-    // --config: kubectl runs the plugin from any directory, and the small binary answers the
-    // hot path only for `token --profile --format`.
-    // --login: when kubectl says the session is interactive and no usable token is left, the
-    // sign-in runs on kubectl's terminal; when it is not (interactiveMode Never, no terminal),
-    // the call fails at once naming the command to run.
     // --api: the cluster's own API (its audience, scopes) gets its token; an API the profile does
     // not have is refused before anything is written.
     if let api, resolved.profile.api(named: api) == nil {
@@ -123,19 +110,11 @@ struct SetupKubectl: ParsableCommand {
         throw CLIFailure(error.description, status: .usage)
       }
     }
-    let arguments =
-      ["token", "--profile", resolved.name, "--format", "exec-credential", "--login"]
-      + (api.map { ["--api", $0] } ?? [])
+    let arguments = KubeconfigEntry.execArguments(profile: resolved.name, api: api)
     let command = Executable.commandPath()
-    var settings = ["--exec-command=\(command)"]
-    settings += arguments.map { "--exec-arg=\($0)" }
-    if global.config != nil || context.environment["STRIVACITY_CONFIG"] != nil,
-      let path = realPath(context.paths.config)
-    {
-      settings.append("--exec-env=STRIVACITY_CONFIG=\(path)")
-    } else {
-      settings.append("--exec-env=STRIVACITY_CONFIG-")  // set-credentials merges: an earlier run's goes
-    }
+    // A config file other than the default, by absolute path.
+    let config =
+      global.config != nil || context.environment["STRIVACITY_CONFIG"] != nil ? realPath(context.paths.config) : nil
     // Earlier entries stay: each run adds its context's server (the same server once), written
     // as parsed, not as the kubeconfig spells it.
     var clusters = resolved.profile.kubeClusters
@@ -144,16 +123,12 @@ struct SetupKubectl: ParsableCommand {
       try change.config(
         context, table: ["profiles", resolved.name], [("kube_clusters", .strings(clusters.map(\.description)))])
     }
-    // provideClusterInfo: kubectl names the API server on every call, checked against kube_clusters.
     try change.run(
       "kubectl",
-      [
-        "config", "set-credentials", name, "--exec-api-version=\(ExecCredentialInfo.v1)",
-        "--exec-interactive-mode=IfAvailable",
-        "--exec-provide-cluster-info=true",
-      ] + settings + file, kubectl)
+      KubeconfigEntry.setCredentials(
+        user: name, program: command, arguments: arguments, config: config, kubeconfig: file), kubectl)
     if change.dryRun { return }
-    let shownContext = Self.shown(target.context)
+    let shownContext = KubeconfigEntry.shown(target.context)
     Console.writeStderr(
       "strivacity: kubectl user \(name) written to \(kubeconfigDescription(context)): exec \(command) "
         + arguments.joined(separator: " ")
@@ -164,7 +139,7 @@ struct SetupKubectl: ParsableCommand {
     if target.user == name {
       Console.writeStderr("strivacity: context \(shownContext) uses it already\n")
     } else {
-      let which = self.context.map { Self.shellQuoted($0) } ?? "--current"
+      let which = self.context.map(KubeconfigEntry.shellQuoted) ?? "--current"
       Console.writeStderr("strivacity: use it with: kubectl config set-context \(which) --user=\(name)\n")
     }
   }
@@ -184,39 +159,11 @@ struct SetupKubectl: ParsableCommand {
     guard result.status == 0, let view = JSONValue.parse(result.output), view.object != nil else {
       throw CLIFailure("kubectl config view failed (exit \(result.status))", status: .failure)
     }
-    guard let contextName = self.context ?? view["current-context"]?.string.flatMap({ $0.isEmpty ? nil : $0 }) else {
-      throw CLIFailure(
-        "kubectl has no current context: name the one to use with --context (kubectl config get-contexts)",
-        status: .usage)
-    }
-    let named = "context \(Self.shown(contextName))"
-    guard let entry = view["contexts"]?.array?.first(where: { $0["name"]?.string == contextName }) else {
-      throw CLIFailure("kubectl has no \(named) (kubectl config get-contexts)", status: .usage)
-    }
-    guard let clusterName = entry["context"]?["cluster"]?.string, !clusterName.isEmpty,
-      let cluster = view["clusters"]?.array?.first(where: { $0["name"]?.string == clusterName }),
-      let text = cluster["cluster"]?["server"]?.string, !text.isEmpty
-    else {
-      throw CLIFailure(
-        "\(named) has no cluster with a server (kubectl config set-context \(Self.shellQuoted(contextName)) "
-          + "--cluster=NAME)",
-        status: .usage)
-    }
     do {
-      return (contextName, try KubeServer(admitting: text), entry["context"]?["user"]?.string)
+      return try KubeconfigEntry.contextCluster(view, context: context)
     } catch {
-      throw CLIFailure("the API server of \(named): \(error.description)", status: .usage)
+      throw CLIFailure(error.description, status: .usage)
     }
-  }
-
-  /// A kubeconfig name for a message: made inert (a kubeconfig may be anyone's).
-  private static func shown(_ text: String) -> String { TerminalSafe.text(text, multiline: false) }
-
-  /// A name as one shell word, quoted only when it needs it; for the commands shown.
-  private static func shellQuoted(_ text: String) -> String {
-    let plain =
-      !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-@:/=+,".contains($0)) }
-    return shown(plain ? text : "'" + text.replacing("'", with: "'\\''") + "'")
   }
 
   /// Which file kubectl writes: --kubeconfig, else $KUBECONFIG's (kubectl picks among several),

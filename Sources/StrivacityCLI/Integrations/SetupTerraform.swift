@@ -55,7 +55,7 @@ struct SetupTerraform: ParsableCommand {
     let home = ToolConfigFile.home(environment)
     let (host, url) = try TerraformCredentialProtocol.host(admitting: self.host)
     let files = try Self.files(environment, home: home)
-    let link = home + "/.terraform.d/plugins/terraform-credentials-\(TerraformConfig.helperName)"
+    let link = TerraformSetup.link(home: home)
     if change.undo {
       let edits = try ToolConfigFile.open(files).compactMap { file -> (EditedFile, String)? in
         guard let text = try ToolConfigFile.text(file) else { return nil }
@@ -105,7 +105,14 @@ struct SetupTerraform: ParsableCommand {
     change.note(
       "terraform and tofu ask strivacity for \(host) (API \(api) of profile \(resolved.name)): "
         + "credentials_helper in \(files.joined(separator: ", ")), \(link) -> \(program)")
-    Self.warnAboutEarlierTokens(host, credentialsBlocks: credentialsBlocks, home: home, environment: environment)
+    // What Terraform uses before any helper, said when it is there for the host.
+    let saved = TerraformSetup.savedTokens(home: home)
+    for warning in TerraformSetup.earlierTokens(
+      host, credentialsBlocks: credentialsBlocks, environment: environment,
+      saved: (try? EditedFile.open(saved))?.bytes, savedPath: saved)
+    {
+      Console.warning(warning)
+    }
   }
 
   /// The API of `profile` whose token the helper hands out for `host`: the one whose url
@@ -149,27 +156,6 @@ struct SetupTerraform: ParsableCommand {
       return undo ? try TerraformConfig.removingHelper(text) : try TerraformConfig.settingHelper(text)
     } catch {
       throw CLIFailure("cannot edit \(path): \(error.description)", status: .usage)
-    }
-  }
-
-  /// What Terraform uses before any helper, said when it is there for `host`.
-  static func warnAboutEarlierTokens(
-    _ host: String, credentialsBlocks: [String], home: String, environment: [String: String]
-  ) {
-    for file in credentialsBlocks {
-      Console.warning(
-        "\(file) has a credentials \"\(host)\" block, which terraform uses before asking strivacity: remove it")
-    }
-    if let variable = TerraformCredentialProtocol.tokenVariable(host), environment[variable] != nil {
-      Console.warning("\(variable) is set, and terraform uses it before asking strivacity: unset it")
-    }
-    let saved = home + "/.terraform.d/credentials.tfrc.json"
-    if let bytes = (try? EditedFile.open(saved))?.bytes, let hosts = JSONValue.parse(bytes)?["credentials"]?.object,
-      hosts.keys.contains(where: { $0.lowercased() == host })
-    {
-      Console.warning(
-        "\(saved) holds a token for \(host) (from terraform login), which terraform uses before asking strivacity: "
-          + "remove the host from it")
     }
   }
 }

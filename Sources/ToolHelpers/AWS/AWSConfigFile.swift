@@ -125,29 +125,51 @@ public enum AWSConfigFile {
     return ini.entries(section).first { $0.key == key }.map(ini.value)
   }
 
-  /// What the AWS CLI and SDKs take before `profile`'s credential_process: the environment's
-  /// keys and web identity, another profile chosen by AWS_PROFILE, and the static keys of the
-  /// credentials file's section `[profile]` (`credentials`, read from `credentialsPath`). Each a
-  /// sentence saying what fixes it.
+  /// Something the AWS CLI and SDKs take before a credential_process: what it is, and what
+  /// fixes it.
+  public struct Shadow: Sendable, Equatable {
+    public var what: String
+    public var fix: String
+    /// Whether it is a choice of the shell's (AWS_PROFILE naming another profile), not a way to
+    /// credentials that wins.
+    public var chosen: Bool
+    /// As `setup aws` says it.
+    public var sentence: String { "\(what): \(fix)" }
+  }
+
+  /// What the AWS CLI and SDKs take before `profile`'s credential_process, each a sentence
+  /// saying what fixes it (`shadows`).
   public static func shadowing(
     _ environment: [String: String], profile: String, credentials: [UInt8]?, credentialsPath: String
   ) -> [String] {
-    var found: [String] = []
+    shadows(environment, profile: profile, credentials: credentials, credentialsPath: credentialsPath).map(\.sentence)
+  }
+
+  /// What the AWS CLI and SDKs take before `profile`'s credential_process: the environment's
+  /// keys and web identity, another profile chosen by AWS_PROFILE, and the static keys of the
+  /// credentials file's section `[profile]` (`credentials`, read from `credentialsPath`).
+  public static func shadows(
+    _ environment: [String: String], profile: String, credentials: [UInt8]?, credentialsPath: String
+  ) -> [Shadow] {
+    var found: [Shadow] = []
     let given = { (name: String) in environment[name].map { !$0.isEmpty } ?? false }
     if given("AWS_ACCESS_KEY_ID") {
       found.append(
-        "AWS_ACCESS_KEY_ID is set, and the AWS CLI and SDKs take it before any credential_process: unset it "
-          + "(and AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN)")
+        Shadow(
+          what: "AWS_ACCESS_KEY_ID is set, and the AWS CLI and SDKs take it before any credential_process",
+          fix: "unset it (and AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN)", chosen: false))
     }
     if given("AWS_WEB_IDENTITY_TOKEN_FILE") {
       found.append(
-        "AWS_WEB_IDENTITY_TOKEN_FILE is set, and the AWS CLI and SDKs take it (with AWS_ROLE_ARN) before any "
-          + "credential_process: unset it")
+        Shadow(
+          what: "AWS_WEB_IDENTITY_TOKEN_FILE is set, and the AWS CLI and SDKs take it (with AWS_ROLE_ARN) before any "
+            + "credential_process", fix: "unset it", chosen: false))
     }
     if let chosen = environment["AWS_PROFILE"], !chosen.isEmpty, chosen != profile {
       found.append(
-        "AWS_PROFILE names another profile, which the AWS CLI and SDKs use: set AWS_PROFILE=\(profile), or unset it "
-          + "and pass --profile \(profile)")
+        Shadow(
+          what: "AWS_PROFILE names another profile, which the AWS CLI and SDKs use",
+          fix: "set AWS_PROFILE=\(profile), or unset it and pass --profile \(profile)", chosen: true))
     }
     if let credentials {
       let ini = INI(credentials)
@@ -156,8 +178,9 @@ public enum AWSConfigFile {
       }
       if !keys.isEmpty {
         found.append(
-          "\(credentialsPath) has \(keys.joined(separator: ", ")) in [\(profile)], which the AWS CLI and SDKs take "
-            + "before credential_process: remove them from it")
+          Shadow(
+            what: "\(credentialsPath) has \(keys.joined(separator: ", ")) in [\(profile)], which the AWS CLI and SDKs "
+              + "take before credential_process", fix: "remove them from it", chosen: false))
       }
     }
     return found
