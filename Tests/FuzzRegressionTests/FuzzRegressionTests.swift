@@ -1,6 +1,5 @@
 // What the fuzz targets (Tests/Fuzz/targets.swift, Scripts/fuzz) exercise, replayed for every
 // input kept in Tests/Fuzz/TARGET/: the seed corpus and any crash a fuzzing run saved there.
-import ToolHelpers
 import Agent
 import Foundation
 import JourneyCore
@@ -10,6 +9,7 @@ import StrivacityCore
 import StrivacityTestSupport
 import TerminalUI
 import Testing
+import ToolHelpers
 
 func corpus(_ target: String) throws -> [(String, [UInt8])] {
   let directory = TestEnvironment.repositoryRoot.appendingPathComponent("Tests/Fuzz/\(target)")

@@ -38,7 +38,7 @@ import Testing
     let tools = ToolHelpers.all.map { $0.names.tool }
     let subcommands = ToolHelpers.all.map { $0.names.subcommand }
     let links = ToolHelpers.all.compactMap { $0.names.link }
-    #expect(tools == ["git", "docker", "cargo", "terraform"])
+    #expect(tools == ["git", "docker", "cargo", "terraform", "aws"])
     #expect(Set(subcommands).count == subcommands.count)
     #expect(links == ["git-credential-strivacity", "docker-credential-strivacity", "terraform-credentials-strivacity"])
     let docker = ToolHelpers.named("docker-credential").map { ObjectIdentifier($0) }

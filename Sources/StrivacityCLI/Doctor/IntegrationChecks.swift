@@ -2,10 +2,10 @@
 // Docker and containers, cargo, Terraform and Google's clients (from their own configs, found
 // where they are), each shown only when it names strivacity.
 import Broker
-import ToolHelpers
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
+import ToolHelpers
 
 extension Examination {
   // MARK: 10. the tools set up to ask strivacity
