@@ -117,40 +117,32 @@ enum HelperAnswer {
     do {
       switch try helper.step(words, input, config: { try context.config() }) {
       case .help: throw CleanExit.helpRequest(command)
-      case .reply(let reply):
-        write(reply)
-        return reply.status
+      case .reply(let reply): return written(reply)
       case .forget(let rejected, let otherwise):
-        guard try !forget(helper, words, input, rejected: rejected, context: context, options: options),
-          let otherwise
-        else { return .ok }
-        write(otherwise)
-        return otherwise.status
+        let forgot = try forget(helper, words, input, rejected: rejected, context: context, options: options)
+        return forgot ? .ok : otherwise.map(written) ?? .ok
       case .get:
         guard let route = helper.route(words, input, config: try context.config(), environment: context.environment)
         else { try unrouted(helper, words, input, context: context, options: options) }
         switch route {
-        case .reply(let reply):
-          write(reply)
-          return reply.status
+        case .reply(let reply): return written(reply)
         case .token(let ask):
           do {
             Console.writeStdout(try answer(helper, ask, context: context, options: options))
             return .ok
           } catch {
-            let reply = helper.reply(failure(error, profile: ask.resolved.name))
-            write(reply)
-            return reply.status
+            return written(helper.reply(failure(error, profile: ask.resolved.name)))
           }
         }
       }
     } catch let exit as CleanExit {
       throw exit
     } catch {
+      // Not the token's: a line protocol goes on, another exits with the failure's status.
       let failure = failure(error, profile: options?.profile ?? "default")
-      let reply = helper.reply(failure)
-      write(reply)
-      return reply.status == .ok && helper.session.isOne ? failure.status : reply.status
+      let status = written(helper.reply(failure))
+      guard status == .ok, case .one = helper.session else { return status }
+      return failure.status
     }
   }
 
@@ -191,37 +183,32 @@ enum HelperAnswer {
     return true
   }
 
-  /// The answer `ask` needs: never through a sign-in (the tool waits, and may have no terminal)
-  /// but a helper's that `signsInOnTerminal`, on one.
-  static func answer(_ helper: any ToolHelper.Type, _ ask: TokenAsk, context: Context, options: GlobalOptions?)
+  /// The token `ask` needs, or what the helper makes from it (Derivation): never through a
+  /// sign-in (the tool waits, and may have no terminal) but a helper's that `signsInOnTerminal`,
+  /// on one; a margin the tenant's tokens cannot meet said with the helper's prefix.
+  static func answer(_ helper: any HelperGet.Type, _ ask: TokenAsk, context: Context, options: GlobalOptions?)
     throws -> String
   {
-    let attended = (helper as? any HelperGet.Type)?.signsInOnTerminal ?? false
+    let attended = helper.signsInOnTerminal
+    func once() throws -> String {
+      let session = try broker(ask, context: context, options: options)
+      if !attended {
+        session.signIn = nil
+        session.progress = nil
+      }
+      let freshness = ask.freshness
+      let tokens = try session.helperTokens(api: ask.api, challenge: ask.challenge, freshness)
+      session.sayShortfall(tokens, freshness, prefix: helper.names.messagePrefix)
+      guard let derived = ask.derived else { return ask.answer(tokens) }
+      return try session.derivedAnswer(derived, token: tokens.accessToken)
+    }
     do {
-      return try answerOnce(helper, ask, context: context, options: options, attended: attended)
+      return try once()
     } catch let failure as CLIFailure where failure.status == .signInRequired && attended && TTY() != nil {
       Console.writeStderr("strivacity: \(failure.message)\n")
-      let config = options?.config.map { ["--config", $0] } ?? []
-      try Login.parse(["--profile", ask.resolved.name] + config).run()
-      return try answerOnce(helper, ask, context: context, options: options, attended: attended)
+      try Login.parse(["--profile", ask.resolved.name] + (options?.config.map { ["--config", $0] } ?? [])).run()
+      return try once()
     }
-  }
-
-  /// The token, or what the helper makes from it (Derivation); a margin the tenant's tokens
-  /// cannot meet said with the helper's prefix.
-  static func answerOnce(
-    _ helper: any ToolHelper.Type, _ ask: TokenAsk, context: Context, options: GlobalOptions?, attended: Bool
-  ) throws -> String {
-    let session = try broker(ask, context: context, options: options)
-    if !attended {
-      session.signIn = nil
-      session.progress = nil
-    }
-    let freshness = ask.freshness
-    let tokens = try session.helperTokens(api: ask.api, challenge: ask.challenge, freshness)
-    session.sayShortfall(tokens, freshness, prefix: helper.names.messagePrefix)
-    guard let derived = ask.derived else { return ask.answer(tokens) }
-    return try session.derivedAnswer(derived, token: tokens.accessToken)
   }
 
   /// The broker for `ask`'s profile, with the command line's options when the helper takes them.
@@ -265,15 +252,10 @@ enum HelperAnswer {
     }
   }
 
-  static func write(_ reply: HelperReply) {
+  /// `reply` written; the exit status it asks for.
+  static func written(_ reply: HelperReply) -> ExitStatus {
     if !reply.stdout.isEmpty { Console.writeStdout(reply.stdout) }
     if let line = reply.stderr { Console.writeStderr(line) }
-  }
-}
-
-extension HelperSession {
-  var isOne: Bool {
-    if case .one = self { return true }
-    return false
+    return reply.status
   }
 }
