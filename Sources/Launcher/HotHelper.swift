@@ -7,6 +7,7 @@
 import StrivacityConfig
 import StrivacityCore
 import SystemIO
+import TokenCache
 import ToolHelpers
 
 extension HotPath {
@@ -83,8 +84,20 @@ extension HotPath {
         api: ask.api)
       switch found {
       case .tokens(let tokens):
+        var answer = ask.answer(tokens)
+        if let derived = ask.derived {
+          // Made from the token (a service's credentials): only a kept one is answered here.
+          guard KernelTokenCache.enabled(environment), let key = try? ask.resolved.storeKey(configPath: paths.config),
+            var record = KernelTokenCache.record(derived.cacheKey(key))
+          else { return .handOff(.unknown(askedAgent: false)) }
+          defer { record.wipe() }
+          guard let kept = derived.cached(record, tokens.accessToken, wallClockSeconds()) else {
+            return .handOff(.unknown(askedAgent: false))
+          }
+          answer = kept
+        }
         sayShortfall(tokens, freshness, profile: ask.resolved.name, prefix: helper.names.messagePrefix)
-        writeStdout(ask.answer(tokens))
+        writeStdout(answer)
         return .written(.ok)
       case .refused(let status, let message) where status != .signInRequired:
         // As the full command line says it: the protocol's failure shape, one line on stderr.

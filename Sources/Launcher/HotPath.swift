@@ -32,10 +32,6 @@ public enum HotPath {
       let environment = processEnvironment()
       return first == "exec" ? exec(arguments[...], environment) : token(arguments[...], environment)
     }
-    if first == "aws-credential-process" {
-      forbidCoreDumps()
-      return awsCredentialProcess(arguments.dropFirst(), processEnvironment())
-    }
     let words = Array(arguments.dropFirst())
     guard let tool = ToolHelpers.named(first), tool.asksForToken(words) else { return .handOff(stdin: nil) }
     forbidCoreDumps()

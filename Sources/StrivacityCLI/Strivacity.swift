@@ -6,6 +6,7 @@ import StrivacityConfig
 import StrivacityCore
 import SystemIO
 import TerminalUI
+import ToolHelpers
 
 public struct Strivacity: ParsableCommand {
   public static let configuration = CommandConfiguration(
@@ -45,10 +46,7 @@ public struct Strivacity: ParsableCommand {
 
   /// The protocols tools run strivacity for, and their heading ("… SUBCOMMANDS" in --help).
   static let toolProtocols = "Tool protocol"
-  static let toolHelpers: [ParsableCommand.Type] = [
-    Credential.self, DockerCredentialCommand.self, CargoCredential.self, TerraformCredentialCommand.self,
-    AWSCredentialProcessCommand.self,
-  ]
+  static let toolHelpers: [ParsableCommand.Type] = ToolHelpers.all.map { helperCommand($0) }
 
   public init() {}
 

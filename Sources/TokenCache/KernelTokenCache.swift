@@ -79,7 +79,7 @@ public enum KernelTokenCache {
   public static func drop(_ key: StoreKey) { _ = kc_drop(description(key)) }
 
   /// Keeps a record of another kind than a token set under `key`'s name (a tool's credentials
-  /// made from a token: AWS's), for `seconds` (at most `maxLifetime`), as the tokens are kept:
+  /// made from a token: a helper's Derivation), for `seconds` (at most `maxLifetime`), as the tokens are kept:
   /// this user's, gone at reboot. The caller admits what it reads back (`record`). Best effort.
   @discardableResult
   public static func putRecord(_ payload: [UInt8], for key: StoreKey, seconds: Int64) -> Bool {

@@ -22,9 +22,41 @@ public struct HelperNames: Sendable, Equatable {
   public var messagePrefix: String
 }
 
+/// What `strivacity help SUBCOMMAND` says of a helper (and its man page, from the same command).
+public struct HelperHelp: Sendable {
+  public var abstract: String
+  public var discussion: String
+  /// What the full command line's subcommand takes.
+  public var takes: HelperWords
+  /// The help of those words (or of the option); the verbs, completed.
+  public var words: String
+  public var verbs: [String]
+
+  public init(abstract: String, discussion: String, takes: HelperWords, words: String = "", verbs: [String] = []) {
+    self.abstract = abstract
+    self.discussion = discussion
+    self.takes = takes
+    self.words = words
+    self.verbs = verbs
+  }
+}
+
+/// What a helper's subcommand takes on the full command line, as its help shows it.
+public enum HelperWords: Sendable {
+  /// The protocol's words, read by the protocol (docker's, Terraform's verbs).
+  case protocolWords
+  /// The global options and one action (git's).
+  case action
+  /// The global options only (cargo's: the request names the rest).
+  case options
+  /// The global options and `--api NAME`.
+  case api
+}
+
 /// One tool's credential helper.
 public protocol ToolHelper {
   static var names: HelperNames { get }
+  static var help: HelperHelp { get }
   /// Whether `words` (after the subcommand) ask for a token: the request the small binary
   /// answers from the access-token cache when it can (HotPath.helper).
   static func asksForToken(_ words: [String]) -> Bool
@@ -110,7 +142,7 @@ extension ToolHelper {
 public enum ToolHelpers {
   /// Every helper, in the order their pages and subcommands are listed.
   public static var all: [any HelperGet.Type] {
-    [GitHelper.self, DockerHelper.self, CargoHelper.self, TerraformHelper.self]
+    [GitHelper.self, DockerHelper.self, CargoHelper.self, TerraformHelper.self, AWSHelper.self]
   }
 
   /// The helper whose subcommand is `name`.

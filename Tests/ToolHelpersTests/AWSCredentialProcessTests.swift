@@ -230,6 +230,62 @@ import Testing
     }
   }
 
+  /// Through the seam: the API and its role found (or said, exit 2, in the helper's voice), the
+  /// answer made from the token (a Derivation), kept and read back only for that token.
+  @Test func theHelperRoutesToADerivationOfTheAPIsToken() throws {
+    let config = try Config.parse(
+      """
+      [profiles.work]
+      tenant = "https://work.example.com"
+      client_id = "cli"
+
+      [profiles.work.apis.aws]
+      url = "https://sts.amazonaws.com/"
+      aws_role_arn = "arn:aws:iam::123456789012:role/ci"
+
+      [profiles.work.apis.plain]
+      url = "https://api.example.com/"
+      """, path: "config.toml")
+    func route(_ words: [String], _ environment: [String: String] = [:]) -> HelperRoute? {
+      AWSHelper.route(words, [], config: config, environment: environment)
+    }
+    for (words, said) in [
+      (["--api", "nope", "--profile", "work"], "has no API 'nope'"),
+      (["--api", "plain", "--profile", "work"], "[profiles.work.apis.plain]"),
+    ] {
+      guard case .reply(let reply)? = route(words) else {
+        Issue.record("\(words) answered")
+        continue
+      }
+      #expect(reply.stdout.isEmpty && reply.status == .usage && reply.stderr?.contains(said) == true, "\(reply)")
+      #expect(reply.stderr?.hasPrefix("strivacity: error: aws credential_process: ") == true)
+    }
+    guard case .reply(let bad)? = route(["--api", "aws", "--profile", "work"], ["AWS_ENDPOINT_URL_STS": "http://x/"])
+    else {
+      Issue.record("a bad endpoint answered")
+      return
+    }
+    #expect(bad.status == .usage && bad.stderr?.contains("AWS_ENDPOINT_URL_STS: ") == true)
+    #expect(route(["--api", "aws", "--verbose"]) == nil && AWSHelper.asksForToken(["--api", "aws"]))
+    guard case .token(let ask)? = route(["--profile", "work", "--api", "aws"]), let derived = ask.derived else {
+      Issue.record("no derivation")
+      return
+    }
+    #expect(ask.api?.name == "aws" && ask.resolved.name == "work")
+    let request = derived.request(Self.token)
+    #expect(request.url == "https://sts.amazonaws.com/" && request.sentSecrets == [Self.token.value])
+    let made = try derived.made(HTTPResponse(status: 200, body: Array(Self.good.utf8)), Self.token, 0)
+    #expect(made.answer.hasPrefix(#"{"Version":1,"AccessKeyId":"ASIAEXAMPLE123456789""#) && made.seconds != nil)
+    #expect(derived.cached(made.record, Self.token, 0) == made.answer)
+    #expect(derived.cached(made.record, "another", 0) == nil)
+    do {
+      _ = try derived.made(HTTPResponse(status: 403, body: []), Self.token, 0)
+      Issue.record("a refusal made credentials")
+    } catch {
+      #expect(error.status == .server)
+    }
+  }
+
   @Test func rfc3339ReadsUTCTimesOnly() {
     #expect(RFC3339.parse("1970-01-01T00:00:00Z") == 0)
     #expect(RFC3339.parse("2026-11-28T17:05:32Z").map(RFC3339.format) == "2026-11-28T17:05:32Z")

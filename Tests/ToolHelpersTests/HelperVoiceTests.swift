@@ -38,7 +38,7 @@ import Testing
     let tools = ToolHelpers.all.map { $0.names.tool }
     let subcommands = ToolHelpers.all.map { $0.names.subcommand }
     let links = ToolHelpers.all.compactMap { $0.names.link }
-    #expect(tools == ["git", "docker", "cargo", "terraform"])
+    #expect(tools == ["git", "docker", "cargo", "terraform", "aws"])
     #expect(Set(subcommands).count == subcommands.count)
     #expect(links == ["git-credential-strivacity", "docker-credential-strivacity", "terraform-credentials-strivacity"])
     let docker = ToolHelpers.named("docker-credential").map { ObjectIdentifier($0) }
@@ -163,5 +163,60 @@ import Testing
       let line = try #require(reply.stderr, "\(helper)")
       #expect(line.filter { $0 == "\n" }.count == 1 && !line.contains("\u{1B}") && !line.contains("aaaa"), "\(line)")
     }
+  }
+  /// What the full command line does besides `get`, decided in the registry: docker's version,
+  /// list and refusals, Terraform's `store`, git's request of no profile's and its `erase`.
+  @Test func theOtherVerbsAreSteps() throws {
+    func step(_ helper: any HelperGet.Type, _ words: [String], _ input: String = "") throws -> HelperStep {
+      try helper.step(words, Array(input.utf8), config: { try self.config() })
+    }
+    guard case .reply(let version) = try step(DockerHelper.self, ["version"]) else {
+      Issue.record("version")
+      return
+    }
+    #expect(version.stdout.hasPrefix("docker-credential-strivacity (strivacity) ") && version.status == .ok)
+    guard case .reply(let list) = try step(DockerHelper.self, ["list"]) else {
+      Issue.record("list")
+      return
+    }
+    #expect(list.stdout.contains("registry.example.com") && list.stderr == nil)
+    guard case .reply(let store) = try step(DockerHelper.self, ["store"], "{}") else {
+      Issue.record("store")
+      return
+    }
+    #expect(store.status == .failure && store.stdout.hasPrefix("strivacity does not store"))
+    guard case .forget(nil, let notFound?) = try step(DockerHelper.self, ["erase"], "other.example.com") else {
+      Issue.record("erase")
+      return
+    }
+    #expect(notFound.stdout == "credentials not found in native keychain\n" && notFound.stderr == nil)
+    guard case .help = try step(TerraformHelper.self, ["--help"]) else {
+      Issue.record("help")
+      return
+    }
+    guard case .reply(let tfStore) = try step(TerraformHelper.self, ["store", "tf.example.com"], "[]") else {
+      Issue.record("terraform store")
+      return
+    }
+    #expect(tfStore.stdout.isEmpty && tfStore.status == .usage)
+    #expect(TerraformHelper.input(["store", "h"]) == .drained(TerraformCredentialProtocol.maxInput))
+    #expect(TerraformHelper.input(["get", "h"]) == .none && DockerHelper.input(["list"]) == .none)
+    let request = "protocol=https\nhost=git.example.com\npassword=old\n\n"
+    guard case .forget(let rejected, nil) = try step(GitHelper.self, ["erase"], request) else {
+      Issue.record("git erase")
+      return
+    }
+    #expect(rejected == "old")
+    guard case .reply(let silent) = try step(GitHelper.self, ["get"], "protocol=https\nhost=other.example\n\n")
+    else {
+      Issue.record("not ours")
+      return
+    }
+    #expect(silent == HelperReply(stdout: "", stderr: nil, status: .ok))
+    guard case .reply(let cargo) = try step(CargoHelper.self, [], "not json") else {
+      Issue.record("cargo")
+      return
+    }
+    #expect(cargo.status == .usage && cargo.stdout.hasPrefix(#"{"Err":{"#))
   }
 }

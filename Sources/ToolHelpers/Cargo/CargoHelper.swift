@@ -7,6 +7,24 @@ public enum CargoHelper: ToolHelper {
     tool: "cargo", subcommand: "cargo-credential", link: nil, flag: "--cargo-plugin",
     messagePrefix: CargoInvocation.messagePrefix)
 
+  public static let help = HelperHelp(
+    abstract: "cargo credential provider: answer cargo's requests on stdin and stdout (protocol v1).",
+    discussion: """
+      cargo runs it as `strivacity --cargo-plugin` (set it up with `strivacity setup cargo \
+      --registry NAME`). A `get` for a registry whose index URL is under the profile's tenant, \
+      git_hosts, hosts or an API's url (the API's own token, as `strivacity curl` chooses) is \
+      answered with `Bearer TOKEN`, cached by cargo until the token expires; any other registry \
+      is `url-not-supported`, so cargo asks its next provider. A registry's `WWW-Authenticate: \
+      Bearer` challenge that cargo passes on is answered as `strivacity curl` answers one: \
+      invalid_token gets a new token, insufficient_scope an API token with the scopes added. \
+      It never signs in: without a usable token it answers cargo's error, and one line on \
+      stderr names the `strivacity login` to run. `cargo login` and `cargo logout` are not \
+      supported (sign in and out with strivacity).
+
+      In cargo's config, words after the path are passed in the request: only `--profile NAME` \
+      is accepted there.
+      """, takes: .options)
+
   /// cargo's requests come on stdin, one a line: the provider itself is the `get`.
   public static func asksForToken(_ words: [String]) -> Bool { words.isEmpty }
   public static var maxInput: Int { CargoProtocol.maxLine }
@@ -37,6 +55,19 @@ extension CargoHelper: HelperGet {
     let profile = (try? CargoProtocol.parse(input)).flatMap { try? CargoInvocation(request: $0) }?.profile
     return .profile(
       ResolvedProfile.requestedName(overrides: ProfileOverrides(profile: profile), environment: environment))
+  }
+
+  /// A line that is not cargo's protocol: said in its error shape, and the stream ends (exit 2).
+  public static func step(_ words: [String], _ input: [UInt8], config: () throws -> Config?) throws -> HelperStep {
+    do {
+      _ = try CargoProtocol.parse(input)
+      return .get
+    } catch {
+      return .reply(
+        HelperReply(
+          stdout: CargoProtocol.errorAnswer(.other, message: error.description),
+          stderr: line(.refused(error.description, status: .usage)), status: .usage))
+    }
   }
 
   /// One request line (its newline removed). nil: the full command line's to say (a line that is

@@ -7,6 +7,16 @@ public enum GitHelper: ToolHelper {
     tool: "git", subcommand: "credential", link: "git-credential-strivacity", flag: nil,
     messagePrefix: CredentialInvocation.messagePrefix)
 
+  public static let help = HelperHelp(
+    abstract: "git credential helper: answer get/store/erase on stdin and stdout (git-credential(1)).",
+    discussion: """
+      Answers `get` only for hosts (or URL prefixes) in a profile's git_hosts, with a fresh \
+      access token as password (or as a Bearer credential when git offers \
+      capability[]=authtype); for anything else it prints nothing, so git asks its next \
+      helper. `store` is a no-op; `erase` drops the cached access token so the next `get` \
+      refreshes. Set it up with `strivacity setup git --host HOST`.
+      """, takes: .action, words: "get, store or erase.", verbs: ["get", "store", "erase"])
+
   public static func asksForToken(_ words: [String]) -> Bool { words == ["get"] }
   public static var maxInput: Int { CredentialProtocol.maxInput }
   public static func setupCommand(host: String) -> String { "strivacity setup git --host \(host)" }
@@ -42,6 +52,28 @@ extension GitHelper: HelperGet {
         invocation.answer(tokens, profile: profile)
       })
   }
+
+  /// git's request, then its action: a request of no profile's is not answered (silently), a
+  /// request that is not git's is said in git's voice; `erase` expires the token git rejects.
+  public static func step(_ words: [String], _ input: [UInt8], config: () throws -> Config?) throws -> HelperStep {
+    let request: CredentialRequest
+    do {
+      request = try CredentialProtocol.parse(input)
+    } catch {
+      return .reply(reply(.refused("\(error)", status: .ok)))
+    }
+    let silent = HelperStep.reply(HelperReply(stdout: "", stderr: nil, status: .ok))
+    let invocation = CredentialInvocation(request: request, profile: profileOption(words))
+    guard invocation.matchingProfile(in: try config()?.profiles ?? []) != nil else { return silent }
+    switch words.first {
+    case "get": return .get
+    case "erase": return .forget(rejected: request.password ?? request.attributes["credential"] ?? "", otherwise: nil)
+    default: return silent  // store, and actions of future gits: nothing to do
+    }
+  }
+
+  /// git waits for its person: a sign-in on the terminal, when there is one.
+  public static var signsInOnTerminal: Bool { true }
 
   /// `--profile NAME` among the words (the full command line's option), if any.
   static func profileOption(_ words: [String]) -> String? {

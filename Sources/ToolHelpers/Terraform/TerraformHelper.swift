@@ -7,6 +7,21 @@ public enum TerraformHelper: ToolHelper {
     tool: "terraform", subcommand: "terraform-credential", link: "terraform-credentials-strivacity", flag: nil,
     messagePrefix: TerraformCredentialProtocol.messagePrefix)
 
+  public static let help = HelperHelp(
+    abstract: "Terraform/OpenTofu credentials helper: answer get/store/forget HOST.",
+    discussion: """
+      Installed as terraform-credentials-strivacity. `get HOST` answers {"token": …} with a \
+      fresh token of the API whose url covers the whole host (https://HOST/; the first profile's \
+      in the config, as for Docker), and {} (exit 0) for any other host: Terraform then goes on \
+      without credentials. It never signs in: without a usable token it fails (exit 3), naming \
+      the `strivacity login` to run. `store` reads what Terraform sends and refuses it (the \
+      tokens are strivacity's: `terraform login` is not needed), `forget` expires the API's \
+      cached access token so the next `get` refreshes it. A host with user info, a path or \
+      anything but a host name and port is refused (exit 2). Set it up with `strivacity \
+      setup terraform HOST`.
+      """, takes: .protocolWords, words: "get, store or forget, then the host.",
+    verbs: TerraformVerb.allCases.map(\.rawValue))
+
   public static func asksForToken(_ words: [String]) -> Bool { words.count == 2 && words[0] == "get" }
   public static var maxInput: Int { TerraformCredentialProtocol.maxInput }
   public static func setupCommand(host: String) -> String { "strivacity setup terraform \(host) --api NAME" }
@@ -24,6 +39,30 @@ public enum TerraformHelper: ToolHelper {
 
 extension TerraformHelper: HelperGet {
   public static var session: HelperSession { .one(stdinLimit: nil) }
+
+  /// `store` must read all Terraform writes, whatever it answers (the protocol says so).
+  public static func input(_ words: [String]) -> HelperInput {
+    words.first == TerraformVerb.store.rawValue ? .drained(TerraformCredentialProtocol.maxInput) : .none
+  }
+
+  /// The verbs; --help (not one of them) as `strivacity help terraform-credential`.
+  public static func step(_ words: [String], _ input: [UInt8], config: () throws -> Config?) throws -> HelperStep {
+    if ["--help", "-h"].contains(words.first) { return .help }
+    let request: TerraformRequest
+    do {
+      request = try TerraformCredentialProtocol.request(words)
+    } catch {
+      return .reply(reply(.refused(error.message, status: error.status)))
+    }
+    switch request.verb {
+    case .store:
+      let refusal = TerraformCredentialProtocol.storeRefusal(input)
+      return .reply(reply(.refused(refusal.message, status: refusal.status)))
+    case .get: return .get
+    // `terraform logout`: the next `get` refreshes. Nothing of ours: nothing to drop.
+    case .forget: return .forget(rejected: nil, otherwise: nil)
+    }
+  }
 
   /// `get HOST`: the first profile's API that covers the whole host. A host of no API is `{}`;
   /// said on stderr too when a profile names the host among its places (its token was meant for
