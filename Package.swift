@@ -38,10 +38,10 @@ let package = Package(
     .target(name: "StrivacityConfig", dependencies: ["StrivacityCore"]),
     // The Journey-flow API as data: screens in, prompts and request bodies out (protocol §4–§9).
     .target(name: "JourneyCore", dependencies: ["StrivacityCore"]),
-    // Every tool strivacity is a credential helper for, a folder each (Git/, Cargo/, Docker/,
-    // Terraform/): the names a helper answers to, its protocol as data (requests in, answers and
-    // failures out, in one voice) and its tool's config file edited as bytes. The registry is
-    // ToolHelpers.all (ToolHelper.swift).
+    // Every tool strivacity serves, a folder each (Git/, Cargo/, Docker/, Terraform/, AWS/,
+    // Kubectl/, Google/): the names a helper answers to, its protocol as data (requests in,
+    // answers and failures out, in one voice), its tool's config file edited as bytes, and
+    // doctor's rows for it. The registry is ToolHelpers.all (ToolHelper.swift).
     .target(name: "ToolHelpers", dependencies: ["StrivacityCore", "StrivacityConfig"]),
     // OAuth/OIDC values: PKCE (RFC 7636), JWT signing and verification, JWKS.
     .target(

@@ -168,16 +168,6 @@ extension APITarget {
 }
 
 extension TokenBroker {
-  /// A tool helper's token for `api` (a registry's `get`): with the profile's margin,
-  /// never through a sign-in (a refused refresh, or no sign-in yet, is a failure naming
-  /// `strivacity login`); a margin the tenant's tokens cannot meet is said with `prefix`.
-  package func helperToken(_ api: API, prefix: String) throws -> BearerToken {
-    let freshness = Freshness.asked(nil, profile: resolved.profile)
-    let tokens = try apiTokens(api, freshness)
-    sayShortfall(tokens, freshness, prefix: prefix)
-    return tokens.accessToken
-  }
-
   /// Makes `api`'s kept access token expired (a tool's helper said it failed: `erase`),
   /// its refresh token kept, so that the next ask renews it; under the profile's refresh lock.
   package func expireKept(_ api: API) throws {

@@ -104,7 +104,6 @@ public enum ToolExaminations {
   public static var all: [any ToolExamination.Type] {
     var examined = ToolHelpers.all.compactMap { $0 as? any ToolExamination.Type }
     examined.insert(KubectlExamination.self, at: min(1, examined.count))
-    // TODO(lead): conform AWSHelper (and drop AWSDoctor here) once it is in the registry.
-    return examined + [GcloudExamination.self, AWSDoctor.self]
+    return examined + [GcloudExamination.self]
   }
 }

@@ -43,8 +43,12 @@ import Testing
     let bench = try bench()
     let broker = try bench.broker("work")
     let orders = try #require(broker.resolved.profile.api(named: "orders"))
-    #expect(try broker.helperToken(orders, prefix: "docker credential: ").value == "at-api")
-    #expect(try bench.broker("work").helperToken(orders, prefix: "").value == "at-api")
+    // As HelperCommand asks for a helper's API token: the profile's margin, no challenge.
+    func token(_ broker: TokenBroker) throws -> BearerToken {
+      try broker.helperTokens(api: orders, challenge: nil, .asked(nil, profile: broker.resolved.profile)).accessToken
+    }
+    #expect(try token(broker).value == "at-api")
+    #expect(try token(bench.broker("work")).value == "at-api")
     #expect(bench.tenant.tokenRequests.count == 1, "the second ask is answered from the kept token")
     let refused = try Bench(
       profile: personProfile,
@@ -53,7 +57,7 @@ import Testing
       TokenSet(accessToken: "at-1", refreshToken: "rt-1", expiresAt: refused.now + 3600, obtainedAt: refused.now),
       "work")
     let failure = try #require(throws: BrokerError.self) {
-      try refused.broker("work").helperToken(orders, prefix: "")
+      try token(refused.broker("work"))
     }
     #expect(failure.status == .signInRequired && failure.message.contains("strivacity login --profile work"))
   }

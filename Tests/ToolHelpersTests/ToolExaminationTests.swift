@@ -1,6 +1,6 @@
 // doctor's examinations as pure functions (ToolExamination): the tools examined come from the
 // registry, and each tool's rows come from a machine given as tables (files, programs on PATH,
-// links); the aws row in full (AWSDoctor: its section, its API and role, what shadows it).
+// links); the aws row in full (AWSHelper's examination: its section, its API and role, what shadows it).
 import StrivacityConfig
 import StrivacityCore
 import Testing
@@ -50,7 +50,7 @@ struct TableMachine: ExaminedMachine {
       profile: profiles[0], profiles: profiles, unnamed: unnamed, tenant: "https://work.example.com")
   }
 
-  func rows(_ machine: TableMachine) throws -> [DoctorCheck] { AWSDoctor.examine(try examined(), on: machine) }
+  func rows(_ machine: TableMachine) throws -> [DoctorCheck] { AWSHelper.examine(try examined(), on: machine) }
 
   func machine(_ config: String) -> TableMachine {
     var machine = TableMachine()
@@ -61,7 +61,7 @@ struct TableMachine: ExaminedMachine {
   @Test func theExaminedToolsAreTheRegistrysInTheirRowsOrder() {
     #expect(
       ToolExaminations.all.map { $0.examinedTool } == [
-        "git", "kubectl", "docker", "cargo", "terraform", "gcloud", "aws",
+        "git", "kubectl", "docker", "cargo", "terraform", "aws", "gcloud",
       ])
   }
 
@@ -76,8 +76,8 @@ struct TableMachine: ExaminedMachine {
       .isEmpty)
     // A command naming no profile is the unnamed one's.
     let unnamed = machine("[profile x]\ncredential_process = strivacity aws-credential-process --api aws\n")
-    #expect(AWSDoctor.examine(try examined(), on: unnamed).isEmpty)
-    #expect(!AWSDoctor.examine(try examined("work"), on: unnamed).isEmpty)
+    #expect(AWSHelper.examine(try examined(), on: unnamed).isEmpty)
+    #expect(!AWSHelper.examine(try examined("work"), on: unnamed).isEmpty)
     // A relative AWS_CONFIG_FILE is not looked for.
     var relative = machine("[profile work]\n" + Self.ours)
     relative.environment["AWS_CONFIG_FILE"] = "aws/config"

@@ -5,9 +5,7 @@
 import StrivacityConfig
 import StrivacityCore
 
-public enum AWSDoctor: ToolExamination {
-  public static var examinedTool: String { "aws" }
-
+extension AWSHelper: ToolExamination {
   public static func examine(_ examined: ExaminedProfile, on machine: some ExaminedMachine) -> [DoctorCheck] {
     var rows = ExaminationRows(examinedTool)
     let environment = machine.environment
