@@ -230,7 +230,7 @@ package final class Context {
   package var attended = true
 
   /// Whether warnings go to stderr: not when whoever runs strivacity reads stderr together with
-  /// the data (Google's client, for `token --format google-executable`): only a failure's line.
+  /// the data (a `token` output that is not `attended`): then only a failure's line.
   package var warns = true
 
   /// A warning on stderr, unless this run says none (`warns`).

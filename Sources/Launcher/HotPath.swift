@@ -132,8 +132,8 @@ public enum HotPath {
   static func token(_ arguments: ArraySlice<String>, _ environment: [String: String]) -> Outcome {
     // Only the plain forms; anything else (and a value the full command line refuses) is its to do.
     guard let invocation = TokenInvocation(plainArguments: arguments.dropFirst()) else { return .handOff(stdin: nil) }
-    // kubectl's KUBERNETES_EXEC_INFO, Google's GOOGLE_EXTERNAL_ACCOUNT_TOKEN_TYPE: one it does
-    // not understand is the full command line's to refuse.
+    // The output with what its program said (`TokenOutput`): a context it does not understand is
+    // the full command line's to refuse.
     guard let output = try? TokenOutput(invocation.format, environment: environment) else {
       return .handOff(stdin: nil)
     }
@@ -148,7 +148,7 @@ public enum HotPath {
     }
     guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: environment)
     else { return .handOff(stdin: nil) }
-    // kubectl's API server against the profile's kube_clusters: a refusal is the full command line's to say.
+    // The output's cluster decision (kubectl's API server): a refusal is the full command line's to say.
     guard output.clusterDecision(resolved.profile.kubeClusters, profile: resolved.name) == .allow else {
       return .handOff(stdin: nil)
     }

@@ -1,7 +1,7 @@
 // `strivacity token` as asked, described once. The full command line builds it from its parsed
 // options, the small binary from argv (`init?(plainArguments:)`); both then answer through the
 // same functions here (the API chosen, the refresh margin, the shortfall warning, the output;
-// what differs by format, with kubectl's or Google's context, is `TokenOutput`'s), so "answers
+// what differs by format, with the context its program gave, is `TokenOutput`'s), so "answers
 // as the full command line would" holds by construction rather than by two copies kept alike.
 import StrivacityCore
 
