@@ -1,15 +1,9 @@
 // Human output. stdout carries data only; messages go to stderr, in one voice:
 // `strivacity: error: …`, `strivacity: warning: …`, `strivacity: …` (what it does next).
 import StrivacityCore
-import Synchronization
 import SystemIO
 
 package enum Console {
-  /// No warnings or notes for this run, errors only: set where whoever runs strivacity reads
-  /// stderr together with the data (Google's client, for `token --format google-executable`),
-  /// so a warning would corrupt the answer.
-  package static let onlyErrors = Atomic<Bool>(false)
-
   /// Data for programs: tokens, JSON, tables, exactly as given; when stdout is a terminal a
   /// person reads it, so it goes through the terminal sink like everything else on a screen.
   package static func writeStdout(_ text: String) { SystemIO.writeStdout(text) }
@@ -21,12 +15,10 @@ package enum Console {
     writeStderr("strivacity: error: \(TerminalSafe.text(message, multiline: false))\n")
   }
   package static func warning(_ message: String) {
-    if onlyErrors.load(ordering: .relaxed) { return }
     writeStderr("strivacity: warning: \(TerminalSafe.text(message, multiline: false))\n")
   }
   /// What strivacity does next, on its own (answering an API's challenge).
   package static func note(_ message: String) {
-    if onlyErrors.load(ordering: .relaxed) { return }
     writeStderr("strivacity: \(TerminalSafe.text(message, multiline: false))\n")
   }
 }

@@ -64,7 +64,7 @@ package final class Context {
 
   private func readConfig(_ scope: ConfigScope, warn: Bool) throws(ConfigError) -> Config? {
     let config = try Config.load(paths.config, scope, read: { readFile($0) })
-    if warn, let config { for warning in config.warnings { Console.warning(warning.description) } }
+    if warn, let config { for warning in config.warnings { self.warn(warning.description) } }
     return config
   }
 
@@ -228,6 +228,15 @@ package final class Context {
   /// Whether a person runs this command, rather than git: a keyring prompt (KeePassXC's access
   /// dialog, an unlock) may wait 120 s for a person at a terminal, 15 s otherwise.
   package var attended = true
+
+  /// Whether warnings go to stderr: not when whoever runs strivacity reads stderr together with
+  /// the data (a `token` output that is not `attended`): then only a failure's line.
+  package var warns = true
+
+  /// A warning on stderr, unless this run says none (`warns`).
+  package func warn(_ message: String) {
+    if warns { Console.warning(message) }
+  }
 
   /// `strivacity login`: a keyring without a default collection is asked to create one, on a
   /// terminal (the provider's own dialog: KWallet's new wallet, gnome-keyring's new keyring).

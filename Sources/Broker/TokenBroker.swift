@@ -133,7 +133,7 @@ package final class TokenBroker {
   /// as the small binary says it (HotPath.sayShortfall). `prefix` names the caller for git.
   package func sayShortfall(_ tokens: TokenSet, _ freshness: Freshness, prefix: String = "") {
     if let warning = freshness.shortfallWarning(tokens, now: now(), profile: name, prefix: prefix) {
-      Console.warning(warning)
+      context.warn(warning)
     }
   }
 
@@ -180,7 +180,7 @@ package final class TokenBroker {
     var (next, newIDToken) = try exchangeRefreshToken(current)
     guard let newIDToken else { return next }
     if let problem = refreshedIDTokenProblem(newIDToken, previous: current) {
-      Console.warning("the refreshed ID token for \(name) was refused (\(problem)); keeping the previous one")
+      context.warn("the refreshed ID token for \(name) was refused (\(problem)); keeping the previous one")
       return next
     }
     next.idToken = newIDToken

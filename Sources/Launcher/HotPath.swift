@@ -128,10 +128,11 @@ public enum HotPath {
   static func token(_ arguments: ArraySlice<String>, _ environment: [String: String]) -> Outcome {
     // Only the plain forms; anything else (and a value the full command line refuses) is its to do.
     guard let invocation = TokenInvocation(plainArguments: arguments.dropFirst()) else { return .handOff(stdin: nil) }
-    // kubectl's KUBERNETES_EXEC_INFO: one it does not understand is the full command line's to refuse.
-    guard let exec = try? invocation.execInfo(environment) else { return .handOff(stdin: nil) }
-    // Google's GOOGLE_EXTERNAL_ACCOUNT_TOKEN_TYPE likewise.
-    guard let google = try? invocation.googleInfo(environment) else { return .handOff(stdin: nil) }
+    // The output with what its program said (`TokenOutput`): a context it does not understand is
+    // the full command line's to refuse.
+    guard let output = try? TokenOutput(invocation.format, environment: environment) else {
+      return .handOff(stdin: nil)
+    }
 
     let paths = Paths(environment: environment)
     let overrides = ProfileOverrides(profile: invocation.profile)
@@ -143,8 +144,8 @@ public enum HotPath {
     }
     guard let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: environment)
     else { return .handOff(stdin: nil) }
-    // kubectl's API server against the profile's kube_clusters: a refusal is the full command line's to say.
-    guard invocation.clusterDecision(exec, profile: resolved.profile, name: resolved.name) == .allow else {
+    // The output's cluster decision (kubectl's API server): a refusal is the full command line's to say.
+    guard output.clusterDecision(resolved.profile.kubeClusters, profile: resolved.name) == .allow else {
       return .handOff(stdin: nil)
     }
     // An API the profile does not have, or a URL under none: the full command line's to refuse.
@@ -160,16 +161,14 @@ public enum HotPath {
       api: api, adHoc: invocation.adHoc)
     switch found {
     case .tokens(let tokens):
-      if !invocation.answersAProgramReadingStderr { sayShortfall(tokens, freshness, profile: resolved.name) }
+      if output.attended { sayShortfall(tokens, freshness, profile: resolved.name) }
       writeStdout(
-        invocation.output(
-          tokens.accessToken, tokens: tokens, profile: resolved.name, now: wallClockSeconds(), exec: exec,
-          google: google)
-      )
+        invocation.printed(
+          tokens.accessToken, tokens: tokens, as: output, profile: resolved.name, now: wallClockSeconds()))
       return .answered
     case .refused(let status, let message) where status != .signInRequired:
       // The tenant or the network (the full command line would say the same, the same way).
-      if let shaped = invocation.failureOutput(status, message: message) { writeStdout(shaped) }
+      if let shaped = output.failure(status, message: message) { writeStdout(shaped) }
       writeTerminal(2, "strivacity: error: \(TerminalSafe.text(message, multiline: false))\n")
       return .failed(status: status)
     default:

@@ -1,8 +1,8 @@
 // `strivacity token` as asked, described once. The full command line builds it from its parsed
 // options, the small binary from argv (`init?(plainArguments:)`); both then answer through the
-// same functions here (the kubectl exec info, the cluster decision, the refresh margin, the
-// shortfall warning, the output), so "answers as the full command line would" holds by
-// construction rather than by two copies kept alike.
+// same functions here (the API chosen, the refresh margin, the shortfall warning, the output;
+// what differs by format, with the context its program gave, is `TokenOutput`'s), so "answers
+// as the full command line would" holds by construction rather than by two copies kept alike.
 import StrivacityCore
 
 public struct TokenInvocation: Equatable, Sendable {
@@ -131,47 +131,17 @@ public struct TokenInvocation: Equatable, Sendable {
     return forURL == nil ? .none : .all
   }
 
-  /// kubectl's KUBERNETES_EXEC_INFO for the exec-credential format (an empty one otherwise);
-  /// throws what the full command line refuses with exit 2.
-  public func execInfo(_ environment: [String: String]) throws(AdmissionError) -> ExecCredentialInfo {
-    format == .execCredential ? try ExecCredentialInfo.from(environment) : ExecCredentialInfo()
-  }
-
-  /// What Google's client asked for (the token type) with the google-executable format (the
-  /// default otherwise); throws what the full command line refuses with exit 2.
-  public func googleInfo(_ environment: [String: String]) throws(AdmissionError) -> GoogleExecutableInfo {
-    format == .googleExecutable ? try GoogleExecutableInfo.from(environment) : GoogleExecutableInfo()
-  }
-
-  /// Whether a failure goes to stdout in the format's own shape (google-executable: the client
-  /// reads only stdout, with stderr merged into it) besides the one line on stderr.
-  public func failureOutput(_ status: ExitStatus, message: String) -> String? {
-    format == .googleExecutable ? GoogleExecutableInfo.failure(status, message: message) : nil
-  }
-
-  /// Whether the call answers a program that waits without a terminal and reads stderr as part
-  /// of the answer (Google's clients, for google-executable): then it never signs in, whatever
-  /// --login says, and no warning goes to stderr (a failure's one error line only).
-  public var answersAProgramReadingStderr: Bool { format == .googleExecutable }
-
-  /// Whether kubectl's API server may have the profile's token: among its kube_clusters (the one
-  /// rule, `ExecCredentialInfo.decision`), decided before the keyring is opened.
-  public func clusterDecision(_ exec: ExecCredentialInfo, profile: Profile, name: String) -> KubeClusterDecision {
-    format == .execCredential ? exec.decision(clusters: profile.kubeClusters, profile: name) : .allow
-  }
-
   /// The margin the access token must have left, else it is refreshed first.
   public func freshness(_ profile: Profile?) -> Freshness {
     Freshness.asked(minTTL, profile: profile, force: refresh)
   }
 
-  /// What goes to stdout (`TokenRenderer`).
-  public func output(
-    _ token: BearerToken, tokens: TokenSet, profile: String, now: Int64, exec: ExecCredentialInfo,
-    google: GoogleExecutableInfo = GoogleExecutableInfo()
+  /// What goes to stdout (`TokenRenderer`), in `output`: `format` admitted with what the
+  /// program running strivacity said (`TokenOutput.init`, before anything else is read).
+  public func printed(
+    _ token: BearerToken, tokens: TokenSet, as output: TokenOutput, profile: String, now: Int64
   ) -> String {
-    TokenRenderer.text(
-      token, of: tokens, to: .stdout(format, profile: profile, idToken: idToken, now: now, exec: exec, google: google))
+    TokenRenderer.text(token, of: tokens, to: .stdout(output, profile: profile, idToken: idToken, now: now))
   }
 }
 

@@ -18,7 +18,7 @@ import Testing
   }
 
   @Test func everyFormat() {
-    func render(_ format: TokenFormat, id: Bool = false) -> String {
+    func render(_ format: TokenOutput, id: Bool = false) -> String {
       TokenRenderer.text(
         id ? "id.value" : "at.value", of: tokens, to: .stdout(format, profile: "work", idToken: id, now: now))
     }
@@ -39,7 +39,7 @@ import Testing
         """)
     #expect(render(.curl) == "header = \"Authorization: Bearer at.value\"\n")
     #expect(
-      render(.execCredential)
+      render(.execCredential(ExecCredentialInfo()))
         == #"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","#
         + #""status":{"expirationTimestamp":"2026-11-22T16:05:32Z","token":"at.value"}}"#
         + "\n")
@@ -49,7 +49,7 @@ import Testing
   }
 
   @Test func quotingIsSafe() {
-    #expect(TokenFormat.env.shellQuote("a'b") == "'a'\\''b'")
+    #expect(TokenRenderer.shellQuote("a'b") == "'a'\\''b'")
   }
 }
 
@@ -90,7 +90,7 @@ import Testing
     for version in ExecCredentialInfo.versions {
       let text = TokenRenderer.text(
         tokens.accessToken, of: tokens,
-        to: .stdout(.execCredential, profile: "p", now: 1_699_996_400, exec: ExecCredentialInfo(apiVersion: version)))
+        to: .stdout(.execCredential(ExecCredentialInfo(apiVersion: version)), profile: "p", now: 1_699_996_400))
       #expect(JSONValue.parse(text)?["apiVersion"]?.string == version)
       #expect(JSONValue.parse(text)?["status"]?["expirationTimestamp"]?.string == "2023-11-14T22:13:20Z")
     }

@@ -66,31 +66,37 @@ import Testing
 
     // Only the exec-credential format reads kubectl's info or asks the cluster rule.
     let environment = ["KUBERNETES_EXEC_INFO": "not json"]
-    #expect(try TokenInvocation().execInfo(environment) == ExecCredentialInfo())
-    #expect(throws: AdmissionError.self) { try TokenInvocation(format: .execCredential).execInfo(environment) }
-    profile.kubeClusters = [try KubeServer(admitting: "https://k8s.example.com")]
+    #expect(try TokenOutput(.raw, environment: environment) == .raw)
+    #expect(throws: AdmissionError.self) { try TokenOutput(.execCredential, environment: environment) }
+    #expect(try TokenOutput(.execCredential, environment: [:]) == .execCredential(ExecCredentialInfo()))
+    let clusters = [try KubeServer(admitting: "https://k8s.example.com")]
     let elsewhere = ExecCredentialInfo(fromKubectl: true, server: "https://other.example.com")
-    #expect(TokenInvocation().clusterDecision(elsewhere, profile: profile, name: "work") == .allow)
-    #expect(
-      TokenInvocation(format: .execCredential).clusterDecision(elsewhere, profile: profile, name: "work") != .allow)
+    #expect(TokenOutput.json.clusterDecision(clusters, profile: "work") == .allow)
+    #expect(TokenOutput.execCredential(elsewhere).clusterDecision(clusters, profile: "work") != .allow)
+    // A sign-in is offered unless kubectl says nobody is there.
+    #expect(TokenOutput.execCredential(elsewhere).offersSignIn && TokenOutput.raw.offersSignIn)
+    #expect(!TokenOutput.execCredential(ExecCredentialInfo(interactive: false, fromKubectl: true)).offersSignIn)
   }
 
   /// Only google-executable reads Google's variables, answers a failure on stdout, stays silent
   /// on stderr and never signs in; the small binary reads its plain form.
   @Test func googleExecutableIsUnattendedWithFailuresInItsShape() throws {
     let saml = ["GOOGLE_EXTERNAL_ACCOUNT_TOKEN_TYPE": "urn:ietf:params:oauth:token-type:saml2"]
-    let google = TokenInvocation(format: .googleExecutable)
-    #expect(try TokenInvocation().googleInfo(saml) == GoogleExecutableInfo())
-    #expect(throws: AdmissionError.self) { try google.googleInfo(saml) }
-    #expect(TokenInvocation().failureOutput(.signInRequired, message: "x") == nil)
+    #expect(try TokenOutput(.json, environment: saml) == .json)
+    #expect(throws: AdmissionError.self) { try TokenOutput(.googleExecutable, environment: saml) }
+    let idType = ["GOOGLE_EXTERNAL_ACCOUNT_TOKEN_TYPE": GoogleExecutableInfo.idToken]
+    let google = try TokenOutput(.googleExecutable, environment: idType)
+    #expect(google == .googleExecutable(GoogleExecutableInfo(tokenType: GoogleExecutableInfo.idToken)))
+    #expect(google.format == .googleExecutable)
+    #expect(TokenOutput.raw.failure(.signInRequired, message: "x") == nil)
     #expect(
-      google.failureOutput(.signInRequired, message: "run strivacity login --profile ci")
+      google.failure(.signInRequired, message: "run strivacity login --profile ci")
         == #"{"code":"sign_in_required","message":"run strivacity login --profile ci","success":false,"version":1}"#
         + "\n")
-    #expect(google.answersAProgramReadingStderr)
-    #expect(
-      !TokenInvocation(format: .execCredential).answersAProgramReadingStderr
-        && !TokenInvocation().answersAProgramReadingStderr)
+    // The shape is the format's: a context it could not admit fails in it too.
+    #expect(TokenFormat.googleExecutable.failure(.usage, message: "x") != nil)
+    #expect(!google.attended && !google.offersSignIn)
+    #expect(TokenOutput.execCredential(ExecCredentialInfo()).attended && TokenOutput.raw.attended)
     #expect(
       TokenInvocation(plainArguments: ["--format", "google-executable", "--api", "gcp", "--profile", "ci"])
         == TokenInvocation(profile: "ci", format: .googleExecutable, api: "gcp"))

@@ -27,7 +27,10 @@ import Testing
   func stdout(_ format: TokenFormat, id: Bool = false, exec: String = ExecCredentialInfo.v1)
     -> TokenRenderer.Destination
   {
-    .stdout(format, profile: "work", idToken: id, now: now, exec: ExecCredentialInfo(apiVersion: exec))
+    // Without a program's variables, each format's plain context; kubectl's apiVersion as given.
+    var output = (try? TokenOutput(format, environment: [:])) ?? .raw
+    if case .execCredential = output { output = .execCredential(ExecCredentialInfo(apiVersion: exec)) }
+    return .stdout(output, profile: "work", idToken: id, now: now)
   }
 
   @Test func stdoutHoldsEveryFormatEndingWithALineBreak() {
@@ -110,7 +113,7 @@ import Testing
   @Test func googleExecutableAnswersInTheTokenTypeAsked() {
     let asked = GoogleExecutableInfo(tokenType: GoogleExecutableInfo.idToken)
     #expect(
-      text(tokens, .stdout(.googleExecutable, profile: "work", now: now, google: asked))
+      text(tokens, .stdout(.googleExecutable(asked), profile: "work", now: now))
         == #"{"expiration_time":1795363532,"id_token":"eyJ0.a-b_c~d+e/f==","success":true,"#
         + #""token_type":"urn:ietf:params:oauth:token-type:id_token","version":1}"# + "\n")
   }

@@ -113,9 +113,10 @@ struct Token: ParsableCommand {
   func validate() throws {
     do {
       try validateOptions()
-    } catch let error as ValidationError where format == .googleExecutable {
+    } catch let error as ValidationError {
       // Google's client reads stdout: the refusal in its shape too.
-      Self.fail(invocation, CLIFailure(error.message, status: .usage))
+      Self.failShaped(format, CLIFailure(error.message, status: .usage))
+      throw error
     }
   }
 
@@ -146,20 +147,22 @@ struct Token: ParsableCommand {
   }
 
   func run() throws {
-    // Google's client reads stdout only (stderr merged into it): every failure in its shape.
-    guard format == .googleExecutable else { return try answer() }
     do {
       try answer()
     } catch {
-      if error is ExitCode { throw error }
-      Self.fail(invocation, CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .failure))
+      // Google's client reads stdout only (stderr merged into it): every failure in its shape.
+      if !(error is ExitCode) {
+        Self.failShaped(format, CLIFailure(recognising: error) ?? CLIFailure("\(error)", status: .failure))
+      }
+      throw error
     }
   }
 
   /// A failure in the format's own shape on stdout (google-executable), one line on stderr, and
-  /// its exit status.
-  static func fail(_ invocation: TokenInvocation, _ failure: CLIFailure) -> Never {
-    if let shaped = invocation.failureOutput(failure.status, message: failure.message) { Console.writeStdout(shaped) }
+  /// its exit status; a format without a shape of its own returns, for the failure to be thrown.
+  static func failShaped(_ format: TokenFormat, _ failure: CLIFailure) {
+    guard let shaped = format.failure(failure.status, message: failure.message) else { return }
+    Console.writeStdout(shaped)
     if !failure.message.isEmpty { Console.error(failure.message) }
     exitProcess(failure.status.rawValue)
   }
@@ -167,33 +170,28 @@ struct Token: ParsableCommand {
   func answer() throws {
     let context = global.context()
     let invocation = self.invocation
-    // For kubectl: the apiVersion it asks for, and whether it lets the plugin talk to a person;
-    // for Google's client: the token type it asks for.
-    let exec: ExecCredentialInfo
-    let google: GoogleExecutableInfo
+    // For kubectl: the apiVersion it asks for, whether it lets the plugin talk to a person, the
+    // API server; for Google's client: the token type it asks for.
+    let output: TokenOutput
     do {
-      exec = try invocation.execInfo(context.environment)
-      google = try invocation.googleInfo(context.environment)
+      output = try TokenOutput(format, environment: context.environment)
     } catch {
       throw CLIFailure(error.description, status: .usage)
     }
     // Google's client waits without a terminal (a keyring's dialog gets the short bound) and
     // reads stderr with stdout: no warning may go there (a config's, a refresh's, a margin's).
-    let unattended = invocation.answersAProgramReadingStderr
-    if unattended {
-      Console.onlyErrors.store(true, ordering: .relaxed)
-      context.attended = false
-    }
+    context.attended = output.attended
+    context.warns = output.attended
     // kubectl's API server must be among the profile's kube_clusters, decided before the keyring
     // is opened or anything refreshed.
-    if format == .execCredential {
+    if case .execCredential = output {
       let resolved = try context.resolveProfile(global)
-      if case .refuse(let message) = invocation.clusterDecision(exec, profile: resolved.profile, name: resolved.name) {
+      if case .refuse(let message) = output.clusterDecision(resolved.profile.kubeClusters, profile: resolved.name) {
         throw CLIFailure(message, status: .usage)
       }
     }
     let session = try TokenBroker(context: context, options: global, apis: invocation.apiTables)
-    if unattended {
+    if !output.attended {
       // Never a sign-in, nothing drawn on stderr: a refused refresh names `strivacity login`.
       session.signIn = nil
       session.progress = nil
@@ -230,7 +228,7 @@ struct Token: ParsableCommand {
       tokens = try fresh()
     } catch let failure as BrokerError where failure.status == .signInRequired {
       // kubectl with interactiveMode Never (or no terminal to offer): at once, naming the command.
-      guard !failure.signInOffered, !unattended, session.renewal.personSignsIn, exec.interactive != false,
+      guard !failure.signInOffered, output.offersSignIn, session.renewal.personSignsIn,
         signInAllowed(failure, profile: session.name)
       else {
         throw failure
@@ -242,7 +240,7 @@ struct Token: ParsableCommand {
       freshness.force = false  // just signed in
       tokens = try fresh()
     }
-    if !idToken { session.sayShortfall(tokens, freshness) }  // not said when unattended (onlyErrors)
+    if !idToken { session.sayShortfall(tokens, freshness) }  // not said when unattended (context.warns)
     let token: BearerToken
     if idToken {
       guard let id = tokens.idToken else {
@@ -258,8 +256,7 @@ struct Token: ParsableCommand {
       token = tokens.accessToken
     }
     Console.writeStdout(
-      invocation.output(
-        token, tokens: tokens, profile: session.name, now: TokenBroker.now(), exec: exec, google: google))
+      invocation.printed(token, tokens: tokens, as: output, profile: session.name, now: TokenBroker.now()))
   }
 
   /// With --login, or when the person at the terminal agrees.
