@@ -210,7 +210,8 @@ public struct Config: Sendable, Equatable {
         // Rules are tables of arrays after the top-level keys: only a file with `[[` has any, and
         // only then is more than the top read to name the profile.
         let hasRules = text.utf8.withContiguousStorageIfAvailable { hasArrayHeader($0) } ?? text.contains("[[")
-        let top = try parse(hasRules ? keepingOnly(text, profile: nil, apis: .none) : topLevel(text), path: path)
+        let top = try parse(
+          hasRules ? keepingOnly(text, profile: nil, apis: .none) : topLevel(text), path: path, sinkAPIsRead: true)
         if !top.contexts.isEmpty {
           try Contexts.check(top.contexts, profiles: profileTables(in: text), path: path)
           if let place { choice = top.choose(at: place, read: read) }

@@ -88,7 +88,9 @@ public enum ConfigWriter {
     if let existing = lines[..<firstTable].firstIndex(where: { assigns($0, key) }) {
       lines[existing] = line
     } else {
-      lines.insert(contentsOf: firstTable < lines.count ? [line, ""] : [line], at: firstTable)
+      var at = firstTable
+      while at > 0 && lines[at - 1].trimming(" \t\r").isEmpty { at -= 1 }
+      lines.insert(contentsOf: at < lines.count && at == firstTable ? [line, ""] : [line], at: at)
     }
     let result = lines.joined(separator: "\n") + "\n"
     _ = try Config.parse(result, path: path)

@@ -66,6 +66,7 @@ public struct RemotePattern: Sendable, Equatable, CustomStringConvertible {
   public init?(_ text: String) {
     var rest = Substring(text)
     if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+    guard !rest.hasPrefix("/") else { return nil }
     let parts = rest.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     guard let first = parts.first, !first.isEmpty,
       first.unicodeScalars.allSatisfy({
