@@ -187,6 +187,17 @@ public struct Config: Sendable, Equatable {
 
   public func profile(named name: String) -> Profile? { profiles.first { $0.name == name } }
 
+  /// The profiles in the order a helper asks them which answers a host: the one a context
+  /// chooses here first, then the file's order.
+  public var profilesContextFirst: [Profile] {
+    guard let chosen = contextChoice?.rule.profile, let index = profiles.firstIndex(where: { $0.name == chosen }) else {
+      return profiles
+    }
+    var ordered = profiles
+    ordered.insert(ordered.remove(at: index), at: 0)
+    return ordered
+  }
+
   /// Parses only what resolving one profile needs: the top-level keys and that profile's
   /// table (`profile`, else `default_profile`, else "default"); the other profiles' tables are
   /// skipped line by line without being parsed, so the cost does not grow with their number.

@@ -191,7 +191,7 @@ public enum Contexts {
   /// path) when it has one, else the directory (under the home directory written with `~`).
   public static func ruleHere(_ place: Workplace, remotes: [String]) -> (key: String, value: String)? {
     if let url = remotes.lazy.compactMap(RemoteURL.init).first, !url.path.isEmpty {
-      return ("git_remote", ([url.host] + url.path).joined(separator: "/"))
+      return ("git_remote", ([url.hostAndPort] + url.path).joined(separator: "/"))
     }
     guard let directory = place.directory.flatMap({ expand($0, home: nil) }) else { return nil }
     if let home = place.home.flatMap({ expand($0, home: nil) }), home != "/", isUnder(directory, home) {
