@@ -36,7 +36,8 @@ extension Harness {
   @Test func twoDirectoriesGetTwoProfilesAtOnce() throws {
     let h = try Harness(journey: "password")
     let (a, b) = try h.twoProfiles(rules: {
-      "[[contexts]]\ndirectory = \"~/work/b\"\nprofile = \"\($1)\"\n\n[[contexts]]\ndirectory = \"~/work\"\nprofile = \"\($0)\"\n"
+      "[[contexts]]\ndirectory = \"~/work/b\"\nprofile = \"\($1)\"\n\n"
+        + "[[contexts]]\ndirectory = \"~/work\"\nprofile = \"\($0)\"\n"
     })
     for directory in ["work/a/x", "work/b/x"] {
       try FileManager.default.createDirectory(atPath: h.home.file(directory), withIntermediateDirectories: true)
