@@ -64,6 +64,14 @@ extension Harness {
       [TestEnvironment.binary("strivacity"), "status"], environment: h.environment,
       currentDirectory: h.home.file("work/b/x"))
     #expect(status.stdout.contains("\(b), chosen by context ~/work/b (config line"), "\(status.stdout)")
+    // Here both rules match: the first chooses, and doctor says the other is ignored.
+    let doctor = try run(
+      [TestEnvironment.binary("strivacity"), "doctor"], environment: h.environment,
+      currentDirectory: h.home.file("work/b/x"))
+    let report = doctor.stdout.replacing("\n                ", with: " ")
+    #expect(report.contains("\(b) (chosen by context ~/work/b (config line 11))"), "\(report)")
+    #expect(report.contains("! contexts      here, context ~/work/b (line 11) chooses \(b)"), "\(report)")
+    #expect(report.contains("also matching, ignored: ~/work (line 15, profile \(a))"), "\(report)")
     let elsewhere = try run(
       [TestEnvironment.binary("strivacity"), "status", "--profile", a], environment: h.environment,
       currentDirectory: h.home.file("work/b/x"))

@@ -51,7 +51,8 @@ extension Examination {
         }
       add(
         "profile", .pass,
-        "\(session.name) (\(session.resolved.reason)): \(session.tenant), client \(session.clientID), \(kind)")
+        "\(session.name)\(session.resolved.reason == .flag ? "" : " (\(session.resolved.reason))"): "
+          + "\(session.tenant), client \(session.clientID), \(kind)")
       if let choice = config?.contextChoice, !choice.alsoMatching.isEmpty {
         add(
           "contexts", .warn, ContextChoice.overlap(choice),
