@@ -216,22 +216,22 @@ public struct Config: Sendable, Equatable {
     // file's answer is the true one; otherwise the cut text's error (on the wanted profile).
     do {
       var wanted = profile ?? "default"
-      var choice: ContextChoice?
-      if profile == nil {
-        // Rules are tables of arrays after the top-level keys: only a file with `[[` has any, and
-        // only then is more than the top read to name the profile.
-        let hasRules = text.utf8.withContiguousStorageIfAvailable { hasArrayHeader($0) } ?? text.contains("[[")
-        let top = try parse(
-          hasRules ? keepingOnly(text, profile: nil, apis: .none) : topLevel(text), path: path, sinkAPIsRead: true)
-        if !top.contexts.isEmpty {
-          try Contexts.check(top.contexts, profiles: profileTables(in: text), path: path)
-          if let place { choice = top.choose(at: place, read: read) }
-        }
-        wanted = choice?.rule.profile ?? top.defaultProfile ?? wanted
-      }
+      if profile == nil, let named = try parse(topLevel(text), path: path).defaultProfile { wanted = named }
       // A sink's `api` is checked against the profile's APIs only when they were all read.
       var narrowed = try parse(keepingOnly(text, profile: wanted, apis: apis), path: path, sinkAPIsRead: apis == .all)
-      narrowed.contextChoice = choice
+      // `[[contexts]]` tables are kept by the narrowed read: with none, nothing more is done; with
+      // some, the one that matches here may name another profile, whose table is read instead.
+      if profile == nil, !narrowed.contexts.isEmpty {
+        try Contexts.check(narrowed.contexts, profiles: profileTables(in: text), path: path)
+        if let place, let choice = narrowed.choose(at: place, read: read) {
+          if choice.rule.profile != wanted {
+            wanted = choice.rule.profile
+            narrowed = try parse(
+              keepingOnly(text, profile: wanted, apis: apis), path: path, sinkAPIsRead: apis == .all)
+          }
+          narrowed.contextChoice = choice
+        }
+      }
       // A profile the file does not have (an error, or one given by flags and the environment):
       // the names of those it has, for the error to list, from the headers alone, not a parse.
       var result = narrowed
@@ -244,26 +244,6 @@ public struct Config: Sendable, Equatable {
       }
       throw error
     }
-  }
-
-  /// Whether a line of `text` starts with `[[` (spaces before it aside).
-  static func hasArrayHeader(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    var atLineStart = true
-    var index = 0
-    while index < bytes.count {
-      let byte = bytes[index]
-      if byte == UInt8(ascii: "\n") {
-        atLineStart = true
-      } else if atLineStart && byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") {
-        if byte == UInt8(ascii: "["), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "[") { return true }
-        atLineStart = false
-        guard let found = memchr(bytes.baseAddress! + index, 10, bytes.count - index) else { return false }
-        index = UnsafeRawPointer(found) - UnsafeRawPointer(bytes.baseAddress!)
-        continue
-      }
-      index += 1
-    }
-    return false
   }
 
   /// The rules that match at `place` (the repository's remotes read with `read` only when a
