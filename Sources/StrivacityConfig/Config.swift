@@ -437,7 +437,12 @@ public struct Config: Sendable, Equatable {
   /// The names of the profiles whose tables `text`'s headers open, each once, in the file's order.
   static func profileTables(in text: String) -> [String] {
     var names: [String] = []
-    for raw in text.split(separator: "\n") where raw.contains("[") {
+    // Lines as bytes: only a header's line (its first byte past spaces a '[') becomes a Substring.
+    for bytes in text.utf8.split(separator: UInt8(ascii: "\n")) {
+      guard bytes.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) == UInt8(ascii: "[") else {
+        continue
+      }
+      let raw = Substring(bytes)
       if let parts = header(raw), parts.count >= 2, parts[0] == "profiles", ProfileName.isValid(parts[1]),
         !names.contains(parts[1])
       {

@@ -244,7 +244,8 @@ public enum Contexts {
         return remotes(inConfig: read(common + "/config"))
       case .failed:
         // A directory (reading it fails): its config.
-        if case .contents = read(dotGit + "/config") { return remotes(inConfig: read(dotGit + "/config")) }
+        let config = read(dotGit + "/config")
+        if case .contents = config { return remotes(inConfig: config) }
       case .missing:
         break
       }
@@ -253,24 +254,33 @@ public enum Contexts {
     }
   }
 
-  /// The `url` of each `[remote "NAME"]` section of a git config file's text.
+  /// The `url` of each `[remote "NAME"]` section of a git config file's text (read as bytes:
+  /// the small binary pays for it on every call in a repository when a rule names a remote).
   static func remotes(inConfig read: FileRead) -> [String] {
     guard case .contents(let bytes) = read else { return [] }
+    func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 9 || b == 13 }
+    func trimmed(_ s: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+      var s = s
+      while let b = s.first, isSpace(b) { s = s.dropFirst() }
+      while let b = s.last, isSpace(b) { s = s.dropLast() }
+      return s
+    }
+    func lowercased(_ s: ArraySlice<UInt8>) -> [UInt8] { s.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
     var urls: [String] = []
     var inRemote = false
-    for raw in String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-      let line = raw.trimmingSpaces()
-      if line.hasPrefix("[") {
-        let name = line.dropFirst().prefix { $0 != " " && $0 != "\t" && $0 != "]" && $0 != "." && $0 != "\"" }
-        inRemote = name.lowercased() == "remote"
+    for raw in bytes.split(separator: 10) {
+      let line = trimmed(raw)
+      if line.first == UInt8(ascii: "[") {
+        let name = line.dropFirst().prefix { !isSpace($0) && $0 != UInt8(ascii: "]") && $0 != UInt8(ascii: ".") && $0 != 34 }
+        inRemote = lowercased(name) == Array("remote".utf8)
         continue
       }
-      guard inRemote, let equals = line.firstIndex(of: "=") else { continue }
-      let key = line[..<equals].trimmingSpaces().lowercased()
-      guard key == "url" else { continue }
-      var value = line[line.index(after: equals)...].trimmingSpaces()
-      if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
-      if !value.isEmpty { urls.append(value) }
+      guard inRemote, let equals = line.firstIndex(of: UInt8(ascii: "=")),
+        lowercased(trimmed(line[..<equals])) == Array("url".utf8)
+      else { continue }
+      var value = trimmed(line[(equals + 1)...])
+      if value.count >= 2, value.first == 34, value.last == 34 { value = value.dropFirst().dropLast() }
+      if !value.isEmpty { urls.append(String(decoding: value, as: UTF8.self)) }
     }
     return urls
   }
