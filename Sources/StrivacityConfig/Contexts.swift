@@ -271,7 +271,9 @@ public enum Contexts {
     for raw in bytes.split(separator: 10) {
       let line = trimmed(raw)
       if line.first == UInt8(ascii: "[") {
-        let name = line.dropFirst().prefix { !isSpace($0) && $0 != UInt8(ascii: "]") && $0 != UInt8(ascii: ".") && $0 != 34 }
+        let name = line.dropFirst().prefix {
+          !isSpace($0) && $0 != UInt8(ascii: "]") && $0 != UInt8(ascii: ".") && $0 != 34
+        }
         inRemote = lowercased(name) == Array("remote".utf8)
         continue
       }
