@@ -65,7 +65,9 @@ public struct RemotePattern: Sendable, Equatable, CustomStringConvertible {
 
   public init?(_ text: String) {
     var rest = Substring(text)
-    if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+    if let scheme = RemoteURL.schemeEnd(ArraySlice(text.utf8)) {
+      rest = Substring(text.utf8.dropFirst(scheme))
+    }
     guard !rest.hasPrefix("/") else { return nil }
     let parts = rest.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     guard let first = parts.first, !first.isEmpty,
@@ -95,32 +97,49 @@ public struct RemoteURL: Sendable, Equatable {
   /// The path's components, the last without its `.git`.
   public var path: [String]
 
+  /// (Read as bytes, as the small binary reads every remote of the repository on each call.)
   public init?(_ text: String) {
-    let text = text.trimmingSpaces()
-    var authority: Substring
-    var rest: Substring
-    if let scheme = text.firstRange(of: "://") {
-      let afterScheme = text[scheme.upperBound...]
-      let slash = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
-      authority = afterScheme[..<slash]
-      rest = afterScheme[slash...]
-    } else if let colon = text.firstIndex(of: ":"), !text[..<colon].contains("/") {
+    var bytes = ArraySlice(text.utf8)
+    while let b = bytes.first, b == 32 || b == 9 { bytes = bytes.dropFirst() }
+    while let b = bytes.last, b == 32 || b == 9 || b == 13 { bytes = bytes.dropLast() }
+    let slash = UInt8(ascii: "/")
+    var authority: ArraySlice<UInt8>
+    var rest: ArraySlice<UInt8>
+    if let scheme = Self.schemeEnd(bytes) {
+      let after = bytes[scheme...]
+      let end = after.firstIndex(of: slash) ?? after.endIndex
+      (authority, rest) = (after[..<end], after[end...])
+    } else if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), !bytes[..<colon].contains(slash) {
       // scp-like: [user@]host:path (a colon before any slash).
-      authority = text[..<colon]
-      rest = text[text.index(after: colon)...]
+      (authority, rest) = (bytes[..<colon], bytes[(colon + 1)...])
     } else {
       return nil
     }
-    if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+    if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[(at + 1)...] }
     guard !authority.isEmpty else { return nil }
-    hostAndPort = authority.lowercased()
-    if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-      host = String(authority[...close]).lowercased()
-    } else {
-      host = String(authority.split(separator: ":", maxSplits: 1).first ?? authority).lowercased()
+    let lower = authority.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
+    hostAndPort = String(decoding: lower, as: UTF8.self)
+    let hostEnd =
+      lower.first == UInt8(ascii: "[")
+      ? lower.firstIndex(of: UInt8(ascii: "]")).map { $0 + 1 } ?? lower.count
+      : lower.firstIndex(of: UInt8(ascii: ":")) ?? lower.count
+    host = String(decoding: lower[..<hostEnd], as: UTF8.self)
+    path = rest.split(separator: slash).map { String(decoding: $0, as: UTF8.self) }
+    if let last = path.last, last.utf8.count > 4, last.hasSuffix(".git") {
+      path[path.count - 1] = String(last.dropLast(4))
     }
-    path = rest.split(separator: "/").map(String.init)
-    if let last = path.last, last.hasSuffix(".git") { path[path.count - 1] = String(last.dropLast(4)) }
+  }
+
+  /// The index just past `://`, if the text has one.
+  static func schemeEnd(_ bytes: ArraySlice<UInt8>) -> Int? {
+    var i = bytes.startIndex
+    while i + 2 < bytes.endIndex {
+      if bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/") && bytes[i + 2] == UInt8(ascii: "/") {
+        return i + 3
+      }
+      i += 1
+    }
+    return nil
   }
 }
 
@@ -228,12 +247,16 @@ public enum Contexts {
     while true {
       let here = "/" + components.joined(separator: "/")
       let dotGit = (here == "/" ? "" : here) + "/.git"
-      switch read(dotGit) {
+      // A directory's config first (one open in the usual repository); a `.git` file (a
+      // worktree's, a submodule's) makes that fail: its `gitdir: PATH` then.
+      switch read(dotGit + "/config") {
       case .contents(let bytes):
-        // A file: `gitdir: PATH`, relative to the directory that holds it.
-        guard let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first,
-          line.hasPrefix("gitdir:")
+        return remotes(inConfig: .contents(bytes))
+      case .failed:
+        guard case .contents(let bytes) = read(dotGit),
+          let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first, line.hasPrefix("gitdir:")
         else { return [] }
+        // Relative to the directory that holds it.
         let written = line.dropFirst("gitdir:".count).trimmingSpaces()
         let gitDir = written.hasPrefix("/") ? written : (here == "/" ? "" : here) + "/" + written
         var common = gitDir
@@ -242,10 +265,6 @@ public enum Contexts {
           if !commonDir.isEmpty { common = commonDir.hasPrefix("/") ? commonDir : gitDir + "/" + commonDir }
         }
         return remotes(inConfig: read(common + "/config"))
-      case .failed:
-        // A directory (reading it fails): its config.
-        let config = read(dotGit + "/config")
-        if case .contents = config { return remotes(inConfig: config) }
       case .missing:
         break
       }

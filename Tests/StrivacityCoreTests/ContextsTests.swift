@@ -198,6 +198,10 @@ import Testing
   func files(_ map: [String: String]) -> (String) -> FileRead {
     { path in
       if let text = map[path] { return text == "<dir>" ? .failed("Is a directory") : .contents(Array(text.utf8)) }
+      // Under a file: not a directory.
+      if let slash = path.lastIndex(of: "/"), let parent = map[String(path[..<slash])], parent != "<dir>" {
+        return .failed("Not a directory")
+      }
       return .missing
     }
   }
