@@ -10,11 +10,13 @@ import Testing
 extension Harness {
   /// Two profiles on the emulator (`<profile>-a`, `<profile>-b`, `a` first in the file), both
   /// signed in, with the `rules` for them after them; their names.
-  func twoProfiles(_ settings: String = "", rules: (String, String) -> String) throws -> (a: String, b: String) {
+  func twoProfiles(_ settings: (String) -> String = { _ in "" }, rules: (String, String) -> String) throws -> (
+    a: String, b: String
+  ) {
     let (a, b) = (profile + "-a", profile + "-b")
     try home.writeConfig(
-      StrivacityConfig.profile(a, tenant: emulator.issuer, clientID: "strivacity-cli", settings) + "\n"
-        + StrivacityConfig.profile(b, tenant: emulator.issuer, clientID: "strivacity-cli", settings) + "\n"
+      StrivacityConfig.profile(a, tenant: emulator.issuer, clientID: "strivacity-cli", settings(a)) + "\n"
+        + StrivacityConfig.profile(b, tenant: emulator.issuer, clientID: "strivacity-cli", settings(b)) + "\n"
         + rules(a, b))
     for name in [a, b] {
       let login = try run(
@@ -87,7 +89,7 @@ extension Harness {
     let h = try Harness(journey: "password")
     let server = try GitServer(introspect: h.emulator.issuer)
     let (a, b) = try h.twoProfiles(
-      "git_hosts = [\"\(server.host)\"]\n",
+      { _ in "git_hosts = [\"\(server.host)\"]\n" },
       rules: { "[[contexts]]\ngit_remote = \"\(server.host)/repo\"\nprofile = \"\($1)\"\n" })
     // Outside any repository the first profile covering the host answers.
     let clone = try h.git(["clone", "-q", server.url, h.home.file("elsewhere")])
@@ -109,5 +111,35 @@ extension Harness {
     #expect(use.status == 0, "\(use.stderr)")
     let written = try h.home.readConfig()
     #expect(written.contains("[[contexts]]\ngit_remote = \"\(server.host)/repo\"\nprofile = \"\(a)\""), "\(written)")
+  }
+
+  @Test func dockersHelperAsksTheContextsProfileFirst() throws {
+    let h = try Harness(journey: "password")
+    let (a, b) = try h.twoProfiles(
+      { name in
+        """
+
+        [profiles.\(name).apis.registry]
+        url = "registry.example.com"
+        audience = "https://api.example.com/orders"
+        resource = ["https://api.example.com/orders/"]
+        scopes = ["orders:read"]
+        """
+      },
+      rules: { "[[contexts]]\ndirectory = \"~/work/b\"\nprofile = \"\($1)\"\n" })
+    try FileManager.default.createDirectory(atPath: h.home.file("work/b"), withIntermediateDirectories: true)
+    let helper = try h.dockerHelperDirectory() + "/docker-credential-strivacity"
+    var answered: Set<String> = []
+    for (directory, name) in [("work/b", b), (".", a)] {
+      let get = try run(
+        [helper, "get"], environment: h.environment, stdin: "registry.example.com",
+        currentDirectory: h.home.file(directory))
+      #expect(get.status == 0, "\(get.stderr)")
+      let token = try h.strivacity(["token", "--profile", name, "--api", "registry"]).stdout
+      #expect(
+        !token.isEmpty && get.stdout.contains("\"Secret\":\"\(token.dropLast())\""), "\(directory): \(get.stdout)")
+      answered.insert(token)
+    }
+    #expect(answered.count == 2, "each profile's own token")
   }
 }
