@@ -173,13 +173,13 @@ _strivacity() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|token|status|doctor|userinfo|logout|revoke|curl|exec|agent|setup|credential|docker-credential|cargo-credential|terraform-credential|aws-credential-process|help)
+    login|token|status|doctor|userinfo|logout|revoke|curl|exec|agent|use|setup|credential|docker-credential|cargo-credential|terraform-credential|aws-credential-process|help)
         # Offer subcommand argument completions
         "_strivacity_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke curl exec agent setup credential docker-credential cargo-credential terraform-credential aws-credential-process help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login token status doctor userinfo logout revoke curl exec agent use setup credential docker-credential cargo-credential terraform-credential aws-credential-process help' -- "${cur}"))
         ;;
     esac
 }
@@ -512,6 +512,29 @@ _strivacity_agent() {
     case "${positional_number}" in
     1)
         __strivacity_add_completions -W 'start'$'\n''stop'$'\n''status'
+        return
+        ;;
+    esac
+}
+
+_strivacity_use() {
+    repeating_flags=()
+    non_repeating_flags=(--here --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--config)
+    __strivacity_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--config')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __strivacity_add_completions -W "$(__strivacity_custom_complete ---completion use -- positional@0 "${COMP_CWORD}" "$(__strivacity_cursor_index_in_current_word)")"
         return
         ;;
     esac

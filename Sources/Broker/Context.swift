@@ -63,7 +63,9 @@ package final class Context {
   }
 
   private func readConfig(_ scope: ConfigScope, warn: Bool) throws(ConfigError) -> Config? {
-    let config = try Config.load(paths.config, scope, read: { readFile($0) })
+    // A client's environment inside the agent has no place: the client named its profile.
+    let place = isProcessEnvironment ? workplace(environment) : nil
+    let config = try Config.load(paths.config, scope, place: place, read: { readFile($0) })
     if warn, let config { for warning in config.warnings { self.warn(warning.description) } }
     return config
   }
@@ -84,7 +86,7 @@ package final class Context {
     guard let config = (try? config()) ?? nil else { return [] }
     let name =
       ResolvedProfile.requestedName(overrides: ProfileOverrides(profile: named), environment: environment)
-      ?? config.defaultProfile ?? "default"
+      ?? config.chosenProfile
     return config.profile(named: name)?.apis.map(\.name) ?? []
   }
 
@@ -294,11 +296,18 @@ package final class Context {
   /// where the file was read (`EditedFile`: a dotfiles link is written through, one that another
   /// user could have planted or swapped is refused); a new file 0644, an old one in its own mode.
   package func updateConfig(table: [String], settings: [(key: String, value: ConfigValue)]) throws {
+    try editConfig { text, path throws(ConfigError) in
+      try ConfigWriter.update(text, table: table, settings: settings, path: path)
+    }
+  }
+
+  /// Writes what `edit` makes of the config's text (ConfigWriter's), as `updateConfig` does.
+  package func editConfig(_ edit: (String, String) throws(ConfigError) -> String) throws {
     let path = paths.config
     do {
       let file = try EditedFile.open(path)
       let text = file.bytes.map { String(decoding: $0, as: UTF8.self) } ?? ""
-      let updated = try ConfigWriter.update(text, table: table, settings: settings, path: path)
+      let updated = try edit(text, path)
       try file.replace(with: Array(updated.utf8), mode: file.permissions ?? 0o644)
     } catch let refusal as EditRefusal {
       throw CLIFailure(editing: path, refusal)

@@ -45,7 +45,8 @@ extension HotPath {
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: environment)
     let apiName = values["--api"]
     let scope = ConfigScope.profile(named, apis: apiName.map { .named($0) } ?? .none)
-    guard let config = try? Config.load(paths.config, scope, read: { readFile($0) }), config.warnings.isEmpty,
+    guard let config = try? Config.load(paths.config, scope, place: workplace(environment), read: { readFile($0) }),
+      config.warnings.isEmpty,
       let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: environment)
     else { return .handOff(stdin: nil) }
     let api = apiName.flatMap { name in resolved.profile.apis.first { $0.name == name } }

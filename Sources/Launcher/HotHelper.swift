@@ -65,7 +65,7 @@ extension HotPath {
       }
     let config: Config?
     do {
-      config = try Config.load(paths.config, scope, read: { readFile($0) })
+      config = try Config.load(paths.config, scope, place: workplace(environment), read: { readFile($0) })
     } catch {
       return .handOff(.unknown(askedAgent: false))
     }

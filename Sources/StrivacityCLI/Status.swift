@@ -115,6 +115,7 @@ struct Status: ParsableCommand {
       "store": .string(session.resolved.store.rawValue), "configured": .bool(session.resolved.isConfigured),
       "signed_in": .bool(tokens != nil),
     ]
+    if !all { object["chosen_by"] = .string(session.resolved.reason.description) }
     guard let tokens else { return .object(object) }
     if !apis.isEmpty { object["apis"] = .array(apis) }
     let now = wallClockSeconds()
@@ -217,7 +218,8 @@ struct Status: ParsableCommand {
 
   private func table(_ report: JSONValue) -> String {
     var rows: [(String, String)] = [
-      ("profile", report["profile"]?.string ?? ""), ("tenant", report["tenant"]?.string ?? ""),
+      ("profile", (report["profile"]?.string ?? "") + (report["chosen_by"]?.string.map { ", \($0)" } ?? "")),
+      ("tenant", report["tenant"]?.string ?? ""),
       ("client", report["client_id"]?.string ?? ""), ("store", report["store"]?.string ?? ""),
     ]
     if let agent = report["agent"]?.string, agent != "off" { rows.append(("agent", agent)) }

@@ -39,7 +39,7 @@ public struct Strivacity: ParsableCommand {
     // The commands people type; then, apart, the protocols tools run (under their own heading).
     subcommands: [
       Login.self, Token.self, Status.self, Doctor.self, Userinfo.self, Logout.self, Revoke.self, Curl.self, Exec.self,
-      Agent.self, Setup.self,
+      Agent.self, Use.self, Setup.self,
     ] + Setup.renamed,
     groupedSubcommands: [CommandGroup(name: toolProtocols, subcommands: toolHelpers)]
   )

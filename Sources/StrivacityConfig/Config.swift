@@ -93,7 +93,8 @@ public struct ConfigWarning: Sendable, Equatable, CustomStringConvertible {
 
 /// The keys each table of the config file takes (what `Config.parse` reads), for "did you mean".
 enum ConfigKeys {
-  static let topLevel = ["default_profile", "store", "ca_bundle", "agent", "profiles"] + proxy
+  static let topLevel = ["default_profile", "store", "ca_bundle", "agent", "profiles", "contexts"] + proxy
+  static let context = ["profile", "directory", "git_remote", "env"]
   static let proxy = ["proxy", "proxy_ca_bundle", "proxy_user", "proxy_auth"]
   static let machine = [
     "client_secret_env", "client_secret_file", "token_endpoint_auth", "private_key_file", "private_key_id",
@@ -171,10 +172,31 @@ public struct Config: Sendable, Equatable {
   public var profileNames: [String]?
   /// Unknown keys and other things worth telling the user; never fatal.
   public var warnings: [ConfigWarning] = []
+  /// `[[contexts]]`: the rules that choose a profile by where the call is made (Contexts.swift).
+  public var contexts: [ContextRule] = []
+  /// The rule that matched where the file was loaded (`load`'s `place`), if any.
+  public var contextChoice: ContextChoice?
+  /// Where the file was loaded from (`load`'s `place`): a helper matches its request there.
+  public var place: Workplace?
 
   public init(path: String) { self.path = path }
 
+  /// The profile the file chooses when no flag or variable names one: the matching context's,
+  /// else `default_profile`, else "default".
+  public var chosenProfile: String { contextChoice?.rule.profile ?? defaultProfile ?? "default" }
+
   public func profile(named name: String) -> Profile? { profiles.first { $0.name == name } }
+
+  /// The profiles in the order a helper asks them which answers a host: the one a context
+  /// chooses here first, then the file's order.
+  public var profilesContextFirst: [Profile] {
+    guard let chosen = contextChoice?.rule.profile, let index = profiles.firstIndex(where: { $0.name == chosen }) else {
+      return profiles
+    }
+    var ordered = profiles
+    ordered.insert(ordered.remove(at: index), at: 0)
+    return ordered
+  }
 
   /// Parses only what resolving one profile needs: the top-level keys and that profile's
   /// table (`profile`, else `default_profile`, else "default"); the other profiles' tables are
@@ -182,8 +204,10 @@ public struct Config: Sendable, Equatable {
   /// Line numbers in messages stay those of the file.
   /// `apis` says which of that profile's `apis` tables are read too (`token` reads none, `token
   /// --api` its own), so that what a call does not need costs nothing however many there are.
+  /// With no `profile`, `[[contexts]]` rules are matched at `place` (when there is one) first.
   public static func parse(
-    _ text: String, path: String, onlyProfile profile: String?, apis: APITables = .all
+    _ text: String, path: String, onlyProfile profile: String?, apis: APITables = .all,
+    place: Workplace? = nil, read: (String) -> FileRead = { _ in .missing }
   ) throws(ConfigError) -> Config {
     // default_profile is a top-level key, so it stands before the first table: the lines up to
     // the first header are all that naming the default needs.
@@ -194,15 +218,39 @@ public struct Config: Sendable, Equatable {
       var wanted = profile ?? "default"
       if profile == nil, let named = try parse(topLevel(text), path: path).defaultProfile { wanted = named }
       // A sink's `api` is checked against the profile's APIs only when they were all read.
-      let narrowed = try parse(keepingOnly(text, profile: wanted, apis: apis), path: path, sinkAPIsRead: apis == .all)
+      var narrowed = try parse(keepingOnly(text, profile: wanted, apis: apis), path: path, sinkAPIsRead: apis == .all)
+      // `[[contexts]]` tables are kept by the narrowed read: with none, nothing more is done; with
+      // some, the one that matches here may name another profile, whose table is read instead.
+      if profile == nil, !narrowed.contexts.isEmpty {
+        try Contexts.check(narrowed.contexts, profiles: profileTables(in: text), path: path)
+        if let place, let choice = narrowed.choose(at: place, read: read) {
+          if choice.rule.profile != wanted {
+            wanted = choice.rule.profile
+            narrowed = try parse(
+              keepingOnly(text, profile: wanted, apis: apis), path: path, sinkAPIsRead: apis == .all)
+          }
+          narrowed.contextChoice = choice
+        }
+      }
       // A profile the file does not have (an error, or one given by flags and the environment):
       // the names of those it has, for the error to list, from the headers alone, not a parse.
       var result = narrowed
       if narrowed.profile(named: wanted) == nil { result.profileNames = profileTables(in: text) }
       return result
     } catch {
-      if let whole = try? parse(text, path: path) { return whole }
+      if var whole = try? parse(text, path: path) {
+        if profile == nil, let place { whole.contextChoice = whole.choose(at: place, read: read) }
+        return whole
+      }
       throw error
+    }
+  }
+
+  /// The rules that match at `place` (the repository's remotes read with `read` only when a
+  /// rule needs them): the first chooses.
+  public func choose(at place: Workplace, read: (String) -> FileRead) -> ContextChoice? {
+    Contexts.choose(contexts, at: place) {
+      place.directory.map { Contexts.repositoryRemotes(from: $0, read: read) } ?? []
     }
   }
 
@@ -319,8 +367,9 @@ public struct Config: Sendable, Equatable {
 
   /// The config file at `path`, its bytes as `read` gives them (SystemIO's `readFile`: this
   /// target reads no file), parsed; nil when it does not exist. Warnings are the caller's.
+  /// `place`: where the call is made, for `[[contexts]]` (nil: no rule is matched).
   public static func load(
-    _ path: String, _ scope: ConfigScope, read: (String) -> FileRead
+    _ path: String, _ scope: ConfigScope, place: Workplace?, read: (String) -> FileRead
   ) throws(ConfigError) -> Config? {
     switch read(path) {
     case .missing:
@@ -332,15 +381,24 @@ public struct Config: Sendable, Equatable {
         throw .unreadable(path: path, detail: "not UTF-8 text")
       }
       switch scope {
-      case .whole: return try parse(text, path: path)
-      case .profile(let name, let apis): return try parse(text, path: path, onlyProfile: name, apis: apis)
+      case .whole:
+        var config = try parse(text, path: path)
+        config.place = place
+        if let place, !config.contexts.isEmpty { config.contextChoice = config.choose(at: place, read: read) }
+        return config
+      case .profile(let name, let apis):
+        var config = try parse(text, path: path, onlyProfile: name, apis: apis, place: place, read: read)
+        config.place = place
+        return config
       }
     }
   }
 
   /// Parses the text of a config file. `path` is used in messages only.
   public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
-    try parse(text, path: path, sinkAPIsRead: true)
+    let config = try parse(text, path: path, sinkAPIsRead: true)
+    try Contexts.check(config.contexts, profiles: config.profiles.map(\.name), path: path)
+    return config
   }
 
   private static func parse(_ text: String, path: String, sinkAPIsRead: Bool) throws(ConfigError) -> Config {
@@ -379,7 +437,12 @@ public struct Config: Sendable, Equatable {
   /// The names of the profiles whose tables `text`'s headers open, each once, in the file's order.
   static func profileTables(in text: String) -> [String] {
     var names: [String] = []
-    for raw in text.split(separator: "\n") where raw.contains("[") {
+    // Lines as bytes: only a header's line (its first byte past spaces a '[') becomes a Substring.
+    for bytes in text.utf8.split(separator: UInt8(ascii: "\n")) {
+      guard bytes.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) == UInt8(ascii: "[") else {
+        continue
+      }
+      let raw = Substring(bytes)
       if let parts = header(raw), parts.count >= 2, parts[0] == "profiles", ProfileName.isValid(parts[1]),
         !names.contains(parts[1])
       {
@@ -453,6 +516,17 @@ public struct Config: Sendable, Equatable {
             }
             owners[sink.path] = profile.name
           }
+        }
+      case "contexts":
+        guard case .array(let items) = entry.value, items.allSatisfy({ if case .table = $0 { true } else { false } })
+        else {
+          throw .invalid(
+            path: path, position: entry.position, message: "'contexts' must be [[contexts]] tables, one a rule")
+        }
+        for case .table(let table) in items {
+          config.contexts.append(
+            try Contexts.rule(table, position: table.position ?? entry.position, path: path, warnings: &config.warnings)
+          )
         }
       default:
         config.warnings.append(

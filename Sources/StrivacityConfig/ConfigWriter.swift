@@ -76,6 +76,48 @@ public enum ConfigWriter {
     return result
   }
 
+  /// Returns `text` with the top-level `key` set to `value` (`default_profile`): its line
+  /// replaced, else one added before the first table.
+  public static func settingTopLevel(_ text: String, key: String, value: ConfigValue, path: String)
+    throws(ConfigError) -> String
+  {
+    var lines = text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if lines.last == "" { lines.removeLast() }
+    let firstTable = lines.firstIndex { $0.trimming(" \t\r").hasPrefix("[") } ?? lines.count
+    let line = "\(key) = \(value.toml)"
+    if let existing = lines[..<firstTable].firstIndex(where: { assigns($0, key) }) {
+      lines[existing] = line
+    } else {
+      var at = firstTable
+      while at > 0 && lines[at - 1].trimming(" \t\r").isEmpty { at -= 1 }
+      lines.insert(contentsOf: at < lines.count && at == firstTable ? [line, ""] : [line], at: at)
+    }
+    let result = lines.joined(separator: "\n") + "\n"
+    _ = try Config.parse(result, path: path)
+    return result
+  }
+
+  /// Returns `text` with a `[[contexts]]` rule (`match` one of its keys, and `profile`) placed
+  /// before the other rules, so that it is the one that matches where it was made.
+  public static func addingContext(
+    _ text: String, match: (key: String, value: String), profile: String, path: String
+  ) throws(ConfigError) -> String {
+    var lines = text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if lines.last == "" { lines.removeLast() }
+    let rule = [
+      "[[contexts]]", "\(match.key) = \(TOMLString.quoted(match.value))", "profile = \(TOMLString.quoted(profile))",
+    ]
+    if let first = lines.firstIndex(where: { $0.trimming(" \t\r").hasPrefix("[[contexts]]") }) {
+      lines.insert(contentsOf: rule + [""], at: first)
+    } else {
+      if let last = lines.last, !last.trimming(" \t\r").isEmpty { lines.append("") }
+      lines += rule
+    }
+    let result = lines.joined(separator: "\n") + "\n"
+    _ = try Config.parse(result, path: path)
+    return result
+  }
+
   /// `[a.b.c]`, each key bare when it can be, else quoted.
   public static func headerLine(_ table: [String]) -> String {
     "[" + table.map { ProfileName.isValid($0) && !$0.contains(".") ? $0 : TOMLString.quoted($0) }.joined(separator: ".")

@@ -106,6 +106,8 @@ public struct ResolvedProfile: Sendable, Equatable {
   public var isConfigured: Bool
   /// The names of the profiles the config file has (for an error naming the ones that exist).
   public var configuredNames: [String] = []
+  /// Why this profile is the one (status and doctor say it).
+  public var reason: ProfileReason = .fallback
 
   public var name: String { profile.name }
 
@@ -118,7 +120,8 @@ public struct ResolvedProfile: Sendable, Equatable {
   public static func resolve(
     config: Config?, overrides: ProfileOverrides, environment env: [String: String]
   ) throws(ConfigError) -> ResolvedProfile {
-    let name = requestedName(overrides: overrides, environment: env) ?? config?.defaultProfile ?? "default"
+    let reason = ProfileReason(config: config, overrides: overrides, environment: env)
+    let name = requestedName(overrides: overrides, environment: env) ?? config?.chosenProfile ?? "default"
     guard ProfileName.isValid(name) else { throw .invalidProfileName(name) }
     let configured = config?.profile(named: name)
     var profile = configured ?? Profile(name: name)
@@ -132,7 +135,7 @@ public struct ResolvedProfile: Sendable, Equatable {
     let store = renewal.store(overrides.store ?? profile.store ?? config?.defaultStore ?? .secretService)
     return ResolvedProfile(
       profile: profile, renewal: renewal, store: store, isConfigured: configured != nil,
-      configuredNames: config.map { $0.profileNames ?? $0.profiles.map(\.name) } ?? [])
+      configuredNames: config.map { $0.profileNames ?? $0.profiles.map(\.name) } ?? [], reason: reason)
   }
 
   /// A machine profile's secret source as this environment resolves it: the configured one; else
@@ -178,6 +181,45 @@ public struct ResolvedProfile: Sendable, Equatable {
     StoreKey(
       profile: name, issuer: TenantURL.base(try requireTenant(configPath: configPath)),
       clientID: try requireClientID(configPath: configPath))
+  }
+}
+
+/// Why a call works with the profile it does, in the order they are asked.
+public enum ProfileReason: Sendable, Equatable, CustomStringConvertible {
+  /// `--profile`.
+  case flag
+  /// STRIVACITY_PROFILE.
+  case environment
+  /// A `[[contexts]]` rule matched (its description, and its line).
+  case context(String, line: Int)
+  /// The config's `default_profile`.
+  case defaultProfile
+  /// None of those: "default".
+  case fallback
+
+  public init(config: Config?, overrides: ProfileOverrides, environment env: [String: String]) {
+    if overrides.profile != nil {
+      self = .flag
+    } else if env["STRIVACITY_PROFILE"].map({ !$0.isEmpty }) ?? false {
+      self = .environment
+    } else if let rule = config?.contextChoice?.rule {
+      self = .context(rule.description, line: rule.position.line)
+    } else if config?.defaultProfile != nil {
+      self = .defaultProfile
+    } else {
+      self = .fallback
+    }
+  }
+
+  /// "chosen by context ~/src/acme (line 12)", "chosen by STRIVACITY_PROFILE", …
+  public var description: String {
+    switch self {
+    case .flag: return "chosen by --profile"
+    case .environment: return "chosen by STRIVACITY_PROFILE"
+    case .context(let rule, let line): return "chosen by context \(rule) (config line \(line))"
+    case .defaultProfile: return "the config's default_profile"
+    case .fallback: return "no --profile, STRIVACITY_PROFILE, context or default_profile chose another"
+    }
   }
 }
 

@@ -1,9 +1,10 @@
 // A strict parser for the subset of TOML 1.0 that strivacity's config uses.
 //
 // Supported: comments, [tables] with dotted and quoted keys, key = value with bare, quoted and
-// dotted keys, basic and literal strings (single line), integers, booleans, and arrays of those
-// (which may span lines). Everything else TOML allows (floats, dates, inline tables, arrays of
-// tables, multi-line strings) is rejected with its position rather than misread.
+// dotted keys, basic and literal strings (single line), integers, booleans, arrays of those
+// (which may span lines), and arrays of tables (`[[contexts]]`: each header opens the next table
+// of the array; no table may be opened under one). Everything else TOML allows (floats, dates,
+// inline tables, multi-line strings) is rejected with its position rather than misread.
 import StrivacityCore
 
 /// A position in the source: 1-based line and column (columns count Unicode scalars).
@@ -83,6 +84,10 @@ struct TOMLParser {
   var lineStart = 0
   var root = TOMLTable()
   var currentPath: [String] = []
+  /// True when `currentPath` names an array of tables (`[[path]]`): keys go to its last table.
+  var inTableArray = false
+  /// The paths opened by `[[…]]` headers: only these may take another element.
+  var tableArrays: Set<[String]> = []
 
   init(_ scalars: [Unicode.Scalar]) { s = scalars }
 
@@ -160,14 +165,27 @@ struct TOMLParser {
   mutating func parseHeader() throws(TOMLError) {
     let start = position
     i += 1
-    if peek == "[" { throw fail("arrays of tables ([[...]]) are not supported in this file", at: start) }
+    let array = peek == "["
+    if array { i += 1 }
     skipSpaces()
     let path = try parseKey()
     skipSpaces()
     guard peek == "]" else { throw fail("expected ']' to close the table header") }
     i += 1
-    try defineTable(path, at: start)
+    if array {
+      guard peek == "]" else { throw fail("expected ']]' to close the header of an array of tables") }
+      i += 1
+      try appendTable(path, at: start)
+    } else {
+      if let outer = tableArrays.first(where: { path.count > $0.count && Array(path.prefix($0.count)) == $0 }) {
+        throw fail(
+          "tables under an array of tables ([[\(outer.joined(separator: "."))]]) are not supported in this file",
+          at: start)
+      }
+      try defineTable(path, at: start)
+    }
     currentPath = path
+    inTableArray = array
   }
 
   /// A dotted key, `within` levels deep already (the current table's).
@@ -208,7 +226,11 @@ struct TOMLParser {
     depth = tablePath.count + key.count
     defer { depth = 0 }
     let value = try parseValue()
-    try insert(value, at: tablePath + key, keyPosition: keyPosition)
+    if inTableArray {
+      try insertInLastTable(value, array: tablePath, key: key, keyPosition: keyPosition)
+    } else {
+      try insert(value, at: tablePath + key, keyPosition: keyPosition)
+    }
   }
 
   mutating func parseValue() throws(TOMLError) -> TOMLValue {
@@ -307,6 +329,54 @@ struct TOMLParser {
         throw TOMLError(position: position, message: "the table [\(path.joined(separator: "."))] is defined twice")
       }
       table.explicitlyDefined = true
+    }
+  }
+
+  /// A `[[path]]` header: a new table at the end of the array at `path` (made by the first).
+  mutating func appendTable(_ path: [String], at position: SourcePosition) throws(TOMLError) {
+    let key = path.last!
+    let known = tableArrays.contains(path)
+    try withTable(Array(path.dropLast()), creatingAt: position) { (table: inout TOMLTable) throws(TOMLError) in
+      var element = TOMLTable()
+      element.position = position
+      element.explicitlyDefined = true
+      guard let index = table.index(of: key) else {
+        table.append(.init(key: key, value: .array([.table(element)]), position: position))
+        return
+      }
+      guard known, case .array(var items) = table.entries[index].value else {
+        throw TOMLError(
+          position: position,
+          message: "[[\(path.joined(separator: "."))]] would redefine '\(key)', which is not an array of tables")
+      }
+      table.setValue(.string(""), at: index)  // release the copy before mutating
+      items.append(.table(element))
+      table.setValue(.array(items), at: index)
+    }
+    tableArrays.insert(path)
+  }
+
+  /// A key's value in the last table of the array of tables at `array`.
+  mutating func insertInLastTable(
+    _ value: TOMLValue, array: [String], key: [String], keyPosition: SourcePosition
+  ) throws(TOMLError) {
+    let name = array.last!
+    try withTable(Array(array.dropLast()), creatingAt: keyPosition) { (table: inout TOMLTable) throws(TOMLError) in
+      guard let index = table.index(of: name), case .array(var items) = table.entries[index].value,
+        case .table(var element)? = items.last
+      else { throw TOMLError(position: keyPosition, message: "no table of [[\(name)]] to put the key in") }
+      table.setValue(.string(""), at: index)
+      defer { table.setValue(.array(items), at: index) }
+      items.removeLast()
+      defer { items.append(.table(element)) }
+      try Self.descend(&element, key.dropLast(), fullPath: array + key, position: keyPosition) {
+        (inner: inout TOMLTable) throws(TOMLError) in
+        if inner.index(of: key.last!) != nil {
+          throw TOMLError(
+            position: keyPosition, message: "the key '\(key.joined(separator: "."))' is defined twice in this table")
+        }
+        inner.append(.init(key: key.last!, value: value, position: keyPosition))
+      }
     }
   }
 

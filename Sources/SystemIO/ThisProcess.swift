@@ -2,6 +2,7 @@
 // Glibc (the broker, the command line): who it is, whether a descriptor is a terminal, a pause,
 // its end, and a few questions about paths. Each is the one C call it names, nothing more.
 import Glibc
+import StrivacityConfig
 
 /// This process's id (getpid(2)).
 public func processID() -> Int32 { getpid() }
@@ -33,6 +34,11 @@ public func currentDirectory() -> String? {
   guard let raw = getcwd(nil, 0) else { return nil }
   defer { free(raw) }
   return String(cString: raw)
+}
+
+/// Where this process works, for `[[contexts]]` rules: its directory and `environment`.
+public func workplace(_ environment: [String: String]) -> Workplace {
+  Workplace(directory: currentDirectory(), environment: environment)
 }
 
 /// `path` made absolute against the current directory (as given when it is already).

@@ -77,6 +77,10 @@ func requestProperties(_ bytes: [UInt8]) {
 /// The config file: what parses resolves, and each API is chosen by its own URL.
 func configProperties(_ bytes: [UInt8]) {
   let text = String(decoding: bytes, as: UTF8.self)
+  // The narrowed read matches [[contexts]] where the call is made; the text as a remote too.
+  let place = Workplace(directory: "/home/u/src/w", environment: ["HOME": "/home/u", "A": "b=c"], remotes: [text])
+  _ = try? Config.parse(text, path: "fuzz.toml", onlyProfile: nil, apis: .none, place: place)
+  _ = (RemoteURL(text), RemotePattern(text))
   if let config = try? Config.parse(text, path: "fuzz.toml") {
     _ = try? ResolvedProfile.resolve(config: config, overrides: .init(), environment: [:])
     // Every API of every profile is chosen by its own URL (the longest prefix is at least as long).

@@ -134,6 +134,10 @@ func corpus(_ target: String) throws -> [(String, [UInt8])] {
   @Test func config() throws {
     for (_, bytes) in try corpus("config") {
       let text = String(decoding: bytes, as: UTF8.self)
+      // The narrowed read matches [[contexts]] where the call is made; the text as a remote too.
+      let place = Workplace(directory: "/home/u/src/w", environment: ["HOME": "/home/u", "A": "b=c"], remotes: [text])
+      _ = try? Config.parse(text, path: "fuzz.toml", onlyProfile: nil, apis: .none, place: place)
+      _ = (RemoteURL(text), RemotePattern(text))
       if let config = try? Config.parse(text, path: "fuzz.toml") {
         _ = try? ResolvedProfile.resolve(config: config, overrides: .init(), environment: [:])
         // Every API of every profile is chosen by its own URL (the longest prefix is at least as long).

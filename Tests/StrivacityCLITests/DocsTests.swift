@@ -118,7 +118,7 @@ import Testing
       .components(separatedBy: "\n## ")[0].split(separator: "\n").filter { $0.hasPrefix("strivacity ") }
       .map { $0.split(separator: " ").map(String.init) }
     let shown = try Self.listedCommands(["--help"])
-    #expect(shown.count == 16, "\(shown)")
+    #expect(shown.count == 17, "\(shown)")
     #expect(Set(commands.map { $0[1] }.filter { !$0.hasPrefix("-") }) == Set(shown))
     let tools = try Self.listedCommands(["setup", "--help"])
     #expect(tools.count == 9, "\(tools)")

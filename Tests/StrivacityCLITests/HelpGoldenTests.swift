@@ -10,7 +10,7 @@ import Testing
   /// Every command but the hidden ones (the old setup-TOOL names); a new one fails DocsTests
   /// until listed.
   static let commands = [
-    "", "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "curl", "exec", "agent", "setup",
+    "", "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "curl", "exec", "agent", "use", "setup",
     "setup git", "setup docker", "setup cargo", "setup terraform", "setup kubectl", "setup gcloud", "setup aws",
     "setup api", "setup proxy", "credential", "docker-credential", "cargo-credential", "terraform-credential",
     "aws-credential-process",
@@ -36,7 +36,7 @@ import Testing
   /// `strivacity` alone does the same; the old setup-TOOL names work, unlisted.
   @Test func theCommandsPeopleTypeComeFirst() throws {
     let typed = [
-      "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "curl", "exec", "agent", "setup",
+      "login", "token", "status", "doctor", "userinfo", "logout", "revoke", "curl", "exec", "agent", "use", "setup",
     ]
     let protocols = [
       "credential", "docker-credential", "cargo-credential", "terraform-credential", "aws-credential-process",

@@ -134,4 +134,35 @@ import Testing
       TokenSet(accessToken: "at", expiresAt: 5, obtainedAt: 0), profile: profiles[1])
     #expect(answer == "username=\(profiles[1].gitUser)\npassword=at\npassword_expiry_utc=5\n")
   }
+
+  /// Without --profile, the profile a context chooses answers among those covering the host: the
+  /// rules matched where git runs, or, when git sends the path (useHttpPath), against its URL.
+  @Test func aContextsProfileAnswersFirst() throws {
+    let text = """
+      [profiles.b]
+      git_hosts = ["git.example.com"]
+      [profiles.c]
+      git_hosts = ["git.example.com"]
+      [[contexts]]
+      git_remote = "git.example.com/acme"
+      profile = "c"
+      """
+    var config = try Config.parse(text, path: "c")
+    config.place = Workplace(directory: "/elsewhere", environment: [:])
+    let plain = try CredentialProtocol.parse(Array("protocol=https\nhost=git.example.com\n".utf8))
+    let acme = try CredentialProtocol.parse(Array("protocol=https\nhost=git.example.com\npath=acme/w.git\n".utf8))
+    let other = try CredentialProtocol.parse(Array("protocol=https\nhost=git.example.com\npath=zed/w.git\n".utf8))
+    #expect(CredentialInvocation(request: plain).matchingProfile(in: config.profiles, config: config)?.name == "b")
+    #expect(CredentialInvocation(request: acme).matchingProfile(in: config.profiles, config: config)?.name == "c")
+    #expect(CredentialInvocation(request: other).matchingProfile(in: config.profiles, config: config)?.name == "b")
+    #expect(
+      CredentialInvocation(request: acme, profile: "b").matchingProfile(in: config.profiles, config: config)?.name
+        == "b")
+    // Where git runs, the repository's rule chose already (Config.load's choice).
+    config.contextChoice = config.choose(
+      at: Workplace(directory: "/r", environment: [:], remotes: ["git@git.example.com:acme/w"]), read: { _ in .missing }
+    )
+    #expect(CredentialInvocation(request: plain).matchingProfile(in: config.profiles, config: config)?.name == "c")
+    #expect(config.profilesContextFirst.map(\.name) == ["c", "b"])
+  }
 }

@@ -15,7 +15,7 @@ extension Examination {
       // Another profile's mistake: the one in use still parses (as `token` reads it), and is examined.
       let requested = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
       let narrowed = try? context.config(onlyProfile: requested, warn: false)
-      let inUse = requested ?? narrowed?.defaultProfile ?? "default"
+      let inUse = requested ?? narrowed?.chosenProfile ?? "default"
       guard let other = error.profileTable, other != inUse, narrowed != nil else {
         add("config", .fail, message(error), fix: "correct \(path) where the message says", status: .usage)
         return nil
@@ -49,14 +49,22 @@ extension Examination {
         case .refreshToken: "signs in"
         case .clientCredentials: "machine profile (client credentials)"
         }
-      add("profile", .pass, "\(session.name): \(session.tenant), client \(session.clientID), \(kind)")
+      add(
+        "profile", .pass,
+        "\(session.name)\(session.resolved.reason == .flag ? "" : " (\(session.resolved.reason))"): "
+          + "\(session.tenant), client \(session.clientID), \(kind)")
+      if let choice = config?.contextChoice, !choice.alsoMatching.isEmpty {
+        add(
+          "contexts", .warn, ContextChoice.overlap(choice),
+          fix: "remove or narrow one of the rules in \(path) (the first that matches wins)")
+      }
       return session
     } catch {
       let name = ResolvedProfile.requestedName(overrides: overrides, environment: context.environment)
       add(
         "profile", .fail, message(error),
         fix:
-          "add [profiles.\(name ?? config?.defaultProfile ?? "default")] to \(path), or choose another with --profile",
+          "add [profiles.\(name ?? config?.chosenProfile ?? "default")] to \(path), or choose another with --profile",
         status: .usage)
       return nil
     }

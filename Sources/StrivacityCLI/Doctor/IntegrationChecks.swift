@@ -18,7 +18,7 @@ extension Examination {
       profiles: config?.profiles ?? session.config?.profiles ?? [],
       // As `token` resolves it: the environment the tool passes on, else the config's default.
       unnamed: ResolvedProfile.requestedName(overrides: ProfileOverrides(), environment: context.environment)
-        ?? config?.defaultProfile ?? "default",
+        ?? config?.chosenProfile ?? "default",
       tenant: session.tenant)
     let machine = DoctorMachine(environment: context.environment)
     for tool in ToolExaminations.all {

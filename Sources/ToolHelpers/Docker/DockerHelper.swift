@@ -82,7 +82,8 @@ extension DockerHelper: HelperGet {
     return reply
   }
 
-  /// The registry's address on stdin; the first profile's API that covers its whole host.
+  /// The registry's address on stdin; the first profile's API that covers its whole host (the
+  /// profile a context chooses asked first).
   public static func route(_ words: [String], _ input: [UInt8], config: Config?, environment: [String: String])
     -> HelperRoute?
   {
@@ -92,7 +93,7 @@ extension DockerHelper: HelperGet {
     } catch {
       return failing(.refused(error.message, status: .failure))
     }
-    let profiles = config?.profiles ?? []
+    let profiles = config?.profilesContextFirst ?? []
     guard let found = API.serving(request.url, in: profiles) else {
       return failing(.noAPI(host: request.address, apis: HelperFailure.apiURLs(profiles)))
     }

@@ -21,8 +21,23 @@ public struct CredentialInvocation: Sendable, Equatable {
 
   /// The profile whose git_hosts cover the request (the first, in the config's order); nil: not
   /// ours, and git asks its next helper.
-  public func matchingProfile(in profiles: [Profile]) -> Profile? {
-    profiles.first { (profile == nil || $0.name == profile) && request.isFor($0.gitHosts) }
+  /// Without --profile, a profile a context chooses (`config`'s rules matched where git runs, or,
+  /// when git sends the path (credential.useHttpPath), against the request's URL) answers first.
+  public func matchingProfile(in profiles: [Profile], config: Config? = nil) -> Profile? {
+    let covering = profiles.filter { (profile == nil || $0.name == profile) && request.isFor($0.gitHosts) }
+    guard profile == nil, covering.count > 1, let config, let chosen = contextProfile(config) else {
+      return covering.first
+    }
+    return covering.first { $0.name == chosen } ?? covering.first
+  }
+
+  /// The profile `config`'s contexts choose for this request.
+  func contextProfile(_ config: Config) -> String? {
+    guard request.path != nil, let url = request.url, var place = config.place else {
+      return config.contextChoice?.rule.profile
+    }
+    place.remotes = [url]
+    return config.choose(at: place, read: { _ in .missing })?.rule.profile
   }
 
   /// The API of `profile` the request's URL is under (the longest prefix), nil for the profile's

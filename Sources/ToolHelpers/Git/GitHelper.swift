@@ -40,7 +40,7 @@ extension GitHelper: HelperGet {
     // One that is not git's is the full command line's to say (it reads it again, whole).
     guard let request = try? CredentialProtocol.parse(input) else { return nil }
     let invocation = CredentialInvocation(request: request, profile: profileOption(words))
-    guard let config, let profile = invocation.matchingProfile(in: config.profiles) else {
+    guard let config, let profile = invocation.matchingProfile(in: config.profiles, config: config) else {
       return .reply(HelperReply(stdout: "", stderr: nil, status: .ok))
     }
     guard

@@ -76,7 +76,7 @@ extension TerraformHelper: HelperGet {
     } catch {
       return failing(.refused(error.message, status: error.status))
     }
-    let profiles = config?.profiles ?? []
+    let profiles = config?.profilesContextFirst ?? []
     guard let found = TerraformCredentialProtocol.api(for: request, in: profiles) else {
       let meant = profiles.contains { profile in
         if case .token = profile.helperDecision(for: request.url, tenant: profile.tenant ?? "") { return true }
