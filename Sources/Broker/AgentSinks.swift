@@ -141,7 +141,7 @@ package final class SinkKeeper: @unchecked Sendable {
     configStamp = stamp
     let config: Config?
     do {
-      config = try Config.load(configPath, .whole, place: nil, read: { readFile($0) })
+      config = try Config.load(configPath, .whole, place: nil, read: { readFile($0, regularOnly: true) })
     } catch {
       AgentServer.say("token files: \(error.description); keeping them as they were")
       return

@@ -65,7 +65,7 @@ package final class Context {
   private func readConfig(_ scope: ConfigScope, warn: Bool) throws(ConfigError) -> Config? {
     // A client's environment inside the agent has no place: the client named its profile.
     let place = isProcessEnvironment ? workplace(environment) : nil
-    let config = try Config.load(paths.config, scope, place: place, read: { readFile($0) })
+    let config = try Config.load(paths.config, scope, place: place, read: { readFile($0, regularOnly: true) })
     if warn, let config { for warning in config.warnings { self.warn(warning.description) } }
     return config
   }

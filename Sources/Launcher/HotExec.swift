@@ -45,7 +45,9 @@ extension HotPath {
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: environment)
     let apiName = values["--api"]
     let scope = ConfigScope.profile(named, apis: apiName.map { .named($0) } ?? .none)
-    guard let config = try? Config.load(paths.config, scope, place: workplace(environment), read: { readFile($0) }),
+    guard
+      let config = try? Config.load(
+        paths.config, scope, place: workplace(environment), read: { readFile($0, regularOnly: true) }),
       config.warnings.isEmpty,
       let resolved = try? ResolvedProfile.resolve(config: config, overrides: overrides, environment: environment)
     else { return .handOff(stdin: nil) }

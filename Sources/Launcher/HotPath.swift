@@ -139,7 +139,9 @@ public enum HotPath {
     let named = ResolvedProfile.requestedName(overrides: overrides, environment: environment)
     // Only the API tables the call needs, as the full command line reads them.
     let scope = ConfigScope.profile(named, apis: invocation.apiTables)
-    guard let config = try? Config.load(paths.config, scope, place: workplace(environment), read: { readFile($0) }),
+    guard
+      let config = try? Config.load(
+        paths.config, scope, place: workplace(environment), read: { readFile($0, regularOnly: true) }),
       config.warnings.isEmpty
     else {
       return .handOff(stdin: nil)

@@ -41,7 +41,8 @@ struct Use: ParsableCommand {
       return
     }
     let place = workplace(context.environment)
-    let remotes = place.directory.map { Contexts.repositoryRemotes(from: $0, read: { readFile($0) }) } ?? []
+    let remotes =
+      place.directory.map { Contexts.repositoryRemotes(from: $0, read: { readFile($0, regularOnly: true) }) } ?? []
     guard let rule = Contexts.ruleHere(place, remotes: remotes) else {
       throw CLIFailure("cannot name this directory; run `strivacity use --here` from another", status: .failure)
     }

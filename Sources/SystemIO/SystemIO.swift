@@ -29,14 +29,18 @@ public func processEnvironment() -> [String: String] {
   return result
 }
 
-/// Reads a whole (small) file.
-public func readFile(_ path: String, limit: Int = 1_048_576) -> FileRead {
-  let fd = open(path, O_RDONLY | O_CLOEXEC)
+/// Reads a whole (small) file. `regularOnly`: a file that is not a regular one (a FIFO, a
+/// device) is refused without waiting for a writer — what a config or a repository's files,
+/// which nobody is meant to feed, are read with.
+public func readFile(_ path: String, limit: Int = 1_048_576, regularOnly: Bool = false) -> FileRead {
+  let fd = open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0))
   if fd < 0 { return errno == ENOENT ? .missing : .failed(String(cString: strerror(errno))) }
   defer { close(fd) }
   // Sized from the start (a config among thousands of profiles is hundreds of KiB: no regrowth).
   var status = stat()
-  let size = fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : 0
+  let regular = fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+  if regularOnly && !regular { return .failed("not a regular file") }
+  let size = regular ? Int(status.st_size) : 0
   switch readAll(fd, limit: limit, expected: size) {
   case .success(let bytes) where bytes.count > limit: return .failed("larger than \(limit / 1024) KiB")
   case .success(let bytes): return .contents(bytes)
