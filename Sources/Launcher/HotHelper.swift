@@ -31,8 +31,10 @@ extension HotPath {
       writeStdout(hello)
       var reader = LineReader(fd: 0)
       while var line = reader.next(limit: maxLine) {
-        guard line.last == 10 else { return .handOff(stdin: line + reader.pending) }
-        let step = request(helper, words, Array(line.dropLast()), environment)
+        // A line without its end is the full command line's, the hello said, as any other.
+        let step =
+          line.last == 10
+          ? request(helper, words, Array(line.dropLast()), environment) : .handOff(.unknown(askedAgent: false))
         guard case .written = step else {
           // Handed on whole (the full command line zeroes it), the hello said.
           setEnvironmentVariable(handedOn, "1")
@@ -65,7 +67,8 @@ extension HotPath {
       }
     let config: Config?
     do {
-      config = try Config.load(paths.config, scope, place: workplace(environment), read: { readFile($0) })
+      config = try Config.load(
+        paths.config, scope, place: workplace(environment), read: { readFile($0, regularOnly: true) })
     } catch {
       return .handOff(.unknown(askedAgent: false))
     }

@@ -248,8 +248,8 @@ public struct Config: Sendable, Equatable {
 
   /// The rules that match at `place` (the repository's remotes read with `read` only when a
   /// rule needs them): the first chooses.
-  public func choose(at place: Workplace, read: (String) -> FileRead) -> ContextChoice? {
-    Contexts.choose(contexts, at: place) {
+  public func choose(at place: Workplace, everyMatch: Bool = false, read: (String) -> FileRead) -> ContextChoice? {
+    Contexts.choose(contexts, at: place, everyMatch: everyMatch) {
       place.directory.map { Contexts.repositoryRemotes(from: $0, read: read) } ?? []
     }
   }

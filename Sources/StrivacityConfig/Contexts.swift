@@ -177,7 +177,7 @@ public enum Contexts {
   /// The rules of `rules` that match at `place`, in order (the first chooses). `remotes` gives
   /// the repository's remote URLs; it is called at most once, and only when a rule needs them.
   public static func matching(
-    _ rules: [ContextRule], at place: Workplace, remotes: () -> [String]
+    _ rules: [ContextRule], at place: Workplace, remotes: () -> [String], firstOnly: Bool = false
   ) -> [ContextRule] {
     var read: [String]?
     func repositoryRemotes() -> [String] {
@@ -186,7 +186,7 @@ public enum Contexts {
       read = found
       return found
     }
-    return rules.filter { rule in
+    func matches(_ rule: ContextRule) -> Bool {
       switch rule.match {
       case .directory(let written):
         guard let directory = place.directory, let prefix = expand(written, home: place.home) else { return false }
@@ -197,11 +197,19 @@ public enum Contexts {
         return place.environment[name] == value
       }
     }
+    // The hot path stops at the first match: a later rule's repository read is not paid for.
+    if firstOnly { return rules.first(where: matches).map { [$0] } ?? [] }
+    return rules.filter(matches)
   }
 
   /// The choice at `place`: the first matching rule, with the others that match.
-  public static func choose(_ rules: [ContextRule], at place: Workplace, remotes: () -> [String]) -> ContextChoice? {
-    let found = matching(rules, at: place, remotes: remotes)
+  /// The first rule that matches at `place` and, with `everyMatch`, the later ones that match
+  /// too (doctor's overlap: every rule tried). Without it, the rules after the first match are
+  /// not tried: a later rule's repository read is not paid for (Config.choose, every call).
+  public static func choose(
+    _ rules: [ContextRule], at place: Workplace, everyMatch: Bool = true, remotes: () -> [String]
+  ) -> ContextChoice? {
+    let found = matching(rules, at: place, remotes: remotes, firstOnly: !everyMatch)
     guard let first = found.first else { return nil }
     return ContextChoice(rule: first, alsoMatching: Array(found.dropFirst()))
   }
@@ -257,11 +265,11 @@ public enum Contexts {
           let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first, line.hasPrefix("gitdir:")
         else { return [] }
         // Relative to the directory that holds it.
-        let written = line.dropFirst("gitdir:".count).trimmingSpaces()
+        let written = line.dropFirst("gitdir:".count).trimming(" \t\n\r")
         let gitDir = written.hasPrefix("/") ? written : (here == "/" ? "" : here) + "/" + written
         var common = gitDir
         if case .contents(let commonBytes) = read(gitDir + "/commondir") {
-          let commonDir = String(decoding: commonBytes, as: UTF8.self).trimmingSpaces()
+          let commonDir = String(decoding: commonBytes, as: UTF8.self).trimming(" \t\n\r")
           if !commonDir.isEmpty { common = commonDir.hasPrefix("/") ? commonDir : gitDir + "/" + commonDir }
         }
         return remotes(inConfig: read(common + "/config"))
@@ -379,12 +387,5 @@ public enum Contexts {
     return text.unicodeScalars.allSatisfy {
       ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
     }
-  }
-}
-
-extension StringProtocol {
-  fileprivate func trimmingSpaces() -> String {
-    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
-    return String(self.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
   }
 }

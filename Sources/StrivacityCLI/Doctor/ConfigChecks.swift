@@ -2,6 +2,7 @@
 import Broker
 import StrivacityConfig
 import StrivacityCore
+import SystemIO
 
 extension Examination {
   // MARK: 1. the config and the profile
@@ -53,7 +54,10 @@ extension Examination {
         "profile", .pass,
         "\(session.name)\(session.resolved.reason == .flag ? "" : " (\(session.resolved.reason))"): "
           + "\(session.tenant), client \(session.clientID), \(kind)")
-      if let choice = config?.contextChoice, !choice.alsoMatching.isEmpty {
+      if let choice = config?.choose(
+        at: workplace(context.environment), everyMatch: true, read: { readFile($0, regularOnly: true) }),
+        !choice.alsoMatching.isEmpty
+      {
         add(
           "contexts", .warn, ContextChoice.overlap(choice),
           fix: "remove or narrow one of the rules in \(path) (the first that matches wins)")

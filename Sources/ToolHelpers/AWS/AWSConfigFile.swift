@@ -194,28 +194,33 @@ public enum AWSConfigFile {
   /// separate words, single quotes quote, a backslash outside them escapes.
   static func shellWords(_ text: String) -> [String] {
     var words: [String] = []
-    var word: String?
+    // Appended to in place (linear in the text); `inWord`: '' makes an empty word.
+    var word = ""
+    var inWord = false
     var quoted = false
     var escaped = false
     for c in text {
       if escaped {
-        word = (word ?? "") + String(c)
+        word.append(c)
+        inWord = true
         escaped = false
       } else if quoted {
-        if c == "'" { quoted = false } else { word = (word ?? "") + String(c) }
+        if c == "'" { quoted = false } else { word.append(c) }
       } else if c == "'" {
         quoted = true
-        word = word ?? ""
+        inWord = true
       } else if c == "\\" {
         escaped = true
       } else if c == " " || c == "\t" {
-        if let done = word { words.append(done) }
-        word = nil
+        if inWord { words.append(word) }
+        word = ""
+        inWord = false
       } else {
-        word = (word ?? "") + String(c)
+        word.append(c)
+        inWord = true
       }
     }
-    if let word { words.append(word) }
+    if inWord { words.append(word) }
     return words
   }
 }

@@ -31,8 +31,9 @@ public enum KubectlExamination: ToolExamination {
   /// The names of the users of `view` (kubectl's JSON) whose exec runs strivacity for `profile`.
   public static func users(_ view: JSONValue, profile: String) -> [String] {
     (view["users"]?.array ?? []).filter { entry in
+      // The small binary or, where it is not installed, the full one (as setup names them).
       guard let exec = entry["user"]?["exec"], let command = exec["command"]?.string,
-        command.split(separator: "/").last == "strivacity"
+        CargoExamination.isOurs([command])
       else { return false }
       let arguments = (exec["args"]?.array ?? []).compactMap(\.string)
       return zip(arguments, arguments.dropFirst()).contains { $0 == "--profile" && $1 == profile }
