@@ -69,9 +69,13 @@ public struct ProgramFailure: Error, CustomStringConvertible {
 /// Runs a program found on PATH (no shell) and waits for it, returning its exit status and
 /// stdout. `whileRunning` runs once it has started, before the wait (to feed it a pipe). The
 /// child gets an empty signal mask and SIGPIPE at its default. `quiet`: its stderr goes to
-/// /dev/null (for a question whose "no" the program would print as an error).
+/// /dev/null (for a question whose "no" the program would print as an error). `bound`: stdin is
+/// /dev/null, at most `limit` bytes of output are kept, and a program still running after
+/// `seconds` is killed and reported (doctor's questions to git and kubectl: never a wait
+/// without end).
 public func runProgram(
-  _ arguments: [String], captureOutput: Bool = true, quiet: Bool = false, whileRunning: (() -> Void)? = nil
+  _ arguments: [String], captureOutput: Bool = true, quiet: Bool = false,
+  bound: (seconds: Int, limit: Int)? = nil, whileRunning: (() -> Void)? = nil
 ) throws -> (status: Int32, output: String) {
   var out: [Int32] = [-1, -1]
   if captureOutput { guard systemPipe2(&out, O_CLOEXEC) == 0 else { throw ProgramFailure("pipe failed") } }
@@ -79,6 +83,7 @@ public func runProgram(
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
   if quiet { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+  if bound != nil { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
   if captureOutput {
     posix_spawn_file_actions_adddup2(&actions, out[1], 1)
     posix_spawn_file_actions_addclose(&actions, out[0])
@@ -97,7 +102,24 @@ public func runProgram(
   var output: [UInt8] = []
   if captureOutput {
     var chunk = [UInt8](repeating: 0, count: 4096)
+    let deadline = bound.map { monotonicSeconds() + Double($0.seconds) }
     while true {
+      if let deadline, let bound {
+        var ready = pollfd(fd: out[0], events: Int16(POLLIN), revents: 0)
+        let left = Int32(max(0, (deadline - monotonicSeconds()) * 1000))
+        let polled = poll(&ready, 1, left)
+        if polled < 0 && errno == EINTR { continue }
+        if polled <= 0 || output.count > bound.limit {
+          kill(pid, SIGKILL)
+          close(out[0])
+          var status: Int32 = 0
+          while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+          throw ProgramFailure(
+            polled <= 0
+              ? "\(arguments[0]) did not answer in \(bound.seconds) s"
+              : "\(arguments[0]) wrote more than \(bound.limit / 1024) KiB")
+        }
+      }
       let n = chunk.withUnsafeMutableBytes { read(out[0], $0.baseAddress, $0.count) }
       if n < 0 && errno == EINTR { continue }
       if n <= 0 { break }

@@ -36,16 +36,20 @@ struct DoctorMachine: ExaminedMachine {
   var strivacity: String { Executable.commandPath() }
 
   func file(_ path: String) -> ExaminedFile? {
-    guard case .success(let status) = FileStatus.of(path) else { return nil }
-    guard status.kind == .regular else { return .unreadable("is not a regular file") }
-    switch readFile(path) {
+    // One open: what is checked is what is read (a FIFO is refused without waiting).
+    switch readFile(path, regularOnly: true) {
     case .contents(let bytes): return .bytes(bytes)
     case .missing: return nil
+    case .failed(let why) where why == "not a regular file": return .unreadable("is not a regular file")
     case .failed(let why): return .unreadable("cannot be read (\(why))")
     }
   }
 
-  func run(_ arguments: [String]) -> (status: Int32, output: String)? { try? runProgram(arguments, quiet: true) }
+  /// A program's answer within 5 s and 1 MiB, its stdin /dev/null (a git or kubectl that hangs
+  /// never stops the report).
+  func run(_ arguments: [String]) -> (status: Int32, output: String)? {
+    try? runProgram(arguments, quiet: true, bound: (seconds: 5, limit: 1_048_576))
+  }
   func isOnPath(_ name: String) -> Bool { SystemIO.isOnPath(name) }
   func isExecutable(_ path: String) -> Bool { SystemIO.isExecutable(path) }
   func linkTarget(_ path: String) -> String? { SystemIO.linkTarget(path) }
