@@ -44,7 +44,9 @@ extension TokenBroker {
         _ = try machineAnswer(outcome, ask: nil, method: method)
       } catch {
         let problem = Self.failure(error, else: .server)
-        let grant = ["unauthorized_client", "unsupported_grant_type"].contains(outcome.error?.code ?? "")
+        // The grant refused, as the one outcome reading (BrokerError(_:asking:)) decides it.
+        let grant: Bool
+        if case .grantRefused? = error as? BrokerError { grant = true } else { grant = false }
         let fix =
           switch problem.status {
           case .clientRefused where grant: "allow the client-credentials grant for client \(clientID) at the tenant"

@@ -56,9 +56,9 @@ public struct APITarget: Sendable, Equatable {
       let wanted = audience.map { [$0] } ?? resources
       guard wanted.contains(where: audiences.contains) else {
         let asked = audience.map { "audience \($0)" } ?? "resource \(resources.joined(separator: ", "))"
-        let got = audiences.isEmpty ? "no aud" : "aud \(audiences.joined(separator: ", "))"
-        return "the tenant's token is not for \(TerminalSafe.text(asked, multiline: false)) "
-          + "(it has \(TerminalSafe.text(got, multiline: false)))"
+        // The token's audiences are the tenant's words: cut to size and made inert.
+        let got = audiences.isEmpty ? "no aud" : "aud \(TenantWords.quoted(audiences.joined(separator: ", ")) ?? "")"
+        return "the tenant's token is not for \(TerminalSafe.text(asked, multiline: false)) (it has \(got))"
       }
     }
     let granted: [String]?

@@ -135,10 +135,15 @@ public enum AWSCredentialProcess {
   public static func credentials(_ response: HTTPResponse, role: AWSRole) throws(AWSCredentialError)
     -> AWSCredentials
   {
+    // A refusal is judged by its status first (a proxy's HTML 503 is still transient); its
+    // words only when they are text of our size.
+    guard response.status == 200 else {
+      let words = response.body.count <= maxResponse ? String(validating: response.body, as: UTF8.self) : nil
+      throw refusal(response.status, words ?? "", role: role)
+    }
     guard response.body.count <= maxResponse, let text = String(validating: response.body, as: UTF8.self) else {
       throw AWSCredentialError("AWS STS's answer is not UTF-8 text of at most 64 KiB", status: .server)
     }
-    guard response.status == 200 else { throw refusal(response.status, text, role: role) }
     let unusable = AWSCredentialError("AWS STS's answer is not an AssumeRoleWithWebIdentity result", status: .server)
     guard let result = XMLText.element("AssumeRoleWithWebIdentityResult", in: text[...]),
       let block = XMLText.element("Credentials", in: result),
