@@ -170,13 +170,15 @@ extension APITarget {
 extension TokenBroker {
   /// Makes `api`'s kept access token expired (a tool's helper said it failed: `erase`),
   /// its refresh token kept, so that the next ask renews it; under the profile's refresh lock.
-  package func expireKept(_ api: API) throws {
+  /// `api` nil: the sign-in's set. `onlyIf`: only while the kept access token is the one a tool
+  /// rejected (git's `erase`): one renewed since is kept.
+  package func expireKept(_ api: API?, onlyIf rejected: String? = nil) throws {
     let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: name, timeout: 45)
     defer { withExtendedLifetime(lock) {} }
-    let apiKey = key(for: api)
-    guard var tokens = try store.load(apiKey) else { return }
+    let kept = api.map(key(for:)) ?? key
+    guard var tokens = try store.load(kept), rejected.map({ tokens.accessToken.value == $0 }) ?? true else { return }
     tokens.expiresAt = min(tokens.expiresAt ?? 0, now() - 1)
-    try store.save(tokens, for: apiKey)
+    try store.save(tokens, for: kept)
   }
 
   /// Whether a sign-in is needed before an API entry with `resource` and `scopes`, just added,

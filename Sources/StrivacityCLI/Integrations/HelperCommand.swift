@@ -168,18 +168,8 @@ enum HelperAnswer {
   ) throws -> Bool {
     let route = helper.route(words, input, config: try context.config(), environment: context.environment)
     guard case .token(let ask)? = route, rejected != nil || ask.api != nil else { return false }
-    let session = try broker(ask, context: context, options: options)
-    guard let rejected else {
-      try session.expireKept(ask.api!)
-      return true
-    }
-    // Only the token the tool rejects (git's): one renewed since is kept.
-    let lock = try RefreshLock(directory: context.paths.runtimeDir, profile: ask.resolved.name, timeout: 45)
-    defer { withExtendedLifetime(lock) {} }
-    let key = ask.api.map(session.key(for:)) ?? session.key
-    guard var tokens = try session.store.load(key), tokens.accessToken.value == rejected else { return true }
-    tokens.expiresAt = min(tokens.expiresAt ?? 0, TokenBroker.now() - 1)
-    try session.store.save(tokens, for: key)
+    // Only the token the tool rejects, when it names one (git's): one renewed since is kept.
+    try broker(ask, context: context, options: options).expireKept(ask.api, onlyIf: rejected)
     return true
   }
 
