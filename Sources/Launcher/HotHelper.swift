@@ -87,7 +87,7 @@ extension HotPath {
         api: ask.api)
       switch found {
       case .tokens(let tokens):
-        var answer = ask.answer(tokens)
+        let answer: String
         if let derived = ask.derived {
           // Made from the token (a service's credentials): only a kept one is answered here.
           guard KernelTokenCache.enabled(environment), let key = try? ask.resolved.storeKey(configPath: paths.config),
@@ -98,6 +98,8 @@ extension HotPath {
             return .handOff(.unknown(askedAgent: false))
           }
           answer = kept
+        } else {
+          answer = ask.answer(tokens)
         }
         sayShortfall(tokens, freshness, profile: ask.resolved.name, prefix: helper.names.messagePrefix)
         writeStdout(answer)
